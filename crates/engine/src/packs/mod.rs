@@ -1,0 +1,1 @@
+//! Built-in rule packs (`baseline`, `secrets`) that bundles enable with `include`.

@@ -1,0 +1,102 @@
+//! Claude Code's hook reply shapes (`hook-protocols.md` §4).
+
+use serde_json::{Map, Value, json};
+
+use super::HookEvent;
+use crate::decision::{Decision, Outcome};
+
+/// Events whose block is a top-level `{"decision":"block","reason":…}`.
+const TOP_LEVEL_BLOCK_EVENTS: &[&str] = &[
+    "UserPromptSubmit",
+    "UserPromptExpansion",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "Stop",
+    "SubagentStop",
+    "ConfigChange",
+    "PreCompact",
+    "TaskCreated",
+];
+
+/// Events that accept `hookSpecificOutput.additionalContext`.
+const CONTEXT_EVENTS: &[&str] = &[
+    "PreToolUse",
+    "UserPromptSubmit",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "SessionStart",
+    "SubagentStart",
+];
+
+/// Renders `decision` as the JSON body Claude Code expects for `event`. No opinion is `{}`.
+pub fn render_claude(event: &HookEvent, decision: &Decision) -> Value {
+    let name = event.event.as_str();
+    let reason = decision
+        .reason
+        .clone()
+        .unwrap_or_else(|| default_reason(decision.outcome).to_owned());
+    let context = decision
+        .additional_context
+        .as_deref()
+        .filter(|_| CONTEXT_EVENTS.contains(&name));
+    let mut reply = Map::new();
+    match name {
+        "PreToolUse" => {
+            let mut specific = Map::new();
+            specific.insert("hookEventName".into(), json!("PreToolUse"));
+            if decision.outcome != Outcome::None {
+                specific.insert(
+                    "permissionDecision".into(),
+                    json!(decision.outcome.as_str()),
+                );
+                specific.insert("permissionDecisionReason".into(), json!(reason));
+            }
+            if let Some(context) = context {
+                specific.insert("additionalContext".into(), json!(context));
+            }
+            if specific.len() > 1 {
+                reply.insert("hookSpecificOutput".into(), Value::Object(specific));
+            }
+        }
+        "PermissionRequest" => {
+            let decision = match decision.outcome {
+                Outcome::Deny => Some(json!({ "behavior": "deny", "message": reason })),
+                Outcome::Allow => Some(json!({ "behavior": "allow" })),
+                // `ask` is what a permission request already is: let the dialog show.
+                Outcome::Ask | Outcome::None => None,
+            };
+            if let Some(decision) = decision {
+                reply.insert(
+                    "hookSpecificOutput".into(),
+                    json!({ "hookEventName": "PermissionRequest", "decision": decision }),
+                );
+            }
+        }
+        _ => {
+            let blocks = matches!(decision.outcome, Outcome::Deny | Outcome::Ask);
+            // A Stop hook that already blocked once must not loop the agent forever.
+            let loops = matches!(name, "Stop" | "SubagentStop") && event.stop_hook_active;
+            if blocks && !loops && TOP_LEVEL_BLOCK_EVENTS.contains(&name) {
+                reply.insert("decision".into(), json!("block"));
+                reply.insert("reason".into(), json!(reason));
+            }
+            if let Some(context) = context {
+                reply.insert(
+                    "hookSpecificOutput".into(),
+                    json!({ "hookEventName": name, "additionalContext": context }),
+                );
+            }
+        }
+    }
+    Value::Object(reply)
+}
+
+fn default_reason(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Deny => "blocked by toolgate policy",
+        Outcome::Ask => "toolgate policy asks for confirmation",
+        Outcome::Allow => "allowed by toolgate policy",
+        Outcome::None => "",
+    }
+}

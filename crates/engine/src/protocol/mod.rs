@@ -1,0 +1,251 @@
+//! Hook events in and hook replies out, in each agent's own wire format.
+//!
+//! Decoding is lenient, as the agents keep adding fields: unknown fields are ignored, optional
+//! fields are optional, and `Task` is read as `Agent`. Rendering is exact: a reply that does not
+//! pass the agent's schema is silently ignored by the agent, and a deny lost that way is a
+//! security failure.
+
+mod claude;
+
+pub use claude::render_claude;
+
+use serde_json::{Map, Value};
+
+/// Input limits for event decoding.
+pub const MAX_EVENT_DEPTH: usize = 64;
+
+/// Which agent's dialect an event arrived in and its reply must be written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Agent {
+    /// Claude Code (also the dialect of Codex and VS Code replies).
+    #[default]
+    ClaudeCode,
+}
+
+impl Agent {
+    /// The agent's name as used in URLs, metrics and the audit (`claude-code`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ClaudeCode => "claude-code",
+        }
+    }
+
+    /// Parses an agent name.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "claude-code" | "claude" => Some(Self::ClaudeCode),
+            _ => None,
+        }
+    }
+}
+
+/// A hook event, decoded into the one internal shape every dialect maps to.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct HookEvent {
+    /// `hook_event_name` (`PreToolUse`, `UserPromptSubmit`, …), as sent.
+    pub event: String,
+    /// `session_id`.
+    pub session_id: Option<String>,
+    /// `transcript_path`.
+    pub transcript_path: Option<String>,
+    /// `cwd`: the project root that relative rules and paths are resolved against.
+    pub cwd: Option<String>,
+    /// `permission_mode`.
+    pub permission_mode: Option<String>,
+    /// `prompt_id`.
+    pub prompt_id: Option<String>,
+    /// `tool_name`, with the legacy `Task` read as `Agent`.
+    pub tool_name: Option<String>,
+    /// `tool_input` (an object, or `Null` when absent).
+    pub tool_input: Value,
+    /// `tool_use_id`.
+    pub tool_use_id: Option<String>,
+    /// `tool_response` (PostToolUse).
+    pub tool_response: Option<Value>,
+    /// `prompt` (UserPromptSubmit).
+    pub prompt: Option<String>,
+    /// `agent_id`, inside a subagent.
+    pub agent_id: Option<String>,
+    /// `agent_type`.
+    pub agent_type: Option<String>,
+    /// `stop_hook_active` (Stop, SubagentStop).
+    pub stop_hook_active: bool,
+    /// The user's home directory, when the event (or the caller) tells it.
+    pub home: Option<String>,
+}
+
+/// Why a body is not a hook event.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EventError {
+    /// Not JSON at all.
+    #[error("the body is not valid JSON: {0}")]
+    Json(String),
+    /// JSON, but not an object.
+    #[error("a hook event must be a JSON object")]
+    NotAnObject,
+    /// Nested deeper than [`MAX_EVENT_DEPTH`].
+    #[error("the event nests deeper than {MAX_EVENT_DEPTH} levels")]
+    TooDeep,
+    /// A field has the wrong type.
+    #[error("field `{field}` must be {expected}")]
+    WrongType {
+        /// The field's name.
+        field: &'static str,
+        /// What it must be (`a string`, `an object`).
+        expected: &'static str,
+    },
+    /// A required field is missing.
+    #[error("field `{0}` is required")]
+    Missing(&'static str),
+}
+
+impl EventError {
+    /// The name of the offending field, if one is to blame.
+    pub fn field(&self) -> Option<&'static str> {
+        match self {
+            Self::WrongType { field, .. } | Self::Missing(field) => Some(field),
+            _ => None,
+        }
+    }
+}
+
+impl HookEvent {
+    /// Decodes a Claude Code hook event from raw bytes.
+    pub fn from_slice(body: &[u8]) -> Result<Self, EventError> {
+        if nesting_exceeds(body, MAX_EVENT_DEPTH) {
+            return Err(EventError::TooDeep);
+        }
+        let value: Value =
+            serde_json::from_slice(body).map_err(|e| EventError::Json(e.to_string()))?;
+        Self::from_value(value)
+    }
+
+    /// Decodes a Claude Code hook event from a parsed JSON value.
+    pub fn from_value(value: Value) -> Result<Self, EventError> {
+        let Value::Object(mut map) = value else {
+            return Err(EventError::NotAnObject);
+        };
+        let event = take_string(&mut map, "hook_event_name")?
+            .ok_or(EventError::Missing("hook_event_name"))?;
+        let tool_name =
+            take_string(&mut map, "tool_name")?.map(|name| canonical_tool_name(&name).to_owned());
+        let tool_input = match map.remove("tool_input") {
+            None | Some(Value::Null) => Value::Null,
+            Some(Value::Object(input)) => Value::Object(input),
+            Some(_) => {
+                return Err(EventError::WrongType {
+                    field: "tool_input",
+                    expected: "an object",
+                });
+            }
+        };
+        if tool_name.is_some() && event_has_tool(&event) && tool_input.is_null() {
+            return Err(EventError::Missing("tool_input"));
+        }
+        let transcript_path = take_string(&mut map, "transcript_path")?;
+        let home = transcript_path
+            .as_deref()
+            .and_then(crate::paths::home_from_transcript)
+            .map(str::to_owned);
+        Ok(Self {
+            event,
+            session_id: take_string(&mut map, "session_id")?,
+            transcript_path,
+            cwd: take_string(&mut map, "cwd")?,
+            permission_mode: take_string(&mut map, "permission_mode")?,
+            prompt_id: take_string(&mut map, "prompt_id")?,
+            tool_name,
+            tool_input,
+            tool_use_id: take_string(&mut map, "tool_use_id")?,
+            tool_response: map.remove("tool_response"),
+            prompt: take_string(&mut map, "prompt")?,
+            agent_id: take_string(&mut map, "agent_id")?,
+            agent_type: take_string(&mut map, "agent_type")?,
+            stop_hook_active: matches!(map.get("stop_hook_active"), Some(Value::Bool(true))),
+            home,
+        })
+    }
+
+    /// A string field of `tool_input`.
+    pub fn input_str(&self, field: &str) -> Option<&str> {
+        self.tool_input.get(field).and_then(Value::as_str)
+    }
+
+    /// Whether this event is about a tool call that a policy can gate
+    /// (`PreToolUse`, `PermissionRequest`).
+    pub fn is_gate(&self) -> bool {
+        matches!(self.event.as_str(), "PreToolUse" | "PermissionRequest")
+    }
+}
+
+/// Events that carry `tool_name` and `tool_input`.
+fn event_has_tool(event: &str) -> bool {
+    matches!(
+        event,
+        "PreToolUse"
+            | "PermissionRequest"
+            | "PermissionDenied"
+            | "PostToolUse"
+            | "PostToolUseFailure"
+    )
+}
+
+/// Claude Code's legacy tool-name aliases, resolved (`Task` → `Agent`).
+pub fn canonical_tool_name(name: &str) -> &str {
+    match name {
+        "Task" => "Agent",
+        "KillShell" | "KillBash" => "TaskStop",
+        "AgentOutputTool" | "BashOutputTool" | "AgentOutput" | "BashOutput" => "TaskOutput",
+        "ListMcpResources" => "ListMcpResourcesTool",
+        "ReadMcpResource" => "ReadMcpResourceTool",
+        "ReadMcpResourceDir" => "ReadMcpResourceDirTool",
+        "ListPeers" => "ListAgents",
+        "Brief" => "SendUserMessage",
+        other => other,
+    }
+}
+
+fn take_string(
+    map: &mut Map<String, Value>,
+    field: &'static str,
+) -> Result<Option<String>, EventError> {
+    match map.remove(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text)),
+        Some(_) => Err(EventError::WrongType {
+            field,
+            expected: "a string",
+        }),
+    }
+}
+
+/// Whether JSON text nests deeper than `limit` arrays/objects. A cheap scan that runs before the
+/// parser, so that hostile nesting never reaches a recursive descent.
+pub fn nesting_exceeds(body: &[u8], limit: usize) -> bool {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &byte in body {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}

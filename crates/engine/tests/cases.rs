@@ -1,0 +1,1 @@
+//! Case corpus runner.

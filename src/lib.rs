@@ -1,0 +1,1 @@
+//! toolgate: the policy decision service and CLI around `toolgate-engine`.
