@@ -1,21 +1,177 @@
 //! Compiling a [`Bundle`] into the immutable, indexed [`CompiledPolicy`] that the service holds
 //! behind `ArcSwap` and evaluates many times.
+//!
+//! Everything that can be prepared is prepared here: permission rules are parsed into matchers and
+//! indexed by the tool they name, regexes and globs are compiled, packs are resolved. Evaluation
+//! then only walks the rules that concern the event's tool.
 
-use crate::bundle::{Bundle, BundleErrors};
+use std::collections::HashMap;
+
+use regex::Regex;
+
+use crate::bundle::{Bundle, BundleError, BundleErrors, Guideline, Options, RuleSpec, TestCase};
+use crate::decision::{Mode, Outcome};
+use crate::packs::Pack;
+use crate::rules::{CompiledRule, PermissionRule, RuleKind, Specifier};
 
 /// A bundle compiled for evaluation. Immutable; cheap to share behind an `Arc`.
 #[derive(Debug)]
 pub struct CompiledPolicy {
     name: String,
     sha256: String,
+    pub(crate) permissions: PermissionIndex,
+    pub(crate) rules: Vec<ExtendedRule>,
+    pub(crate) packs: Vec<Pack>,
+    pub(crate) guidelines: Vec<Guideline>,
+    pub(crate) tests: Vec<TestCase>,
+    pub(crate) options: Options,
+}
+
+/// One permission rule ready to match.
+#[derive(Debug)]
+pub(crate) struct PermissionMatcher {
+    /// The rule as written, which is also its id in decisions.
+    pub text: String,
+    pub kind: RuleKind,
+    pub specifier: Specifier,
+    pub matcher: CompiledRule,
+}
+
+/// Permission rules of one list, indexed by the tool name they are written for.
+#[derive(Debug, Default)]
+pub(crate) struct RuleList {
+    by_tool: HashMap<String, Vec<PermissionMatcher>>,
+    /// Tool-name globs and MCP server-level rules: checked against every tool.
+    patterned: Vec<PermissionMatcher>,
+}
+
+impl RuleList {
+    /// The rules that concern `tool`: those written for it and the patterned ones that match it.
+    pub fn for_tool<'a>(
+        &'a self,
+        tool: &'a str,
+    ) -> impl Iterator<Item = &'a PermissionMatcher> + 'a {
+        self.by_tool.get(tool).into_iter().flatten().chain(
+            self.patterned
+                .iter()
+                .filter(move |rule| rule.matcher.matches_tool(tool)),
+        )
+    }
+}
+
+/// The three permission lists.
+#[derive(Debug, Default)]
+pub(crate) struct PermissionIndex {
+    pub deny: RuleList,
+    pub ask: RuleList,
+    pub allow: RuleList,
+}
+
+impl PermissionIndex {
+    pub fn list(&self, kind: RuleKind) -> &RuleList {
+        match kind {
+            RuleKind::Deny => &self.deny,
+            RuleKind::Ask => &self.ask,
+            RuleKind::Allow => &self.allow,
+        }
+    }
+}
+
+/// An extended rule with its matchers compiled.
+#[derive(Debug)]
+pub(crate) struct ExtendedRule {
+    pub id: String,
+    pub events: Vec<String>,
+    pub tool: Option<Regex>,
+    pub command: Option<CompiledRule>,
+    pub program: Vec<String>,
+    pub args: Option<Regex>,
+    pub paths: Vec<CompiledRule>,
+    pub domains: Vec<CompiledRule>,
+    pub content: Option<Regex>,
+    pub secrets: bool,
+    pub fields: Vec<(String, Regex)>,
+    pub cwd: Option<globset::GlobMatcher>,
+    pub permission_modes: Vec<String>,
+    pub decision: Outcome,
+    pub reason: String,
+    pub additional_context: Option<String>,
+    pub mode: Mode,
+}
+
+impl ExtendedRule {
+    /// Whether the rule looks at shell commands (and so is judged per simple command).
+    pub fn is_command_rule(&self) -> bool {
+        self.command.is_some() || !self.program.is_empty() || self.args.is_some()
+    }
 }
 
 impl CompiledPolicy {
     /// Compiles a validated bundle. Errors name their location in the document.
     pub fn compile(bundle: &Bundle) -> Result<Self, BundleErrors> {
+        let mut errors = Vec::new();
+        let mut permissions = PermissionIndex::default();
+        for kind in [RuleKind::Deny, RuleKind::Ask, RuleKind::Allow] {
+            let key = kind_key(kind);
+            let list = match kind {
+                RuleKind::Deny => &mut permissions.deny,
+                RuleKind::Ask => &mut permissions.ask,
+                RuleKind::Allow => &mut permissions.allow,
+            };
+            for (i, source) in bundle.permissions.list(kind).iter().enumerate() {
+                match CompiledRule::new(&source.rule, kind) {
+                    Ok(matcher) => {
+                        let entry = PermissionMatcher {
+                            text: source.text.clone(),
+                            kind,
+                            specifier: source.rule.specifier.clone(),
+                            matcher,
+                        };
+                        let tool = source.rule.tool.as_str();
+                        if tool.starts_with("mcp__") || tool.contains('*') {
+                            list.patterned.push(entry);
+                        } else {
+                            list.by_tool.entry(tool.to_owned()).or_default().push(entry);
+                        }
+                    }
+                    Err(e) => errors.push(BundleError {
+                        location: format!("permissions.{key}[{i}]"),
+                        message: e.message().to_owned(),
+                    }),
+                }
+            }
+        }
+        let rules = bundle
+            .rules
+            .iter()
+            .enumerate()
+            .filter_map(|(i, spec)| match compile_rule(spec) {
+                Ok(rule) => Some(rule),
+                Err(message) => {
+                    errors.push(BundleError {
+                        location: format!("rules[{i}]"),
+                        message,
+                    });
+                    None
+                }
+            })
+            .collect();
+        if !errors.is_empty() {
+            return Err(BundleErrors { errors });
+        }
         Ok(Self {
             name: bundle.name.clone(),
             sha256: bundle.sha256(),
+            permissions,
+            rules,
+            packs: bundle
+                .include
+                .iter()
+                .filter_map(|name| Pack::by_name(name))
+                .collect(),
+            guidelines: bundle.guidelines.clone(),
+            tests: bundle.tests.clone(),
+            options: bundle.options,
         })
     }
 
@@ -28,6 +184,84 @@ impl CompiledPolicy {
     pub fn sha256(&self) -> &str {
         &self.sha256
     }
+
+    /// The bundle's options.
+    pub fn options(&self) -> Options {
+        self.options
+    }
+
+    /// Compiles a bundle text in one step: parse, validate, compile.
+    pub fn from_text(text: &str, format: crate::bundle::Format) -> Result<Self, BundleErrors> {
+        Self::compile(&Bundle::parse(text, format)?)
+    }
+}
+
+fn kind_key(kind: RuleKind) -> &'static str {
+    match kind {
+        RuleKind::Deny => "deny",
+        RuleKind::Ask => "ask",
+        RuleKind::Allow => "allow",
+    }
+}
+
+/// Builds a permission rule of `tool` around `content` and compiles it with deny-side semantics.
+fn embedded_rule(tool: &str, content: &str) -> Result<CompiledRule, String> {
+    let text = format!("{tool}({})", crate::bundle::escape_parens(content));
+    let rule = PermissionRule::parse(&text).map_err(|e| e.message().to_owned())?;
+    CompiledRule::new(&rule, RuleKind::Deny).map_err(|e| e.message().to_owned())
+}
+
+fn regex(pattern: &str) -> Result<Regex, String> {
+    regex::RegexBuilder::new(pattern)
+        .size_limit(1 << 20)
+        .build()
+        .map_err(|e| format!("invalid regex `{pattern}`: {e}"))
+}
+
+fn compile_rule(spec: &RuleSpec) -> Result<ExtendedRule, String> {
+    Ok(ExtendedRule {
+        id: spec.id.clone(),
+        events: spec.events.clone(),
+        tool: spec.tool.as_deref().map(regex).transpose()?,
+        command: spec
+            .command
+            .as_deref()
+            .map(|command| embedded_rule("Bash", command))
+            .transpose()?,
+        program: spec.program.clone(),
+        args: spec.args.as_deref().map(regex).transpose()?,
+        paths: spec
+            .paths
+            .iter()
+            .map(|path| embedded_rule("Read", path))
+            .collect::<Result<_, _>>()?,
+        domains: spec
+            .domains
+            .iter()
+            .map(|domain| embedded_rule("WebFetch", &format!("domain:{domain}")))
+            .collect::<Result<_, _>>()?,
+        content: spec.content.as_deref().map(regex).transpose()?,
+        secrets: spec.secrets,
+        fields: spec
+            .fields
+            .iter()
+            .map(|field| Ok((field.pointer.clone(), regex(&field.regex)?)))
+            .collect::<Result<_, String>>()?,
+        cwd: spec
+            .cwd
+            .as_deref()
+            .map(|glob| {
+                globset::Glob::new(glob)
+                    .map(|glob| glob.compile_matcher())
+                    .map_err(|e| e.to_string())
+            })
+            .transpose()?,
+        permission_modes: spec.permission_modes.clone(),
+        decision: spec.decision,
+        reason: spec.reason.clone(),
+        additional_context: spec.additional_context.clone(),
+        mode: spec.mode,
+    })
 }
 
 /// The result of running a bundle's own `tests`.
@@ -51,6 +285,41 @@ pub struct TestFailure {
 impl CompiledPolicy {
     /// Runs the bundle's own `tests` against this policy.
     pub fn run_tests(&self) -> TestReport {
-        TestReport::default()
+        let mut report = TestReport::default();
+        for (i, case) in self.tests.iter().enumerate() {
+            let location = format!("tests[{i}] ({})", case.name);
+            let event = match crate::protocol::HookEvent::from_value(case.event.clone()) {
+                Ok(event) => event,
+                Err(e) => {
+                    report.failures.push(TestFailure {
+                        location,
+                        message: e.to_string(),
+                    });
+                    continue;
+                }
+            };
+            let decision = crate::evaluate(self, &event);
+            let winner = decision.winner.as_deref().unwrap_or("no rule");
+            let rule_ok = case
+                .rule
+                .as_deref()
+                .is_none_or(|rule| Some(rule) == decision.winner.as_deref());
+            if decision.outcome == case.expect && rule_ok {
+                report.passed += 1;
+            } else {
+                let expected = match &case.rule {
+                    Some(rule) => format!("{} by `{rule}`", case.expect),
+                    None => case.expect.to_string(),
+                };
+                report.failures.push(TestFailure {
+                    location,
+                    message: format!(
+                        "expected {expected}, got {} by `{winner}`",
+                        decision.outcome
+                    ),
+                });
+            }
+        }
+        report
     }
 }

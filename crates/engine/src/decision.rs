@@ -129,13 +129,15 @@ impl Decision {
             }
             combined.matched.extend(decision.matched);
             combined.warnings.extend(decision.warnings);
-            if let Some(context) = decision.additional_context {
-                if !contexts.contains(&context) {
-                    contexts.push(context);
-                }
+            if let Some(context) = decision.additional_context
+                && !contexts.contains(&context)
+            {
+                contexts.push(context);
             }
         }
-        combined.matched.sort_by(|a, b| b.outcome.cmp(&a.outcome));
+        combined
+            .matched
+            .sort_by_key(|hit| std::cmp::Reverse(hit.outcome));
         if !contexts.is_empty() {
             combined.additional_context = Some(contexts.join("\n\n"));
         }

@@ -25,3 +25,13 @@ pub fn home_from_transcript(transcript_path: &str) -> Option<&str> {
         .find("/.claude/projects/")
         .map(|at| &transcript_path[..at])
 }
+
+/// Whether `path` is `dir` or lies under it (segment-aware: `/a/bc` is not within `/a/b`).
+pub fn is_within(path: &str, dir: &str) -> bool {
+    let dir = dir.trim_end_matches('/');
+    path == dir
+        || dir.is_empty()
+        || path
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.starts_with('/'))
+}

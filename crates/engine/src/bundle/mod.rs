@@ -4,20 +4,170 @@
 //! (`permissions.deny[3]: unbalanced parenthesis in "Bash(rm -rf"`), never only the first.
 //! Keys of a Claude Code settings file other than `permissions` are ignored with a warning, so a
 //! `managed-settings.json` loads as it is.
+//!
+//! This module only describes and validates the document; compiling it into matchers is
+//! `compile`'s job.
+
+mod validate;
+
+pub(crate) use validate::escape_parens;
 
 use serde_json::Value;
 
-use crate::decision::Outcome;
+use crate::decision::{Mode, Outcome};
+use crate::rules::{PermissionRule, RuleKind};
+
+/// Largest bundle document accepted, in bytes.
+pub const MAX_BUNDLE_BYTES: usize = 4 * 1024 * 1024;
+/// Deepest nesting accepted in a bundle document.
+pub const MAX_BUNDLE_DEPTH: usize = 64;
 
 /// A parsed, validated bundle document.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bundle {
     /// `name`.
     pub name: String,
+    /// `description`.
+    pub description: Option<String>,
+    /// `permissions`: Claude Code's own rule lists.
+    pub permissions: Permissions,
+    /// `include`: built-in packs by name.
+    pub include: Vec<String>,
+    /// `rules`: extended rules.
+    pub rules: Vec<RuleSpec>,
+    /// `guidelines`: context delivered at session start and prompt submission.
+    pub guidelines: Vec<Guideline>,
+    /// `tests`: cases the bundle must pass before it can be stored.
+    pub tests: Vec<TestCase>,
+    /// `options`.
+    pub options: Options,
     /// The document as canonical JSON (sorted keys): what is stored and hashed.
     pub document: Value,
     /// Non-fatal findings (ignored keys, rules Claude Code would ignore).
     pub warnings: Vec<String>,
+}
+
+/// Claude Code's `permissions` block.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Permissions {
+    /// `permissions.allow`.
+    pub allow: Vec<RuleSource>,
+    /// `permissions.ask`.
+    pub ask: Vec<RuleSource>,
+    /// `permissions.deny`.
+    pub deny: Vec<RuleSource>,
+    /// `permissions.additionalDirectories`.
+    pub additional_directories: Vec<String>,
+}
+
+impl Permissions {
+    /// The rules of one list.
+    pub fn list(&self, kind: RuleKind) -> &[RuleSource] {
+        match kind {
+            RuleKind::Allow => &self.allow,
+            RuleKind::Ask => &self.ask,
+            RuleKind::Deny => &self.deny,
+        }
+    }
+}
+
+/// A permission rule with the text it was written as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleSource {
+    /// The rule string as written in the bundle.
+    pub text: String,
+    /// The parsed rule.
+    pub rule: PermissionRule,
+}
+
+/// One extended rule (`rules[i]`). Every matcher given must match (they are AND-ed).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RuleSpec {
+    /// `id`: names the flagged pattern (`git-force-push-protected-branch`).
+    pub id: String,
+    /// `description`.
+    pub description: Option<String>,
+    /// `events` the rule applies to (default `PreToolUse` and `PermissionRequest`).
+    pub events: Vec<String>,
+    /// `tool`: a regex the whole tool name must match.
+    pub tool: Option<String>,
+    /// `command`: a Claude Code Bash pattern matched against each simple command.
+    pub command: Option<String>,
+    /// `program`: program basenames (`argv[0]`) that match.
+    pub program: Vec<String>,
+    /// `args`: a regex over a simple command's arguments joined by single spaces.
+    pub args: Option<String>,
+    /// `paths`: Claude Code path patterns matched against the paths the call touches.
+    pub paths: Vec<String>,
+    /// `domains`: `WebFetch` domain patterns matched against the URL's host.
+    pub domains: Vec<String>,
+    /// `content`: a regex over the text the call writes or sends.
+    pub content: Option<String>,
+    /// `secrets: true`: the secret scanner must find a credential in that text.
+    pub secrets: bool,
+    /// `fields`: JSON-pointer field regexes on `tool_input` (MCP tools).
+    pub fields: Vec<FieldMatch>,
+    /// `cwd`: a glob the event's working directory must match.
+    pub cwd: Option<String>,
+    /// `permission_mode`: the agent permission modes the rule applies in.
+    pub permission_modes: Vec<String>,
+    /// `decision`: `deny`, `ask` or `allow`.
+    pub decision: Outcome,
+    /// `reason`: shown to the agent (for deny) and the user.
+    pub reason: String,
+    /// `additional_context`: added to the agent's context when the rule matches.
+    pub additional_context: Option<String>,
+    /// `mode`: `enforce` (default) or `warn` (shadow).
+    pub mode: Mode,
+}
+
+/// A `fields[i]` matcher: the string at `pointer` in `tool_input` must match `regex`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldMatch {
+    /// A JSON pointer into `tool_input` (`/query`).
+    pub pointer: String,
+    /// The regex.
+    pub regex: String,
+}
+
+/// One `guidelines[i]` entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Guideline {
+    /// The text given to the agent.
+    pub text: String,
+    /// Events it is delivered at (default `SessionStart` and `UserPromptSubmit`).
+    pub events: Vec<String>,
+}
+
+/// One `tests[i]` case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestCase {
+    /// `name`.
+    pub name: String,
+    /// The hook event, completed with defaults (`hook_event_name`, `cwd`, `session_id`).
+    pub event: Value,
+    /// `expect`: the expected outcome.
+    pub expect: Outcome,
+    /// `rule`: the expected winning rule, if given.
+    pub rule: Option<String>,
+}
+
+/// `options`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// `unresolvable`: the answer for what cannot be analysed (`ask` or `deny`; default `ask`).
+    pub unresolvable: Outcome,
+    /// `default`: the answer when nothing matches (default `none`).
+    pub default: Outcome,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            unresolvable: Outcome::Ask,
+            default: Outcome::None,
+        }
+    }
 }
 
 /// One validation error with its location in the document.
@@ -38,6 +188,18 @@ pub struct BundleErrors {
     pub errors: Vec<BundleError>,
 }
 
+impl BundleErrors {
+    /// A single error.
+    pub fn one(location: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            errors: vec![BundleError {
+                location: location.into(),
+                message: message.into(),
+            }],
+        }
+    }
+}
+
 /// The format of a bundle text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
@@ -47,37 +209,127 @@ pub enum Format {
     Yaml,
 }
 
+impl Format {
+    /// Guesses the format from a file name: `.json` is JSON, anything else YAML.
+    pub fn from_path(path: &str) -> Self {
+        if path.ends_with(".json") {
+            Self::Json
+        } else {
+            Self::Yaml
+        }
+    }
+}
+
 impl Bundle {
     /// Parses and validates a bundle text.
     pub fn parse(text: &str, format: Format) -> Result<Self, BundleErrors> {
-        let _ = (text, format);
-        Err(BundleErrors {
-            errors: vec![BundleError {
-                location: "document".into(),
-                message: "todo".into(),
-            }],
-        })
+        Self::from_value(parse_document(text, format)?)
+    }
+
+    /// Parses a text like [`Bundle::parse`], but a document without `name` takes `default_name`
+    /// (a `managed-settings.json` has none).
+    pub fn parse_named(
+        text: &str,
+        format: Format,
+        default_name: &str,
+    ) -> Result<Self, BundleErrors> {
+        let mut document = parse_document(text, format)?;
+        if let Value::Object(map) = &mut document {
+            map.entry("name")
+                .or_insert_with(|| Value::String(default_name.to_owned()));
+        }
+        Self::from_value(document)
+    }
+
+    /// Merges fragments in name order — lists are concatenated without duplicates, objects merged
+    /// key by key, and a later scalar replaces an earlier one — then validates the result.
+    pub fn from_fragments(mut fragments: Vec<(String, Value)>) -> Result<Self, BundleErrors> {
+        fragments.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut merged = Value::Object(serde_json::Map::new());
+        for (_, fragment) in fragments {
+            merge_into(&mut merged, fragment);
+        }
+        Self::from_value(merged)
     }
 
     /// Validates an already parsed JSON document.
     pub fn from_value(document: Value) -> Result<Self, BundleErrors> {
-        let _ = document;
-        Err(BundleErrors {
-            errors: vec![BundleError {
-                location: "document".into(),
-                message: "todo".into(),
-            }],
-        })
+        if json_depth_exceeds(&document, MAX_BUNDLE_DEPTH) {
+            return Err(BundleErrors::one(
+                "document",
+                format!("nests deeper than {MAX_BUNDLE_DEPTH} levels"),
+            ));
+        }
+        validate::validate(document)
     }
 
     /// The sha256 of the canonical JSON document, lowercase hex.
     pub fn sha256(&self) -> String {
         use sha2::Digest;
-        hex::encode(sha2::Sha256::digest(self.document.to_string().as_bytes()))
+        hex::encode(sha2::Sha256::digest(self.canonical_json().as_bytes()))
     }
 
-    /// What to answer when nothing matches.
-    pub fn default_outcome(&self) -> Outcome {
-        Outcome::None
+    /// The canonical JSON text: sorted keys, no insignificant white space.
+    pub fn canonical_json(&self) -> String {
+        self.document.to_string()
     }
 }
+
+/// Parses a bundle text into JSON without validating it.
+pub fn parse_document(text: &str, format: Format) -> Result<Value, BundleErrors> {
+    if text.len() > MAX_BUNDLE_BYTES {
+        return Err(BundleErrors::one(
+            "document",
+            format!("is larger than {MAX_BUNDLE_BYTES} bytes"),
+        ));
+    }
+    if crate::protocol::nesting_exceeds(text.as_bytes(), MAX_BUNDLE_DEPTH) {
+        return Err(BundleErrors::one(
+            "document",
+            format!("nests deeper than {MAX_BUNDLE_DEPTH} levels"),
+        ));
+    }
+    match format {
+        Format::Json => serde_json::from_str(text)
+            .map_err(|e| BundleErrors::one("document", format!("is not valid JSON: {e}"))),
+        Format::Yaml => serde_norway::from_str::<Value>(text)
+            .map_err(|e| BundleErrors::one("document", format!("is not valid YAML: {e}"))),
+    }
+}
+
+fn merge_into(target: &mut Value, fragment: Value) {
+    match (target, fragment) {
+        (Value::Object(target), Value::Object(fragment)) => {
+            for (key, value) in fragment {
+                match target.get_mut(&key) {
+                    Some(existing) => merge_into(existing, value),
+                    None => {
+                        target.insert(key, value);
+                    }
+                }
+            }
+        }
+        (Value::Array(target), Value::Array(fragment)) => {
+            for item in fragment {
+                if !target.contains(&item) {
+                    target.push(item);
+                }
+            }
+        }
+        (target, fragment) => *target = fragment,
+    }
+}
+
+fn json_depth_exceeds(value: &Value, limit: usize) -> bool {
+    if limit == 0 {
+        return matches!(value, Value::Array(_) | Value::Object(_));
+    }
+    match value {
+        Value::Array(items) => items.iter().any(|item| json_depth_exceeds(item, limit - 1)),
+        Value::Object(map) => map.values().any(|item| json_depth_exceeds(item, limit - 1)),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -85,3 +85,66 @@ impl fmt::Display for PermissionRule {
         f.write_str(&self.tool)
     }
 }
+
+/// A lint finding: a rule that parses but that Claude Code would ignore or that looks wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lint {
+    /// A stable code (`write-rule-ignored`).
+    pub code: &'static str,
+    /// What is wrong and what to write instead.
+    pub message: String,
+}
+
+/// Lints one rule of one list.
+pub fn lint(rule: &PermissionRule, kind: RuleKind) -> Vec<Lint> {
+    let _ = (rule, kind);
+    Vec::new()
+}
+
+/// A rule compiled for matching.
+#[derive(Debug, Clone)]
+pub struct CompiledRule {
+    rule: PermissionRule,
+}
+
+impl CompiledRule {
+    /// Compiles a rule for one list.
+    pub fn new(rule: &PermissionRule, kind: RuleKind) -> Result<Self, RuleError> {
+        let _ = kind;
+        Ok(Self { rule: rule.clone() })
+    }
+    /// Whether the rule names this tool.
+    pub fn matches_tool(&self, tool_name: &str) -> bool {
+        self.rule.tool == tool_name
+    }
+    /// Whether a command pattern matches one simple-command text.
+    pub fn matches_command(&self, text: &str) -> bool {
+        let _ = text;
+        false
+    }
+    /// Whether a path pattern matches a canonical path.
+    pub fn matches_path(&self, path: &str, ctx: &crate::paths::PathContext<'_>) -> bool {
+        let _ = (path, ctx);
+        false
+    }
+    /// Whether a path pattern may match something under a directory read recursively.
+    pub fn may_match_under(&self, dir: &str, ctx: &crate::paths::PathContext<'_>) -> bool {
+        let _ = (dir, ctx);
+        false
+    }
+    /// Whether a domain pattern matches a host.
+    pub fn matches_host(&self, host: &str) -> bool {
+        let _ = host;
+        false
+    }
+    /// Whether a param rule matches the tool input.
+    pub fn matches_param(&self, input: &serde_json::Value) -> bool {
+        let _ = input;
+        false
+    }
+    /// Whether an other-specifier rule matches the tool's primary field.
+    pub fn matches_other(&self, value: &str) -> bool {
+        let _ = value;
+        false
+    }
+}

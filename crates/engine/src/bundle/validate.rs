@@ -1,0 +1,594 @@
+//! Walks a bundle document and collects every error with its location.
+//!
+//! Nothing here stops at the first problem: each field is checked on its own so that a security
+//! team sees the whole list of what to fix in one round trip.
+
+use serde_json::{Map, Value};
+
+use super::{
+    Bundle, BundleError, BundleErrors, FieldMatch, Guideline, Options, Permissions, RuleSource,
+    RuleSpec, TestCase,
+};
+use crate::decision::{Mode, Outcome};
+use crate::rules::{PermissionRule, RuleKind};
+
+/// Top-level keys toolgate reads.
+const BUNDLE_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "permissions",
+    "include",
+    "rules",
+    "guidelines",
+    "tests",
+    "options",
+    "$schema",
+];
+
+/// Keys an extended rule may have.
+const RULE_KEYS: &[&str] = &[
+    "id",
+    "description",
+    "events",
+    "tool",
+    "command",
+    "program",
+    "args",
+    "paths",
+    "domains",
+    "content",
+    "secrets",
+    "fields",
+    "cwd",
+    "permission_mode",
+    "decision",
+    "reason",
+    "additional_context",
+    "mode",
+];
+
+/// Names of the built-in packs.
+pub(crate) const PACKS: &[&str] = &["baseline", "secrets"];
+
+/// Default `cwd` of a bundle test event.
+pub(crate) const TEST_CWD: &str = "/home/user/project";
+
+struct Walker {
+    errors: Vec<BundleError>,
+    warnings: Vec<String>,
+}
+
+impl Walker {
+    fn error(&mut self, location: impl Into<String>, message: impl Into<String>) {
+        self.errors.push(BundleError {
+            location: location.into(),
+            message: message.into(),
+        });
+    }
+
+    fn string(&mut self, map: &Map<String, Value>, key: &str, at: &str) -> Option<String> {
+        match map.get(key) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(text)) => Some(text.clone()),
+            Some(_) => {
+                self.error(join(at, key), "must be a string");
+                None
+            }
+        }
+    }
+
+    fn strings(&mut self, map: &Map<String, Value>, key: &str, at: &str) -> Vec<String> {
+        let location = join(at, key);
+        match map.get(key) {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::String(text)) => vec![text.clone()],
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .filter_map(|(i, item)| match item {
+                    Value::String(text) => Some(text.clone()),
+                    _ => {
+                        self.error(format!("{location}[{i}]"), "must be a string");
+                        None
+                    }
+                })
+                .collect(),
+            Some(_) => {
+                self.error(location, "must be a list of strings");
+                Vec::new()
+            }
+        }
+    }
+
+    fn regex(&mut self, pattern: Option<String>, location: String) -> Option<String> {
+        let pattern = pattern?;
+        if let Err(e) = regex::RegexBuilder::new(&pattern)
+            .size_limit(1 << 20)
+            .build()
+        {
+            self.error(
+                location,
+                format!("invalid regex `{pattern}`: {}", first_line(&e.to_string())),
+            );
+        }
+        Some(pattern)
+    }
+}
+
+pub(super) fn validate(document: Value) -> Result<Bundle, BundleErrors> {
+    let mut walker = Walker {
+        errors: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let Value::Object(map) = &document else {
+        return Err(BundleErrors::one("document", "must be an object"));
+    };
+    for key in map.keys() {
+        if !BUNDLE_KEYS.contains(&key.as_str()) {
+            walker
+                .warnings
+                .push(format!("`{key}`: not a bundle key, ignored"));
+        }
+    }
+    let name = walker.string(map, "name", "");
+    match &name {
+        None if !map.contains_key("name") => walker.error("name", "is required"),
+        Some(name) if name.trim().is_empty() => walker.error("name", "must not be empty"),
+        _ => {}
+    }
+    let description = walker.string(map, "description", "");
+    let permissions = permissions(&mut walker, map.get("permissions"));
+    let include = walker.strings(map, "include", "");
+    for (i, pack) in include.iter().enumerate() {
+        if !PACKS.contains(&pack.as_str()) {
+            walker.error(
+                format!("include[{i}]"),
+                format!("unknown pack `{pack}` (known: {})", PACKS.join(", ")),
+            );
+        }
+    }
+    let rules = list(&mut walker, map.get("rules"), "rules", rule);
+    let mut seen = std::collections::HashSet::new();
+    for (i, rule) in rules.iter().enumerate() {
+        if !rule.id.is_empty() && !seen.insert(rule.id.as_str()) {
+            walker.error(
+                format!("rules[{i}].id"),
+                format!("duplicate rule id `{}`", rule.id),
+            );
+        }
+    }
+    let guidelines = list(&mut walker, map.get("guidelines"), "guidelines", guideline);
+    let tests = list(&mut walker, map.get("tests"), "tests", test_case);
+    let options = options(&mut walker, map.get("options"));
+    if !walker.errors.is_empty() {
+        return Err(BundleErrors {
+            errors: walker.errors,
+        });
+    }
+    Ok(Bundle {
+        name: name.unwrap_or_default(),
+        description,
+        permissions,
+        include,
+        rules,
+        guidelines,
+        tests,
+        options,
+        document,
+        warnings: walker.warnings,
+    })
+}
+
+fn permissions(walker: &mut Walker, value: Option<&Value>) -> Permissions {
+    let mut permissions = Permissions::default();
+    let map = match value {
+        None | Some(Value::Null) => return permissions,
+        Some(Value::Object(map)) => map,
+        Some(_) => {
+            walker.error("permissions", "must be an object");
+            return permissions;
+        }
+    };
+    for (kind, key) in [
+        (RuleKind::Allow, "allow"),
+        (RuleKind::Ask, "ask"),
+        (RuleKind::Deny, "deny"),
+    ] {
+        let texts = walker.strings(map, key, "permissions");
+        let mut parsed = Vec::with_capacity(texts.len());
+        for (i, text) in texts.into_iter().enumerate() {
+            let location = format!("permissions.{key}[{i}]");
+            match PermissionRule::parse(&text) {
+                Ok(rule) => {
+                    for lint in crate::rules::lint(&rule, kind) {
+                        walker
+                            .warnings
+                            .push(format!("{location}: {}", lint.message));
+                    }
+                    parsed.push(RuleSource { text, rule });
+                }
+                Err(e) => walker.error(location, e.message().to_owned()),
+            }
+        }
+        match kind {
+            RuleKind::Allow => permissions.allow = parsed,
+            RuleKind::Ask => permissions.ask = parsed,
+            RuleKind::Deny => permissions.deny = parsed,
+        }
+    }
+    permissions.additional_directories =
+        walker.strings(map, "additionalDirectories", "permissions");
+    for key in map.keys() {
+        if !matches!(
+            key.as_str(),
+            "allow" | "ask" | "deny" | "additionalDirectories"
+        ) {
+            walker.warnings.push(format!(
+                "`permissions.{key}`: a Claude Code setting toolgate does not enforce, ignored"
+            ));
+        }
+    }
+    permissions
+}
+
+fn list<T>(
+    walker: &mut Walker,
+    value: Option<&Value>,
+    key: &str,
+    item: fn(&mut Walker, &Value, &str) -> Option<T>,
+) -> Vec<T> {
+    match value {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, value)| item(walker, value, &format!("{key}[{i}]")))
+            .collect(),
+        Some(_) => {
+            walker.error(key, "must be a list");
+            Vec::new()
+        }
+    }
+}
+
+fn rule(walker: &mut Walker, value: &Value, at: &str) -> Option<RuleSpec> {
+    let Value::Object(map) = value else {
+        walker.error(at, "must be an object");
+        return None;
+    };
+    for key in map.keys() {
+        if !RULE_KEYS.contains(&key.as_str()) {
+            walker.error(join(at, key), format!("unknown rule key `{key}`"));
+        }
+    }
+    let id = walker.string(map, "id", at).unwrap_or_default();
+    if id.is_empty() {
+        walker.error(join(at, "id"), "is required");
+    } else if !id
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
+    {
+        walker.error(
+            join(at, "id"),
+            format!("`{id}` may hold only letters, digits, `-`, `_`, `.` and `/`"),
+        );
+    }
+    let decision = match walker.string(map, "decision", at).as_deref() {
+        Some("deny") => Outcome::Deny,
+        Some("ask") => Outcome::Ask,
+        Some("allow") => Outcome::Allow,
+        Some(other) => {
+            walker.error(
+                join(at, "decision"),
+                format!("must be `deny`, `ask` or `allow`, not `{other}`"),
+            );
+            Outcome::Deny
+        }
+        None => {
+            walker.error(join(at, "decision"), "is required");
+            Outcome::Deny
+        }
+    };
+    let mode = match walker.string(map, "mode", at).as_deref() {
+        None | Some("enforce") => Mode::Enforce,
+        Some("warn") => Mode::Warn,
+        Some(other) => {
+            walker.error(
+                join(at, "mode"),
+                format!("must be `enforce` or `warn`, not `{other}`"),
+            );
+            Mode::Enforce
+        }
+    };
+    let mut events = walker.strings(map, "events", at);
+    if events.is_empty() {
+        events = vec!["PreToolUse".to_owned(), "PermissionRequest".to_owned()];
+    }
+    let tool = walker
+        .string(map, "tool", at)
+        .map(|tool| format!("^(?:{tool})$"));
+    let tool = walker.regex(tool, join(at, "tool"));
+    let command = walker.string(map, "command", at);
+    if let Some(command) = &command
+        && let Err(e) = PermissionRule::parse(&format!("Bash({})", escape_parens(command)))
+    {
+        walker.error(join(at, "command"), e.message().to_owned());
+    }
+    let program = walker.strings(map, "program", at);
+    let args = walker.string(map, "args", at);
+    let args = walker.regex(args, join(at, "args"));
+    let paths = walker.strings(map, "paths", at);
+    for (i, path) in paths.iter().enumerate() {
+        if let Err(e) = PermissionRule::parse(&format!("Read({})", escape_parens(path))) {
+            walker.error(
+                format!("{}[{i}]", join(at, "paths")),
+                e.message().to_owned(),
+            );
+        }
+    }
+    let domains = walker.strings(map, "domains", at);
+    for (i, domain) in domains.iter().enumerate() {
+        if let Err(e) =
+            PermissionRule::parse(&format!("WebFetch(domain:{})", escape_parens(domain)))
+        {
+            walker.error(
+                format!("{}[{i}]", join(at, "domains")),
+                e.message().to_owned(),
+            );
+        }
+    }
+    let content = walker.string(map, "content", at);
+    let content = walker.regex(content, join(at, "content"));
+    let secrets = match map.get("secrets") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(flag)) => *flag,
+        Some(_) => {
+            walker.error(join(at, "secrets"), "must be true or false");
+            false
+        }
+    };
+    let fields = field_matches(walker, map.get("fields"), &join(at, "fields"));
+    let cwd = walker.string(map, "cwd", at);
+    if let Some(cwd) = &cwd
+        && let Err(e) = globset::Glob::new(cwd)
+    {
+        walker.error(join(at, "cwd"), format!("invalid glob `{cwd}`: {e}"));
+    }
+    let permission_modes = walker.strings(map, "permission_mode", at);
+    let reason = walker
+        .string(map, "reason", at)
+        .unwrap_or_else(|| format!("matched rule `{id}`"));
+    let has_matcher = tool.is_some()
+        || command.is_some()
+        || !program.is_empty()
+        || args.is_some()
+        || !paths.is_empty()
+        || !domains.is_empty()
+        || content.is_some()
+        || secrets
+        || !fields.is_empty();
+    if !has_matcher {
+        walker.error(at.to_owned(), "needs at least one matcher (`tool`, `command`, `program`, `args`, `paths`, `domains`, `content`, `secrets` or `fields`)");
+    }
+    Some(RuleSpec {
+        description: walker.string(map, "description", at),
+        additional_context: walker.string(map, "additional_context", at),
+        id,
+        events,
+        tool,
+        command,
+        program,
+        args,
+        paths,
+        domains,
+        content,
+        secrets,
+        fields,
+        cwd,
+        permission_modes,
+        decision,
+        reason,
+        mode,
+    })
+}
+
+fn field_matches(walker: &mut Walker, value: Option<&Value>, at: &str) -> Vec<FieldMatch> {
+    let items = match value {
+        None | Some(Value::Null) => return Vec::new(),
+        Some(Value::Array(items)) => items,
+        Some(_) => {
+            walker.error(at, "must be a list of `{pointer, regex}` objects");
+            return Vec::new();
+        }
+    };
+    let mut fields = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let location = format!("{at}[{i}]");
+        let Value::Object(map) = item else {
+            walker.error(location, "must be an object with `pointer` and `regex`");
+            continue;
+        };
+        let pointer = walker.string(map, "pointer", &location).unwrap_or_default();
+        if !pointer.starts_with('/') {
+            walker.error(
+                join(&location, "pointer"),
+                format!("`{pointer}` is not a JSON pointer (it starts with `/`)"),
+            );
+        }
+        let regex = walker.string(map, "regex", &location);
+        if regex.is_none() {
+            walker.error(join(&location, "regex"), "is required");
+        }
+        if let Some(regex) = walker.regex(regex, join(&location, "regex")) {
+            fields.push(FieldMatch { pointer, regex });
+        }
+    }
+    fields
+}
+
+fn guideline(walker: &mut Walker, value: &Value, at: &str) -> Option<Guideline> {
+    let default_events = || vec!["SessionStart".to_owned(), "UserPromptSubmit".to_owned()];
+    match value {
+        Value::String(text) => Some(Guideline {
+            text: text.clone(),
+            events: default_events(),
+        }),
+        Value::Object(map) => {
+            let Some(text) = walker.string(map, "text", at) else {
+                walker.error(join(at, "text"), "is required");
+                return None;
+            };
+            let mut events = walker.strings(map, "events", at);
+            if events.is_empty() {
+                events = default_events();
+            }
+            Some(Guideline { text, events })
+        }
+        _ => {
+            walker.error(at, "must be a string or an object with `text`");
+            None
+        }
+    }
+}
+
+fn test_case(walker: &mut Walker, value: &Value, at: &str) -> Option<TestCase> {
+    let Value::Object(map) = value else {
+        walker.error(at, "must be an object");
+        return None;
+    };
+    let name = walker
+        .string(map, "name", at)
+        .unwrap_or_else(|| at.to_owned());
+    let expect = match walker
+        .string(map, "expect", at)
+        .as_deref()
+        .map(Outcome::parse)
+    {
+        Some(Some(outcome)) => outcome,
+        Some(None) => {
+            walker.error(
+                join(at, "expect"),
+                "must be `deny`, `ask`, `allow` or `none`",
+            );
+            return None;
+        }
+        None => {
+            walker.error(join(at, "expect"), "is required");
+            return None;
+        }
+    };
+    let rule = walker.string(map, "rule", at);
+    let event = match (map.get("event"), map.get("tool")) {
+        (Some(Value::Object(event)), None) => {
+            let mut event = event.clone();
+            event
+                .entry("hook_event_name")
+                .or_insert_with(|| Value::String("PreToolUse".into()));
+            Value::Object(event)
+        }
+        (None, Some(Value::String(tool))) => {
+            let input = match map.get("input") {
+                Some(Value::Object(input)) => Value::Object(input.clone()),
+                Some(Value::String(command)) => serde_json::json!({ "command": command }),
+                _ => {
+                    walker.error(
+                        join(at, "input"),
+                        "must be an object (or a command string for Bash)",
+                    );
+                    return None;
+                }
+            };
+            serde_json::json!({ "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input })
+        }
+        _ => {
+            walker.error(
+                at,
+                "needs either `event` (a hook event object) or `tool` with `input`",
+            );
+            return None;
+        }
+    };
+    let mut event = event;
+    if let Value::Object(event) = &mut event {
+        event
+            .entry("session_id")
+            .or_insert_with(|| Value::String("bundle-test".into()));
+        let cwd = walker
+            .string(map, "cwd", at)
+            .unwrap_or_else(|| TEST_CWD.to_owned());
+        event.entry("cwd").or_insert(Value::String(cwd));
+        event.entry("transcript_path").or_insert_with(|| {
+            Value::String("/home/user/.claude/projects/project/session.jsonl".into())
+        });
+    }
+    if let Err(e) = crate::protocol::HookEvent::from_value(event.clone()) {
+        walker.error(join(at, "event"), e.to_string());
+        return None;
+    }
+    Some(TestCase {
+        name,
+        event,
+        expect,
+        rule,
+    })
+}
+
+fn options(walker: &mut Walker, value: Option<&Value>) -> Options {
+    let mut options = Options::default();
+    let map = match value {
+        None | Some(Value::Null) => return options,
+        Some(Value::Object(map)) => map,
+        Some(_) => {
+            walker.error("options", "must be an object");
+            return options;
+        }
+    };
+    for key in map.keys() {
+        if !matches!(key.as_str(), "unresolvable" | "default") {
+            walker.error(join("options", key), format!("unknown option `{key}`"));
+        }
+    }
+    match walker.string(map, "unresolvable", "options").as_deref() {
+        None => {}
+        Some("ask") => options.unresolvable = Outcome::Ask,
+        Some("deny") => options.unresolvable = Outcome::Deny,
+        Some(other) => walker.error(
+            "options.unresolvable",
+            format!("must be `ask` or `deny`, not `{other}`"),
+        ),
+    }
+    match walker
+        .string(map, "default", "options")
+        .as_deref()
+        .map(|text| (text, Outcome::parse(text)))
+    {
+        None => {}
+        Some((_, Some(outcome))) => options.default = outcome,
+        Some((other, None)) => {
+            walker.error(
+                "options.default",
+                format!("must be `none`, `allow`, `ask` or `deny`, not `{other}`"),
+            );
+        }
+    }
+    options
+}
+
+fn join(at: &str, key: &str) -> String {
+    if at.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{at}.{key}")
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().last().unwrap_or(text).trim()
+}
+
+/// Escapes parentheses and backslashes the way Claude Code writes rule content.
+pub(crate) fn escape_parens(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('(', "\\(")
+        .replace(')', "\\)")
+}

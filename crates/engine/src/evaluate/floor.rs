@@ -1,0 +1,165 @@
+//! The safety floor: checks no allow rule can override, as in Claude Code.
+//!
+//! Recursive removal of a critical path (`/`, a top-level directory, the home directory, the
+//! project or one of its parents, a system directory) and writes into `.git/`, `.claude/` or a
+//! shell start-up file are at least `ask`, whatever the bundle allows.
+
+use crate::paths::{self, PathContext};
+use crate::shell::SimpleCommand;
+
+/// Rule id of the critical-removal floor.
+pub(crate) const CRITICAL_REMOVAL: &str = "safety-floor/critical-path-removal";
+/// Rule id of the protected-write floor.
+pub(crate) const PROTECTED_WRITE: &str = "safety-floor/protected-path-write";
+
+/// System directories whose contents are never removed recursively without asking.
+const SYSTEM_DIRS: &[&str] = &[
+    "/bin",
+    "/boot",
+    "/dev",
+    "/etc",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/opt",
+    "/proc",
+    "/root",
+    "/sbin",
+    "/srv",
+    "/sys",
+    "/usr",
+    "/var",
+    "/System",
+    "/Library",
+    "/Applications",
+    "/private",
+    "/snap",
+    "/nix",
+];
+
+/// Places under system directories that are scratch space.
+const SCRATCH_DIRS: &[&str] = &[
+    "/tmp",
+    "/var/tmp",
+    "/private/tmp",
+    "/var/folders",
+    "/private/var/folders",
+    "/dev/shm",
+];
+
+/// Shell start-up files: a write there runs code in every future shell.
+pub(crate) const SHELL_INIT_FILES: &[&str] = &[
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".bash_aliases",
+    ".profile",
+    ".zshrc",
+    ".zprofile",
+    ".zshenv",
+    ".zlogin",
+    ".zlogout",
+    ".kshrc",
+    ".cshrc",
+    ".tcshrc",
+    ".inputrc",
+];
+
+/// Whether `command` removes recursively, and if so the first critical operand.
+pub(crate) fn critical_removal(command: &SimpleCommand, ctx: &PathContext<'_>) -> Option<String> {
+    if command.name() != "rm" || !is_recursive_rm(command.args()) {
+        return None;
+    }
+    command
+        .args()
+        .iter()
+        .filter(|arg| !arg.starts_with('-'))
+        .find(|arg| is_critical_target(arg, ctx))
+        .cloned()
+}
+
+fn is_recursive_rm(args: &[String]) -> bool {
+    args.iter()
+        .take_while(|arg| *arg != "--")
+        .any(|arg| match arg.strip_prefix("--") {
+            Some(long) => long == "recursive",
+            None => arg.starts_with('-') && arg.chars().skip(1).any(|c| c == 'r' || c == 'R'),
+        })
+}
+
+/// Whether removing `operand` recursively would hit a critical path.
+pub(crate) fn is_critical_target(operand: &str, ctx: &PathContext<'_>) -> bool {
+    if operand.contains('$')
+        || operand.contains('`')
+        || (operand.starts_with('~') && ctx.home.is_none())
+    {
+        // Only known at run time: `rm -rf "$DIR"/*` could be anything.
+        return true;
+    }
+    let canonical = paths::canonicalize(operand, ctx);
+    let literal = literal_prefix(&canonical);
+    is_critical_dir(literal, ctx)
+}
+
+/// The part of a path before its first glob character, trimmed to a whole directory.
+fn literal_prefix(path: &str) -> &str {
+    match path.find(['*', '?', '[']) {
+        None => path,
+        Some(at) => {
+            let head = path.get(..at).unwrap_or(path);
+            match head.rfind('/') {
+                Some(0) => "/",
+                Some(slash) => head.get(..slash).unwrap_or(head),
+                None => head,
+            }
+        }
+    }
+}
+
+fn is_critical_dir(path: &str, ctx: &PathContext<'_>) -> bool {
+    let path = if path.is_empty() { "/" } else { path };
+    if path == "/" || path.matches('/').count() <= 1 {
+        return true;
+    }
+    if SCRATCH_DIRS
+        .iter()
+        .any(|scratch| paths::is_within(path, scratch))
+    {
+        return false;
+    }
+    let is_ancestor_of = |dir: &str| paths::is_within(dir, path);
+    if ctx.home.is_some_and(is_ancestor_of) || is_ancestor_of(ctx.cwd) {
+        return true;
+    }
+    SYSTEM_DIRS
+        .iter()
+        .any(|system| paths::is_within(path, system))
+}
+
+/// Whether writing the canonical `path` touches a protected location, and which.
+pub(crate) fn protected_write(path: &str) -> Option<&'static str> {
+    let mut segments = path
+        .split('/')
+        .filter(|segment| !segment.is_empty())
+        .peekable();
+    while let Some(segment) = segments.next() {
+        if segment.eq_ignore_ascii_case(".git") {
+            return Some("the `.git` directory");
+        }
+        if segment.eq_ignore_ascii_case(".claude")
+            && segments.peek().is_some_and(|next| *next != "worktrees")
+        {
+            return Some("the `.claude` directory");
+        }
+        if segments.peek().is_none()
+            && SHELL_INIT_FILES
+                .iter()
+                .any(|file| segment.eq_ignore_ascii_case(file))
+        {
+            return Some("a shell start-up file");
+        }
+    }
+    None
+}

@@ -1,0 +1,794 @@
+//! Evaluation: a pure function of (policy, event) → [`Decision`].
+//!
+//! For a gating event (`PreToolUse`, `PermissionRequest`) every deny and ask source is consulted —
+//! permission rules, extended rules, packs, the safety floor, and what the shell analysis could not
+//! resolve — and the most restrictive enforced hit wins. `allow` is given only when allow rules
+//! cover the whole call: for Bash, every simple command that may run. Nothing matched means no
+//! opinion (or the bundle's `options.default`).
+//!
+//! This module must stay free of I/O and clocks; it allocates little and is bounded by the shell
+//! analysis limits and the secret scanner's byte budget.
+
+mod effects;
+mod floor;
+
+use serde_json::Value;
+
+use crate::compile::{CompiledPolicy, ExtendedRule, PermissionMatcher};
+use crate::decision::{Decision, Mode, Outcome, RuleHit};
+use crate::paths::{self, PathContext};
+use crate::protocol::HookEvent;
+use crate::rules::{RuleKind, Specifier};
+use crate::shell::{self, ShellLimits, SimpleCommand};
+
+pub(crate) use effects::{Effects, file_effects};
+
+/// Rule id reported when a command cannot be analysed.
+pub const UNRESOLVABLE: &str = "unresolvable-command";
+
+/// Most bytes of tool input text scanned for content rules and secrets.
+const MAX_CONTENT_BYTES: usize = 1024 * 1024;
+
+/// Evaluates one event against one compiled policy.
+pub fn evaluate(policy: &CompiledPolicy, event: &HookEvent) -> Decision {
+    let cwd = event
+        .cwd
+        .as_deref()
+        .filter(|cwd| cwd.starts_with('/'))
+        .unwrap_or("/");
+    let ctx = PathContext {
+        cwd,
+        home: event.home.as_deref(),
+    };
+    let mut eval = Evaluation {
+        policy,
+        event,
+        ctx,
+        hits: Vec::new(),
+        contexts: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let covered = if event.is_gate() {
+        eval.gate()
+    } else {
+        eval.lifecycle()
+    };
+    eval.finish(covered)
+}
+
+/// Evaluates one event against several policies (the `global` bundle beside a tenant's own):
+/// the most restrictive answer wins.
+pub fn evaluate_all<'a>(
+    policies: impl IntoIterator<Item = &'a CompiledPolicy>,
+    event: &HookEvent,
+) -> Decision {
+    Decision::combine(policies.into_iter().map(|policy| evaluate(policy, event)))
+}
+
+/// The state of one evaluation.
+pub(crate) struct Evaluation<'a> {
+    pub policy: &'a CompiledPolicy,
+    pub event: &'a HookEvent,
+    pub ctx: PathContext<'a>,
+    hits: Vec<RuleHit>,
+    contexts: Vec<String>,
+    warnings: Vec<String>,
+}
+
+/// What the file tools of Claude Code read and write.
+enum FileAccess {
+    Read { path: String, recursive: bool },
+    Write { path: String },
+}
+
+impl<'a> Evaluation<'a> {
+    /// Records a hit.
+    pub fn hit(
+        &mut self,
+        rule_id: impl Into<String>,
+        outcome: Outcome,
+        mode: Mode,
+        reason: impl Into<String>,
+    ) {
+        let rule_id = rule_id.into();
+        if self
+            .hits
+            .iter()
+            .any(|hit| hit.rule_id == rule_id && hit.outcome == outcome)
+        {
+            return;
+        }
+        self.hits.push(RuleHit {
+            rule_id,
+            outcome,
+            mode,
+            reason: reason.into(),
+        });
+    }
+
+    /// Adds context for the agent.
+    pub fn context(&mut self, text: &str) {
+        if !self.contexts.iter().any(|existing| existing == text) {
+            self.contexts.push(text.to_owned());
+        }
+    }
+
+    fn tool(&self) -> &'a str {
+        self.event.tool_name.as_deref().unwrap_or("")
+    }
+
+    fn canonical(&self, path: &str) -> String {
+        paths::canonicalize(path, &self.ctx)
+    }
+
+    /// A `PreToolUse` or `PermissionRequest`. Returns the allow that covers the whole call, if any.
+    fn gate(&mut self) -> Option<RuleHit> {
+        let tool = self.tool();
+        let mut covered = self.tool_level_rules(tool);
+        let specific = match tool {
+            "Bash" | "Monitor" | "PowerShell" | "mcp__workspace__bash" => self.bash(),
+            "Read" | "Grep" | "Glob" | "LSP" | "NotebookRead" => {
+                let access = self.read_access();
+                self.file_access(&access)
+            }
+            "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => {
+                let access = self.write_access();
+                self.file_access(&access)
+            }
+            "WebFetch" | "mcp__workspace__web_fetch" => self.web_fetch(),
+            _ => None,
+        };
+        covered = covered.or(specific);
+        if !matches!(
+            tool,
+            "Bash" | "Monitor" | "PowerShell" | "mcp__workspace__bash"
+        ) {
+            covered = covered.or(self.extended_rules(None));
+        }
+        for pack in self.policy.packs.clone() {
+            crate::packs::check_gate(pack, self);
+        }
+        covered
+    }
+
+    /// Tool-wide, parameter and other-specifier rules. Returns a covering allow.
+    fn tool_level_rules(&mut self, tool: &str) -> Option<RuleHit> {
+        let input = &self.event.tool_input;
+        let primary = primary_field(tool, input);
+        for kind in [RuleKind::Deny, RuleKind::Ask] {
+            let matched: Vec<&PermissionMatcher> = self
+                .policy
+                .permissions
+                .list(kind)
+                .for_tool(tool)
+                .filter(|rule| match &rule.specifier {
+                    Specifier::All => true,
+                    Specifier::Param { .. } => rule.matcher.matches_param(input),
+                    Specifier::Other(_) => {
+                        primary.is_some_and(|value| rule.matcher.matches_other(value))
+                    }
+                    _ => false,
+                })
+                .collect();
+            for rule in matched {
+                self.permission_hit(rule);
+            }
+        }
+        self.policy
+            .permissions
+            .allow
+            .for_tool(tool)
+            .find(|rule| match &rule.specifier {
+                Specifier::All => true,
+                Specifier::Other(_) => {
+                    primary.is_some_and(|value| rule.matcher.matches_other(value))
+                }
+                _ => false,
+            })
+            .map(allow_hit)
+    }
+
+    fn permission_hit(&mut self, rule: &PermissionMatcher) {
+        let (outcome, verb) = match rule.kind {
+            RuleKind::Deny => (Outcome::Deny, "denied"),
+            RuleKind::Ask => (Outcome::Ask, "needs confirmation"),
+            RuleKind::Allow => (Outcome::Allow, "allowed"),
+        };
+        self.hit(
+            rule.text.clone(),
+            outcome,
+            Mode::Enforce,
+            format!("{verb} by permission rule `{}`", rule.text),
+        );
+    }
+
+    /// A shell command: every simple command judged on its own.
+    fn bash(&mut self) -> Option<RuleHit> {
+        let command = self.event.input_str("command").unwrap_or("");
+        let analysis = shell::analyze(command, &ShellLimits::default());
+        let mut cover: Option<RuleHit> = None;
+        let mut all_covered = !analysis.commands.is_empty();
+        for simple in &analysis.commands {
+            for kind in [RuleKind::Deny, RuleKind::Ask] {
+                let matched: Vec<&PermissionMatcher> = self
+                    .policy
+                    .permissions
+                    .list(kind)
+                    .for_tool("Bash")
+                    .filter(|rule| matches!(rule.specifier, Specifier::Command(_)))
+                    .filter(|rule| {
+                        simple
+                            .deny_views
+                            .iter()
+                            .any(|view| rule.matcher.matches_command(view))
+                    })
+                    .collect();
+                for rule in matched {
+                    self.permission_hit(rule);
+                }
+            }
+            let effects = file_effects(simple);
+            for read in &effects.reads {
+                let access = FileAccess::Read {
+                    path: self.canonical(&read.path),
+                    recursive: read.recursive,
+                };
+                self.check_path_rules(&access);
+            }
+            for write in &effects.writes {
+                let access = FileAccess::Write {
+                    path: self.canonical(write),
+                };
+                self.check_path_rules(&access);
+            }
+            if let Some(target) = floor::critical_removal(simple, &self.ctx) {
+                let _ = target;
+                self.hit(
+                    floor::CRITICAL_REMOVAL,
+                    Outcome::Ask,
+                    Mode::Enforce,
+                    "recursive removal of a critical path (the root, a system directory, the home directory or the project) always needs confirmation",
+                );
+            }
+            for write in &effects.writes {
+                if let Some(what) = floor::protected_write(&self.canonical(write)) {
+                    self.hit(
+                        floor::PROTECTED_WRITE,
+                        Outcome::Ask,
+                        Mode::Enforce,
+                        format!("writing into {what} always needs confirmation"),
+                    );
+                }
+            }
+            let allowed = self
+                .policy
+                .permissions
+                .allow
+                .for_tool("Bash")
+                .find(|rule| {
+                    matches!(rule.specifier, Specifier::Command(_))
+                        && rule.matcher.matches_command(&simple.allow_view)
+                })
+                .map(allow_hit)
+                .or_else(|| self.extended_rules(Some((simple, &effects))));
+            match allowed {
+                Some(hit) => {
+                    cover.get_or_insert(hit);
+                }
+                None => all_covered = false,
+            }
+        }
+        for unresolved in &analysis.unresolved {
+            let outcome = self.policy.options.unresolvable;
+            self.hit(
+                UNRESOLVABLE,
+                outcome,
+                Mode::Enforce,
+                format!("toolgate cannot analyse this command: {unresolved}"),
+            );
+            self.warnings.push(unresolved.to_string());
+        }
+        for pack in self.policy.packs.clone() {
+            crate::packs::check_shell(pack, self, &analysis);
+        }
+        if all_covered && analysis.unresolved.is_empty() {
+            cover
+        } else {
+            None
+        }
+    }
+
+    fn read_access(&self) -> Vec<FileAccess> {
+        let input = &self.event.tool_input;
+        let field = |name: &str| input.get(name).and_then(Value::as_str);
+        match self.tool() {
+            "Grep" | "Glob" => {
+                let mut accesses = vec![FileAccess::Read {
+                    path: self.canonical(field("path").unwrap_or(".")),
+                    recursive: true,
+                }];
+                if self.tool() == "Glob"
+                    && let Some(pattern) =
+                        field("pattern").filter(|p| p.starts_with('/') || p.starts_with('~'))
+                {
+                    accesses.push(FileAccess::Read {
+                        path: self.canonical(glob_base(pattern)),
+                        recursive: true,
+                    });
+                }
+                accesses
+            }
+            _ => field("file_path")
+                .or_else(|| field("notebook_path"))
+                .or_else(|| field("path"))
+                .map(|path| {
+                    vec![FileAccess::Read {
+                        path: self.canonical(path),
+                        recursive: false,
+                    }]
+                })
+                .unwrap_or_default(),
+        }
+    }
+
+    fn write_access(&self) -> Vec<FileAccess> {
+        let input = &self.event.tool_input;
+        ["file_path", "notebook_path"]
+            .iter()
+            .filter_map(|field| input.get(*field).and_then(Value::as_str))
+            .map(|path| FileAccess::Write {
+                path: self.canonical(path),
+            })
+            .collect()
+    }
+
+    /// File tools: path rules, the safety floor, and the allow that covers the call.
+    fn file_access(&mut self, accesses: &[FileAccess]) -> Option<RuleHit> {
+        let mut cover: Option<RuleHit> = None;
+        let mut all_covered = !accesses.is_empty();
+        for access in accesses {
+            self.check_path_rules(access);
+            if let FileAccess::Write { path } = access
+                && let Some(what) = floor::protected_write(path)
+            {
+                self.hit(
+                    floor::PROTECTED_WRITE,
+                    Outcome::Ask,
+                    Mode::Enforce,
+                    format!("writing into {what} always needs confirmation"),
+                );
+            }
+            match self.path_allow(access) {
+                Some(hit) => {
+                    cover.get_or_insert(hit);
+                }
+                None => all_covered = false,
+            }
+        }
+        if all_covered { cover } else { None }
+    }
+
+    /// Deny and ask path rules for one access. A `Read` deny also blocks writes; `Edit` rules
+    /// cover every writing tool.
+    fn check_path_rules(&mut self, access: &FileAccess) {
+        let (path, recursive, families): (&str, bool, &[&str]) = match access {
+            FileAccess::Read { path, recursive } => (path, *recursive, &["Read"]),
+            FileAccess::Write { path } => (path, false, &["Edit", "Write", "Read"]),
+        };
+        for kind in [RuleKind::Deny, RuleKind::Ask] {
+            let matched: Vec<&PermissionMatcher> = families
+                .iter()
+                .flat_map(|family| self.policy.permissions.list(kind).for_tool(family))
+                .filter(|rule| matches!(rule.specifier, Specifier::Path(_)))
+                .filter(|rule| {
+                    rule.matcher.matches_path(path, &self.ctx)
+                        || (recursive && rule.matcher.may_match_under(path, &self.ctx))
+                })
+                .collect();
+            for rule in matched {
+                self.permission_hit(rule);
+            }
+        }
+    }
+
+    /// The allow rule covering one access: `Read` or `Edit` allows for reads (an Edit allow
+    /// implies a Read allow), `Edit` allows for writes.
+    fn path_allow(&self, access: &FileAccess) -> Option<RuleHit> {
+        let (path, families): (&str, &[&str]) = match access {
+            FileAccess::Read { path, .. } => (path, &["Read", "Edit"]),
+            FileAccess::Write { path } => (path, &["Edit", "Write"]),
+        };
+        families
+            .iter()
+            .flat_map(|family| self.policy.permissions.allow.for_tool(family))
+            .find(|rule| {
+                matches!(rule.specifier, Specifier::Path(_))
+                    && rule.matcher.matches_path(path, &self.ctx)
+            })
+            .map(allow_hit)
+    }
+
+    fn web_fetch(&mut self) -> Option<RuleHit> {
+        let host = self.event.input_str("url").and_then(url_host)?;
+        for kind in [RuleKind::Deny, RuleKind::Ask] {
+            let matched: Vec<&PermissionMatcher> = self
+                .policy
+                .permissions
+                .list(kind)
+                .for_tool("WebFetch")
+                .filter(|rule| {
+                    matches!(rule.specifier, Specifier::Domain(_))
+                        && rule.matcher.matches_host(&host)
+                })
+                .collect();
+            for rule in matched {
+                self.permission_hit(rule);
+            }
+        }
+        self.policy
+            .permissions
+            .allow
+            .for_tool("WebFetch")
+            .find(|rule| {
+                matches!(rule.specifier, Specifier::Domain(_)) && rule.matcher.matches_host(&host)
+            })
+            .map(allow_hit)
+    }
+
+    /// Extended rules for the event, or for one simple command of a Bash call. Records deny and
+    /// ask hits (and shadow hits); returns an enforced allow that matched.
+    fn extended_rules(&mut self, command: Option<(&SimpleCommand, &Effects)>) -> Option<RuleHit> {
+        let mut allow = None;
+        let rules = &self.policy.rules;
+        for rule in rules {
+            if !rule.events.contains(&self.event.event) {
+                continue;
+            }
+            if rule.is_command_rule() != command.is_some() {
+                continue;
+            }
+            if !self.extended_rule_matches(rule, command) {
+                continue;
+            }
+            if let Some(context) = &rule.additional_context {
+                self.context(context);
+            }
+            if rule.decision == Outcome::Allow && rule.mode == Mode::Enforce {
+                allow.get_or_insert(RuleHit {
+                    rule_id: rule.id.clone(),
+                    outcome: Outcome::Allow,
+                    mode: Mode::Enforce,
+                    reason: rule.reason.clone(),
+                });
+            } else {
+                self.hit(
+                    rule.id.clone(),
+                    rule.decision,
+                    rule.mode,
+                    rule.reason.clone(),
+                );
+            }
+        }
+        allow
+    }
+
+    fn extended_rule_matches(
+        &self,
+        rule: &ExtendedRule,
+        command: Option<(&SimpleCommand, &Effects)>,
+    ) -> bool {
+        let event = self.event;
+        if rule
+            .tool
+            .as_ref()
+            .is_some_and(|tool| !tool.is_match(self.tool()))
+            || rule
+                .cwd
+                .as_ref()
+                .is_some_and(|cwd| !cwd.is_match(self.ctx.cwd))
+        {
+            return false;
+        }
+        if !rule.permission_modes.is_empty()
+            && !event
+                .permission_mode
+                .as_deref()
+                .is_some_and(|mode| rule.permission_modes.iter().any(|m| m == mode))
+        {
+            return false;
+        }
+        if let Some((simple, _)) = command {
+            if let Some(pattern) = &rule.command {
+                let matched = if rule.decision == Outcome::Allow {
+                    pattern.matches_command(&simple.allow_view)
+                } else {
+                    simple
+                        .deny_views
+                        .iter()
+                        .any(|view| pattern.matches_command(view))
+                };
+                if !matched {
+                    return false;
+                }
+            }
+            if !rule.program.is_empty()
+                && !rule.program.iter().any(|program| program == simple.name())
+            {
+                return false;
+            }
+            if rule
+                .args
+                .as_ref()
+                .is_some_and(|args| !args.is_match(&simple.args().join(" ")))
+            {
+                return false;
+            }
+        }
+        if !rule.paths.is_empty() {
+            let touched = self.touched_paths(command);
+            let matched = touched.iter().any(|(path, recursive)| {
+                rule.paths.iter().any(|pattern| {
+                    pattern.matches_path(path, &self.ctx)
+                        || (*recursive && pattern.may_match_under(path, &self.ctx))
+                })
+            });
+            if !matched {
+                return false;
+            }
+        }
+        if !rule.domains.is_empty() {
+            let host = self.event.input_str("url").and_then(url_host);
+            if !host
+                .is_some_and(|host| rule.domains.iter().any(|domain| domain.matches_host(&host)))
+            {
+                return false;
+            }
+        }
+        if rule.content.is_some() || rule.secrets {
+            let texts = self.content_texts(command.map(|(simple, _)| simple));
+            if rule
+                .content
+                .as_ref()
+                .is_some_and(|content| !texts.iter().any(|text| content.is_match(text)))
+            {
+                return false;
+            }
+            if rule.secrets
+                && !texts
+                    .iter()
+                    .any(|text| !crate::secrets::Scanner::builtin().scan(text).is_empty())
+            {
+                return false;
+            }
+        }
+        for (pointer, regex) in &rule.fields {
+            let value = self.event.tool_input.pointer(pointer);
+            let text = match value {
+                Some(Value::String(text)) => text.clone(),
+                Some(Value::Null) | None => return false,
+                Some(other) => other.to_string(),
+            };
+            if !regex.is_match(&text) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Paths the call touches (canonical), with whether they are read recursively.
+    pub(crate) fn touched_paths(
+        &self,
+        command: Option<(&SimpleCommand, &Effects)>,
+    ) -> Vec<(String, bool)> {
+        match command {
+            Some((simple, effects)) => {
+                let mut paths: Vec<(String, bool)> = effects
+                    .reads
+                    .iter()
+                    .map(|read| (self.canonical(&read.path), read.recursive))
+                    .collect();
+                paths.extend(
+                    effects
+                        .writes
+                        .iter()
+                        .map(|write| (self.canonical(write), false)),
+                );
+                if paths.is_empty() {
+                    paths.extend(
+                        simple
+                            .args()
+                            .iter()
+                            .filter(|arg| !arg.starts_with('-'))
+                            .map(|arg| (self.canonical(arg), false)),
+                    );
+                }
+                paths
+            }
+            None => {
+                let accesses = match self.tool() {
+                    "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => self.write_access(),
+                    _ => self.read_access(),
+                };
+                accesses
+                    .into_iter()
+                    .map(|access| match access {
+                        FileAccess::Read { path, recursive } => (path, recursive),
+                        FileAccess::Write { path } => (path, false),
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// The text the call writes or sends, bounded.
+    pub(crate) fn content_texts(&self, command: Option<&SimpleCommand>) -> Vec<&'a str> {
+        let event = self.event;
+        let mut texts: Vec<&'a str> = Vec::new();
+        let _ = command;
+        match event.event.as_str() {
+            "UserPromptSubmit" => texts.extend(event.prompt.as_deref()),
+            "PostToolUse" | "PostToolUseFailure" => {
+                if let Some(response) = &event.tool_response {
+                    collect_strings(response, &mut texts);
+                }
+            }
+            _ => match self.tool() {
+                "Bash" | "Monitor" | "PowerShell" => texts.extend(event.input_str("command")),
+                "Write" => texts.extend(event.input_str("content")),
+                "Edit" => texts.extend(event.input_str("new_string")),
+                "NotebookEdit" => texts.extend(event.input_str("new_source")),
+                "MultiEdit" => {
+                    if let Some(Value::Array(edits)) = event.tool_input.get("edits") {
+                        texts.extend(
+                            edits
+                                .iter()
+                                .filter_map(|edit| edit.get("new_string").and_then(Value::as_str)),
+                        );
+                    }
+                }
+                _ => collect_strings(&event.tool_input, &mut texts),
+            },
+        }
+        let mut budget = MAX_CONTENT_BYTES;
+        texts
+            .into_iter()
+            .map(|text| {
+                let take = floor_char_boundary(text, budget.min(text.len()));
+                budget -= take;
+                text.get(..take).unwrap_or("")
+            })
+            .filter(|text| !text.is_empty())
+            .collect()
+    }
+
+    /// An event that is not a tool gate: guidelines, and rules that name the event.
+    fn lifecycle(&mut self) -> Option<RuleHit> {
+        let name = self.event.event.clone();
+        for guideline in &self.policy.guidelines {
+            if guideline.events.contains(&name) {
+                self.context(&guideline.text);
+            }
+        }
+        let _ = self.extended_rules(None);
+        for pack in self.policy.packs.clone() {
+            crate::packs::check_lifecycle(pack, self);
+        }
+        None
+    }
+
+    fn finish(mut self, covered: Option<RuleHit>) -> Decision {
+        self.hits
+            .sort_by_key(|hit| std::cmp::Reverse((hit.mode == Mode::Enforce, hit.outcome)));
+        let strongest = self
+            .hits
+            .iter()
+            .find(|hit| hit.mode == Mode::Enforce)
+            .cloned();
+        let mut decision = Decision {
+            warnings: self.warnings,
+            ..Decision::none()
+        };
+        match (strongest, covered) {
+            (Some(hit), _) if hit.outcome >= Outcome::Ask => {
+                decision.outcome = hit.outcome;
+                decision.reason = Some(hit.reason);
+                decision.winner = Some(hit.rule_id);
+            }
+            (_, Some(allow)) => {
+                decision.outcome = Outcome::Allow;
+                decision.reason = Some(allow.reason.clone());
+                decision.winner = Some(allow.rule_id.clone());
+                self.hits.push(allow);
+            }
+            _ if self.event.is_gate() && self.policy.options.default != Outcome::None => {
+                decision.outcome = self.policy.options.default;
+                decision.reason = Some(format!(
+                    "no rule matched; the bundle's default is {}",
+                    decision.outcome
+                ));
+            }
+            _ => {}
+        }
+        decision.matched = self.hits;
+        if !self.contexts.is_empty() {
+            decision.additional_context = Some(self.contexts.join("\n\n"));
+        }
+        decision
+    }
+}
+
+fn allow_hit(rule: &PermissionMatcher) -> RuleHit {
+    RuleHit {
+        rule_id: rule.text.clone(),
+        outcome: Outcome::Allow,
+        mode: Mode::Enforce,
+        reason: format!("allowed by permission rule `{}`", rule.text),
+    }
+}
+
+/// The input field an other-specifier rule (`Agent(Explore)`, `Skill(deploy *)`) is matched on.
+fn primary_field<'v>(tool: &str, input: &'v Value) -> Option<&'v str> {
+    let field = match tool {
+        "Agent" => "subagent_type",
+        "Skill" => "skill",
+        _ => return None,
+    };
+    input.get(field).and_then(Value::as_str)
+}
+
+/// The directory part of an absolute glob pattern before its first wildcard.
+fn glob_base(pattern: &str) -> &str {
+    let head = pattern
+        .split(['*', '?', '[', '{'])
+        .next()
+        .unwrap_or(pattern);
+    match head.rfind('/') {
+        Some(0) => "/",
+        Some(slash) => head.get(..slash).unwrap_or(head),
+        None => head,
+    }
+}
+
+/// The lowercase host of an http(s) URL, without port or credentials.
+pub(crate) fn url_host(url: &str) -> Option<String> {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host_port = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    let host = if host_port.starts_with('[') {
+        host_port
+            .split(']')
+            .next()
+            .map(|h| h.trim_start_matches('['))?
+    } else {
+        host_port.split(':').next()?
+    };
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    (!host.is_empty()).then_some(host)
+}
+
+fn collect_strings<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::String(text) => out.push(text),
+            Value::Array(items) => stack.extend(items.iter().rev()),
+            Value::Object(map) => stack.extend(map.values().rev()),
+            _ => {}
+        }
+        if out.len() > 4096 {
+            break;
+        }
+    }
+}
+
+fn floor_char_boundary(text: &str, mut at: usize) -> usize {
+    while at > 0 && !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,257 @@
+//! The offline subcommands: `toolgate eval`, `toolgate lint` and `toolgate test`.
+//!
+//! They need no server and no database: a bundle file (or a directory of fragments) is compiled
+//! in-process and events are read from standard input. Replies go to standard output, one JSON
+//! object per line; traces and diagnostics go to standard error.
+
+use std::io::{BufRead, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use serde_json::{Value, json};
+use toolgate_engine::bundle::{self, Format};
+use toolgate_engine::protocol::{self, HookEvent};
+use toolgate_engine::shell::{self, ShellLimits};
+use toolgate_engine::{Bundle, BundleErrors, CompiledPolicy, Decision};
+
+/// Exit code for a bundle that does not load.
+pub const EXIT_BAD_BUNDLE: u8 = 2;
+/// Exit code for failed bundle tests or lint findings.
+pub const EXIT_FINDINGS: u8 = 1;
+
+/// Loads a bundle from a file, or from a directory of fragments merged in name order.
+pub fn load_bundle(path: &Path) -> anyhow::Result<Result<Bundle, BundleErrors>> {
+    if path.is_dir() {
+        let mut fragments = Vec::new();
+        let mut entries: Vec<_> = std::fs::read_dir(path)
+            .with_context(|| format!("failed to read directory `{}`", path.display()))?
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .filter(|path| {
+                let name = path
+                    .file_name()
+                    .and_then(|name| name.to_str())
+                    .unwrap_or("");
+                !name.starts_with('.')
+                    && [".json", ".yaml", ".yml"]
+                        .iter()
+                        .any(|ext| name.ends_with(ext))
+            })
+            .collect();
+        entries.sort();
+        for entry in entries {
+            let text = std::fs::read_to_string(&entry)
+                .with_context(|| format!("failed to read `{}`", entry.display()))?;
+            let name = entry
+                .file_name()
+                .and_then(|name| name.to_str())
+                .unwrap_or("")
+                .to_owned();
+            match bundle::parse_document(&text, Format::from_path(&name)) {
+                Ok(document) => fragments.push((name, document)),
+                Err(mut errors) => {
+                    for error in &mut errors.errors {
+                        error.location = format!("{name}: {}", error.location);
+                    }
+                    return Ok(Err(errors));
+                }
+            }
+        }
+        return Ok(Bundle::from_fragments(fragments));
+    }
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("failed to read `{}`", path.display()))?;
+    let name = path
+        .file_stem()
+        .and_then(|stem| stem.to_str())
+        .unwrap_or("bundle");
+    Ok(Bundle::parse_named(
+        &text,
+        Format::from_path(&path.to_string_lossy()),
+        name,
+    ))
+}
+
+fn compile_or_report(path: &Path) -> anyhow::Result<Result<(Bundle, CompiledPolicy), ExitCode>> {
+    let loaded = load_bundle(path)?.and_then(|bundle| {
+        let policy = CompiledPolicy::compile(&bundle)?;
+        Ok((bundle, policy))
+    });
+    match loaded {
+        Ok(loaded) => Ok(Ok(loaded)),
+        Err(errors) => {
+            let mut stderr = std::io::stderr().lock();
+            writeln!(
+                stderr,
+                "error: bundle `{}` is invalid ({} errors)",
+                path.display(),
+                errors.errors.len()
+            )?;
+            for error in &errors.errors {
+                writeln!(stderr, "  {error}")?;
+            }
+            Ok(Err(ExitCode::from(EXIT_BAD_BUNDLE)))
+        }
+    }
+}
+
+/// `toolgate eval`: one reply per event read from standard input.
+pub fn eval(bundle_path: &Path, explain: bool) -> anyhow::Result<ExitCode> {
+    let (_, policy) = match compile_or_report(bundle_path)? {
+        Ok(loaded) => loaded,
+        Err(code) => return Ok(code),
+    };
+    let mut input = String::new();
+    std::io::stdin().lock().read_to_string_bounded(&mut input)?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    // A whole pretty-printed event is one event; otherwise every line is one (JSON Lines).
+    let events: Vec<&str> = if serde_json::from_str::<Value>(&input).is_ok() {
+        vec![input.as_str()]
+    } else {
+        input
+            .lines()
+            .filter(|line| !line.trim().is_empty())
+            .collect()
+    };
+    for (line, text) in events.into_iter().enumerate() {
+        let reply = match HookEvent::from_slice(text.as_bytes()) {
+            Ok(event) => {
+                let decision = toolgate_engine::evaluate(&policy, &event);
+                if explain {
+                    write_trace(&mut std::io::stderr().lock(), line + 1, &event, &decision)?;
+                }
+                protocol::render_claude(&event, &decision)
+            }
+            Err(e) => {
+                let mut error =
+                    json!({ "code": "invalid_event", "message": e.to_string(), "line": line + 1 });
+                if let (Some(field), Value::Object(map)) = (e.field(), &mut error) {
+                    map.insert("field".into(), json!(field));
+                }
+                json!({ "error": error })
+            }
+        };
+        serde_json::to_writer(&mut out, &reply)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Reads standard input up to a bound, so that a runaway pipe cannot exhaust memory.
+trait ReadBounded {
+    fn read_to_string_bounded(&mut self, buf: &mut String) -> anyhow::Result<()>;
+}
+
+impl<R: BufRead> ReadBounded for R {
+    fn read_to_string_bounded(&mut self, buf: &mut String) -> anyhow::Result<()> {
+        const MAX_INPUT: u64 = 256 * 1024 * 1024;
+        std::io::Read::take(self, MAX_INPUT)
+            .read_to_string(buf)
+            .context("failed to read events from stdin")?;
+        Ok(())
+    }
+}
+
+use std::io::Read as _;
+
+fn write_trace(
+    out: &mut impl Write,
+    line: usize,
+    event: &HookEvent,
+    decision: &Decision,
+) -> std::io::Result<()> {
+    let tool = event.tool_name.as_deref().unwrap_or("-");
+    writeln!(out, "event {line}: {} {tool}", event.event)?;
+    if matches!(tool, "Bash" | "Monitor" | "PowerShell") {
+        let analysis = shell::analyze(
+            event.input_str("command").unwrap_or(""),
+            &ShellLimits::default(),
+        );
+        for command in &analysis.commands {
+            let view = command.deny_views.first().map_or("", String::as_str);
+            writeln!(
+                out,
+                "  command [{:?}, depth {}]: {view}",
+                command.origin, command.depth
+            )?;
+        }
+        for unresolved in &analysis.unresolved {
+            writeln!(out, "  unresolved: {unresolved}")?;
+        }
+    }
+    for hit in &decision.matched {
+        writeln!(
+            out,
+            "  matched {} ({}, {}): {}",
+            hit.rule_id,
+            hit.outcome,
+            hit.mode.as_str(),
+            hit.reason
+        )?;
+    }
+    let winner = decision.winner.as_deref().unwrap_or("no rule");
+    writeln!(out, "  decision: {} by {winner}", decision.outcome)
+}
+
+/// `toolgate lint`: rules Claude Code would silently ignore or that look wrong.
+pub fn lint(path: &Path) -> anyhow::Result<ExitCode> {
+    let bundle = match load_bundle(path)? {
+        Ok(bundle) => bundle,
+        Err(errors) => {
+            let mut stderr = std::io::stderr().lock();
+            for error in &errors.errors {
+                writeln!(stderr, "{}: error: {error}", path.display())?;
+            }
+            return Ok(ExitCode::from(EXIT_BAD_BUNDLE));
+        }
+    };
+    let mut stdout = std::io::stdout().lock();
+    for warning in &bundle.warnings {
+        writeln!(stdout, "{}: warning: {warning}", path.display())?;
+    }
+    if bundle.warnings.is_empty() {
+        writeln!(stdout, "{}: no findings", path.display())?;
+        Ok(ExitCode::SUCCESS)
+    } else {
+        writeln!(stdout, "{} finding(s)", bundle.warnings.len())?;
+        Ok(ExitCode::from(EXIT_FINDINGS))
+    }
+}
+
+/// `toolgate test`: runs the bundle's own tests.
+pub fn test(path: &Path) -> anyhow::Result<ExitCode> {
+    let (bundle, policy) = match compile_or_report(path)? {
+        Ok(loaded) => loaded,
+        Err(code) => return Ok(code),
+    };
+    let report = policy.run_tests();
+    let mut stdout = std::io::stdout().lock();
+    for failure in &report.failures {
+        writeln!(stdout, "FAIL {}: {}", failure.location, failure.message)?;
+        let index = failure
+            .location
+            .strip_prefix("tests[")
+            .and_then(|rest| rest.split(']').next())
+            .and_then(|index| index.parse::<usize>().ok());
+        if let Some(case) = index.and_then(|index| bundle.tests.get(index))
+            && let Ok(event) = HookEvent::from_value(case.event.clone())
+        {
+            let decision = toolgate_engine::evaluate(&policy, &event);
+            write_trace(&mut stdout, index.unwrap_or(0), &event, &decision)?;
+        }
+    }
+    writeln!(
+        stdout,
+        "{} passed, {} failed",
+        report.passed,
+        report.failures.len()
+    )?;
+    Ok(if report.failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_FINDINGS)
+    })
+}
