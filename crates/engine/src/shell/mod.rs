@@ -97,6 +97,9 @@ pub struct SimpleCommand {
     /// Whether any argument contains an expansion that is only known at run time
     /// (`$VAR`, `$(…)`, globs are *not* counted). The arguments keep their source text.
     pub has_dynamic_args: bool,
+    /// The previous pipeline element's program (`argv[0]`) when this command's standard input is
+    /// a pipe (`curl` for `curl x | sh`).
+    pub stdin_pipe_from: Option<String>,
 }
 
 impl SimpleCommand {
