@@ -789,6 +789,3 @@ fn floor_char_boundary(text: &str, mut at: usize) -> usize {
     }
     at
 }
-
-#[cfg(test)]
-mod tests;
