@@ -450,7 +450,12 @@ impl<'a> Evaluation<'a> {
             if !self.extended_rule_matches(rule, command) {
                 continue;
             }
-            if let Some(context) = &rule.additional_context {
+            // A shadow rule is recorded, never acted on: it adds no context either.
+            if let Some(context) = rule
+                .additional_context
+                .as_ref()
+                .filter(|_| rule.mode == Mode::Enforce)
+            {
                 self.context(context);
             }
             if rule.decision == Outcome::Allow && rule.mode == Mode::Enforce {
