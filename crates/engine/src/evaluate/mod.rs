@@ -47,6 +47,7 @@ pub fn evaluate(policy: &CompiledPolicy, event: &HookEvent) -> Decision {
         hits: Vec::new(),
         contexts: Vec::new(),
         warnings: Vec::new(),
+        shell_paths: Vec::new(),
     };
     let covered = if event.is_gate() {
         eval.gate()
@@ -73,6 +74,8 @@ pub(crate) struct Evaluation<'a> {
     hits: Vec<RuleHit>,
     contexts: Vec<String>,
     warnings: Vec<String>,
+    /// For a shell call: every path its commands read or write (canonical, recursive or not).
+    shell_paths: Vec<(String, bool)>,
 }
 
 /// What the file tools of Claude Code read and write.
@@ -139,12 +142,9 @@ impl<'a> Evaluation<'a> {
             _ => None,
         };
         covered = covered.or(specific);
-        if !matches!(
-            tool,
-            "Bash" | "Monitor" | "PowerShell" | "mcp__workspace__bash"
-        ) {
-            covered = covered.or(self.extended_rules(None));
-        }
+        // Rules that do not look at commands judge the call as a whole (for Bash: every path any
+        // of its commands touches, and the command text).
+        covered = covered.or(self.extended_rules(None));
         for pack in self.policy.packs.clone() {
             crate::packs::check_gate(pack, self);
         }
@@ -228,6 +228,8 @@ impl<'a> Evaluation<'a> {
                 }
             }
             let effects = file_effects(simple);
+            let touched = self.touched_paths(Some((simple, &effects)));
+            self.shell_paths.extend(touched);
             for read in &effects.reads {
                 let access = FileAccess::Read {
                     path: self.canonical(&read.path),
@@ -586,7 +588,7 @@ impl<'a> Evaluation<'a> {
         command: Option<(&SimpleCommand, &Effects)>,
     ) -> Vec<(String, bool)> {
         match command {
-            Some((simple, effects)) => {
+            Some((_, effects)) => {
                 let mut paths: Vec<(String, bool)> = effects
                     .reads
                     .iter()
@@ -598,17 +600,9 @@ impl<'a> Evaluation<'a> {
                         .iter()
                         .map(|write| (self.canonical(write), false)),
                 );
-                if paths.is_empty() {
-                    paths.extend(
-                        simple
-                            .args()
-                            .iter()
-                            .filter(|arg| !arg.starts_with('-'))
-                            .map(|arg| (self.canonical(arg), false)),
-                    );
-                }
                 paths
             }
+            None if !self.shell_paths.is_empty() => self.shell_paths.clone(),
             None => {
                 let accesses = match self.tool() {
                     "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => self.write_access(),
