@@ -243,7 +243,15 @@ impl PermissionRule {
         }
         let tool = crate::protocol::canonical_tool_name(tool).to_owned();
         let content = content.map(unescape_content);
-        let content = content.as_deref().map(str::trim).unwrap_or_default();
+        let raw = content.as_deref().unwrap_or_default();
+        let content = raw.trim();
+        if content.is_empty() && !raw.is_empty() {
+            // Claude Code compares `( )` with the command and matches nothing; as an allow, our
+            // tool-wide reading would approve everything. Neither is what the author meant.
+            return Err(RuleError::new(format!(
+                "empty pattern in `{text}`: write `{tool}` for the whole tool"
+            )));
+        }
         let specifier = if content.is_empty() || content == "*" {
             Specifier::All
         } else {

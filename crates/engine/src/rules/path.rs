@@ -64,6 +64,14 @@ impl PathPattern {
         if text.is_empty() {
             return Err("empty path pattern".to_owned());
         }
+        if ["$HOME", "${HOME}", "%USERPROFILE%"]
+            .iter()
+            .any(|variable| text.starts_with(variable))
+        {
+            return Err(format!(
+                "path pattern `{text}` starts with a variable, which is not expanded in rules (it would name a directory of that name under the project): write `~/…` for the home directory"
+            ));
+        }
         let (anchor, rest, anchored) = if let Some(rest) = text.strip_prefix("//") {
             (Anchor::Root, rest, true)
         } else if text == "~" {
@@ -438,7 +446,18 @@ mod tests {
 
     #[test]
     fn invalid_patterns_are_errors() {
-        for bad in ["", "   ", "../x", "a/../b", "./a/./b", "!x", "#x", "/a/[b"] {
+        for bad in [
+            "",
+            "   ",
+            "../x",
+            "a/../b",
+            "./a/./b",
+            "!x",
+            "#x",
+            "/a/[b",
+            "$HOME/.ssh/**",
+            "${HOME}/.aws",
+        ] {
             assert!(PathPattern::new(bad, RuleKind::Deny).is_err(), "{bad}");
         }
         assert_eq!(

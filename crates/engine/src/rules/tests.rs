@@ -63,7 +63,14 @@ mod parsing {
 
     #[test]
     fn bare_names_and_tool_wide_forms() {
-        for text in ["Bash", "Bash()", "Bash(*)", " Bash ", "Bash( * )"] {
+        for text in [
+            "Bash",
+            "Bash()",
+            "Bash(*)",
+            " Bash ",
+            "Bash( * )",
+            "Bash(\t*)",
+        ] {
             assert_eq!(parse(text), rule("Bash", Specifier::All), "{text}");
         }
         assert_eq!(parse("WebSearch"), rule("WebSearch", Specifier::All));
@@ -213,6 +220,10 @@ mod parsing {
             "text after the closing parenthesis in `Bash(ls) x`"
         );
         assert_eq!(error("(foo)"), "missing tool name in `(foo)`");
+        assert_eq!(
+            error("Bash( )"),
+            "empty pattern in `Bash( )`: write `Bash` for the whole tool"
+        );
         assert_eq!(error(""), "empty rule");
         assert_eq!(error("   "), "empty rule");
         assert_eq!(
