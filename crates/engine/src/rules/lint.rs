@@ -17,6 +17,9 @@
 //!   subcommands (`git * main` allows `git -c core.fsmonitor=… diff main`).
 //! - `param-allow-ignored`: parameter rules only apply to deny and ask.
 //! - `mcp-specifier-ignored`: Claude Code skips `mcp__…(…)` rules in settings files.
+//! - `content-ignored`: content for a tool that takes none (`WebSearch(x)`, `ExitPlanMode(x)`);
+//!   only `Agent(type)` and `Skill(name)` have an other-specifier to match, so the rule never
+//!   matches.
 //!
 //! This module only reports; it must not change or reject rules (errors belong to `parse`).
 
@@ -170,6 +173,18 @@ pub fn lint(rule: &PermissionRule, kind: RuleKind) -> Vec<Lint> {
             "mid-pattern-prefix",
             format!(
                 "`:*` is a prefix marker only at the end of a pattern: in `{shown}` it is a literal `:` followed by a wildcard; write `*` or move `:*` to the end"
+            ),
+        );
+    }
+
+    if let Specifier::Other(content) = &rule.specifier
+        && !matches!(tool, "Agent" | "Skill")
+        && !tool.starts_with(|c: char| c.is_ascii_lowercase())
+    {
+        push(
+            "content-ignored",
+            format!(
+                "`{tool}` takes no content (only `Agent(type)` and `Skill(name)` match one), so `{shown}` never matches: write `{tool}` for the whole tool, or `{tool}(field:value)` for one input field; got `{content}`"
             ),
         );
     }

@@ -1,5 +1,6 @@
 //! Tests of rule parsing, display, linting and the compiled matchers, end to end from rule text.
-//! Pattern-level edge cases live beside each matcher module.
+//! Pattern-level edge cases live beside each matcher module; these tests must not depend on the
+//! evaluator or the shell analyser.
 
 use proptest::prelude::*;
 use serde_json::json;
@@ -654,6 +655,17 @@ mod lints {
         assert!(codes("Bash(git * main)", RuleKind::Deny).is_empty());
         assert!(codes("Bash(git log *)", RuleKind::Allow).is_empty());
         assert!(codes(r"Bash(echo \* x)", RuleKind::Allow).is_empty());
+    }
+
+    #[test]
+    fn content_for_tools_without_content() {
+        assert_eq!(
+            codes("WebSearch(cats)", RuleKind::Deny),
+            ["content-ignored"]
+        );
+        assert_eq!(codes("ExitPlanMode(x)", RuleKind::Ask), ["content-ignored"]);
+        assert!(codes("Skill(deploy *)", RuleKind::Deny).is_empty());
+        assert!(codes("ExitPlanMode(plan:*)", RuleKind::Deny).is_empty());
     }
 
     #[test]
