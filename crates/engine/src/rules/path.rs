@@ -72,6 +72,17 @@ impl PathPattern {
                 "path pattern `{text}` starts with a variable, which is not expanded in rules (it would name a directory of that name under the project): write `~/…` for the home directory"
             ));
         }
+        let mut chars = text.chars();
+        if let (Some(drive), Some(':'), Some('\\' | '/')) =
+            (chars.next(), chars.next(), chars.next())
+            && drive.is_ascii_alphabetic()
+        {
+            let rest = text.get(3..).unwrap_or_default().replace('\\', "/");
+            return Err(format!(
+                "path pattern `{text}` is a Windows path, which rules never see (paths are matched in POSIX form): write `//{}/{rest}`",
+                drive.to_ascii_lowercase()
+            ));
+        }
         let (anchor, rest, anchored) = if let Some(rest) = text.strip_prefix("//") {
             (Anchor::Root, rest, true)
         } else if text == "~" {
@@ -122,6 +133,10 @@ impl PathPattern {
                 continue;
             }
             raw.push(segment);
+        }
+        if raw == ["**"] {
+            // `**/**`: everything under the anchor, like `**`.
+            raw.clear();
         }
         let single_directory_in_allow = dir_form && kind == RuleKind::Allow;
         if !anchored && raw.len() == 1 && raw.first() != Some(&"**") && !single_directory_in_allow {
@@ -445,6 +460,25 @@ mod tests {
     }
 
     #[test]
+    fn everything_under_an_anchor() {
+        for rule in ["**", "**/**", "/", "/**", "./"] {
+            assert!(deny(rule, "/work/proj/a/b"), "{rule}");
+            assert!(!deny(rule, "/work/other"), "{rule}");
+            assert!(under(rule, "/work/proj"), "{rule}");
+            assert!(under(rule, "/work/proj/a"), "{rule}");
+            assert!(!under(rule, "/tmp"), "{rule}");
+        }
+    }
+
+    #[test]
+    fn windows_patterns_say_how_to_write_them() {
+        assert_eq!(
+            PathPattern::new(r"C:\Users\ann\**", RuleKind::Deny).err(),
+            Some(r"path pattern `C:\Users\ann\**` is a Windows path, which rules never see (paths are matched in POSIX form): write `//c/Users/ann/**`".to_owned())
+        );
+    }
+
+    #[test]
     fn invalid_patterns_are_errors() {
         for bad in [
             "",
@@ -457,6 +491,8 @@ mod tests {
             "/a/[b",
             "$HOME/.ssh/**",
             "${HOME}/.aws",
+            r"C:\Users\ann\**",
+            "c:/x",
         ] {
             assert!(PathPattern::new(bad, RuleKind::Deny).is_err(), "{bad}");
         }

@@ -199,8 +199,8 @@ mod parsing {
             Specifier::Command("git commit:*".into())
         );
         assert_eq!(
-            parse("Read(C:/x)").specifier,
-            Specifier::Path("C:/x".into())
+            parse("Read(notes:draft)").specifier,
+            Specifier::Path("notes:draft".into())
         );
     }
 
