@@ -155,35 +155,41 @@ impl<'a> Evaluation<'a> {
     fn tool_level_rules(&mut self, tool: &str) -> Option<RuleHit> {
         let input = &self.event.tool_input;
         let primary = primary_field(tool, input);
+        // A tool-wide rule of the tool's family counts too: a bare `Edit` deny also stops Write,
+        // MultiEdit and NotebookEdit, a bare `Read` deny also stops Grep and Glob.
+        let family = rule_family(tool);
+        let applies = |rule: &&PermissionMatcher| match &rule.specifier {
+            Specifier::All => true,
+            Specifier::Param { .. } => rule.matcher.matches_param(input),
+            Specifier::Other(_) => primary.is_some_and(|value| rule.matcher.matches_other(value)),
+            _ => false,
+        };
+        let family_wide = |rule: &&PermissionMatcher| matches!(rule.specifier, Specifier::All);
         for kind in [RuleKind::Deny, RuleKind::Ask] {
-            let matched: Vec<&PermissionMatcher> = self
-                .policy
-                .permissions
-                .list(kind)
+            let list = self.policy.permissions.list(kind);
+            let matched: Vec<&PermissionMatcher> = list
                 .for_tool(tool)
-                .filter(|rule| match &rule.specifier {
-                    Specifier::All => true,
-                    Specifier::Param { .. } => rule.matcher.matches_param(input),
-                    Specifier::Other(_) => {
-                        primary.is_some_and(|value| rule.matcher.matches_other(value))
-                    }
-                    _ => false,
-                })
+                .filter(applies)
+                .chain(
+                    family
+                        .iter()
+                        .flat_map(|family| list.for_tool(family))
+                        .filter(family_wide),
+                )
                 .collect();
             for rule in matched {
                 self.permission_hit(rule);
             }
         }
-        self.policy
-            .permissions
-            .allow
+        let allow = &self.policy.permissions.allow;
+        allow
             .for_tool(tool)
-            .find(|rule| match &rule.specifier {
-                Specifier::All => true,
-                Specifier::Other(_) => {
-                    primary.is_some_and(|value| rule.matcher.matches_other(value))
-                }
-                _ => false,
+            .find(|rule| !matches!(rule.specifier, Specifier::Param { .. }) && applies(rule))
+            .or_else(|| {
+                family
+                    .iter()
+                    .flat_map(|family| allow.for_tool(family))
+                    .find(family_wide)
             })
             .map(allow_hit)
     }
@@ -722,6 +728,16 @@ fn allow_hit(rule: &PermissionMatcher) -> RuleHit {
         outcome: Outcome::Allow,
         mode: Mode::Enforce,
         reason: format!("allowed by permission rule `{}`", rule.text),
+    }
+}
+
+/// The tool whose rules also govern `tool`: Edit rules cover every writing tool, Read rules
+/// every searching tool.
+fn rule_family(tool: &str) -> &'static [&'static str] {
+    match tool {
+        "Write" | "MultiEdit" | "NotebookEdit" => &["Edit"],
+        "Grep" | "Glob" | "LSP" | "NotebookRead" => &["Read"],
+        _ => &[],
     }
 }
 
