@@ -1,5 +1,5 @@
 //! Commands that run other commands: shells (`bash -c`, `sh` reading stdin), `eval`, `su -c`,
-//! `script -c`, `source /dev/stdin`, `alias`, `xargs`, `find -exec` and `parallel`.
+//! `script -c`, `source /dev/stdin`, `alias`, `trap`, `xargs`, `find -exec` and `parallel`.
 //!
 //! Given a command's normalised argv (wrappers already stripped), [`nested`] says what else runs: a
 //! script text to parse, an inner argv, a script that is only known at run time, or "the script comes
@@ -63,6 +63,7 @@ pub(super) fn nested(argv: &[Field]) -> Vec<Nested> {
             .collect(),
         "source" | "." => source(args).into_iter().collect(),
         "alias" => alias(args),
+        "trap" => trap(args).into_iter().collect(),
         "xargs" => xargs(args).into_iter().collect(),
         "find" => find(args),
         "parallel" => parallel(args).into_iter().collect(),
@@ -229,6 +230,26 @@ fn alias(args: &[Field]) -> Vec<Nested> {
             ))
         })
         .collect()
+}
+
+/// `trap ACTION SIGNAL…`: the action runs later, in this shell.
+fn trap(args: &[Field]) -> Option<Nested> {
+    let args = match args.first() {
+        Some(first) if first.text == "--" => args.get(1..)?,
+        Some(first) if first.text.starts_with('-') && first.text != "-" => return None,
+        _ => args,
+    };
+    let [action, _signal, ..] = args else {
+        return None;
+    };
+    if action.text.is_empty() || action.text == "-" {
+        return None;
+    }
+    Some(script_or_dynamic(
+        action.text.clone(),
+        action.dynamic,
+        Origin::ShellString,
+    ))
 }
 
 /// xargs options: required-argument short options, optional-attached ones, and long options that
@@ -436,6 +457,12 @@ mod tests {
             nested(&fields(&["script", "-qc", "rm -rf /", "/dev/null"])),
             [script("rm -rf /", Origin::ShellString)]
         );
+        assert_eq!(
+            nested(&fields(&["trap", "--", "rm -rf /", "EXIT"])),
+            [script("rm -rf /", Origin::ShellString)]
+        );
+        assert!(nested(&fields(&["trap", "-p", "EXIT"])).is_empty());
+        assert!(nested(&fields(&["trap", "EXIT"])).is_empty());
         assert_eq!(
             nested(&fields(&["alias", "x=rm -rf /"])),
             [script("rm -rf /", Origin::ShellString)]

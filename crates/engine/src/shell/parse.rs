@@ -39,19 +39,35 @@ pub(super) fn guarded<T>(f: impl FnOnce() -> T) -> Option<T> {
     catch_unwind(AssertUnwindSafe(f)).ok()
 }
 
-/// An upper bound on how deeply `text` can nest: every construct that opens a nesting level in the
-/// grammar needs one of `(`, `{`, `[`, a backtick, or one of the words `if`, `do`, `case`.
+/// An upper bound on how deeply `text` can make the parser recurse: every construct that opens a
+/// nesting level in brush-parser's grammar needs one of `(`, `{`, `[`, a backtick, `!` (`[[ ! ! x ]]`),
+/// `&` or `|` (`[[ a && b … ]]` nests its AST), or one of the words `if`, `do`, `case`.
 pub(super) fn nesting_budget(text: &str) -> usize {
     let bytes = text.as_bytes();
-    let brackets = bytes
+    let punctuation = bytes
         .iter()
-        .filter(|b| matches!(b, b'(' | b'{' | b'[' | b'`'))
+        .filter(|b| matches!(b, b'(' | b'{' | b'[' | b'`' | b'!' | b'&' | b'|'))
         .count();
-    let keywords = bytes
-        .windows(2)
-        .filter(|w| matches!(w, [b'i', b'f'] | [b'd', b'o'] | [b'c', b'a']))
-        .count();
-    brackets + keywords
+    let mut keywords = 0;
+    let mut previous_is_word = false;
+    for (at, byte) in bytes.iter().enumerate() {
+        if !previous_is_word {
+            let rest = bytes.get(at..).unwrap_or_default();
+            for keyword in [&b"if"[..], b"do", b"case"] {
+                if rest.starts_with(keyword)
+                    && !rest.get(keyword.len()).is_some_and(|b| is_word_byte(*b))
+                {
+                    keywords += 1;
+                }
+            }
+        }
+        previous_is_word = is_word_byte(*byte);
+    }
+    punctuation + keywords
+}
+
+fn is_word_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_'
 }
 
 /// Runs `f` on the current stack when `budget` is small, otherwise on a scoped thread whose stack is
@@ -100,8 +116,10 @@ mod tests {
     fn budget_counts_openers() {
         assert_eq!(nesting_budget("git status"), 0);
         assert_eq!(nesting_budget("echo $(id)"), 1);
-        assert!(nesting_budget("if true; then :; fi") >= 1);
-        assert!(nesting_budget("for x in a; do :; done") >= 1);
+        assert_eq!(nesting_budget("if true; then :; fi"), 1);
+        assert_eq!(nesting_budget("for x in a; do :; done"), 1);
+        assert_eq!(nesting_budget("cat docs | caseload"), 1);
+        assert_eq!(nesting_budget("[[ ! ! x ]]"), 4);
         assert_eq!(nesting_budget("((((("), 5);
     }
 

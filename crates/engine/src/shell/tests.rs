@@ -860,3 +860,19 @@ proptest! {
         prop_assert_eq!(analyze(&text, &limits).unresolved, vec![Unresolved::TooLong]);
     }
 }
+
+#[test]
+fn deep_test_expressions_are_bounded() {
+    let limits = ShellLimits {
+        max_len: 1 << 20,
+        ..ShellLimits::default()
+    };
+    let bangs = format!("[[ {}x ]]", "! ".repeat(20_000));
+    assert!(
+        analyze(&bangs, &limits)
+            .unresolved
+            .contains(&Unresolved::TooDeep)
+    );
+    let ands = format!("[[ {}x ]]", "x && ".repeat(2_000));
+    let _ = analyze(&ands, &limits);
+}
