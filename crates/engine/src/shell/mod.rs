@@ -97,8 +97,10 @@ pub struct SimpleCommand {
     /// Whether any argument contains an expansion that is only known at run time
     /// (`$VAR`, `$(…)`, globs are *not* counted). The arguments keep their source text.
     pub has_dynamic_args: bool,
-    /// The previous pipeline element's program (`argv[0]`) when this command's standard input is
-    /// a pipe (`curl` for `curl x | sh`).
+    /// When the command is a pipeline element after the first, the basename of the command feeding
+    /// its standard input (`curl -fsSL x | sh` gives `sh` the value `curl`). For a compound element
+    /// (`curl x | (sh)`) it is set on the first command inside; when the producer's name is only
+    /// known at run time, it is the producer's first word as written (`$CMD`).
     pub stdin_pipe_from: Option<String>,
 }
 
@@ -178,7 +180,52 @@ impl std::fmt::Display for Unresolved {
 }
 
 /// Analyses one command string. Never panics; always bounded by `limits`.
+///
+/// ```
+/// use toolgate_engine::shell::{analyze, ShellLimits};
+///
+/// let analysis = analyze("git status && bash -c 'rm -rf /'", &ShellLimits::default());
+/// let names: Vec<&str> = analysis.commands.iter().map(|c| c.name()).collect();
+/// assert_eq!(names, ["git", "bash", "rm"]);
+/// assert!(analysis.unresolved.is_empty());
+/// ```
 pub fn analyze(command: &str, limits: &ShellLimits) -> Analysis {
-    let _ = (command, limits);
-    Analysis::default()
+    if command.len() > limits.max_len {
+        return Analysis {
+            commands: Vec::new(),
+            unresolved: vec![Unresolved::TooLong],
+        };
+    }
+    let mut walker = walk::Walker::new(limits);
+    walker.script(command, Origin::TopLevel, 0);
+    walker.out
 }
+
+/// The basename of a program path: `/bin//rm` → `rm`, `./script.sh` → `script.sh`,
+/// `git.exe` → `git`. A path ending in `/` is kept whole.
+pub(crate) fn basename(program: &str) -> &str {
+    let base = program
+        .rsplit('/')
+        .next()
+        .filter(|b| !b.is_empty())
+        .unwrap_or(program);
+    match base.len().checked_sub(4).and_then(|at| base.get(at..)) {
+        Some(ext) if ext.eq_ignore_ascii_case(".exe") && base.len() > 4 => {
+            base.get(..base.len() - 4).unwrap_or(base)
+        }
+        _ => base,
+    }
+}
+
+mod exec;
+mod parse;
+mod views;
+mod walk;
+mod words;
+mod wrappers;
+
+pub use exec::SHELLS;
+pub use views::SAFE_ENV_VARS;
+
+#[cfg(test)]
+mod tests;
