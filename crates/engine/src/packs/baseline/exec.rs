@@ -12,7 +12,7 @@ use super::Cmd;
 use crate::packs::Findings;
 use crate::packs::argv::Parsed;
 use crate::paths::{self, PathContext};
-use crate::shell::{self, Analysis, ShellLimits, Unresolved};
+use crate::shell::{self, Analysis, Origin, ShellLimits, Unresolved};
 
 /// Programs that fetch content from the network.
 const FETCHERS: &[&str] = &[
@@ -183,6 +183,34 @@ pub(super) fn check_analysis(analysis: &Analysis, ctx: &PathContext<'_>, out: &m
                 );
             }
             if decode {
+                out.add(
+                    "decoded-payload-to-shell",
+                    "decoded content would run as a script, hidden from review",
+                );
+            }
+        }
+    }
+    // A script only known at run time (`sh <(…)`, `bash < <(…)`, `source <(…)`) while a
+    // substitution in the same command fetches or decodes something: that is what runs.
+    let dynamic_script = analysis
+        .unresolved
+        .iter()
+        .any(|u| matches!(u, Unresolved::DynamicScript(_)));
+    if dynamic_script {
+        let substituted = analysis.commands.iter().filter(|cmd| {
+            matches!(
+                cmd.origin,
+                Origin::ProcessSubstitution | Origin::CommandSubstitution
+            )
+        });
+        for cmd in substituted {
+            if FETCHERS.contains(&cmd.name()) {
+                out.add(
+                    "execute-downloaded-script",
+                    "a script fetched from the network would run unreviewed",
+                );
+            }
+            if is_decoder(cmd) {
                 out.add(
                     "decoded-payload-to-shell",
                     "decoded content would run as a script, hidden from review",
