@@ -357,7 +357,7 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
             if cmd.simple.stdin_pipe_from.is_some() {
                 stdin_payload(
                     cmd,
-                    matches!(name, "nc" | "ncat" | "netcat" | "socat" | "telnet"),
+                    matches!(name, "nc" | "ncat" | "netcat" | "socat" | "telnet" | "ssh"),
                     out,
                 );
             }
