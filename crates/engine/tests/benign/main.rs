@@ -18,7 +18,8 @@ fn dir() -> &'static Path {
 }
 
 fn policy() -> CompiledPolicy {
-    let bundle = Bundle::parse("name: benign\ninclude: [baseline, secrets]\n", Format::Yaml).expect("bundle");
+    let bundle = Bundle::parse("name: benign\ninclude: [baseline, secrets]\n", Format::Yaml)
+        .expect("bundle");
     CompiledPolicy::compile(&bundle).expect("compile")
 }
 
@@ -32,10 +33,15 @@ fn entries() -> Vec<(String, Value)> {
             continue;
         }
         let command = line.replace("\\n", "\n");
-        entries.push((command.clone(), json!({ "tool_name": "Bash", "tool_input": { "command": command } })));
+        entries.push((
+            command.clone(),
+            json!({ "tool_name": "Bash", "tool_input": { "command": command } }),
+        ));
     }
-    let ops: Value = serde_norway::from_str(&std::fs::read_to_string(dir().join("file_ops.yaml")).expect("file_ops.yaml"))
-        .expect("file_ops.yaml is YAML");
+    let ops: Value = serde_norway::from_str(
+        &std::fs::read_to_string(dir().join("file_ops.yaml")).expect("file_ops.yaml"),
+    )
+    .expect("file_ops.yaml is YAML");
     for op in ops.as_array().expect("file_ops.yaml is a list") {
         let event = match op.get("event") {
             Some(event) => event.clone(),
@@ -50,7 +56,11 @@ fn entries() -> Vec<(String, Value)> {
 fn benign_corpus_is_never_denied() {
     let policy = policy();
     let entries = entries();
-    assert!(entries.len() >= 300, "the benign corpus has {} entries; keep at least 300", entries.len());
+    assert!(
+        entries.len() >= 300,
+        "the benign corpus has {} entries; keep at least 300",
+        entries.len()
+    );
     let mut denies = Vec::new();
     let mut asks = Vec::new();
     for (label, mut event) in entries.iter().cloned() {
@@ -77,5 +87,10 @@ fn benign_corpus_is_never_denied() {
     for ask in &asks {
         eprintln!("  ASK {ask}");
     }
-    assert!(denies.is_empty(), "{} benign entries were denied:\n{}", denies.len(), denies.join("\n"));
+    assert!(
+        denies.is_empty(),
+        "{} benign entries were denied:\n{}",
+        denies.len(),
+        denies.join("\n")
+    );
 }

@@ -46,7 +46,11 @@ fn base64(bytes: &[u8]) -> String {
     const TABLE: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::new();
     for chunk in bytes.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for i in 0..=chunk.len() {
             out.push(char::from(TABLE[((n >> (18 - 6 * i)) & 63) as usize]));
@@ -64,16 +68,33 @@ fn families(seed: u64) -> Vec<(&'static str, String, String)> {
     let mut v = Vec::new();
     let mut add = |family: &'static str, token: String, text: String| v.push((family, text, token));
     let t = format!("AKIA{}", r.chars(16, &[UPPER, "234567"].concat()));
-    add("aws-access-token", t.clone(), format!("aws_access_key_id = {t}\n"));
+    add(
+        "aws-access-token",
+        t.clone(),
+        format!("aws_access_key_id = {t}\n"),
+    );
     let t = format!("ghp_{}", r.chars(36, &alnum()));
-    add("github-pat", t.clone(), format!("export GITHUB_TOKEN={t}\n"));
+    add(
+        "github-pat",
+        t.clone(),
+        format!("export GITHUB_TOKEN={t}\n"),
+    );
     let t = format!("gho_{}", r.chars(36, &alnum()));
     add("github-oauth", t.clone(), format!("token: {t}\n"));
     let t = format!("github_pat_{}", r.chars(82, &[&alnum(), "_"].concat()));
-    add("github-fine-grained-pat", t.clone(), format!("GH_TOKEN={t}"));
+    add(
+        "github-fine-grained-pat",
+        t.clone(),
+        format!("GH_TOKEN={t}"),
+    );
     let t = format!("glpat-{}", r.chars(20, &[&alnum(), "_-"].concat()));
     add("gitlab-pat", t.clone(), format!("GITLAB_TOKEN={t}"));
-    let t = format!("xoxb-{}-{}-{}", r.chars(12, DIGITS), r.chars(13, DIGITS), r.chars(24, &alnum()));
+    let t = format!(
+        "xoxb-{}-{}-{}",
+        r.chars(12, DIGITS),
+        r.chars(13, DIGITS),
+        r.chars(24, &alnum())
+    );
     add("slack-bot-token", t.clone(), format!("SLACK_BOT_TOKEN={t}"));
     let t = format!(
         "hooks.slack.com/services/T{}/B{}/{}",
@@ -81,32 +102,92 @@ fn families(seed: u64) -> Vec<(&'static str, String, String)> {
         r.chars(8, &[UPPER, DIGITS].concat()),
         r.chars(24, &alnum())
     );
-    add("slack-webhook-url", t.clone(), format!("curl -X POST https://{t} -d '{{}}'"));
+    add(
+        "slack-webhook-url",
+        t.clone(),
+        format!("curl -X POST https://{t} -d '{{}}'"),
+    );
     let t = format!("sk_live_{}", r.chars(24, &alnum()));
-    add("stripe-access-token", t.clone(), format!("stripe.api_key = '{t}'"));
+    add(
+        "stripe-access-token",
+        t.clone(),
+        format!("stripe.api_key = '{t}'"),
+    );
     let t = format!(
         "sk-proj-{}T3BlbkFJ{}",
         r.chars(74, &[&alnum(), "_-"].concat()),
         r.chars(74, &[&alnum(), "_-"].concat())
     );
-    add("openai-api-key", t.clone(), format!("OPENAI_API_KEY=\"{t}\""));
+    add(
+        "openai-api-key",
+        t.clone(),
+        format!("OPENAI_API_KEY=\"{t}\""),
+    );
     let t = format!("sk-ant-api03-{}AA", r.chars(93, &[&alnum(), "_-"].concat()));
-    add("anthropic-api-key", t.clone(), format!("export ANTHROPIC_API_KEY={t}"));
+    add(
+        "anthropic-api-key",
+        t.clone(),
+        format!("export ANTHROPIC_API_KEY={t}"),
+    );
     let t = format!("AIza{}", r.chars(35, &[&alnum(), "_-"].concat()));
     add("gcp-api-key", t.clone(), format!("const key = \"{t}\";"));
     let t = format!("npm_{}", r.chars(36, &alnum()));
-    add("npm-access-token", t.clone(), format!("//registry.npmjs.org/:_authToken={t}"));
-    let t = format!("SG.{}.{}", r.chars(22, &[&alnum(), "_-"].concat()), r.chars(43, &[&alnum(), "_-"].concat()));
-    add("sendgrid-api-token", t.clone(), format!("SENDGRID_API_KEY={t}"));
+    add(
+        "npm-access-token",
+        t.clone(),
+        format!("//registry.npmjs.org/:_authToken={t}"),
+    );
+    let t = format!(
+        "SG.{}.{}",
+        r.chars(22, &[&alnum(), "_-"].concat()),
+        r.chars(43, &[&alnum(), "_-"].concat())
+    );
+    add(
+        "sendgrid-api-token",
+        t.clone(),
+        format!("SENDGRID_API_KEY={t}"),
+    );
     let t = format!("dop_v1_{}", r.chars(64, HEX));
-    add("digitalocean-pat", t.clone(), format!("DIGITALOCEAN_TOKEN={t}"));
-    let body: Vec<String> = (0..10).map(|_| r.chars(64, &[&alnum(), "+/"].concat())).collect();
-    let t = format!("-----BEGIN OPENSSH {k}-----\n{}\n-----END OPENSSH {k}-----", body.join("\n"), k = "PRIVATE KEY");
-    add("private-key", t.clone(), format!("cat > deploy_key <<'EOF'\n{t}\nEOF\n"));
-    let t = format!("{}{}", r.chars(12, &alnum()), r.chars(20, &[LOWER, DIGITS].concat()));
-    add("generic-api-key", t.clone(), format!("api_secret = \"{t}\"\n"));
+    add(
+        "digitalocean-pat",
+        t.clone(),
+        format!("DIGITALOCEAN_TOKEN={t}"),
+    );
+    let body: Vec<String> = (0..10)
+        .map(|_| r.chars(64, &[&alnum(), "+/"].concat()))
+        .collect();
+    let t = format!(
+        "-----BEGIN OPENSSH {k}-----\n{}\n-----END OPENSSH {k}-----",
+        body.join("\n"),
+        k = "PRIVATE KEY"
+    );
+    add(
+        "private-key",
+        t.clone(),
+        format!("cat > deploy_key <<'EOF'\n{t}\nEOF\n"),
+    );
+    let t = format!(
+        "{}{}",
+        r.chars(12, &alnum()),
+        r.chars(20, &[LOWER, DIGITS].concat())
+    );
+    add(
+        "generic-api-key",
+        t.clone(),
+        format!("api_secret = \"{t}\"\n"),
+    );
     let t = format!("Pw-{}{}", r.chars(6, &alnum()), r.chars(4, DIGITS));
-    add("url-credentials", t.clone(), ["DATABASE_URL=postgres://app", ":", &t, "@db.internal:5432/app"].concat());
+    add(
+        "url-credentials",
+        t.clone(),
+        [
+            "DATABASE_URL=postgres://app",
+            ":",
+            &t,
+            "@db.internal:5432/app",
+        ]
+        .concat(),
+    );
     let inner = format!("ghp_{}", r.chars(36, &alnum()));
     let t = base64(inner.as_bytes());
     add("base64-encoded-token", t.clone(), format!("data: {t}\n"));
@@ -128,7 +209,8 @@ fn placeholders() -> Vec<String> {
 }
 
 fn policy() -> CompiledPolicy {
-    let bundle = Bundle::parse("name: s\ninclude: [baseline, secrets]\n", Format::Yaml).expect("bundle");
+    let bundle =
+        Bundle::parse("name: s\ninclude: [baseline, secrets]\n", Format::Yaml).expect("bundle");
     CompiledPolicy::compile(&bundle).expect("compile")
 }
 
@@ -144,20 +226,47 @@ fn event(mut value: Value) -> HookEvent {
 /// Every channel the pack scans, carrying `text`.
 fn channels(text: &str) -> Vec<(&'static str, Value)> {
     vec![
-        ("Write", json!({ "tool_name": "Write", "tool_input": { "file_path": "src/config.py", "content": format!("# settings\n{text}\n") } })),
-        ("Edit", json!({ "tool_name": "Edit", "tool_input": { "file_path": "src/config.py", "old_string": "KEY = None", "new_string": text } })),
-        ("MultiEdit", json!({ "tool_name": "MultiEdit", "tool_input": { "file_path": "app.env.ts", "edits": [{ "old_string": "a", "new_string": "b" }, { "old_string": "c", "new_string": text }] } })),
-        ("NotebookEdit", json!({ "tool_name": "NotebookEdit", "tool_input": { "notebook_path": "nb.ipynb", "new_source": text } })),
-        ("Bash", json!({ "tool_name": "Bash", "tool_input": { "command": format!("printf '%s\\n' '{}' >> notes.txt", text.replace('\'', "")) } })),
-        ("MCP", json!({ "tool_name": "mcp__notion__create_page", "tool_input": { "title": "setup", "body": { "text": text } } })),
+        (
+            "Write",
+            json!({ "tool_name": "Write", "tool_input": { "file_path": "src/config.py", "content": format!("# settings\n{text}\n") } }),
+        ),
+        (
+            "Edit",
+            json!({ "tool_name": "Edit", "tool_input": { "file_path": "src/config.py", "old_string": "KEY = None", "new_string": text } }),
+        ),
+        (
+            "MultiEdit",
+            json!({ "tool_name": "MultiEdit", "tool_input": { "file_path": "app.env.ts", "edits": [{ "old_string": "a", "new_string": "b" }, { "old_string": "c", "new_string": text }] } }),
+        ),
+        (
+            "NotebookEdit",
+            json!({ "tool_name": "NotebookEdit", "tool_input": { "notebook_path": "nb.ipynb", "new_source": text } }),
+        ),
+        (
+            "Bash",
+            json!({ "tool_name": "Bash", "tool_input": { "command": format!("printf '%s\\n' '{}' >> notes.txt", text.replace('\'', "")) } }),
+        ),
+        (
+            "MCP",
+            json!({ "tool_name": "mcp__notion__create_page", "tool_input": { "title": "setup", "body": { "text": text } } }),
+        ),
     ]
 }
 
 fn leaks(decision: &Decision, secret: &str) -> bool {
     let probe = secret.get(..secret.len().min(24)).unwrap_or(secret);
-    decision.reason.as_deref().is_some_and(|r| r.contains(probe))
-        || decision.additional_context.as_deref().is_some_and(|c| c.contains(probe))
-        || decision.matched.iter().any(|hit| hit.reason.contains(probe))
+    decision
+        .reason
+        .as_deref()
+        .is_some_and(|r| r.contains(probe))
+        || decision
+            .additional_context
+            .as_deref()
+            .is_some_and(|c| c.contains(probe))
+        || decision
+            .matched
+            .iter()
+            .any(|hit| hit.reason.contains(probe))
 }
 
 #[test]
@@ -170,24 +279,45 @@ fn generated_credentials_are_denied_on_every_channel() {
             for (channel, value) in channels(&text) {
                 cases += 1;
                 let decision = evaluate(&policy, &event(value));
-                let by_pack = decision.matched.iter().any(|hit| hit.rule_id == "secret-in-tool-input");
+                let by_pack = decision
+                    .matched
+                    .iter()
+                    .any(|hit| hit.rule_id == "secret-in-tool-input");
                 if decision.outcome != Outcome::Deny || !by_pack {
-                    failures.push(format!("{family} via {channel}: got {} by {:?}", decision.outcome, decision.winner));
+                    failures.push(format!(
+                        "{family} via {channel}: got {} by {:?}",
+                        decision.outcome, decision.winner
+                    ));
                 }
                 if leaks(&decision, &token) {
-                    failures.push(format!("{family} via {channel}: the reason repeats the credential"));
+                    failures.push(format!(
+                        "{family} via {channel}: the reason repeats the credential"
+                    ));
                 }
             }
             // The prompt is blocked with a reason.
             cases += 1;
-            let prompt = event(json!({ "hook_event_name": "UserPromptSubmit", "prompt": format!("please deploy with {text}") }));
+            let prompt = event(
+                json!({ "hook_event_name": "UserPromptSubmit", "prompt": format!("please deploy with {text}") }),
+            );
             let decision = evaluate(&policy, &prompt);
             let reply = render_claude(&prompt, &decision);
-            if decision.winner.as_deref() != Some("secret-in-prompt") || reply["decision"] != "block" {
-                failures.push(format!("{family} via prompt: got {} / {reply}", decision.outcome));
+            if decision.winner.as_deref() != Some("secret-in-prompt")
+                || reply["decision"] != "block"
+            {
+                failures.push(format!(
+                    "{family} via prompt: got {} / {reply}",
+                    decision.outcome
+                ));
             }
-            if leaks(&decision, &token) || reply.to_string().contains(token.get(..20).unwrap_or(&token)) {
-                failures.push(format!("{family} via prompt: the reply repeats the credential"));
+            if leaks(&decision, &token)
+                || reply
+                    .to_string()
+                    .contains(token.get(..20).unwrap_or(&token))
+            {
+                failures.push(format!(
+                    "{family} via prompt: the reply repeats the credential"
+                ));
             }
             // A tool response warns the agent without blocking.
             cases += 1;
@@ -202,14 +332,24 @@ fn generated_credentials_are_denied_on_every_channel() {
                 .as_str()
                 .is_some_and(|c| c.contains("credential"));
             if decision.outcome != Outcome::None || reply.get("decision").is_some() || !warned {
-                failures.push(format!("{family} via tool response: got {} / {reply}", decision.outcome));
+                failures.push(format!(
+                    "{family} via tool response: got {} / {reply}",
+                    decision.outcome
+                ));
             }
             if leaks(&decision, &token) {
-                failures.push(format!("{family} via tool response: the context repeats the credential"));
+                failures.push(format!(
+                    "{family} via tool response: the context repeats the credential"
+                ));
             }
         }
     }
-    assert!(failures.is_empty(), "{} of {cases} secret cases failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {cases} secret cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     eprintln!("{cases} generated secret cases passed");
 }
 
@@ -217,10 +357,18 @@ fn generated_credentials_are_denied_on_every_channel() {
 fn reasons_name_the_detector() {
     let policy = policy();
     for (family, text, _) in families(7) {
-        let decision = evaluate(&policy, &event(json!({ "tool_name": "Write", "tool_input": { "file_path": "x.txt", "content": text } })));
+        let decision = evaluate(
+            &policy,
+            &event(
+                json!({ "tool_name": "Write", "tool_input": { "file_path": "x.txt", "content": text } }),
+            ),
+        );
         let reason = decision.reason.unwrap_or_default();
         assert!(reason.contains("detector `"), "{family}: {reason}");
-        assert!(reason.contains("secret-in-tool-input"), "{family}: {reason}");
+        assert!(
+            reason.contains("secret-in-tool-input"),
+            "{family}: {reason}"
+        );
     }
 }
 
@@ -231,8 +379,15 @@ fn placeholders_pass_on_every_channel() {
     for text in placeholders() {
         for (channel, value) in channels(&text) {
             let decision = evaluate(&policy, &event(value));
-            if decision.matched.iter().any(|hit| hit.rule_id.starts_with("secret-in-")) {
-                failures.push(format!("placeholder {text:?} via {channel} was flagged: {:?}", decision.reason));
+            if decision
+                .matched
+                .iter()
+                .any(|hit| hit.rule_id.starts_with("secret-in-"))
+            {
+                failures.push(format!(
+                    "placeholder {text:?} via {channel} was flagged: {:?}",
+                    decision.reason
+                ));
             }
         }
         let prompt = event(json!({ "hook_event_name": "UserPromptSubmit", "prompt": text }));
@@ -248,7 +403,12 @@ fn without_the_pack_nothing_is_flagged() {
     let bundle = Bundle::parse("name: s\ninclude: [baseline]\n", Format::Yaml).expect("bundle");
     let policy = CompiledPolicy::compile(&bundle).expect("compile");
     for (family, text, _) in families(3) {
-        let decision = evaluate(&policy, &event(json!({ "tool_name": "Write", "tool_input": { "file_path": "x.txt", "content": text } })));
+        let decision = evaluate(
+            &policy,
+            &event(
+                json!({ "tool_name": "Write", "tool_input": { "file_path": "x.txt", "content": text } }),
+            ),
+        );
         assert_eq!(decision.outcome, Outcome::None, "{family}");
     }
 }
