@@ -423,6 +423,67 @@ fn ordinary_code_has_no_findings() {
 }
 
 #[test]
+fn windowed_generic_rule_equals_a_whole_text_scan() {
+    let s = Scanner::builtin();
+    let (order, rule) = s
+        .rules
+        .iter()
+        .enumerate()
+        .find(|(_, r)| r.id == "generic-api-key")
+        .unwrap();
+    assert!(rule.window.is_some());
+    let mut r = Rng::new(21);
+    let mut text = ordinary_source(8 * 1024);
+    for i in 0..40 {
+        let value = match i % 4 {
+            0 => r.chars(24, &[UPPER, DIGITS].concat()),
+            1 => r.chars(150, "0123456789QWXZ"),
+            2 => r.chars(900, "0123456789qwxz+/"),
+            _ => format!(
+                "{}={}",
+                r.chars(12, "0123456789QWXZ"),
+                r.chars(30, "0123456789")
+            ),
+        };
+        let key = ["secret", "api_key", "client_auth", "password", "access"][i % 5];
+        text.push_str(&format!(
+            "svc{i}_{key} = \"{value}\"\n{}",
+            ordinary_source(300 + i * 37)
+        ));
+    }
+    text.push_str(&format!(
+        "token = {}",
+        r.chars(600, &[LOWER, DIGITS].concat())
+    ));
+    let hay = text.as_bytes();
+    let mut budget = Budget { bytes: 0, runs: 0 };
+    let mut windowed = Vec::new();
+    s.collect(hay, None, 0, &mut budget, &mut windowed);
+    let windowed: Vec<(usize, usize)> = windowed
+        .iter()
+        .filter(|c| c.rule_id == rule.id)
+        .map(|c| (c.start, c.end))
+        .collect();
+    let reference: Vec<(usize, usize)> = rule
+        .regex
+        .captures_iter(hay)
+        .filter_map(|caps| {
+            let whole = caps.get(0)?;
+            let secret = caps.iter().skip(1).flatten().find(|m| !m.is_empty())?;
+            s.accept(rule, hay, secret.as_bytes(), whole, None)
+                .then_some((secret.start(), secret.end()))
+        })
+        .collect();
+    let raw = rule.regex.find_iter(hay).count();
+    assert!(
+        reference.len() >= 20,
+        "{} reference hits of {raw}",
+        reference.len()
+    );
+    assert_eq!(windowed, reference, "rule #{order}");
+}
+
+#[test]
 fn the_vendored_rule_data_is_not_itself_flagged() {
     let ids: Vec<&str> = Scanner::builtin()
         .scan(rules::RULES_JSON)
@@ -509,4 +570,43 @@ fn timing() {
     );
     time("64 KiB source, one secret", &secret_text, 200);
     drop(scanner);
+}
+
+#[test]
+#[ignore = "timing breakdown"]
+fn timing_breakdown() {
+    use std::time::Instant;
+    let s = Scanner::builtin();
+    let src = ordinary_source(64 * 1024);
+    let hay = src.as_bytes();
+    let ac = s.keywords.as_ref().unwrap();
+    let t = Instant::now();
+    let mut enabled = vec![false; s.rules.len()];
+    for _ in 0..100 {
+        for m in ac.find_overlapping_iter(hay) {
+            for &i in &s.keyword_rules[m.pattern().as_usize()] {
+                enabled[i] = true;
+            }
+        }
+    }
+    println!("keywords: {:?}", t.elapsed() / 100);
+    for (rule, on) in s.rules.iter().zip(&enabled) {
+        if *on {
+            let t = Instant::now();
+            let mut n = 0;
+            for _ in 0..20 {
+                n += rule.regex.captures_iter(hay).count();
+            }
+            println!("{}: {:?} ({} matches)", rule.id, t.elapsed() / 20, n / 20);
+        }
+    }
+    let t = Instant::now();
+    for _ in 0..20 {
+        let mut b = Budget {
+            bytes: MAX_DECODE_BYTES,
+            runs: MAX_DECODE_RUNS,
+        };
+        std::hint::black_box(decode::decoded_runs(hay, &mut b, |_, _| false));
+    }
+    println!("decode: {:?}", t.elapsed() / 20);
 }
