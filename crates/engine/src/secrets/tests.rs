@@ -593,15 +593,7 @@ fn timing() {
 #[test]
 #[ignore = "timing breakdown"]
 fn timing_breakdown() {
-    struct Instant(u64);
-    impl Instant {
-        fn now() -> Self {
-            Instant(cpu_ns())
-        }
-        fn elapsed(&self) -> std::time::Duration {
-            std::time::Duration::from_nanos(cpu_ns() - self.0)
-        }
-    }
+    use std::time::Instant;
     let s = Scanner::builtin();
     let src = ordinary_source(64 * 1024);
     let hay = src.as_bytes();
@@ -635,4 +627,47 @@ fn timing_breakdown() {
         std::hint::black_box(decode::decoded_runs(hay, &mut b, |_, _| false));
     }
     println!("decode: {:?}", t.elapsed() / 20);
+}
+
+#[test]
+#[ignore = "timing breakdown"]
+fn timing_stages() {
+    use std::hint::black_box;
+    use std::time::Instant;
+    let s = Scanner::builtin();
+    let src = ordinary_source(64 * 1024);
+    let hay = src.as_bytes();
+    let rule = s.rules.iter().find(|r| r.id == "generic-api-key").unwrap();
+    let matches: Vec<_> = rule.regex.captures_iter(hay).collect();
+    let mut totals = [0u128; 3];
+    for _ in 0..50 {
+        let t = Instant::now();
+        let mut b = Budget { bytes: 0, runs: 0 };
+        let mut out = Vec::new();
+        s.collect(hay, None, 0, &mut b, &mut out);
+        black_box(out);
+        totals[0] += t.elapsed().as_nanos();
+        let t = Instant::now();
+        for caps in &matches {
+            let whole = caps.get(0).unwrap();
+            let secret = caps
+                .iter()
+                .skip(1)
+                .flatten()
+                .find(|m| !m.is_empty())
+                .unwrap();
+            black_box(s.accept(rule, hay, secret.as_bytes(), whole, None));
+        }
+        totals[1] += t.elapsed().as_nanos();
+        let t = Instant::now();
+        black_box(s.scan(&src));
+        totals[2] += t.elapsed().as_nanos();
+    }
+    println!(
+        "collect(depth 0): {} µs, accept x{}: {} µs, scan: {} µs",
+        totals[0] / 50_000,
+        matches.len(),
+        totals[1] / 50_000,
+        totals[2] / 50_000
+    );
 }
