@@ -28,7 +28,12 @@ pub(super) struct Decoded {
 }
 
 fn is_b64(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_')
+    matches!(b, b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'+' | b'/' | b'-' | b'_')
+}
+
+/// Whether a decoded byte can occur in text (rejects control bytes early, before UTF-8 checks).
+fn textual(b: u8) -> bool {
+    b >= 0x20 && b != 0x7f || matches!(b, b'\t' | b'\n' | b'\r')
 }
 
 /// Every encoded run in `hay` that decodes to text, skipping runs for which `skip(start, end)`
@@ -84,12 +89,16 @@ pub(super) fn decoded_runs(
     out
 }
 
-/// Decodes an even-length prefix of hex digits.
+/// Decodes an even-length prefix of hex digits; `None` at the first non-text byte.
 fn decode_hex(body: &[u8]) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(body.len() / 2);
     for pair in body.chunks_exact(2) {
         let (&hi, &lo) = (pair.first()?, pair.get(1)?);
-        out.push(hex_val(hi)? << 4 | hex_val(lo)?);
+        let b = hex_val(hi)? << 4 | hex_val(lo)?;
+        if !textual(b) {
+            return None;
+        }
+        out.push(b);
     }
     Some(out)
 }
@@ -103,7 +112,8 @@ fn hex_val(b: u8) -> Option<u8> {
     }
 }
 
-/// Decodes unpadded base64 in the standard or the URL-safe alphabet (not both mixed).
+/// Decodes unpadded base64 in the standard or the URL-safe alphabet (not both mixed); `None` at
+/// the first non-text byte.
 fn decode_base64(body: &[u8]) -> Option<Vec<u8>> {
     let standard = body.iter().any(|b| matches!(b, b'+' | b'/'));
     let url_safe = body.iter().any(|b| matches!(b, b'-' | b'_'));
@@ -128,7 +138,11 @@ fn decode_base64(body: &[u8]) -> Option<Vec<u8>> {
         bits += 6;
         if bits >= 8 {
             bits -= 8;
-            out.push(((acc >> bits) & 0xff) as u8);
+            let byte = ((acc >> bits) & 0xff) as u8;
+            if !textual(byte) {
+                return None;
+            }
+            out.push(byte);
         }
         acc &= (1 << bits) - 1;
     }

@@ -33,7 +33,7 @@ mod tests;
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use regex::bytes::{Regex, RegexSet, RegexSetBuilder};
 
 use decode::Budget;
@@ -49,6 +49,11 @@ pub const MAX_DECODE_DEPTH: u8 = 2;
 const MAX_DECODE_BYTES: usize = 256 * 1024;
 /// Most encoded runs decoded during one scan (all depths together).
 const MAX_DECODE_RUNS: usize = 256;
+/// Search window around each keyword hit for `generic-api-key`: its match starts at most 50 bytes
+/// before the keyword (`[\w.-]{0,50}?`) and its bounded value alternative ends < 200 bytes after
+/// it; a match that reaches the window's end is redone on the whole text, which covers the
+/// unbounded base64 alternative.
+const GENERIC_WINDOW: (usize, usize) = (64, 256);
 /// Most candidates collected before overlap resolution.
 const MAX_CANDIDATES: usize = 1024;
 
@@ -101,6 +106,9 @@ struct Rule {
     wants_line: bool,
     /// 0: specific, 1: generic (loses overlaps to specific rules).
     tier: u8,
+    /// When set, the regex only runs in windows of (bytes before, bytes after) each keyword hit;
+    /// only for rules whose every match contains a keyword within those bounds.
+    window: Option<(usize, usize)>,
     check: Option<fn(&[u8]) -> bool>,
 }
 
@@ -209,6 +217,7 @@ impl Scanner {
                         wants_line: allowlists.iter().any(Allowlist::wants_line),
                         allowlists,
                         tier: u8::from(raw.id.starts_with("generic")),
+                        window: (raw.id == "generic-api-key").then_some(GENERIC_WINDOW),
                         check: None,
                     });
                 }
@@ -240,13 +249,16 @@ impl Scanner {
                 allowlists: Vec::new(),
                 wants_line: false,
                 tier: 0,
+                window: None,
                 check: extra.check,
             });
         }
         let (words, rules): (Vec<String>, Vec<Vec<usize>>) = keyword_index.into_iter().unzip();
+        // A full DFA: ~30% faster than the NFA on keyword-dense source text (measured).
         scanner.keywords = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
+            .kind(Some(AhoCorasickKind::DFA))
             .build(&words)
             .ok();
         if scanner.keywords.is_none() {
@@ -354,6 +366,8 @@ impl Scanner {
                 *e = true;
             }
         }
+        // Merged search windows around keyword hits, for rules that have a window.
+        let mut windows: Vec<Vec<(usize, usize)>> = vec![Vec::new(); self.rules.len()];
         if let Some(ac) = &self.keywords {
             for m in ac.find_overlapping_iter(hay) {
                 for &i in self
@@ -365,40 +379,76 @@ impl Scanner {
                     if let Some(e) = enabled.get_mut(i) {
                         *e = true;
                     }
+                    if let (Some((before, after)), Some(list)) =
+                        (self.rules.get(i).and_then(|r| r.window), windows.get_mut(i))
+                    {
+                        let (ws, we) = (
+                            m.start().saturating_sub(before),
+                            m.end().saturating_add(after).min(hay.len()),
+                        );
+                        match list.last_mut() {
+                            Some(last) if ws <= last.1 => *last = (last.0.min(ws), last.1.max(we)),
+                            _ => list.push((ws, we)),
+                        }
+                    }
                 }
             }
         }
         let first_own = out.len();
-        for (order, (rule, _)) in self
+        let whole_text = [(0, hay.len())];
+        for (order, ((rule, _), windows)) in self
             .rules
             .iter()
             .zip(&enabled)
+            .zip(&windows)
             .enumerate()
-            .filter(|(_, (_, on))| **on)
+            .filter(|(_, ((_, on), _))| **on)
         {
             if let Some(re) = &rule.path
                 && !path.is_some_and(|p| re.is_match(p.as_bytes()))
             {
                 continue;
             }
-            for caps in rule.regex.captures_iter(hay) {
-                if out.len() >= MAX_CANDIDATES {
-                    return;
-                }
-                let Some(whole) = caps.get(0) else { continue };
-                let secret = match rule.secret_group {
-                    Some(g) => caps.get(g),
-                    None => caps.iter().skip(1).flatten().find(|m| !m.is_empty()),
-                }
-                .unwrap_or(whole);
-                if self.accept(rule, hay, secret.as_bytes(), whole, path) {
-                    out.push(Candidate {
-                        start: secret.start(),
-                        end: secret.end(),
-                        rule_id: rule.id,
-                        tier: rule.tier,
-                        order,
-                    });
+            let ranges: &[(usize, usize)] = if windows.is_empty() {
+                &whole_text
+            } else {
+                windows
+            };
+            let mut done = 0;
+            for &(ws, we) in ranges {
+                let sub = hay.get(..we).unwrap_or(hay);
+                let mut pos = ws.max(done);
+                while pos < we {
+                    let Some(mut caps) = rule.regex.captures_at(sub, pos) else {
+                        break;
+                    };
+                    // A match reaching the window's end may continue past it: redo it exactly.
+                    if caps.get(0).is_some_and(|m| m.end() == we) && we < hay.len() {
+                        match rule.regex.captures_at(hay, pos) {
+                            Some(full) => caps = full,
+                            None => break,
+                        }
+                    }
+                    let Some(whole) = caps.get(0) else { break };
+                    pos = whole.end().max(whole.start() + 1);
+                    done = pos;
+                    if out.len() >= MAX_CANDIDATES {
+                        return;
+                    }
+                    let secret = match rule.secret_group {
+                        Some(g) => caps.get(g),
+                        None => caps.iter().skip(1).flatten().find(|m| !m.is_empty()),
+                    }
+                    .unwrap_or(whole);
+                    if self.accept(rule, hay, secret.as_bytes(), whole, path) {
+                        out.push(Candidate {
+                            start: secret.start(),
+                            end: secret.end(),
+                            rule_id: rule.id,
+                            tier: rule.tier,
+                            order,
+                        });
+                    }
                 }
             }
         }

@@ -423,6 +423,67 @@ fn ordinary_code_has_no_findings() {
 }
 
 #[test]
+fn windowed_generic_rule_equals_a_whole_text_scan() {
+    let s = Scanner::builtin();
+    let (order, rule) = s
+        .rules
+        .iter()
+        .enumerate()
+        .find(|(_, r)| r.id == "generic-api-key")
+        .unwrap();
+    assert!(rule.window.is_some());
+    let mut r = Rng::new(21);
+    let mut text = ordinary_source(8 * 1024);
+    for i in 0..40 {
+        let value = match i % 4 {
+            0 => r.chars(24, &[UPPER, DIGITS].concat()),
+            1 => r.chars(150, "0123456789QWXZ"),
+            2 => r.chars(900, "0123456789qwxz+/"),
+            _ => format!(
+                "{}={}",
+                r.chars(12, "0123456789QWXZ"),
+                r.chars(30, "0123456789")
+            ),
+        };
+        let key = ["secret", "api_key", "client_auth", "password", "access"][i % 5];
+        text.push_str(&format!(
+            "svc{i}_{key} = \"{value}\"\n{}",
+            ordinary_source(300 + i * 37)
+        ));
+    }
+    text.push_str(&format!(
+        "token = {}",
+        r.chars(600, &[LOWER, DIGITS].concat())
+    ));
+    let hay = text.as_bytes();
+    let mut budget = Budget { bytes: 0, runs: 0 };
+    let mut windowed = Vec::new();
+    s.collect(hay, None, 0, &mut budget, &mut windowed);
+    let windowed: Vec<(usize, usize)> = windowed
+        .iter()
+        .filter(|c| c.rule_id == rule.id)
+        .map(|c| (c.start, c.end))
+        .collect();
+    let reference: Vec<(usize, usize)> = rule
+        .regex
+        .captures_iter(hay)
+        .filter_map(|caps| {
+            let whole = caps.get(0)?;
+            let secret = caps.iter().skip(1).flatten().find(|m| !m.is_empty())?;
+            s.accept(rule, hay, secret.as_bytes(), whole, None)
+                .then_some((secret.start(), secret.end()))
+        })
+        .collect();
+    let raw = rule.regex.find_iter(hay).count();
+    assert!(
+        reference.len() >= 20,
+        "{} reference hits of {raw}",
+        reference.len()
+    );
+    assert_eq!(windowed, reference, "rule #{order}");
+}
+
+#[test]
 fn the_vendored_rule_data_is_not_itself_flagged() {
     let ids: Vec<&str> = Scanner::builtin()
         .scan(rules::RULES_JSON)
@@ -473,25 +534,43 @@ fn entropy_matches_gitleaks() {
     assert!((rules::shannon_entropy(b"abcd") - 2.0).abs() < 1e-9);
 }
 
+/// Nanoseconds this thread has spent on a CPU (Linux schedstat), immune to waiting for a core.
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
 /// Timing figures; run with
-/// `cargo test --release -p toolgate-engine --lib secrets::tests::timing -- --ignored --nocapture`.
+/// `cargo test --release -p toolgate-engine --lib secrets::tests::timing -- --ignored --nocapture
+/// --test-threads=1`.
 #[test]
 #[ignore = "timing print, not an assertion"]
 fn timing() {
     use std::hint::black_box;
     use std::time::Instant;
-    let t = Instant::now();
+    let (t, cpu) = (Instant::now(), cpu_ns());
     let scanner = Scanner::compile_builtin();
-    println!("compile all rules: {:?}", t.elapsed());
+    println!(
+        "compile all rules: wall {:?}, on-CPU {:?}",
+        t.elapsed(),
+        std::time::Duration::from_nanos(cpu_ns() - cpu)
+    );
     let s = Scanner::builtin();
     let cmd = "cd /work/app && ls -la src/ && grep -rn 'fn main' --include='*.rs' . | head -20 && cargo build --release 2>&1 | tail -5";
     let time = |label: &str, text: &str, iters: u32| {
         black_box(s.scan(text));
-        let t = Instant::now();
+        let (t, cpu) = (Instant::now(), cpu_ns());
         for _ in 0..iters {
             black_box(s.scan(black_box(text)));
         }
-        println!("{label} ({} B): {:?}/scan", text.len(), t.elapsed() / iters);
+        println!(
+            "{label} ({} B): wall {:?}/scan, on-CPU {:?}/scan",
+            text.len(),
+            t.elapsed() / iters,
+            std::time::Duration::from_nanos((cpu_ns() - cpu) / u64::from(iters))
+        );
     };
     time("shell command, no keyword", cmd, 20_000);
     time(
@@ -509,4 +588,86 @@ fn timing() {
     );
     time("64 KiB source, one secret", &secret_text, 200);
     drop(scanner);
+}
+
+#[test]
+#[ignore = "timing breakdown"]
+fn timing_breakdown() {
+    use std::time::Instant;
+    let s = Scanner::builtin();
+    let src = ordinary_source(64 * 1024);
+    let hay = src.as_bytes();
+    let ac = s.keywords.as_ref().unwrap();
+    let t = Instant::now();
+    let mut enabled = vec![false; s.rules.len()];
+    for _ in 0..100 {
+        for m in ac.find_overlapping_iter(hay) {
+            for &i in &s.keyword_rules[m.pattern().as_usize()] {
+                enabled[i] = true;
+            }
+        }
+    }
+    println!("keywords: {:?}", t.elapsed() / 100);
+    for (rule, on) in s.rules.iter().zip(&enabled) {
+        if *on {
+            let t = Instant::now();
+            let mut n = 0;
+            for _ in 0..20 {
+                n += rule.regex.captures_iter(hay).count();
+            }
+            println!("{}: {:?} ({} matches)", rule.id, t.elapsed() / 20, n / 20);
+        }
+    }
+    let t = Instant::now();
+    for _ in 0..20 {
+        let mut b = Budget {
+            bytes: MAX_DECODE_BYTES,
+            runs: MAX_DECODE_RUNS,
+        };
+        std::hint::black_box(decode::decoded_runs(hay, &mut b, |_, _| false));
+    }
+    println!("decode: {:?}", t.elapsed() / 20);
+}
+
+#[test]
+#[ignore = "timing breakdown"]
+fn timing_stages() {
+    use std::hint::black_box;
+    use std::time::Instant;
+    let s = Scanner::builtin();
+    let src = ordinary_source(64 * 1024);
+    let hay = src.as_bytes();
+    let rule = s.rules.iter().find(|r| r.id == "generic-api-key").unwrap();
+    let matches: Vec<_> = rule.regex.captures_iter(hay).collect();
+    let mut totals = [0u128; 3];
+    for _ in 0..50 {
+        let t = Instant::now();
+        let mut b = Budget { bytes: 0, runs: 0 };
+        let mut out = Vec::new();
+        s.collect(hay, None, 0, &mut b, &mut out);
+        black_box(out);
+        totals[0] += t.elapsed().as_nanos();
+        let t = Instant::now();
+        for caps in &matches {
+            let whole = caps.get(0).unwrap();
+            let secret = caps
+                .iter()
+                .skip(1)
+                .flatten()
+                .find(|m| !m.is_empty())
+                .unwrap();
+            black_box(s.accept(rule, hay, secret.as_bytes(), whole, None));
+        }
+        totals[1] += t.elapsed().as_nanos();
+        let t = Instant::now();
+        black_box(s.scan(&src));
+        totals[2] += t.elapsed().as_nanos();
+    }
+    println!(
+        "collect(depth 0): {} µs, accept x{}: {} µs, scan: {} µs",
+        totals[0] / 50_000,
+        matches.len(),
+        totals[1] / 50_000,
+        totals[2] / 50_000
+    );
 }

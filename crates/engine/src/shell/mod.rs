@@ -11,6 +11,15 @@
 //! a parse error, input past the limits, a command name built from a variable or a substitution,
 //! `sh -c "$VAR"`. The evaluator treats those as "never allow".
 //!
+//! Limits are enforced before and during parsing: input past [`ShellLimits::max_len`] is never
+//! parsed, input whose nesting budget (brackets, `!`, `&`, `|`, `if`/`do`/`case`) could exhaust the
+//! stack is either refused (`TooDeep`) or parsed on a dedicated thread with a stack sized to it, and
+//! panics inside brush-parser are contained and reported as parse failures.
+//!
+//! Submodules: `parse` (the only door to brush-parser), `words` (unquoting, brace expansion,
+//! substitutions inside words), `wrappers` (exec-wrapper option grammars), `exec` (shells, `eval`,
+//! `xargs`, `find -exec`, …), `views` (deny and allow texts) and `walk` (the AST walk).
+//!
 //! This module must not evaluate policy; it only describes the command.
 
 /// Bounds on the work [`analyze`] does for one command string.
@@ -52,7 +61,8 @@ pub enum Origin {
     CommandSubstitution,
     /// Inside `<(…)` or `>(…)`.
     ProcessSubstitution,
-    /// The payload of `bash -c`, `sh -c`, `zsh -c`, … (or `su -c`).
+    /// The payload of `bash -c`, `sh -c`, `zsh -c`, … (or `su -c`, `script -c`), and other shell text
+    /// the command line defines to run later: `alias name='…'` values and `trap '…' SIGNAL` actions.
     ShellString,
     /// The arguments of `eval`.
     Eval,

@@ -876,3 +876,15 @@ fn deep_test_expressions_are_bounded() {
     let ands = format!("[[ {}x ]]", "x && ".repeat(2_000));
     let _ = analyze(&ands, &limits);
 }
+
+#[test]
+fn worst_case_nesting_within_the_length_limit_does_not_overflow() {
+    let braces = format!("{}x;{}", "{ ".repeat(4000), " }".repeat(4000));
+    let quoted = format!("echo {}x{}", "\"$(".repeat(3000), ")\"".repeat(3000));
+    let ifs = format!("{}x{}", "if x; then ".repeat(1000), "; fi".repeat(1000));
+    for text in [braces, quoted, ifs] {
+        assert!(text.len() <= ShellLimits::default().max_len);
+        let analysis = run(&text);
+        assert!(!analysis.unresolved.is_empty() || !analysis.commands.is_empty());
+    }
+}
