@@ -66,8 +66,11 @@ pub(crate) fn literal_prefix(path: &str) -> &str {
 
 /// Whether the canonical path lies in scratch space (temp directories, caches).
 pub(crate) fn is_scratch(path: &str, ctx: &PathContext<'_>) -> bool {
-    let path = literal_prefix(path);
-    let strictly_under = |dir: &str| path != dir && paths::is_within(path, dir);
+    let literal = literal_prefix(path);
+    let globbed = literal != path;
+    let path = literal;
+    // A glob inside a scratch directory (`/tmp/*`) removes only its contents.
+    let strictly_under = |dir: &str| (path != dir || globbed) && paths::is_within(path, dir);
     SCRATCH_DIRS.iter().any(|dir| strictly_under(dir))
         || ctx.home.is_some_and(|home| {
             HOME_SCRATCH.iter().any(|rel| {

@@ -257,6 +257,13 @@ pub(super) fn check_analysis(analysis: &Analysis, ctx: &PathContext<'_>, out: &m
                 .filter(|path| *path != "-")
                 .map(|path| paths::canonicalize(path, ctx)),
         );
+        downloads.extend(
+            simple
+                .redirects
+                .iter()
+                .filter(|r| r.kind != crate::shell::RedirectKind::Read)
+                .map(|r| paths::canonicalize(&r.target, ctx)),
+        );
         if simple.name() == "curl" && parsed.has(&['O'], &["remote-name"]) {
             for url in &parsed.operands {
                 if let Some(file) = url.rsplit('/').next().filter(|f| !f.is_empty()) {

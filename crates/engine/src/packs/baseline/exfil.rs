@@ -179,7 +179,36 @@ fn substitutes_environment(arg: &str) -> bool {
         .any(dumps_environment)
 }
 
+/// Output redirected to bash's network pseudo-devices (`> /dev/tcp/host/port`).
+fn dev_tcp(cmd: &Cmd<'_>, out: &mut Findings) {
+    let to_network = cmd.simple.redirects.iter().any(|r| {
+        r.kind != RedirectKind::Read
+            && (r.target.starts_with("/dev/tcp/") || r.target.starts_with("/dev/udp/"))
+    });
+    if !to_network {
+        return;
+    }
+    if dumps_environment(cmd.simple) {
+        out.add(
+            "environment-to-network",
+            "the environment (and every token in it) would be sent to a `/dev/tcp` socket",
+        );
+        return;
+    }
+    let reads = crate::evaluate::file_effects(cmd.simple).reads;
+    for read in &reads {
+        payload(cmd, &read.path, read.recursive, true, out);
+    }
+    if reads.is_empty() {
+        out.add(
+            "network-upload-file",
+            format!("`{}` writes its output to a network socket", cmd.name()),
+        );
+    }
+}
+
 pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
+    dev_tcp(cmd, out);
     let name = cmd.name();
     let args = cmd.args();
     match name {

@@ -66,7 +66,10 @@ fn is_harmless_device(path: &str) -> bool {
 
 /// Whether a canonical path is a block device or raw disk.
 fn is_disk_device(path: &str) -> bool {
-    path.starts_with("/dev/") && !is_harmless_device(path)
+    path.starts_with("/dev/")
+        && !is_harmless_device(path)
+        && !path.starts_with("/dev/tcp/")
+        && !path.starts_with("/dev/udp/")
 }
 
 /// Whether removing or truncating the canonical `path` reaches outside the project and scratch.

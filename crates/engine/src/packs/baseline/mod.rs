@@ -38,6 +38,8 @@ pub(super) struct Cmd<'a> {
     pub ctx: PathContext<'a>,
     /// The raw command text (only for clients that read their script from stdin).
     pub raw: &'a str,
+    /// The directory an earlier `cd` in the same command moved to, when known statically.
+    pub dir: Option<&'a str>,
 }
 
 impl<'a> Cmd<'a> {
@@ -51,9 +53,14 @@ impl<'a> Cmd<'a> {
         self.simple.args()
     }
 
-    /// The canonical form of a path argument.
+    /// The canonical form of a path argument, resolved against the directory an earlier `cd`
+    /// moved to (the project root stays the event's cwd).
     pub fn canonical(&self, path: &str) -> String {
-        paths::canonicalize(path, &self.ctx)
+        let ctx = PathContext {
+            cwd: self.dir.unwrap_or(self.ctx.cwd),
+            home: self.ctx.home,
+        };
+        paths::canonicalize(path, &ctx)
     }
 
     /// The commands feeding this one's stdin through a pipeline, nearest first.
@@ -104,6 +111,7 @@ impl<'a> Cmd<'a> {
 pub(crate) fn check_shell(eval: &mut Evaluation<'_>, analysis: &Analysis) {
     let mut findings = Findings::default();
     let raw = eval.event.input_str("command").unwrap_or("");
+    let dirs = tracked_dirs(analysis, &eval.ctx);
     for (index, simple) in analysis.commands.iter().enumerate() {
         let cmd = Cmd {
             simple,
@@ -111,6 +119,7 @@ pub(crate) fn check_shell(eval: &mut Evaluation<'_>, analysis: &Analysis) {
             analysis,
             ctx: eval.ctx,
             raw,
+            dir: dirs.get(index).and_then(Option::as_deref),
         };
         fs::check(&cmd, &mut findings);
         git::check(&cmd, &mut findings);
@@ -122,6 +131,42 @@ pub(crate) fn check_shell(eval: &mut Evaluation<'_>, analysis: &Analysis) {
     }
     exec::check_analysis(analysis, &eval.ctx, &mut findings);
     findings.report(eval);
+}
+
+/// The directory each command runs in after the `cd`/`pushd` commands before it (`cd ~/.ssh &&
+/// cat id_rsa`), when the target is known statically; `None` means the event's cwd.
+fn tracked_dirs(analysis: &Analysis, ctx: &PathContext<'_>) -> Vec<Option<String>> {
+    let mut dirs = Vec::with_capacity(analysis.commands.len());
+    let mut current: Option<String> = None;
+    for simple in &analysis.commands {
+        dirs.push(current.clone());
+        if !matches!(simple.name(), "cd" | "pushd" | "chdir") {
+            continue;
+        }
+        let target = simple
+            .args()
+            .iter()
+            .find(|arg| !arg.starts_with('-') || arg.as_str() == "-")
+            .map(String::as_str);
+        let base = PathContext {
+            cwd: current.as_deref().unwrap_or(ctx.cwd),
+            home: ctx.home,
+        };
+        current = match target {
+            None => ctx.home.map(str::to_owned),
+            Some("-") => None,
+            Some(dir) if super::places::is_dynamic(dir) && !dir.contains("HOME") => None,
+            Some(dir) => {
+                let canonical = paths::canonicalize(dir, &base);
+                (!places_dynamic(&canonical)).then_some(canonical)
+            }
+        };
+    }
+    dirs
+}
+
+fn places_dynamic(path: &str) -> bool {
+    super::places::is_dynamic(path) || path.starts_with('~')
 }
 
 /// Baseline rules for a gating event of a file, web or MCP tool.
