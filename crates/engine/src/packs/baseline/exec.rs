@@ -358,3 +358,52 @@ fn env(cmd: &Cmd<'_>, out: &mut Findings) {
         }
     }
 }
+
+/// Calls in interpreter one-liners that hand a string to a shell.
+const SHELL_CALLS: &[&str] = &[
+    "system(",
+    "popen(",
+    "subprocess",
+    "exec(",
+    "execsync(",
+    "spawn(",
+    "spawnsync(",
+    "check_output(",
+    "check_call(",
+    "os.exec",
+    "shell_exec(",
+    "passthru(",
+    "%x(",
+    "qx(",
+];
+
+/// The string literals an interpreter one-liner (`python3 -c`, `node -e`, `perl -e`, `ruby -e`)
+/// passes to a shell (`os.system('rm -rf /')`, `execSync("git push -f")`): only when the code
+/// calls a shell-running function, so `print('rm -rf /')` stays data.
+pub(super) fn interpreter_shell_strings(simple: &shell::SimpleCommand) -> Vec<String> {
+    if !is_interpreter(simple.name()) || SHELLS.contains(&simple.name()) {
+        return Vec::new();
+    }
+    let parsed = Parsed::new(simple.args(), &['c', 'e', 'E'], &["eval", "command"]);
+    let mut scripts = Vec::new();
+    for code in parsed.values(&['c', 'e', 'E'], &["eval", "command"]) {
+        let lower = code.to_ascii_lowercase();
+        if !SHELL_CALLS.iter().any(|call| lower.contains(call)) && !code.contains('`') {
+            continue;
+        }
+        let mut rest = code;
+        while let Some(open) = rest.find(['\'', '"', '`']) {
+            let quote = rest.get(open..=open).unwrap_or("'");
+            let after = rest.get(open + 1..).unwrap_or("");
+            let Some(close) = after.find(quote) else {
+                break;
+            };
+            let literal = after.get(..close).unwrap_or("");
+            if literal.contains(' ') && scripts.len() < 16 {
+                scripts.push(literal.to_owned());
+            }
+            rest = after.get(close + 1..).unwrap_or("");
+        }
+    }
+    scripts
+}

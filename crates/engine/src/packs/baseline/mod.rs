@@ -111,26 +111,44 @@ impl<'a> Cmd<'a> {
 pub(crate) fn check_shell(eval: &mut Evaluation<'_>, analysis: &Analysis) {
     let mut findings = Findings::default();
     let raw = eval.event.input_str("command").unwrap_or("");
-    let dirs = tracked_dirs(analysis, &eval.ctx);
+    check_commands(analysis, &eval.ctx, raw, 0, &mut findings);
+    findings.report(eval);
+}
+
+/// Runs every shell rule over one analysis. `nesting` counts how many interpreter one-liners
+/// (`python3 -c "os.system('…')"`) led here; their shell strings are judged once, not deeper.
+fn check_commands(
+    analysis: &Analysis,
+    ctx: &PathContext<'_>,
+    raw: &str,
+    nesting: usize,
+    findings: &mut Findings,
+) {
+    let dirs = tracked_dirs(analysis, ctx);
     for (index, simple) in analysis.commands.iter().enumerate() {
         let cmd = Cmd {
             simple,
             index,
             analysis,
-            ctx: eval.ctx,
+            ctx: *ctx,
             raw,
             dir: dirs.get(index).and_then(Option::as_deref),
         };
-        fs::check(&cmd, &mut findings);
-        git::check(&cmd, &mut findings);
-        exec::check(&cmd, &mut findings);
-        reads::check_command(&cmd, &mut findings);
-        writes::check_command(&cmd, &mut findings);
-        exfil::check(&cmd, &mut findings);
-        infra::check(&cmd, &mut findings);
+        fs::check(&cmd, findings);
+        git::check(&cmd, findings);
+        exec::check(&cmd, findings);
+        reads::check_command(&cmd, findings);
+        writes::check_command(&cmd, findings);
+        exfil::check(&cmd, findings);
+        infra::check(&cmd, findings);
+        if nesting == 0 {
+            for script in exec::interpreter_shell_strings(simple) {
+                let inner = crate::shell::analyze(&script, &crate::shell::ShellLimits::default());
+                check_commands(&inner, ctx, &script, nesting + 1, findings);
+            }
+        }
     }
-    exec::check_analysis(analysis, &eval.ctx, &mut findings);
-    findings.report(eval);
+    exec::check_analysis(analysis, ctx, findings);
 }
 
 /// The directory each command runs in after the `cd`/`pushd` commands before it (`cd ~/.ssh &&
