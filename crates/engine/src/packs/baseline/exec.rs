@@ -407,3 +407,23 @@ pub(super) fn interpreter_shell_strings(simple: &shell::SimpleCommand) -> Vec<St
     }
     scripts
 }
+
+/// The script a shell reads from `echo …` or `printf …` piped into it (`echo "rm -rf /" | sh`).
+pub(super) fn echoed_script(cmd: &Cmd<'_>) -> Option<String> {
+    if !SHELLS.contains(&cmd.name()) || !reads_script_from_stdin(cmd.simple) {
+        return None;
+    }
+    let (_, producer) = cmd.upstream().into_iter().next()?;
+    let words: Vec<&str> = match producer.name() {
+        "echo" => producer
+            .args()
+            .iter()
+            .map(String::as_str)
+            .skip_while(|arg| matches!(*arg, "-e" | "-n" | "-E" | "-ne" | "-en"))
+            .collect(),
+        "printf" => producer.args().iter().map(String::as_str).collect(),
+        _ => return None,
+    };
+    let script = words.join(" ").replace("\\n", "\n");
+    (!script.trim().is_empty()).then_some(script)
+}

@@ -234,6 +234,8 @@ fn push(rest: &[String], out: &mut Findings) {
         };
         let target = if destination == "HEAD" || destination == "@" || destination.is_empty() {
             Target::Current
+        } else if destination.contains('*') {
+            Target::All
         } else if let Some(branch) = destination.strip_prefix("refs/heads/") {
             Target::Branch(branch)
         } else if destination.starts_with("refs/") {

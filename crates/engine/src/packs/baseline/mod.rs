@@ -142,7 +142,10 @@ fn check_commands(
         exfil::check(&cmd, findings);
         infra::check(&cmd, findings);
         if nesting == 0 {
-            for script in exec::interpreter_shell_strings(simple) {
+            let scripts = exec::interpreter_shell_strings(simple)
+                .into_iter()
+                .chain(exec::echoed_script(&cmd));
+            for script in scripts {
                 let inner = crate::shell::analyze(&script, &crate::shell::ShellLimits::default());
                 check_commands(&inner, ctx, &script, nesting + 1, findings);
             }

@@ -77,6 +77,35 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
             reads.push((root.to_owned(), true));
         }
     }
+    // Containers started with a secret directory mounted (`docker run -v ~/.ssh:/root/.ssh`).
+    if matches!(name, "docker" | "podman" | "nerdctl")
+        && cmd
+            .args()
+            .iter()
+            .any(|arg| matches!(arg.as_str(), "run" | "create"))
+    {
+        let parsed = Parsed::new(cmd.args(), &['v'], &["volume", "mount"]);
+        for volume in parsed.values(&['v'], &["volume"]) {
+            let source = volume.split(':').next().unwrap_or(volume);
+            if source.starts_with('/')
+                || source.starts_with('~')
+                || source.starts_with('.')
+                || source.starts_with('$')
+            {
+                reads.push((source.to_owned(), true));
+            }
+        }
+        for mount in parsed.values(&[], &["mount"]) {
+            for part in mount.split(',') {
+                if let Some(source) = part
+                    .strip_prefix("source=")
+                    .or_else(|| part.strip_prefix("src="))
+                {
+                    reads.push((source.to_owned(), true));
+                }
+            }
+        }
+    }
     // `curl file:///…`.
     if matches!(name, "curl" | "wget") {
         for arg in cmd.args() {
