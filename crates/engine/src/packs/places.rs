@@ -201,6 +201,10 @@ fn home_relative<'p>(path: &'p str, ctx: &PathContext<'_>) -> Option<&'p str> {
     {
         return Some(rest);
     }
+    // The home is unknown (no transcript path): `~/…` stays symbolic.
+    if let Some(rest) = path.strip_prefix("~/") {
+        return Some(rest);
+    }
     if let Some(rest) = path.strip_prefix("/root/") {
         return Some(rest);
     }
