@@ -977,3 +977,17 @@ fn assignment_words_in_inner_argvs_are_seen_through() {
     has("xargs FOO=1 rm -rf /", "rm -rf /", Origin::Xargs);
     has("find . -exec FOO=1 rm {} ;", "rm {}", Origin::FindExec);
 }
+
+#[test]
+fn unparseable_words_fail_closed_everywhere() {
+    for text in [
+        "ls ~99999999999999999999999",
+        "{ ls; } > ~99999999999999999999999",
+        "X=~99999999999999999999999 ls",
+    ] {
+        assert!(
+            matches!(run(text).unresolved.as_slice(), [Unresolved::Parse(_)]),
+            "{text}"
+        );
+    }
+}
