@@ -4,14 +4,15 @@
 //! caller's stack, and a few inputs make it panic (integer overflow in `~NNN`). Every call into it goes
 //! through [`guarded`], and whole-script parses go through [`with_stack`], which runs the parse (and the
 //! walk that follows it) on a thread with a stack sized to the input's nesting budget when that budget
-//! is above what any caller's stack can be trusted to hold.
+//! is above what any caller's stack can be trusted to hold. Budgets of parses nested in one another
+//! (a payload parsed while its parent's walk is on the stack) add up in a [`StackBudget`].
 //!
 //! This module must not interpret the AST.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use brush_parser::ast::Program;
-use brush_parser::{Parser, ParserImpl, ParserOptions};
+use brush_parser::{ParseError, Parser, ParserImpl, ParserOptions, TokenizerError};
 
 /// The parser options used for every parse: bash mode, extglob on, tilde at word start.
 pub(super) const OPTIONS: ParserOptions = ParserOptions {
@@ -70,18 +71,50 @@ fn is_word_byte(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || byte == b'_'
 }
 
-/// Runs `f` on the current stack when `budget` is small, otherwise on a scoped thread whose stack is
-/// sized to the budget. `None` when the thread could not be started or `f` panicked.
-pub(super) fn with_stack<T: Send>(budget: usize, f: impl FnOnce() -> T + Send) -> Option<T> {
-    if budget <= INLINE_OPENERS {
-        return guarded(f);
+/// How much nesting budget the current stack may still take, so that nested parses (a payload
+/// parsed while its parent's walk is still on the stack) add up instead of each assuming a fresh
+/// stack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct StackBudget {
+    used: usize,
+    capacity: usize,
+}
+
+impl Default for StackBudget {
+    /// The caller's stack: [`INLINE_OPENERS`] units, none used.
+    fn default() -> Self {
+        Self {
+            used: 0,
+            capacity: INLINE_OPENERS,
+        }
     }
-    let stack = budget.saturating_mul(STACK_PER_OPENER).max(MIN_STACK);
+}
+
+/// Runs `f` on the current stack when `budget` still fits in `stack`, otherwise on a scoped thread
+/// whose stack is sized to the budget. `f` gets the stack budget it runs under (for the parses it
+/// nests). `None` when the thread could not be started or `f` panicked.
+pub(super) fn with_stack<T: Send>(
+    budget: usize,
+    stack: StackBudget,
+    f: impl FnOnce(StackBudget) -> T + Send,
+) -> Option<T> {
+    let inline = StackBudget {
+        used: stack.used.saturating_add(budget),
+        capacity: stack.capacity,
+    };
+    if inline.used <= inline.capacity {
+        return guarded(|| f(inline));
+    }
+    let bytes = budget.saturating_mul(STACK_PER_OPENER).max(MIN_STACK);
+    let fresh = StackBudget {
+        used: budget,
+        capacity: bytes / STACK_PER_OPENER,
+    };
     std::thread::scope(|scope| {
         let handle = std::thread::Builder::new()
             .name("toolgate-shell-parse".to_owned())
-            .stack_size(stack)
-            .spawn_scoped(scope, f)
+            .stack_size(bytes)
+            .spawn_scoped(scope, move || f(fresh))
             .ok()?;
         handle.join().ok()
     })
@@ -91,9 +124,26 @@ pub(super) fn with_stack<T: Send>(budget: usize, f: impl FnOnce() -> T + Send) -
 pub(super) fn parse_program(text: &str) -> Result<Program, String> {
     match guarded(|| Parser::new(text.as_bytes(), &OPTIONS).parse_program()) {
         Some(Ok(program)) => Ok(program),
-        Some(Err(error)) => Err(truncate(error.to_string())),
+        Some(Err(error)) => Err(describe(&error)),
         None => Err("the parser failed on this input".to_owned()),
     }
+}
+
+/// A parse error's message, without the input text brush-parser quotes in some of them
+/// (here-doc tags).
+fn describe(error: &ParseError) -> String {
+    let ParseError::Tokenizing { inner, position } = error else {
+        return truncate(error.to_string());
+    };
+    let what = match inner {
+        TokenizerError::MissingHereTag(_) => "missing here-document delimiter".to_owned(),
+        TokenizerError::UnterminatedHereDocuments(..) => "unterminated here-document".to_owned(),
+        other => other.to_string(),
+    };
+    let at = position.as_ref().map_or_else(String::new, |p| {
+        format!(" (detected near line {} col {})", p.line, p.column)
+    });
+    truncate(format!("{what}{at}"))
 }
 
 fn truncate(mut message: String) -> String {
@@ -124,17 +174,48 @@ mod tests {
     }
 
     #[test]
+    fn messages_do_not_quote_here_tags() {
+        let message = parse_program("cat <<SECRET_TAG\nbody")
+            .err()
+            .unwrap_or_default();
+        assert!(
+            message.starts_with("unterminated here-document"),
+            "{message}"
+        );
+        assert!(!message.contains("SECRET_TAG"), "{message}");
+    }
+
+    #[test]
     fn messages_are_truncated() {
         let long = "é".repeat(200);
         let short = truncate(long);
         assert!(short.len() <= MAX_MESSAGE + '…'.len_utf8());
     }
 
+    fn thread_name() -> Option<String> {
+        std::thread::current().name().map(str::to_owned)
+    }
+
+    #[test]
+    fn nested_budgets_add_up() {
+        let outer = with_stack(30, StackBudget::default(), |inner| {
+            let here = thread_name();
+            let nested = with_stack(30, inner, |_| thread_name());
+            (here, nested)
+        });
+        let (here, nested) = outer.unwrap_or_default();
+        assert_ne!(here.as_deref(), Some("toolgate-shell-parse"));
+        assert_eq!(nested.flatten().as_deref(), Some("toolgate-shell-parse"));
+    }
+
     #[test]
     fn deep_input_parses_on_a_big_stack() {
         let depth = 300;
         let text = format!("{}true{}", "{ ".repeat(depth), "; }".repeat(depth));
-        let result = with_stack(nesting_budget(&text), || parse_program(&text).is_ok());
+        let result = with_stack(nesting_budget(&text), StackBudget::default(), |inner| {
+            assert!(inner.capacity >= inner.used);
+            parse_program(&text).is_ok()
+        });
         assert_eq!(result, Some(true));
     }
 }

@@ -12,7 +12,7 @@
 use brush_parser::ast;
 
 use super::exec::{self, Nested, PROCESS_SUBSTITUTION_READ, PROCESS_SUBSTITUTION_WRITE};
-use super::parse::{MAX_OPENERS, nesting_budget, parse_program, with_stack};
+use super::parse::{MAX_OPENERS, StackBudget, nesting_budget, parse_program, with_stack};
 use super::views::{allow_view, deny_views};
 use super::words::{NormWord, heredoc_substitutions, normalize};
 use super::wrappers::{Field, Segment, SegmentKind, strip};
@@ -44,6 +44,8 @@ pub(super) struct Walker<'l> {
     full: bool,
     /// Redirections of the enclosing compound commands (`{ …; } > f`), applied to every command inside.
     inherited: Vec<Redirect>,
+    /// How much of the current stack the parses in progress may use.
+    stack: StackBudget,
 }
 
 /// What a simple command's own words and redirections gave, before wrapper stripping.
@@ -86,6 +88,7 @@ impl<'l> Walker<'l> {
             out: Analysis::default(),
             full: false,
             inherited: Vec::new(),
+            stack: StackBudget::default(),
         }
     }
 
@@ -115,7 +118,12 @@ impl<'l> Walker<'l> {
             self.unresolved(Unresolved::TooDeep);
             return;
         }
-        let done = with_stack(budget, || self.parse_and_walk(text, origin, depth));
+        let outer = self.stack;
+        let done = with_stack(budget, outer, |inner| {
+            self.stack = inner;
+            self.parse_and_walk(text, origin, depth);
+        });
+        self.stack = outer;
         if done.is_none() {
             self.unresolved(Unresolved::Parse(
                 "the parser failed on this input".to_owned(),
@@ -359,9 +367,6 @@ impl<'l> Walker<'l> {
         for item in command.suffix.iter().flat_map(|s| s.0.iter()) {
             self.item(item, false, &mut collected);
         }
-        if collected.word_failed {
-            self.word_failed();
-        }
         let fields = std::mem::take(&mut collected.fields);
         let mut base = Base {
             assignments: std::mem::take(&mut collected.assignments),
@@ -402,6 +407,9 @@ impl<'l> Walker<'l> {
 
     /// Walks what a command's words and redirections hold besides the command itself.
     fn finish(&mut self, collected: Collected<'_>, ctx: Ctx) {
+        if collected.word_failed {
+            self.word_failed();
+        }
         let mut subs = collected.subs;
         for heredoc in collected.other_heredocs {
             if heredoc.requires_expansion && !heredoc_substitutions(&heredoc.doc.value, &mut subs) {
