@@ -12,7 +12,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use brush_parser::ast::Program;
-use brush_parser::{Parser, ParserImpl, ParserOptions};
+use brush_parser::{ParseError, Parser, ParserImpl, ParserOptions, TokenizerError};
 
 /// The parser options used for every parse: bash mode, extglob on, tilde at word start.
 pub(super) const OPTIONS: ParserOptions = ParserOptions {
@@ -124,9 +124,26 @@ pub(super) fn with_stack<T: Send>(
 pub(super) fn parse_program(text: &str) -> Result<Program, String> {
     match guarded(|| Parser::new(text.as_bytes(), &OPTIONS).parse_program()) {
         Some(Ok(program)) => Ok(program),
-        Some(Err(error)) => Err(truncate(error.to_string())),
+        Some(Err(error)) => Err(describe(&error)),
         None => Err("the parser failed on this input".to_owned()),
     }
+}
+
+/// A parse error's message, without the input text brush-parser quotes in some of them
+/// (here-doc tags).
+fn describe(error: &ParseError) -> String {
+    let ParseError::Tokenizing { inner, position } = error else {
+        return truncate(error.to_string());
+    };
+    let what = match inner {
+        TokenizerError::MissingHereTag(_) => "missing here-document delimiter".to_owned(),
+        TokenizerError::UnterminatedHereDocuments(..) => "unterminated here-document".to_owned(),
+        other => other.to_string(),
+    };
+    let at = position.as_ref().map_or_else(String::new, |p| {
+        format!(" (detected near line {} col {})", p.line, p.column)
+    });
+    truncate(format!("{what}{at}"))
 }
 
 fn truncate(mut message: String) -> String {
@@ -154,6 +171,18 @@ mod tests {
         assert_eq!(nesting_budget("cat docs | caseload"), 1);
         assert_eq!(nesting_budget("[[ ! ! x ]]"), 4);
         assert_eq!(nesting_budget("((((("), 5);
+    }
+
+    #[test]
+    fn messages_do_not_quote_here_tags() {
+        let message = parse_program("cat <<SECRET_TAG\nbody")
+            .err()
+            .unwrap_or_default();
+        assert!(
+            message.starts_with("unterminated here-document"),
+            "{message}"
+        );
+        assert!(!message.contains("SECRET_TAG"), "{message}");
     }
 
     #[test]

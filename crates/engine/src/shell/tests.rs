@@ -888,3 +888,106 @@ fn worst_case_nesting_within_the_length_limit_does_not_overflow() {
         assert!(!analysis.unresolved.is_empty() || !analysis.commands.is_empty());
     }
 }
+
+/// A wrapper prefix (with options) that must be seen through.
+fn wrapper_prefix() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "sudo ",
+        "sudo -u root ",
+        "sudo -E -H -- ",
+        "doas ",
+        "env ",
+        "env -i PATH=/x ",
+        "env -u HOME ",
+        "timeout 5 ",
+        "timeout -s KILL 1m ",
+        "nice ",
+        "nice -n 5 ",
+        "nohup ",
+        "stdbuf -o0 ",
+        "setsid ",
+        "ionice -c 3 ",
+        "flock /tmp/l ",
+        "command ",
+        "builtin ",
+        "exec ",
+        "noglob ",
+        "chroot / ",
+        "FOO=1 ",
+        "xargs ",
+        "xargs -0 -n1 ",
+        "bash -c ",
+        "sh -ec ",
+        "eval ",
+    ])
+}
+
+/// One way of quoting a word without changing its value.
+fn quote(word: &str, style: u8) -> String {
+    match style % 5 {
+        0 => word.to_owned(),
+        1 => format!("'{word}'"),
+        2 => format!("\"{word}\""),
+        3 => word.chars().map(|c| format!("\\{c}")).collect(),
+        _ => format!(
+            "$'{}'",
+            word.bytes()
+                .map(|b| format!("\\x{b:02x}"))
+                .collect::<String>()
+        ),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn wrapper_chains_are_seen_through(prefixes in prop::collection::vec(wrapper_prefix(), 0..5)) {
+        // `bash -c` and `eval` take the rest of the command as one quoted string.
+        let mut command = "rm -rf /".to_owned();
+        for prefix in prefixes.iter().rev() {
+            command = if prefix.starts_with("bash ") || prefix.starts_with("sh ") || *prefix == "eval " {
+                format!("{prefix}'{}'", command.replace('\'', "'\\''"))
+            } else {
+                format!("{prefix}{command}")
+            };
+        }
+        let analysis = run(&command);
+        prop_assert!(
+            analysis.commands.iter().any(|c| c.argv == ["rm", "-rf", "/"]),
+            "{command:?}: {:?}", analysis
+        );
+    }
+
+    #[test]
+    fn quoting_never_changes_argv(styles in prop::collection::vec(any::<u8>(), 3)) {
+        let words = ["rm", "-rf", "/tmp/a"];
+        let command = words
+            .iter()
+            .zip(&styles)
+            .map(|(word, style)| quote(word, *style))
+            .collect::<Vec<_>>()
+            .join(" ");
+        prop_assert_eq!(lines(&command), vec!["rm -rf /tmp/a".to_owned()], "{}", command);
+    }
+}
+
+#[test]
+fn assignment_words_in_inner_argvs_are_seen_through() {
+    has("xargs FOO=1 rm -rf /", "rm -rf /", Origin::Xargs);
+    has("find . -exec FOO=1 rm {} ;", "rm {}", Origin::FindExec);
+}
+
+#[test]
+fn unparseable_words_fail_closed_everywhere() {
+    for text in [
+        "ls ~99999999999999999999999",
+        "{ ls; } > ~99999999999999999999999",
+        "X=~99999999999999999999999 ls",
+    ] {
+        assert!(
+            matches!(run(text).unresolved.as_slice(), [Unresolved::Parse(_)]),
+            "{text}"
+        );
+    }
+}

@@ -367,9 +367,6 @@ impl<'l> Walker<'l> {
         for item in command.suffix.iter().flat_map(|s| s.0.iter()) {
             self.item(item, false, &mut collected);
         }
-        if collected.word_failed {
-            self.word_failed();
-        }
         let fields = std::mem::take(&mut collected.fields);
         let mut base = Base {
             assignments: std::mem::take(&mut collected.assignments),
@@ -410,6 +407,9 @@ impl<'l> Walker<'l> {
 
     /// Walks what a command's words and redirections hold besides the command itself.
     fn finish(&mut self, collected: Collected<'_>, ctx: Ctx) {
+        if collected.word_failed {
+            self.word_failed();
+        }
         let mut subs = collected.subs;
         for heredoc in collected.other_heredocs {
             if heredoc.requires_expansion && !heredoc_substitutions(&heredoc.doc.value, &mut subs) {

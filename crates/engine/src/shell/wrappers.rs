@@ -271,9 +271,10 @@ pub(super) fn strip(fields: &[Field]) -> Stripped {
     let mut out = Stripped::default();
     let mut index = 0;
     while let Some(field) = fields.get(index) {
-        if !out.wrappers.is_empty()
-            && let Some((name, value)) = split_assignment(&field.text)
-        {
+        // `NAME=value` words count as assignments wherever a command could start (after `nohup`,
+        // or at the start of an `xargs`/`find -exec` argv): over-reporting the command that follows
+        // is safer than hiding it behind a word bash might run as a program name.
+        if let Some((name, value)) = split_assignment(&field.text) {
             if fields.get(index + 1).is_none() {
                 break;
             }
