@@ -71,12 +71,17 @@ pub(crate) fn is_scratch(path: &str, ctx: &PathContext<'_>) -> bool {
     let path = literal;
     // A glob inside a scratch directory (`/tmp/*`) removes only its contents.
     let strictly_under = |dir: &str| (path != dir || globbed) && paths::is_within(path, dir);
-    SCRATCH_DIRS.iter().any(|dir| strictly_under(dir))
-        || ctx.home.is_some_and(|home| {
-            HOME_SCRATCH.iter().any(|rel| {
-                strictly_under(&format!("{home}/{rel}")) || path == format!("{home}/{rel}")
-            })
-        })
+    if SCRATCH_DIRS.iter().any(|dir| strictly_under(dir)) {
+        return true;
+    }
+    let Some(rel) = ctx
+        .home
+        .and_then(|home| path.strip_prefix(home.trim_end_matches('/')))
+        .and_then(|rest| rest.strip_prefix('/'))
+    else {
+        return false;
+    };
+    HOME_SCRATCH.iter().any(|dir| paths::is_within(rel, dir))
 }
 
 /// Whether the canonical path (its literal part, for globs) lies inside the project.

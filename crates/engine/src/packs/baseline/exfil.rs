@@ -195,8 +195,8 @@ fn dev_tcp(cmd: &Cmd<'_>, out: &mut Findings) {
         );
         return;
     }
-    let reads = crate::evaluate::file_effects(cmd.simple).reads;
-    for read in &reads {
+    let reads = &cmd.effects.reads;
+    for read in reads {
         payload(cmd, &read.path, read.recursive, true, out);
     }
     if reads.is_empty() {

@@ -6,7 +6,6 @@
 //! under the temp directories.
 
 use super::Cmd;
-use crate::evaluate::file_effects;
 use crate::packs::Findings;
 use crate::packs::argv::Parsed;
 use crate::packs::places::{self, is_dynamic};
@@ -173,7 +172,7 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
     // Truncation by redirection from a command that prints nothing, or by copying /dev/null.
     let empty_source =
         matches!(name, ":" | "true") || (name == "cp" && args.iter().any(|arg| arg == "/dev/null"));
-    let effects = file_effects(cmd.simple);
+    let effects = &cmd.effects;
     if empty_source {
         let targets: Vec<&str> = if name == "cp" {
             effects.writes.iter().map(String::as_str).collect()
@@ -198,7 +197,13 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
             }
         }
     }
-    for write in &effects.writes {
+    // Only a path spelling `dev` can canonicalise into /dev (skip the work otherwise).
+    let in_dev = cmd.dir.unwrap_or(cmd.ctx.cwd).starts_with("/dev");
+    for write in effects
+        .writes
+        .iter()
+        .filter(|write| in_dev || write.contains("dev"))
+    {
         let path = cmd.canonical(write);
         if is_disk_device(&path) {
             out.add(

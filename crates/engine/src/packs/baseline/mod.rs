@@ -19,7 +19,7 @@ mod writes;
 use serde_json::Value;
 
 use super::Findings;
-use crate::evaluate::Evaluation;
+use crate::evaluate::{Effects, Evaluation, file_effects};
 use crate::paths::{self, PathContext};
 use crate::shell::{Analysis, SimpleCommand};
 
@@ -40,6 +40,8 @@ pub(super) struct Cmd<'a> {
     pub raw: &'a str,
     /// The directory an earlier `cd` in the same command moved to, when known statically.
     pub dir: Option<&'a str>,
+    /// What the command reads and writes (computed once, shared by the rules).
+    pub effects: Effects,
 }
 
 impl<'a> Cmd<'a> {
@@ -133,6 +135,7 @@ fn check_commands(
             ctx: *ctx,
             raw,
             dir: dirs.get(index).and_then(Option::as_deref),
+            effects: file_effects(simple),
         };
         fs::check(&cmd, findings);
         git::check(&cmd, findings);

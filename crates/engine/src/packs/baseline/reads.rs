@@ -6,8 +6,9 @@
 //! Listing (`ls`, `stat`, `du`) is not reading. This module must not flag templates
 //! (`.env.example`), public keys or `known_hosts`, and must never put file contents in a reason.
 
+use std::borrow::Cow;
+
 use super::Cmd;
-use crate::evaluate::file_effects;
 use crate::packs::Findings;
 use crate::packs::argv::Parsed;
 use crate::packs::places::{self, Secret};
@@ -61,20 +62,19 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
             );
         }
     }
-    let mut reads: Vec<(String, bool)> = Vec::new();
+    let mut reads: Vec<(Cow<'_, str>, bool)> = Vec::new();
     if !LISTING.contains(&name) {
-        let effects = file_effects(cmd.simple);
         reads.extend(
-            effects
+            cmd.effects
                 .reads
-                .into_iter()
-                .map(|read| (read.path, read.recursive)),
+                .iter()
+                .map(|read| (Cow::Borrowed(read.path.as_str()), read.recursive)),
         );
     }
     // `cat` with no operand under `find -exec`: the roots of the `find`.
     if cmd.simple.origin == Origin::FindExec && cmd.args().iter().any(|a| a == "{}" || a == "{}+") {
         for root in find_roots(cmd) {
-            reads.push((root.to_owned(), true));
+            reads.push((Cow::Borrowed(root), true));
         }
     }
     // Containers started with a secret directory mounted (`docker run -v ~/.ssh:/root/.ssh`).
@@ -92,7 +92,7 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
                 || source.starts_with('.')
                 || source.starts_with('$')
             {
-                reads.push((source.to_owned(), true));
+                reads.push((Cow::Borrowed(source), true));
             }
         }
         for mount in parsed.values(&[], &["mount"]) {
@@ -101,7 +101,7 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
                     .strip_prefix("source=")
                     .or_else(|| part.strip_prefix("src="))
                 {
-                    reads.push((source.to_owned(), true));
+                    reads.push((Cow::Borrowed(source), true));
                 }
             }
         }
@@ -110,7 +110,7 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
     if matches!(name, "curl" | "wget") {
         for arg in cmd.args() {
             if let Some(path) = arg.strip_prefix("file://") {
-                reads.push((path.to_owned(), false));
+                reads.push((Cow::Borrowed(path), false));
             }
         }
     }
@@ -120,7 +120,7 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
         for code in parsed.values(&['c', 'e', 'E'], &["eval", "command"]) {
             for literal in string_literals(code) {
                 if literal.contains('/') || literal.starts_with('.') || literal.starts_with('~') {
-                    reads.push((literal.to_owned(), false));
+                    reads.push((Cow::Borrowed(literal), false));
                 }
             }
         }

@@ -7,7 +7,6 @@
 //! is appended — `sed -i`, `dd of=`), plus `crontab`. This module must not flag reads.
 
 use super::Cmd;
-use crate::evaluate::file_effects;
 use crate::packs::Findings;
 use crate::packs::argv::Parsed;
 use crate::packs::places;
@@ -34,7 +33,7 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
             );
         }
     }
-    let effects = file_effects(cmd.simple);
+    let effects = &cmd.effects;
     let mut targets: Vec<String> = effects.writes.clone();
     if matches!(name, "cp" | "mv" | "install" | "ln" | "rsync") {
         let parsed = Parsed::new(
