@@ -14,7 +14,7 @@ fn bundle_200() -> Value {
     let mut allow = Vec::new();
     let mut ask = Vec::new();
     let mut deny = Vec::new();
-    for i in 0..40 {
+    for i in 0..35 {
         allow.push(format!("Bash(npm run task{i}:*)"));
         allow.push(format!("Bash(make target{i} *)"));
     }
