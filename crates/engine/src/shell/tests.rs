@@ -2,8 +2,6 @@
 //! (compound commands, groups, substitutions, wrappers, environment prefixes, quoting, binary paths,
 //! parser confusion), data-only negative controls, limits, and property tests that no input panics.
 
-#![expect(clippy::panic, reason = "tests report failures by panicking")]
-
 use proptest::prelude::*;
 
 use super::*;
