@@ -2,8 +2,6 @@
 //! (compound commands, groups, substitutions, wrappers, environment prefixes, quoting, binary paths,
 //! parser confusion), data-only negative controls, limits, and property tests that no input panics.
 
-#![expect(clippy::panic, reason = "tests report failures by panicking")]
-
 use proptest::prelude::*;
 
 use super::*;
@@ -344,7 +342,9 @@ fn parser_confusion_rows() {
         ["cat", "rm -rf ~"]
     );
     let commands = complete("cat <<'EOF' 2>&1 | sh\nrm -rf ~\nEOF");
-    assert_eq!(commands.len(), 2);
+    // The here-doc flows through `cat` into `sh`, which runs it.
+    assert_eq!(commands.len(), 3);
+    assert_eq!(find(&commands, "rm").origin, Origin::HereDoc);
     assert_eq!(
         find(&commands, "sh").stdin_pipe_from.as_deref(),
         Some("cat")
@@ -990,4 +990,46 @@ fn unparseable_words_fail_closed_everywhere() {
             "{text}"
         );
     }
+}
+
+#[test]
+fn nested_subshells_that_brush_reads_as_arithmetic_are_commands() {
+    let analysis = analyze("( (cd sub && rm -f x) )", &ShellLimits::default());
+    let names: Vec<&str> = analysis.commands.iter().map(SimpleCommand::name).collect();
+    assert_eq!(names, ["cd", "rm"]);
+    let arithmetic = analyze("((i++)) && (( $count > 3 ))", &ShellLimits::default());
+    assert!(arithmetic.commands.is_empty(), "{:?}", arithmetic.commands);
+}
+
+#[test]
+fn known_text_piped_into_a_shell_is_analysed() {
+    for command in [
+        "cat <<'EOF' 2>&1 | sh\nrm -rf ~\nEOF",
+        "echo 'rm -rf /' | bash",
+        "printf 'rm -rf /' | sudo sh -s",
+    ] {
+        let analysis = analyze(command, &ShellLimits::default());
+        assert!(
+            analysis
+                .commands
+                .iter()
+                .any(|c| c.name() == "rm" && c.origin == Origin::HereDoc),
+            "{command}: {:?}",
+            analysis.commands
+        );
+    }
+    let data = analyze("echo 'rm -rf /' | grep rm", &ShellLimits::default());
+    assert!(
+        !data.commands.iter().any(|c| c.name() == "rm"),
+        "piped into a non-shell it is data"
+    );
+    let dynamic = analyze("echo \"$PAYLOAD\" | sh", &ShellLimits::default());
+    assert!(
+        matches!(
+            dynamic.unresolved.as_slice(),
+            [Unresolved::DynamicScript(_)]
+        ),
+        "{:?}",
+        dynamic.unresolved
+    );
 }

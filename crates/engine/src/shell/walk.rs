@@ -46,6 +46,18 @@ pub(super) struct Walker<'l> {
     inherited: Vec<Redirect>,
     /// How much of the current stack the parses in progress may use.
     stack: StackBudget,
+    /// What the previous element of the pipeline being walked writes to its stdout, when that is
+    /// known text (`echo '…' | sh`, `cat <<EOF | sh`): a shell reading stdin runs it.
+    piped: Option<Piped>,
+    /// The known output of the last simple command walked, for the pipeline to hand on.
+    last_output: Option<Piped>,
+}
+
+/// Known text flowing through a pipe, and the depth of the pipeline it flows in.
+struct Piped {
+    depth: usize,
+    text: String,
+    dynamic: bool,
 }
 
 /// What a simple command's own words and redirections gave, before wrapper stripping.
@@ -89,6 +101,8 @@ impl<'l> Walker<'l> {
             full: false,
             inherited: Vec::new(),
             stack: StackBudget::default(),
+            piped: None,
+            last_output: None,
         }
     }
 
@@ -188,10 +202,18 @@ impl<'l> Walker<'l> {
 
     fn pipeline(&mut self, pipeline: &ast::Pipeline, ctx: Ctx) {
         let mut producer: Option<String> = None;
+        let mut output: Option<Piped> = None;
         for (index, command) in pipeline.seq.iter().enumerate() {
             let start = self.out.commands.len();
             let timed = index == 0 && pipeline.timed.is_some();
+            self.piped = output.take();
+            self.last_output = None;
             self.command(command, ctx, producer.clone(), timed);
+            self.piped = None;
+            output = self
+                .last_output
+                .take()
+                .filter(|piped| piped.depth == ctx.depth);
             let emitted = self.out.commands.get_mut(start..).unwrap_or_default();
             if index > 0
                 && let Some(first) = emitted.iter_mut().find(|c| c.depth == ctx.depth)
@@ -253,7 +275,16 @@ impl<'l> Walker<'l> {
     fn compound(&mut self, compound: &ast::CompoundCommand, ctx: Ctx) {
         let Some(ctx) = self.enter(ctx) else { return };
         match compound {
-            ast::CompoundCommand::Arithmetic(arith) => self.text_subs(&arith.expr.value, ctx),
+            ast::CompoundCommand::Arithmetic(arith) => {
+                let expr = &arith.expr.value;
+                if brush_parser::arithmetic::parse(expr).is_err() && looks_like_commands(expr) {
+                    // brush reads `( (cd x && rm y) )` as `((…))`; bash, finding no valid
+                    // arithmetic there, runs it as nested subshells. So do we.
+                    self.script(expr, ctx.origin, ctx.depth);
+                } else {
+                    self.text_subs(expr, ctx);
+                }
+            }
             ast::CompoundCommand::ArithmeticForClause(clause) => {
                 for expr in [&clause.initializer, &clause.condition, &clause.updater]
                     .into_iter()
@@ -357,6 +388,7 @@ impl<'l> Walker<'l> {
         pipe: Option<String>,
         timed: bool,
     ) {
+        let start = self.out.commands.len();
         let mut collected = Collected::default();
         for item in command.prefix.iter().flat_map(|p| p.0.iter()) {
             self.item(item, true, &mut collected);
@@ -399,10 +431,44 @@ impl<'l> Walker<'l> {
         } else {
             self.run(fields, base, ctx, &stdin)
         };
+        self.last_output = self.known_output(start, &stdin, ctx);
         if !consumed && let Some(heredoc) = stdin.heredoc {
             collected.other_heredocs.push(heredoc);
         }
         self.finish(collected, ctx);
+    }
+
+    /// The text a just-walked command writes to stdout, when the command line says what it is:
+    /// `echo`/`printf` arguments, or the here-doc or here-string `cat` copies through.
+    fn known_output(&self, start: usize, stdin: &Stdin<'_>, ctx: Ctx) -> Option<Piped> {
+        let emitted = self
+            .out
+            .commands
+            .get(start..)?
+            .iter()
+            .find(|c| c.depth == ctx.depth)?;
+        let (text, dynamic) = match emitted.name() {
+            "echo" | "printf" => {
+                let args = emitted.args().iter().skip_while(|arg| arg.starts_with('-'));
+                (
+                    args.cloned().collect::<Vec<_>>().join(" "),
+                    emitted.has_dynamic_args,
+                )
+            }
+            "cat" if emitted.args().iter().all(|arg| arg.starts_with('-')) => {
+                match (stdin.heredoc, &stdin.herestring) {
+                    (Some(heredoc), _) => (heredoc.doc.value.clone(), false),
+                    (None, Some(herestring)) => (herestring.text.clone(), herestring.dynamic),
+                    (None, None) => return None,
+                }
+            }
+            _ => return None,
+        };
+        Some(Piped {
+            depth: ctx.depth,
+            text,
+            dynamic,
+        })
     }
 
     /// Walks what a command's words and redirections hold besides the command itself.
@@ -600,6 +666,14 @@ impl<'l> Walker<'l> {
 
     /// A shell reads its script from stdin: analyse the here-doc or here-string feeding it.
     fn stdin_script(&mut self, stdin: &Stdin<'_>, ctx: Ctx) -> bool {
+        if stdin.heredoc.is_none()
+            && stdin.herestring.is_none()
+            && !stdin.process_substitution
+            && let Some(piped) = self.piped.take().filter(|piped| piped.depth == ctx.depth)
+        {
+            self.payload(piped.text, piped.dynamic, Origin::HereDoc, ctx);
+            return false;
+        }
         if let Some(heredoc) = stdin.heredoc {
             self.script(&heredoc.doc.value, Origin::HereDoc, ctx.depth + 1);
             return true;
@@ -722,4 +796,23 @@ fn clip(mut text: String) -> String {
         text.push('…');
     }
     text
+}
+
+/// Whether an expression that is not valid arithmetic reads like commands: two bare words in a
+/// row (`cd sub`, `rm -f`), which arithmetic never has.
+fn looks_like_commands(expr: &str) -> bool {
+    let is_word = |token: &str| {
+        token
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, '_' | '.' | '/'))
+            && token
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/' | '-'))
+    };
+    let words: Vec<&str> = expr.split_whitespace().collect();
+    words.windows(2).any(|pair| match pair {
+        [first, second] => is_word(first) && (is_word(second) || second.starts_with('-')),
+        _ => false,
+    })
 }
