@@ -12,7 +12,10 @@
 use brush_parser::ast;
 
 use super::exec::{self, Nested, PROCESS_SUBSTITUTION_READ, PROCESS_SUBSTITUTION_WRITE};
-use super::parse::{MAX_OPENERS, StackBudget, nesting_budget, parse_program, with_stack};
+use super::parse::{
+    MAX_OPENERS, MAX_PAREN_DEPTH, StackBudget, nesting_budget, operator_paren_depth, parse_program,
+    with_stack,
+};
 use super::views::{allow_view, deny_views};
 use super::words::{NormWord, heredoc_substitutions, normalize};
 use super::wrappers::{Field, Segment, SegmentKind, strip};
@@ -128,7 +131,7 @@ impl<'l> Walker<'l> {
             return;
         }
         let budget = nesting_budget(text);
-        if budget > MAX_OPENERS {
+        if budget > MAX_OPENERS || operator_paren_depth(text) > MAX_PAREN_DEPTH {
             self.unresolved(Unresolved::TooDeep);
             return;
         }
