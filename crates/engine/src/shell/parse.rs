@@ -87,11 +87,7 @@ pub(super) fn operator_paren_depth(text: &str) -> usize {
                     deepest = deepest.max(operators);
                 }
             }
-            b')' => {
-                if stack.pop() == Some(true) {
-                    operators -= 1;
-                }
-            }
+            b')' if stack.pop() == Some(true) => operators -= 1,
             _ => {}
         }
         previous = byte;
