@@ -1,1 +1,131 @@
-fn main() {}
+//! Criterion benchmarks of the engine: compiling a 200-rule bundle, and evaluating a realistic
+//! event mix (Bash simple, Bash compound with substitution, Read, Edit, WebFetch, MCP) against it.
+//! Budget (ARCHITECTURE.md): median evaluate ≤ 10 µs for a Bash event.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use serde_json::{Value, json};
+use toolgate_engine::protocol::HookEvent;
+use toolgate_engine::{Bundle, CompiledPolicy, evaluate};
+
+/// A bundle of 200 permission rules of the shapes organisations write.
+fn bundle_200() -> Value {
+    let mut allow = Vec::new();
+    let mut ask = Vec::new();
+    let mut deny = Vec::new();
+    for i in 0..40 {
+        allow.push(format!("Bash(npm run task{i}:*)"));
+        allow.push(format!("Bash(make target{i} *)"));
+    }
+    for i in 0..30 {
+        deny.push(format!("Bash(tool{i} --dangerous *)"));
+        ask.push(format!("Bash(deploy{i}:*)"));
+    }
+    for i in 0..20 {
+        deny.push(format!("Read(~/secret{i}/**)"));
+        allow.push(format!("Edit(src/module{i}/**)"));
+    }
+    for i in 0..10 {
+        allow.push(format!("WebFetch(domain:docs{i}.example.com)"));
+        deny.push(format!("mcp__server{i}__delete_*"));
+    }
+    allow.extend(
+        [
+            "Bash(git status)",
+            "Bash(git diff *)",
+            "Bash(cargo test *)",
+            "Bash(ls *)",
+            "Read(src/**)",
+        ]
+        .map(String::from),
+    );
+    deny.extend(
+        [
+            "Bash(git push --force:*)",
+            "Bash(rm -rf *)",
+            "Read(.env)",
+            "Read(~/.ssh/**)",
+            "Edit(.github/**)",
+        ]
+        .map(String::from),
+    );
+    assert_eq!(allow.len() + ask.len() + deny.len(), 200);
+    json!({ "name": "bench", "permissions": { "allow": allow, "ask": ask, "deny": deny } })
+}
+
+fn event(tool: &str, input: Value) -> HookEvent {
+    HookEvent::from_value(json!({
+        "hook_event_name": "PreToolUse",
+        "session_id": "bench",
+        "transcript_path": "/home/user/.claude/projects/p/s.jsonl",
+        "cwd": "/home/user/project",
+        "tool_name": tool,
+        "tool_input": input,
+        "tool_use_id": "toolu_bench"
+    }))
+    .expect("valid event")
+}
+
+fn events() -> Vec<(&'static str, HookEvent)> {
+    vec![
+        (
+            "bash_simple",
+            event("Bash", json!({ "command": "git status" })),
+        ),
+        (
+            "bash_compound_substitution",
+            event(
+                "Bash",
+                json!({ "command": "cd src && cargo test $(echo --release) 2>&1 | tail -5" }),
+            ),
+        ),
+        (
+            "read",
+            event(
+                "Read",
+                json!({ "file_path": "/home/user/project/src/main.rs" }),
+            ),
+        ),
+        (
+            "edit",
+            event(
+                "Edit",
+                json!({ "file_path": "/home/user/project/src/module3/lib.rs", "old_string": "a", "new_string": "b" }),
+            ),
+        ),
+        (
+            "webfetch",
+            event(
+                "WebFetch",
+                json!({ "url": "https://docs3.example.com/guide", "prompt": "summarise" }),
+            ),
+        ),
+        (
+            "mcp",
+            event("mcp__server4__delete_issue", json!({ "id": 7 })),
+        ),
+    ]
+}
+
+fn benches(c: &mut Criterion) {
+    let document = bundle_200();
+    c.bench_function("compile_200_rules", |b| {
+        b.iter(|| {
+            let bundle = Bundle::from_value(black_box(document.clone())).expect("valid");
+            CompiledPolicy::compile(&bundle).expect("compiles")
+        })
+    });
+    let policy =
+        CompiledPolicy::compile(&Bundle::from_value(document).expect("valid")).expect("compiles");
+    let mut group = c.benchmark_group("evaluate_200_rules");
+    for (name, event) in events() {
+        group.bench_function(name, |b| {
+            b.iter(|| evaluate(black_box(&policy), black_box(&event)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(engine, benches);
+criterion_main!(engine);

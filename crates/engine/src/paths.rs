@@ -1,21 +1,78 @@
 //! Lexical path canonicalisation against the event's working directory and the user's home.
 //!
-//! `~`, `$HOME`, `${HOME}`, `.`, `..` and repeated slashes are resolved without touching the file
-//! system (the engine is pure; the paths belong to the agent's machine, not ours).
+//! `~`, `$HOME`, `${HOME}`, `.`, `..`, repeated slashes and Windows drive paths are resolved
+//! without touching the file system: the engine is pure, and the paths belong to the agent's
+//! machine, not ours. Symbolic links are therefore *not* resolved here; a caller that knows a
+//! link target must check both paths.
+//!
+//! This module must not read the file system or the process environment (`$HOME` is taken from
+//! [`PathContext::home`], never from `std::env`).
 
 /// What a relative path is resolved against.
 #[derive(Debug, Clone, Copy)]
 pub struct PathContext<'a> {
-    /// The event's `cwd` (the project root for `/`-anchored and relative rules).
+    /// The event's `cwd` (the project root for `/`-anchored and relative rules). Expected to be
+    /// absolute; a trailing slash is tolerated.
     pub cwd: &'a str,
-    /// The user's home directory, when known.
+    /// The user's home directory, when known. Expected to be absolute.
     pub home: Option<&'a str>,
 }
 
 /// Resolves `path` to an absolute, lexically normalised path.
+///
+/// - A leading `~`, `~/`, `$HOME` or `${HOME}` (followed by `/` or the end) is replaced by
+///   [`PathContext::home`]. When the home directory is unknown the reference is kept, written
+///   `~`, and the rest is still normalised; `..` segments that would climb above that unknown
+///   directory are kept (`~/../x`), because where they lead is unknown.
+/// - A relative path is joined to [`PathContext::cwd`] (itself normalised; an empty `cwd` is `/`).
+/// - `.` segments and empty segments (`//`) vanish, `..` removes the previous segment and never
+///   climbs above `/`, and a trailing slash is dropped (except for `/` itself).
+/// - A Windows path (`C:\Users\x`, `c:/x`, `\\server\share`) has its backslashes turned into
+///   slashes and its drive into a first segment: `C:\Users\x` → `/c/Users/x`. Backslashes in
+///   other paths are kept: on POSIX they are ordinary file-name characters.
+///
+/// The result never contains `/./`, `/../` or `//` (apart from the unknown-home case above), and
+/// `canonicalize` is idempotent.
+///
+/// ```
+/// use toolgate_engine::paths::{canonicalize, PathContext};
+/// let ctx = PathContext { cwd: "/work/proj", home: Some("/home/ann") };
+/// assert_eq!(canonicalize("src/../.env", &ctx), "/work/proj/.env");
+/// assert_eq!(canonicalize("$HOME/.ssh//id_rsa", &ctx), "/home/ann/.ssh/id_rsa");
+/// assert_eq!(canonicalize(r"C:\Users\ann\x.txt", &ctx), "/c/Users/ann/x.txt");
+/// ```
 pub fn canonicalize(path: &str, ctx: &PathContext<'_>) -> String {
-    let _ = ctx;
-    path.to_owned()
+    let windows = windows_form(path);
+    let path = windows.as_deref().unwrap_or(path);
+    if let Some(rest) = strip_home_reference(path) {
+        return match ctx.home {
+            Some(home) => {
+                let base = absolute_base(home);
+                let mut out = Vec::new();
+                push_segments(&mut out, &base, false);
+                push_segments(&mut out, rest, false);
+                join_absolute(&out)
+            }
+            None => {
+                let mut out = Vec::new();
+                push_segments(&mut out, rest, true);
+                let mut text = String::from("~");
+                for segment in out {
+                    text.push('/');
+                    text.push_str(segment);
+                }
+                text
+            }
+        };
+    }
+    let mut out = Vec::new();
+    let base;
+    if !path.starts_with('/') {
+        base = absolute_base(ctx.cwd);
+        push_segments(&mut out, &base, false);
+    }
+    push_segments(&mut out, path, false);
+    join_absolute(&out)
 }
 
 /// The user's home directory as implied by a Claude Code `transcript_path`
@@ -23,15 +80,326 @@ pub fn canonicalize(path: &str, ctx: &PathContext<'_>) -> String {
 pub fn home_from_transcript(transcript_path: &str) -> Option<&str> {
     transcript_path
         .find("/.claude/projects/")
-        .map(|at| &transcript_path[..at])
+        .and_then(|at| transcript_path.get(..at))
+        .filter(|home| !home.is_empty())
 }
 
 /// Whether `path` is `dir` or lies under it (segment-aware: `/a/bc` is not within `/a/b`).
+///
+/// Both paths are expected to be canonical; a trailing slash on `dir` is tolerated. Every
+/// absolute path is within `/`.
+///
+/// ```
+/// use toolgate_engine::paths::is_within;
+/// assert!(is_within("/a/b/c", "/a/b"));
+/// assert!(is_within("/a/b", "/a/b/"));
+/// assert!(!is_within("/a/bc", "/a/b"));
+/// assert!(is_within("/etc", "/"));
+/// ```
 pub fn is_within(path: &str, dir: &str) -> bool {
+    relative_to(path, dir).is_some()
+}
+
+/// `path` relative to `dir` (without a leading slash; empty when they are equal), or `None`
+/// when `path` is not within `dir`. Segment-aware, like [`is_within`].
+///
+/// ```
+/// use toolgate_engine::paths::relative_to;
+/// assert_eq!(relative_to("/a/b/c", "/a"), Some("b/c"));
+/// assert_eq!(relative_to("/a", "/a"), Some(""));
+/// assert_eq!(relative_to("/x", "/"), Some("x"));
+/// assert_eq!(relative_to("/ab", "/a"), None);
+/// ```
+pub fn relative_to<'p>(path: &'p str, dir: &str) -> Option<&'p str> {
     let dir = dir.trim_end_matches('/');
-    path == dir
-        || dir.is_empty()
-        || path
-            .strip_prefix(dir)
-            .is_some_and(|rest| rest.starts_with('/'))
+    if dir.is_empty() {
+        // `dir` is the root: every absolute path is within it.
+        return path
+            .strip_prefix('/')
+            .map(|rest| rest.trim_start_matches('/'));
+    }
+    let rest = path.strip_prefix(dir)?;
+    if rest.is_empty() {
+        Some(rest)
+    } else {
+        rest.strip_prefix('/')
+    }
+}
+
+/// `~`, `~/x`, `$HOME`, `$HOME/x`, `${HOME}`, `${HOME}/x` → the part after the reference (`""`
+/// or `/x`).
+fn strip_home_reference(path: &str) -> Option<&str> {
+    ["${HOME}", "$HOME", "~"].iter().find_map(|prefix| {
+        path.strip_prefix(prefix)
+            .filter(|rest| rest.is_empty() || rest.starts_with('/'))
+    })
+}
+
+/// `C:\x\y` → `/c/x/y`, `\\server\share` → `//server/share` (collapsed later). `None` when the
+/// path does not look like a Windows path.
+fn windows_form(path: &str) -> Option<String> {
+    let mut chars = path.chars();
+    let first = chars.next()?;
+    let second = chars.next();
+    let third = chars.next();
+    let drive = first.is_ascii_alphabetic()
+        && second == Some(':')
+        && matches!(third, None | Some('\\') | Some('/'));
+    if drive {
+        let rest = path.get(2..).unwrap_or("");
+        let mut out = String::with_capacity(path.len() + 1);
+        out.push('/');
+        out.push(first.to_ascii_lowercase());
+        out.push_str(&rest.replace('\\', "/"));
+        return Some(out);
+    }
+    if path.starts_with("\\\\") {
+        return Some(path.replace('\\', "/"));
+    }
+    None
+}
+
+/// A context directory as an absolute path (Windows form converted, relative treated as rooted).
+fn absolute_base(dir: &str) -> String {
+    let converted = windows_form(dir);
+    let dir = converted.as_deref().unwrap_or(dir);
+    let mut out = Vec::new();
+    push_segments(&mut out, dir, false);
+    join_absolute(&out)
+}
+
+/// Pushes the segments of `path` onto `out`, resolving `.` and `..`. With `keep_leading_up`,
+/// a `..` that would climb above the start is kept (unknown base); otherwise it is dropped
+/// (never above `/`).
+fn push_segments<'a>(out: &mut Vec<&'a str>, path: &'a str, keep_leading_up: bool) {
+    for segment in path.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => match out.last() {
+                Some(&"..") | None if keep_leading_up => out.push(".."),
+                Some(_) => {
+                    out.pop();
+                }
+                None => {}
+            },
+            other => out.push(other),
+        }
+    }
+}
+
+fn join_absolute(segments: &[&str]) -> String {
+    if segments.is_empty() {
+        return "/".to_owned();
+    }
+    let mut text = String::with_capacity(segments.iter().map(|s| s.len() + 1).sum());
+    for segment in segments {
+        text.push('/');
+        text.push_str(segment);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const CTX: PathContext<'static> = PathContext {
+        cwd: "/work/proj",
+        home: Some("/home/ann"),
+    };
+    const NO_HOME: PathContext<'static> = PathContext {
+        cwd: "/work/proj",
+        home: None,
+    };
+
+    fn c(path: &str) -> String {
+        canonicalize(path, &CTX)
+    }
+
+    #[test]
+    fn relative_paths_join_the_cwd() {
+        assert_eq!(c("src/main.rs"), "/work/proj/src/main.rs");
+        assert_eq!(c("./src/./main.rs"), "/work/proj/src/main.rs");
+        assert_eq!(c("."), "/work/proj");
+        assert_eq!(c(""), "/work/proj");
+        assert_eq!(c(".env"), "/work/proj/.env");
+    }
+
+    #[test]
+    fn dot_dot_resolves_lexically_and_never_above_root() {
+        assert_eq!(c("../other/x"), "/work/other/x");
+        assert_eq!(c("../../../../etc/passwd"), "/etc/passwd");
+        assert_eq!(c("/a/b/../../.."), "/");
+        assert_eq!(c("/../etc"), "/etc");
+        assert_eq!(c("src/.."), "/work/proj");
+        assert_eq!(c("/a/..b/c"), "/a/..b/c");
+        assert_eq!(c("/a/.../c"), "/a/.../c");
+    }
+
+    #[test]
+    fn slashes_collapse_and_trailing_slash_goes() {
+        assert_eq!(c("//etc//passwd"), "/etc/passwd");
+        assert_eq!(c("/etc/"), "/etc");
+        assert_eq!(c("/"), "/");
+        assert_eq!(c("///"), "/");
+        assert_eq!(c("src//"), "/work/proj/src");
+    }
+
+    #[test]
+    fn home_references_expand_at_the_start_only() {
+        assert_eq!(c("~"), "/home/ann");
+        assert_eq!(c("~/"), "/home/ann");
+        assert_eq!(c("~/.ssh/id_rsa"), "/home/ann/.ssh/id_rsa");
+        assert_eq!(c("$HOME/.aws"), "/home/ann/.aws");
+        assert_eq!(c("${HOME}/.aws/../.ssh"), "/home/ann/.ssh");
+        assert_eq!(c("$HOME"), "/home/ann");
+        assert_eq!(c("~/../../etc"), "/etc");
+        // Not home references: another user's home, a longer variable name, a mid-path tilde.
+        assert_eq!(c("~bob/x"), "/work/proj/~bob/x");
+        assert_eq!(c("$HOMEDIR/x"), "/work/proj/$HOMEDIR/x");
+        assert_eq!(c("a/~/b"), "/work/proj/a/~/b");
+        assert_eq!(c("/x/$HOME"), "/x/$HOME");
+    }
+
+    #[test]
+    fn unknown_home_keeps_the_reference_but_normalises() {
+        let n = |p: &str| canonicalize(p, &NO_HOME);
+        assert_eq!(n("~/.ssh//./id_rsa"), "~/.ssh/id_rsa");
+        assert_eq!(n("$HOME/.aws/"), "~/.aws");
+        assert_eq!(n("${HOME}"), "~");
+        assert_eq!(n("~/a/../../etc"), "~/../etc");
+        assert_eq!(n("/etc/../x"), "/x");
+        assert_eq!(n("rel"), "/work/proj/rel");
+    }
+
+    #[test]
+    fn windows_paths_become_posix() {
+        assert_eq!(c(r"C:\Users\ann\.env"), "/c/Users/ann/.env");
+        assert_eq!(c("d:/data/x"), "/d/data/x");
+        assert_eq!(c("C:"), "/c");
+        assert_eq!(c(r"C:\a\..\b\"), "/c/b");
+        assert_eq!(c(r"\\server\share\f"), "/server/share/f");
+        // A POSIX file name may contain a backslash.
+        assert_eq!(c(r"/tmp/a\b"), r"/tmp/a\b");
+        let win = PathContext {
+            cwd: r"C:\proj",
+            home: Some(r"C:\Users\ann"),
+        };
+        assert_eq!(canonicalize("src/x", &win), "/c/proj/src/x");
+        assert_eq!(canonicalize("~/.ssh", &win), "/c/Users/ann/.ssh");
+    }
+
+    #[test]
+    fn odd_contexts_do_not_break() {
+        let empty = PathContext {
+            cwd: "",
+            home: None,
+        };
+        assert_eq!(canonicalize("x", &empty), "/x");
+        let trailing = PathContext {
+            cwd: "/work/proj/",
+            home: Some("/home/ann/"),
+        };
+        assert_eq!(canonicalize("x", &trailing), "/work/proj/x");
+        assert_eq!(canonicalize("~/x", &trailing), "/home/ann/x");
+        let relative = PathContext {
+            cwd: "proj",
+            home: None,
+        };
+        assert_eq!(canonicalize("x", &relative), "/proj/x");
+    }
+
+    #[test]
+    fn within_is_segment_aware() {
+        assert!(is_within("/a/b", "/a/b"));
+        assert!(is_within("/a/b/c", "/a/b"));
+        assert!(is_within("/a/b/c", "/a/b/"));
+        assert!(!is_within("/a/bc", "/a/b"));
+        assert!(!is_within("/a", "/a/b"));
+        assert!(is_within("/", "/"));
+        assert!(is_within("/x/y", "/"));
+        assert!(!is_within("relative", "/"));
+        assert_eq!(relative_to("/a/b/c", "/a/b"), Some("c"));
+        assert_eq!(relative_to("/a/b", "/a/b"), Some(""));
+        assert_eq!(relative_to("/", "/"), Some(""));
+        assert_eq!(relative_to("/a/bc", "/a/b"), None);
+    }
+
+    #[test]
+    fn home_from_transcript_finds_the_prefix() {
+        assert_eq!(
+            home_from_transcript("/home/ann/.claude/projects/-work-proj/abc.jsonl"),
+            Some("/home/ann")
+        );
+        assert_eq!(home_from_transcript("/tmp/transcript.jsonl"), None);
+        assert_eq!(home_from_transcript("/.claude/projects/x"), None);
+    }
+
+    fn path_strategy() -> impl Strategy<Value = String> {
+        let segment = prop_oneof![
+            Just("".to_owned()),
+            Just(".".to_owned()),
+            Just("..".to_owned()),
+            Just("~".to_owned()),
+            Just("$HOME".to_owned()),
+            Just("${HOME}".to_owned()),
+            Just("C:".to_owned()),
+            "[a-zA-Z0-9_.\\\\ -]{1,6}",
+        ];
+        (
+            prop::collection::vec(segment, 0..8),
+            prop_oneof![Just("/"), Just("\\")],
+        )
+            .prop_map(|(segments, sep)| segments.join(sep))
+    }
+
+    fn contexts() -> impl Strategy<Value = (String, Option<String>)> {
+        (
+            prop_oneof![
+                Just("/work/proj".to_owned()),
+                Just("/".to_owned()),
+                Just("/a/../b/".to_owned()),
+                Just(r"C:\proj".to_owned()),
+                Just(String::new()),
+            ],
+            prop_oneof![
+                Just(None),
+                Just(Some("/home/ann".to_owned())),
+                Just(Some("/".to_owned())),
+            ],
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn canonicalize_is_idempotent_and_clean(
+            path in path_strategy(),
+            (cwd, home) in contexts(),
+        ) {
+            let ctx = PathContext { cwd: &cwd, home: home.as_deref() };
+            let once = canonicalize(&path, &ctx);
+            let twice = canonicalize(&once, &ctx);
+            prop_assert_eq!(&once, &twice);
+            prop_assert!(!once.contains("//"), "{once}");
+            prop_assert!(!once.contains("/./"), "{once}");
+            prop_assert!(!once.ends_with("/.") , "{once}");
+            prop_assert!(once == "/" || !once.ends_with('/'), "{once}");
+            if once.starts_with('/') {
+                prop_assert!(!once.contains("/../"), "{once}");
+                prop_assert!(!once.ends_with("/..") , "{once}");
+            } else {
+                // Only an unknown home stays relative.
+                prop_assert!(home.is_none());
+                prop_assert!(once.starts_with('~'), "{once}");
+            }
+        }
+
+        #[test]
+        fn canonicalize_never_panics(path in any::<String>(), cwd in any::<String>()) {
+            let ctx = PathContext { cwd: &cwd, home: Some(&cwd) };
+            let _ = canonicalize(&path, &ctx);
+            let _ = canonicalize(&path, &PathContext { cwd: &cwd, home: None });
+        }
+    }
 }

@@ -103,13 +103,13 @@ fn corpus() {
                 ));
                 continue;
             }
-            if let Some(rule) = case.get("rule").and_then(Value::as_str) {
-                if decision.winner.as_deref() != Some(rule) {
-                    failures.push(format!(
-                        "{label}\n    expected winning rule `{rule}`, got `{winner}`"
-                    ));
-                    continue;
-                }
+            if let Some(rule) = case.get("rule").and_then(Value::as_str)
+                && decision.winner.as_deref() != Some(rule)
+            {
+                failures.push(format!(
+                    "{label}\n    expected winning rule `{rule}`, got `{winner}`"
+                ));
+                continue;
             }
             if let Some(reply) = case.get("reply") {
                 let actual = render_claude(&event, &decision);

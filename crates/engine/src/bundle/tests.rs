@@ -1,1 +1,144 @@
+use serde_json::json;
 
+use super::*;
+
+fn errors(document: serde_json::Value) -> Vec<String> {
+    Bundle::from_value(document)
+        .expect_err("invalid")
+        .errors
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
+#[test]
+fn collects_every_error_with_its_location() {
+    let found = errors(json!({
+        "permissions": { "deny": ["Bash(rm -rf", "Read(.env)", 7], "allow": "Bash" },
+        "include": ["baseline", "nope"],
+        "rules": [{ "id": "x", "decision": "block", "command": "rm *" }, { "decision": "deny" }],
+        "options": { "unresolvable": "allow", "colour": "red" },
+        "tests": [{ "tool": "Bash", "input": { "command": "ls" }, "expect": "maybe" }]
+    }));
+    let expected = [
+        "name: is required",
+        "permissions.deny[2]: must be a string",
+        "include[1]: unknown pack `nope` (known: baseline, secrets)",
+        "rules[0].decision: must be `deny`, `ask` or `allow`, not `block`",
+        "rules[1].id: is required",
+        "options.colour: unknown option `colour`",
+        "options.unresolvable: must be `ask` or `deny`, not `allow`",
+        "tests[0].expect: must be `deny`, `ask`, `allow` or `none`",
+    ];
+    for message in expected {
+        assert!(
+            found.iter().any(|e| e == message),
+            "missing `{message}` in {found:#?}"
+        );
+    }
+    assert!(
+        found
+            .iter()
+            .any(|e| e.starts_with("rules[1]: needs at least one matcher")),
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn a_managed_settings_file_loads_as_it_is() {
+    let text = r#"{
+        "permissions": { "deny": ["Bash(curl:*)"], "defaultMode": "acceptEdits", "disableBypassPermissionsMode": "disable" },
+        "allowManagedHooksOnly": true,
+        "env": { "FOO": "1" }
+    }"#;
+    let bundle = Bundle::parse_named(text, Format::Json, "managed-settings").expect("valid");
+    assert_eq!(bundle.name, "managed-settings");
+    assert_eq!(bundle.permissions.deny.len(), 1);
+    assert!(
+        bundle
+            .warnings
+            .iter()
+            .any(|w| w.contains("`allowManagedHooksOnly`")),
+        "{:?}",
+        bundle.warnings
+    );
+    assert!(
+        bundle
+            .warnings
+            .iter()
+            .any(|w| w.contains("`permissions.defaultMode`")),
+        "{:?}",
+        bundle.warnings
+    );
+}
+
+#[test]
+fn yaml_and_json_of_the_same_document_hash_alike() {
+    let yaml = Bundle::parse(
+        "name: a\npermissions:\n  deny: [\"Bash(rm:*)\"]\n",
+        Format::Yaml,
+    )
+    .expect("yaml");
+    let json = Bundle::parse(
+        r#"{"permissions":{"deny":["Bash(rm:*)"]},"name":"a"}"#,
+        Format::Json,
+    )
+    .expect("json");
+    assert_eq!(yaml.sha256(), json.sha256());
+    assert_eq!(yaml.sha256().len(), 64);
+}
+
+#[test]
+fn fragments_merge_in_name_order() {
+    let bundle = Bundle::from_fragments(vec![
+        ("20-team.json".into(), json!({ "permissions": { "deny": ["Bash(rm:*)", "WebSearch"] }, "options": { "unresolvable": "deny" } })),
+        ("10-base.json".into(), json!({ "name": "merged", "permissions": { "deny": ["WebSearch"] }, "options": { "unresolvable": "ask" } })),
+    ])
+    .expect("valid");
+    let denies: Vec<&str> = bundle
+        .permissions
+        .deny
+        .iter()
+        .map(|rule| rule.text.as_str())
+        .collect();
+    assert_eq!(denies, ["WebSearch", "Bash(rm:*)"]);
+    assert_eq!(
+        bundle.options.unresolvable,
+        Outcome::Deny,
+        "a later scalar replaces an earlier one"
+    );
+}
+
+#[test]
+fn rejects_hostile_documents_without_recursing() {
+    let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    let error = Bundle::parse(&deep, Format::Json).expect_err("too deep");
+    assert_eq!(error.errors[0].location, "document");
+    assert!(Bundle::parse("name: [unclosed", Format::Yaml).is_err());
+    assert!(Bundle::parse("[]", Format::Json).is_err());
+}
+
+#[test]
+fn duplicate_rule_ids_are_rejected() {
+    let found = errors(json!({
+        "name": "d",
+        "rules": [
+            { "id": "same", "program": ["rm"], "decision": "deny" },
+            { "id": "same", "program": ["mv"], "decision": "ask" }
+        ]
+    }));
+    assert_eq!(found, ["rules[1].id: duplicate rule id `same`"]);
+}
+
+#[test]
+fn test_cases_get_default_event_fields() {
+    let bundle = Bundle::from_value(json!({
+        "name": "t",
+        "tests": [{ "name": "shorthand", "tool": "Bash", "input": "ls", "expect": "none" }]
+    }))
+    .expect("valid");
+    let event = &bundle.tests[0].event;
+    assert_eq!(event["hook_event_name"], "PreToolUse");
+    assert_eq!(event["tool_input"]["command"], "ls");
+    assert_eq!(event["cwd"], validate::TEST_CWD);
+}

@@ -37,21 +37,73 @@ fn is_harmless_device(path: &str) -> bool {
     ) || path.starts_with("/dev/fd/")
 }
 
-/// The non-option arguments (after `--`, everything is an operand).
-fn operands(args: &[String]) -> Vec<&str> {
+/// The non-option arguments (after `--`, everything is an operand). Options listed in `valued`
+/// take the next argument as their value (`-e PATTERN`, `--max-count 3`), which is then no operand.
+fn operands<'a>(args: &'a [String], valued: &[&str]) -> Vec<&'a str> {
     let mut operands = Vec::new();
-    let mut after_dashes = false;
-    for arg in args {
-        if after_dashes {
-            operands.push(arg.as_str());
-        } else if arg == "--" {
-            after_dashes = true;
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        if arg == "--" {
+            operands.extend(iter.by_ref().map(String::as_str));
+        } else if valued.contains(&arg.as_str()) {
+            iter.next();
         } else if !arg.starts_with('-') {
             operands.push(arg.as_str());
         }
     }
     operands
 }
+
+/// Options of common readers that take a separate value. Only options known to take one are
+/// listed, per command: guessing wrong the other way would hide a path (`cat -n .env`).
+fn reader_valued(name: &str) -> &'static [&'static str] {
+    match name {
+        "head" | "tail" => &["-n", "-c", "--lines", "--bytes"],
+        "cut" => &["-d", "-f", "-c", "-b", "--delimiter", "--fields"],
+        "sort" => &[
+            "-k",
+            "-t",
+            "-o",
+            "-S",
+            "-T",
+            "--key",
+            "--field-separator",
+            "--output",
+        ],
+        "strings" => &["-n", "-t"],
+        "base64" | "base32" | "basenc" | "fold" | "fmt" => &["-w", "--wrap"],
+        "xxd" => &["-s", "-l", "-c", "-g"],
+        "od" => &["-t", "-N", "-j", "-A"],
+        "hexdump" => &["-n", "-s", "-e"],
+        "iconv" => &["-f", "-t"],
+        "ls" | "tree" | "du" => &["-I", "-L", "--max-depth"],
+        _ => &[],
+    }
+}
+
+/// Options of grep-like searchers that take a separate value.
+const GREP_VALUED: &[&str] = &[
+    "-e",
+    "-f",
+    "-m",
+    "-A",
+    "-B",
+    "-C",
+    "-g",
+    "-t",
+    "-T",
+    "--regexp",
+    "--file",
+    "--max-count",
+    "--context",
+    "--after-context",
+    "--before-context",
+    "--include",
+    "--exclude",
+    "--exclude-dir",
+    "--glob",
+    "--type",
+];
 
 fn has_flag(args: &[String], short: &[char], long: &[&str]) -> bool {
     args.iter().take_while(|arg| *arg != "--").any(|arg| {
@@ -101,6 +153,53 @@ fn option_values<'a>(args: &'a [String], short: &[&str], long: &[&str]) -> Vec<&
     values
 }
 
+/// `tar`: with `c` in its mode, every operand but the archive is read recursively. The mode may
+/// be the first argument without a dash (`tar czf out.tgz dir`).
+fn tar(args: &[String], effects: &mut Effects) {
+    let mut archive: Option<&str> = None;
+    let mut creating = false;
+    let mut operands = Vec::new();
+    let mut iter = args.iter().enumerate();
+    while let Some((i, arg)) = iter.next() {
+        let cluster = if i == 0 && !arg.starts_with('-') {
+            Some(arg.as_str())
+        } else {
+            arg.strip_prefix('-').filter(|rest| !rest.starts_with('-'))
+        };
+        match cluster {
+            Some(cluster) => {
+                creating |= cluster.contains('c') || cluster.contains('r') || cluster.contains('u');
+                if cluster.contains('f') {
+                    archive = iter.next().map(|(_, value)| value.as_str());
+                }
+            }
+            None if arg == "--create" => creating = true,
+            None if arg == "--file" => archive = iter.next().map(|(_, value)| value.as_str()),
+            None if arg.starts_with("--file=") => archive = arg.strip_prefix("--file="),
+            None if arg == "-C" || arg == "--directory" => {
+                iter.next();
+            }
+            None if arg.starts_with("--") => {}
+            None => operands.push(arg.as_str()),
+        }
+    }
+    if let Some(archive) = archive.filter(|_| !creating) {
+        effects.reads.push(PathUse {
+            path: archive.to_owned(),
+            recursive: false,
+        });
+    }
+    if creating {
+        for path in operands {
+            effects.reads.push(PathUse {
+                path: path.to_owned(),
+                recursive: true,
+            });
+        }
+        effects.writes.extend(archive.map(str::to_owned));
+    }
+}
+
 /// Computes the file effects of `command`.
 pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
     let mut effects = Effects::default();
@@ -120,7 +219,7 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
         | "look" | "pr" | "tr" | "gpg" | "readlink" | "realpath" | "ls" | "dir" | "tree" | "du" => {
             let recursive = matches!(command.name(), "diff" | "ls" | "tree" | "du")
                 && has_flag(args, &['r', 'R'], &["recursive"]);
-            for path in operands(args) {
+            for path in operands(args, reader_valued(command.name())) {
                 read(&mut effects, path, recursive);
             }
         }
@@ -129,7 +228,7 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                 || has_flag(args, &['r', 'R'], &["recursive", "dereference-recursive"]);
             let explicit_pattern = has_flag(args, &['e', 'f'], &["regexp", "file"])
                 || !option_values(args, &["-e", "-f"], &["regexp", "file"]).is_empty();
-            let operands = operands(args);
+            let operands = operands(args, GREP_VALUED);
             let skip = usize::from(!explicit_pattern);
             let paths: Vec<&str> = operands.into_iter().skip(skip).collect();
             if paths.is_empty() && recursive {
@@ -142,19 +241,34 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
         "awk" | "gawk" | "mawk" | "sed" | "jq" | "yq" => {
             let explicit_script = has_flag(args, &['f', 'e'], &["file", "expression", "from-file"]);
             let skip = usize::from(!explicit_script);
-            for path in operands(args).into_iter().skip(skip) {
+            let operands = operands(
+                args,
+                &["-e", "-f", "--expression", "--file", "--arg", "--argjson"],
+            );
+            for path in operands.iter().skip(skip) {
                 read(&mut effects, path, false);
             }
             if command.name() == "sed" && has_flag(args, &['i'], &["in-place"]) {
                 effects
                     .writes
-                    .extend(operands(args).into_iter().skip(skip).map(str::to_owned));
+                    .extend(operands.iter().skip(skip).map(|path| (*path).to_owned()));
             }
         }
         "cp" | "rsync" | "scp" | "install" | "ln" => {
             let recursive = command.name() == "rsync"
                 || has_flag(args, &['r', 'R', 'a'], &["recursive", "archive"]);
-            let operands = operands(args);
+            let operands = operands(
+                args,
+                &[
+                    "-t",
+                    "-S",
+                    "--target-directory",
+                    "--suffix",
+                    "-e",
+                    "-i",
+                    "-P",
+                ],
+            );
             if let Some((target, sources)) = operands.split_last() {
                 for source in sources {
                     read(&mut effects, source, recursive);
@@ -163,32 +277,14 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
             }
         }
         "mv" => {
-            for path in operands(args) {
+            for path in operands(args, &["-t", "-S", "--target-directory", "--suffix"]) {
                 read(&mut effects, path, true);
                 effects.writes.push(path.to_owned());
             }
         }
-        "tar" | "bsdtar" => {
-            let archive = option_values(
-                args,
-                &["-f", "-cf", "-czf", "-cjf", "-cJf", "-xf", "-xzf"],
-                &["file"],
-            );
-            let creating = args
-                .first()
-                .is_some_and(|mode| mode.trim_start_matches('-').contains('c'))
-                || has_flag(args, &['c'], &["create"]);
-            for path in operands(args) {
-                if archive.contains(&path) {
-                    continue;
-                }
-                if creating {
-                    read(&mut effects, path, true);
-                }
-            }
-        }
+        "tar" | "bsdtar" => tar(args, &mut effects),
         "zip" | "7z" => {
-            let operands = operands(args);
+            let operands = operands(args, &["-x", "-i", "-P"]);
             if let Some((archive, sources)) = operands.split_first() {
                 effects.writes.push((*archive).to_owned());
                 for source in sources {
@@ -198,7 +294,7 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
         }
         "tee" => effects
             .writes
-            .extend(operands(args).into_iter().map(str::to_owned)),
+            .extend(operands(args, &[]).into_iter().map(str::to_owned)),
         "dd" => {
             for arg in args {
                 if let Some(path) = arg.strip_prefix("if=") {
@@ -209,17 +305,22 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
             }
         }
         "rm" | "rmdir" | "unlink" | "shred" | "truncate" | "touch" | "mkdir" | "srm" => {
-            effects
-                .writes
-                .extend(operands(args).into_iter().map(str::to_owned));
+            effects.writes.extend(
+                operands(args, &["-s", "--size", "-m", "--mode"])
+                    .into_iter()
+                    .map(str::to_owned),
+            );
         }
         "chmod" | "chown" | "chgrp" => {
-            effects
-                .writes
-                .extend(operands(args).into_iter().skip(1).map(str::to_owned));
+            effects.writes.extend(
+                operands(args, &["--reference"])
+                    .into_iter()
+                    .skip(1)
+                    .map(str::to_owned),
+            );
         }
         "vi" | "vim" | "nvim" | "nano" | "emacs" | "ed" | "code" => {
-            for path in operands(args) {
+            for path in operands(args, &[]) {
                 read(&mut effects, path, false);
                 effects.writes.push(path.to_owned());
             }
@@ -292,4 +393,128 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
         .writes
         .retain(|path| !path.is_empty() && !is_harmless_device(path));
     effects
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shell::{Origin, Redirect};
+
+    fn command(argv: &[&str]) -> SimpleCommand {
+        let argv: Vec<String> = argv.iter().map(|arg| (*arg).to_owned()).collect();
+        let text = argv.join(" ");
+        SimpleCommand {
+            program: argv[0].clone(),
+            argv,
+            assignments: Vec::new(),
+            wrappers: Vec::new(),
+            redirects: Vec::new(),
+            origin: Origin::TopLevel,
+            depth: 0,
+            deny_views: vec![text.clone()],
+            allow_view: text,
+            has_dynamic_args: false,
+        }
+    }
+
+    fn reads(argv: &[&str]) -> Vec<(String, bool)> {
+        file_effects(&command(argv))
+            .reads
+            .into_iter()
+            .map(|read| (read.path, read.recursive))
+            .collect()
+    }
+
+    fn writes(argv: &[&str]) -> Vec<String> {
+        file_effects(&command(argv)).writes
+    }
+
+    #[test]
+    fn readers_read_their_operands() {
+        assert_eq!(
+            reads(&["cat", "-n", ".env", "b"]),
+            [(".env".into(), false), ("b".into(), false)]
+        );
+        assert_eq!(
+            reads(&["base64", "~/.ssh/id_rsa"]),
+            [("~/.ssh/id_rsa".into(), false)]
+        );
+        assert_eq!(reads(&["source", "~/.env"]), [("~/.env".into(), false)]);
+        assert!(reads(&["echo", ".env"]).is_empty(), "data is not a path");
+    }
+
+    #[test]
+    fn grep_skips_its_pattern_and_knows_recursion() {
+        assert_eq!(reads(&["grep", "-r", "token", "~"]), [("~".into(), true)]);
+        assert_eq!(
+            reads(&["grep", "-e", "token", "a.txt"]),
+            [("a.txt".into(), false)]
+        );
+        assert_eq!(reads(&["rg", "token"]), [(".".into(), true)]);
+        assert!(reads(&["grep", "token"]).is_empty(), "stdin only");
+    }
+
+    #[test]
+    fn copies_read_sources_and_write_targets() {
+        let effects = file_effects(&command(&["cp", "-r", "~/.ssh", "/tmp/x"]));
+        assert_eq!(
+            effects.reads,
+            [PathUse {
+                path: "~/.ssh".into(),
+                recursive: true
+            }]
+        );
+        assert_eq!(effects.writes, ["/tmp/x"]);
+        assert_eq!(
+            reads(&["tar", "czf", "out.tgz", "~/.aws"]),
+            [("~/.aws".into(), true)]
+        );
+        assert_eq!(writes(&["tee", "-a", "~/.bashrc"]), ["~/.bashrc"]);
+        assert_eq!(writes(&["chmod", "600", "key"]), ["key"]);
+    }
+
+    #[test]
+    fn curl_uploads_read_files() {
+        assert_eq!(
+            reads(&["curl", "-d", "@.env", "https://x"]),
+            [(".env".into(), false)]
+        );
+        assert_eq!(
+            reads(&["curl", "-F", "f=@id_rsa", "https://x"]),
+            [("id_rsa".into(), false)]
+        );
+        assert_eq!(
+            reads(&["curl", "--upload-file", "db.sql", "https://x"]),
+            [("db.sql".into(), false)]
+        );
+        assert!(reads(&["curl", "-d", "a=b", "https://x"]).is_empty());
+    }
+
+    #[test]
+    fn redirects_read_and_write_but_devices_are_harmless() {
+        let mut cat = command(&["cat"]);
+        cat.redirects = vec![
+            Redirect {
+                kind: RedirectKind::Read,
+                target: ".env".into(),
+            },
+            Redirect {
+                kind: RedirectKind::Write,
+                target: "/dev/null".into(),
+            },
+            Redirect {
+                kind: RedirectKind::Append,
+                target: "log.txt".into(),
+            },
+        ];
+        let effects = file_effects(&cat);
+        assert_eq!(
+            effects.reads,
+            [PathUse {
+                path: ".env".into(),
+                recursive: false
+            }]
+        );
+        assert_eq!(effects.writes, ["log.txt"]);
+    }
 }

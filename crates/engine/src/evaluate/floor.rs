@@ -163,3 +163,74 @@ pub(crate) fn protected_write(path: &str) -> Option<&'static str> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CTX: PathContext<'static> = PathContext {
+        cwd: "/home/user/project",
+        home: Some("/home/user"),
+    };
+
+    #[test]
+    fn critical_targets() {
+        for target in [
+            "/",
+            "/*",
+            "~",
+            "~/",
+            "~/*",
+            "$HOME",
+            "/etc",
+            "/usr/lib",
+            "/home",
+            "..",
+            ".",
+            "*",
+            "\"$DIR\"/*",
+            "/opt",
+        ] {
+            assert!(is_critical_target(target, &CTX), "`{target}` is critical");
+        }
+        for target in [
+            "./dist",
+            "node_modules",
+            "/tmp/build",
+            "target/debug",
+            "/var/tmp/x",
+            "~/project/dist",
+            "src/*",
+        ] {
+            assert!(
+                !is_critical_target(target, &CTX),
+                "`{target}` is not critical"
+            );
+        }
+    }
+
+    #[test]
+    fn protected_writes() {
+        assert_eq!(
+            protected_write("/home/user/project/.git/hooks/pre-commit"),
+            Some("the `.git` directory")
+        );
+        assert_eq!(
+            protected_write("/home/user/project/.claude/settings.json"),
+            Some("the `.claude` directory")
+        );
+        assert_eq!(
+            protected_write("/home/user/.zshrc"),
+            Some("a shell start-up file")
+        );
+        assert_eq!(
+            protected_write("/home/user/project/.claude/worktrees/a/b.rs"),
+            None
+        );
+        assert_eq!(
+            protected_write("/home/user/project/.github/workflows/ci.yml"),
+            None
+        );
+        assert_eq!(protected_write("/home/user/project/src/bashrc.rs"), None);
+    }
+}

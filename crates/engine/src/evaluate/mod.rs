@@ -47,6 +47,7 @@ pub fn evaluate(policy: &CompiledPolicy, event: &HookEvent) -> Decision {
         hits: Vec::new(),
         contexts: Vec::new(),
         warnings: Vec::new(),
+        shell_paths: Vec::new(),
     };
     let covered = if event.is_gate() {
         eval.gate()
@@ -73,6 +74,8 @@ pub(crate) struct Evaluation<'a> {
     hits: Vec<RuleHit>,
     contexts: Vec<String>,
     warnings: Vec<String>,
+    /// For a shell call: every path its commands read or write (canonical, recursive or not).
+    shell_paths: Vec<(String, bool)>,
 }
 
 /// What the file tools of Claude Code read and write.
@@ -139,12 +142,9 @@ impl<'a> Evaluation<'a> {
             _ => None,
         };
         covered = covered.or(specific);
-        if !matches!(
-            tool,
-            "Bash" | "Monitor" | "PowerShell" | "mcp__workspace__bash"
-        ) {
-            covered = covered.or(self.extended_rules(None));
-        }
+        // Rules that do not look at commands judge the call as a whole (for Bash: every path any
+        // of its commands touches, and the command text).
+        covered = covered.or(self.extended_rules(None));
         for pack in self.policy.packs.clone() {
             crate::packs::check_gate(pack, self);
         }
@@ -155,35 +155,41 @@ impl<'a> Evaluation<'a> {
     fn tool_level_rules(&mut self, tool: &str) -> Option<RuleHit> {
         let input = &self.event.tool_input;
         let primary = primary_field(tool, input);
+        // A tool-wide rule of the tool's family counts too: a bare `Edit` deny also stops Write,
+        // MultiEdit and NotebookEdit, a bare `Read` deny also stops Grep and Glob.
+        let family = rule_family(tool);
+        let applies = |rule: &&PermissionMatcher| match &rule.specifier {
+            Specifier::All => true,
+            Specifier::Param { .. } => rule.matcher.matches_param(input),
+            Specifier::Other(_) => primary.is_some_and(|value| rule.matcher.matches_other(value)),
+            _ => false,
+        };
+        let family_wide = |rule: &&PermissionMatcher| matches!(rule.specifier, Specifier::All);
         for kind in [RuleKind::Deny, RuleKind::Ask] {
-            let matched: Vec<&PermissionMatcher> = self
-                .policy
-                .permissions
-                .list(kind)
+            let list = self.policy.permissions.list(kind);
+            let matched: Vec<&PermissionMatcher> = list
                 .for_tool(tool)
-                .filter(|rule| match &rule.specifier {
-                    Specifier::All => true,
-                    Specifier::Param { .. } => rule.matcher.matches_param(input),
-                    Specifier::Other(_) => {
-                        primary.is_some_and(|value| rule.matcher.matches_other(value))
-                    }
-                    _ => false,
-                })
+                .filter(applies)
+                .chain(
+                    family
+                        .iter()
+                        .flat_map(|family| list.for_tool(family))
+                        .filter(family_wide),
+                )
                 .collect();
             for rule in matched {
                 self.permission_hit(rule);
             }
         }
-        self.policy
-            .permissions
-            .allow
+        let allow = &self.policy.permissions.allow;
+        allow
             .for_tool(tool)
-            .find(|rule| match &rule.specifier {
-                Specifier::All => true,
-                Specifier::Other(_) => {
-                    primary.is_some_and(|value| rule.matcher.matches_other(value))
-                }
-                _ => false,
+            .find(|rule| !matches!(rule.specifier, Specifier::Param { .. }) && applies(rule))
+            .or_else(|| {
+                family
+                    .iter()
+                    .flat_map(|family| allow.for_tool(family))
+                    .find(family_wide)
             })
             .map(allow_hit)
     }
@@ -228,6 +234,8 @@ impl<'a> Evaluation<'a> {
                 }
             }
             let effects = file_effects(simple);
+            let touched = self.touched_paths(Some((simple, &effects)));
+            self.shell_paths.extend(touched);
             for read in &effects.reads {
                 let access = FileAccess::Read {
                     path: self.canonical(&read.path),
@@ -450,7 +458,12 @@ impl<'a> Evaluation<'a> {
             if !self.extended_rule_matches(rule, command) {
                 continue;
             }
-            if let Some(context) = &rule.additional_context {
+            // A shadow rule is recorded, never acted on: it adds no context either.
+            if let Some(context) = rule
+                .additional_context
+                .as_ref()
+                .filter(|_| rule.mode == Mode::Enforce)
+            {
                 self.context(context);
             }
             if rule.decision == Outcome::Allow && rule.mode == Mode::Enforce {
@@ -581,7 +594,7 @@ impl<'a> Evaluation<'a> {
         command: Option<(&SimpleCommand, &Effects)>,
     ) -> Vec<(String, bool)> {
         match command {
-            Some((simple, effects)) => {
+            Some((_, effects)) => {
                 let mut paths: Vec<(String, bool)> = effects
                     .reads
                     .iter()
@@ -593,17 +606,9 @@ impl<'a> Evaluation<'a> {
                         .iter()
                         .map(|write| (self.canonical(write), false)),
                 );
-                if paths.is_empty() {
-                    paths.extend(
-                        simple
-                            .args()
-                            .iter()
-                            .filter(|arg| !arg.starts_with('-'))
-                            .map(|arg| (self.canonical(arg), false)),
-                    );
-                }
                 paths
             }
+            None if !self.shell_paths.is_empty() => self.shell_paths.clone(),
             None => {
                 let accesses = match self.tool() {
                     "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => self.write_access(),
@@ -726,6 +731,16 @@ fn allow_hit(rule: &PermissionMatcher) -> RuleHit {
     }
 }
 
+/// The tool whose rules also govern `tool`: Edit rules cover every writing tool, Read rules
+/// every searching tool.
+fn rule_family(tool: &str) -> &'static [&'static str] {
+    match tool {
+        "Write" | "MultiEdit" | "NotebookEdit" => &["Edit"],
+        "Grep" | "Glob" | "LSP" | "NotebookRead" => &["Read"],
+        _ => &[],
+    }
+}
+
 /// The input field an other-specifier rule (`Agent(Explore)`, `Skill(deploy *)`) is matched on.
 fn primary_field<'v>(tool: &str, input: &'v Value) -> Option<&'v str> {
     let field = match tool {
@@ -789,6 +804,3 @@ fn floor_char_boundary(text: &str, mut at: usize) -> usize {
     }
     at
 }
-
-#[cfg(test)]
-mod tests;

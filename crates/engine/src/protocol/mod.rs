@@ -6,8 +6,10 @@
 //! security failure.
 
 mod claude;
+mod dialects;
 
 pub use claude::render_claude;
+pub use dialects::{Reply, decode, decode_value, render};
 
 use serde_json::{Map, Value};
 
@@ -17,24 +19,59 @@ pub const MAX_EVENT_DEPTH: usize = 64;
 /// Which agent's dialect an event arrived in and its reply must be written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Agent {
-    /// Claude Code (also the dialect of Codex and VS Code replies).
+    /// Claude Code.
     #[default]
     ClaudeCode,
+    /// OpenAI Codex CLI: Claude-style events and replies; only deny is enforced.
+    Codex,
+    /// GitHub Copilot CLI and cloud agent (camelCase or VS Code-compatible events).
+    Copilot,
+    /// Cursor (`beforeShellExecution`, `beforeMCPExecution`, `beforeReadFile`, …).
+    Cursor,
+    /// Gemini CLI (`BeforeTool`, …).
+    Gemini,
+    /// VS Code agent hooks (camelCase common fields, VS Code tool names, Claude-style replies).
+    VsCode,
+    /// Cline (`{hookName, preToolUse: {toolName, parameters}}`).
+    Cline,
+    /// Windsurf Cascade (`agent_action_name`, `tool_info`; blocks by exit code 2).
+    Windsurf,
 }
 
 impl Agent {
+    /// Every agent.
+    pub const ALL: [Agent; 8] = [
+        Self::ClaudeCode,
+        Self::Codex,
+        Self::Copilot,
+        Self::Cursor,
+        Self::Gemini,
+        Self::VsCode,
+        Self::Cline,
+        Self::Windsurf,
+    ];
+
     /// The agent's name as used in URLs, metrics and the audit (`claude-code`).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::ClaudeCode => "claude-code",
+            Self::Codex => "codex",
+            Self::Copilot => "copilot",
+            Self::Cursor => "cursor",
+            Self::Gemini => "gemini",
+            Self::VsCode => "vscode",
+            Self::Cline => "cline",
+            Self::Windsurf => "windsurf",
         }
     }
 
     /// Parses an agent name.
     pub fn parse(name: &str) -> Option<Self> {
         match name {
-            "claude-code" | "claude" => Some(Self::ClaudeCode),
-            _ => None,
+            "claude" => Some(Self::ClaudeCode),
+            "gemini-cli" => Some(Self::Gemini),
+            "vs-code" => Some(Self::VsCode),
+            _ => Self::ALL.into_iter().find(|agent| agent.as_str() == name),
         }
     }
 }
@@ -42,8 +79,12 @@ impl Agent {
 /// A hook event, decoded into the one internal shape every dialect maps to.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct HookEvent {
-    /// `hook_event_name` (`PreToolUse`, `UserPromptSubmit`, …), as sent.
+    /// The event, in Claude Code's terms (`PreToolUse`, `UserPromptSubmit`, …).
     pub event: String,
+    /// The agent's own event name, when it differs from Claude Code's (`beforeShellExecution`).
+    pub native_event: Option<String>,
+    /// The agent that sent the event.
+    pub agent: Agent,
     /// `session_id`.
     pub session_id: Option<String>,
     /// `transcript_path`.
@@ -149,6 +190,8 @@ impl HookEvent {
             .map(str::to_owned);
         Ok(Self {
             event,
+            native_event: None,
+            agent: Agent::ClaudeCode,
             session_id: take_string(&mut map, "session_id")?,
             transcript_path,
             cwd: take_string(&mut map, "cwd")?,

@@ -1,0 +1,577 @@
+//! The other agents' dialects: each agent's event decoded into the one internal [`HookEvent`]
+//! (tool names mapped to Claude Code's where they mean the same thing, so one bundle governs
+//! them all), and each [`Decision`] rendered in the agent's own reply schema and exit-code
+//! convention (`hook-protocols.md` §6).
+//!
+//! Agents that cannot ask the user (Gemini CLI, Cline, Windsurf, Codex, Cursor's file reads) get
+//! `ask` rendered as a block whose reason says confirmation is required: toolgate fails closed.
+
+use serde_json::{Map, Value, json};
+
+use super::{Agent, EventError, HookEvent, canonical_tool_name};
+use crate::decision::{Decision, Outcome};
+
+/// A reply to a command hook or an HTTP hook: the body (stdout or HTTP body), the exit code a
+/// command hook must exit with, and what goes to stderr.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    /// The JSON body; `None` means print nothing.
+    pub body: Option<Value>,
+    /// The command hook's exit code (`0`, or `2` where the agent blocks by exit code).
+    pub exit_code: u8,
+    /// Text for stderr (the block reason, for agents that read it there).
+    pub stderr: Option<String>,
+}
+
+impl Reply {
+    fn json(body: Value) -> Self {
+        Self {
+            body: Some(body),
+            exit_code: 0,
+            stderr: None,
+        }
+    }
+}
+
+/// Decodes an agent's event.
+pub fn decode(agent: Agent, body: &[u8]) -> Result<HookEvent, EventError> {
+    if super::nesting_exceeds(body, super::MAX_EVENT_DEPTH) {
+        return Err(EventError::TooDeep);
+    }
+    let value: Value = serde_json::from_slice(body).map_err(|e| EventError::Json(e.to_string()))?;
+    decode_value(agent, value)
+}
+
+/// Decodes an agent's event from parsed JSON.
+pub fn decode_value(agent: Agent, value: Value) -> Result<HookEvent, EventError> {
+    let Value::Object(map) = value else {
+        return Err(EventError::NotAnObject);
+    };
+    let mut event = match agent {
+        Agent::ClaudeCode | Agent::Codex => HookEvent::from_value(Value::Object(map))?,
+        Agent::Copilot => copilot(map)?,
+        Agent::VsCode => vscode(map)?,
+        Agent::Cursor => cursor(map)?,
+        Agent::Gemini => gemini(map)?,
+        Agent::Cline => cline(map)?,
+        Agent::Windsurf => windsurf(map)?,
+    };
+    if let Some(tool) = event.tool_name.take() {
+        let (tool, input) = map_tool(agent, &tool, std::mem::take(&mut event.tool_input));
+        event.tool_name = Some(tool);
+        event.tool_input = input;
+    }
+    event.agent = agent;
+    Ok(event)
+}
+
+fn string(map: &Map<String, Value>, keys: &[&'static str]) -> Result<Option<String>, EventError> {
+    for key in keys {
+        match map.get(*key) {
+            None | Some(Value::Null) => {}
+            Some(Value::String(text)) => return Ok(Some(text.clone())),
+            Some(_) => {
+                return Err(EventError::WrongType {
+                    field: key,
+                    expected: "a string",
+                });
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// A tool-arguments field that is an object, or a string holding a JSON object.
+fn arguments(map: &Map<String, Value>, keys: &[&'static str]) -> Result<Value, EventError> {
+    for key in keys {
+        match map.get(*key) {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(args)) => return Ok(Value::Object(args.clone())),
+            Some(Value::String(text)) => {
+                return match serde_json::from_str::<Value>(text) {
+                    Ok(Value::Object(args)) => Ok(Value::Object(args)),
+                    _ => Err(EventError::WrongType {
+                        field: key,
+                        expected: "an object or a JSON object string",
+                    }),
+                };
+            }
+            Some(_) => {
+                return Err(EventError::WrongType {
+                    field: key,
+                    expected: "an object",
+                });
+            }
+        }
+    }
+    Ok(json!({}))
+}
+
+fn first_root(map: &Map<String, Value>, key: &str) -> Option<String> {
+    map.get(key)
+        .and_then(Value::as_array)
+        .and_then(|roots| roots.first())
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+/// Claude-equivalent names of the events the other agents send.
+fn claude_event(name: &str) -> &str {
+    match name {
+        "preToolUse"
+        | "BeforeTool"
+        | "beforeShellExecution"
+        | "beforeMCPExecution"
+        | "beforeReadFile"
+        | "pre_run_command"
+        | "pre_write_code"
+        | "pre_read_code"
+        | "pre_mcp_tool_use" => "PreToolUse",
+        "postToolUse"
+        | "AfterTool"
+        | "afterShellExecution"
+        | "afterMCPExecution"
+        | "afterFileEdit"
+        | "post_run_command"
+        | "post_write_code"
+        | "post_read_code"
+        | "post_mcp_tool_use" => "PostToolUse",
+        "permissionRequest" => "PermissionRequest",
+        "userPromptSubmitted" | "BeforeAgent" | "beforeSubmitPrompt" | "pre_user_prompt" => {
+            "UserPromptSubmit"
+        }
+        "sessionStart" | "TaskStart" => "SessionStart",
+        "sessionEnd" | "SessionEnd" => "SessionEnd",
+        "agentStop" | "AfterAgent" | "stop" | "TaskComplete" => "Stop",
+        "subagentStop" => "SubagentStop",
+        "preCompact" | "PreCompress" => "PreCompact",
+        other => other,
+    }
+}
+
+fn base(native: &str) -> HookEvent {
+    HookEvent {
+        event: claude_event(native).to_owned(),
+        native_event: Some(native.to_owned()),
+        ..HookEvent::default()
+    }
+}
+
+fn copilot(map: Map<String, Value>) -> Result<HookEvent, EventError> {
+    if map.contains_key("hook_event_name") {
+        // The PascalCase, VS Code-compatible dialect carries Claude's names already.
+        return HookEvent::from_value(Value::Object(map));
+    }
+    let native =
+        string(&map, &["hookEventName", "event"])?.unwrap_or_else(|| "preToolUse".to_owned());
+    let mut event = base(&native);
+    event.session_id = string(&map, &["sessionId"])?;
+    event.cwd = string(&map, &["cwd"])?;
+    event.tool_name = string(&map, &["toolName"])?;
+    event.tool_input = arguments(&map, &["toolArgs"])?;
+    event.prompt = string(&map, &["prompt"])?;
+    event.tool_response = map.get("toolResult").cloned();
+    Ok(event)
+}
+
+fn vscode(map: Map<String, Value>) -> Result<HookEvent, EventError> {
+    let native = string(&map, &["hookEventName", "hook_event_name"])?
+        .ok_or(EventError::Missing("hookEventName"))?;
+    let mut event = base(&native);
+    event.session_id = string(&map, &["sessionId", "session_id"])?;
+    event.cwd = string(&map, &["cwd"])?;
+    event.transcript_path = string(&map, &["transcript_path", "transcriptPath"])?;
+    event.home = event
+        .transcript_path
+        .as_deref()
+        .and_then(crate::paths::home_from_transcript)
+        .map(str::to_owned);
+    event.tool_name = string(&map, &["tool_name", "toolName"])?;
+    event.tool_input = arguments(&map, &["tool_input", "toolInput"])?;
+    event.tool_use_id = string(&map, &["tool_use_id", "toolUseId"])?;
+    event.prompt = string(&map, &["prompt"])?;
+    Ok(event)
+}
+
+fn cursor(map: Map<String, Value>) -> Result<HookEvent, EventError> {
+    let native =
+        string(&map, &["hook_event_name"])?.ok_or(EventError::Missing("hook_event_name"))?;
+    let mut event = base(&native);
+    event.session_id = string(&map, &["conversation_id"])?;
+    event.cwd = string(&map, &["cwd"])?.or_else(|| first_root(&map, "workspace_roots"));
+    event.prompt = string(&map, &["prompt"])?;
+    match native.as_str() {
+        "beforeShellExecution" | "afterShellExecution" => {
+            let command = string(&map, &["command"])?.ok_or(EventError::Missing("command"))?;
+            event.tool_name = Some("Bash".to_owned());
+            event.tool_input = json!({ "command": command });
+        }
+        "beforeReadFile" => {
+            let path = string(&map, &["file_path"])?.ok_or(EventError::Missing("file_path"))?;
+            event.tool_name = Some("Read".to_owned());
+            event.tool_input = json!({ "file_path": path });
+        }
+        "afterFileEdit" => {
+            event.tool_name = Some("Edit".to_owned());
+            event.tool_input = json!({ "file_path": string(&map, &["file_path"])? });
+        }
+        "beforeMCPExecution" | "afterMCPExecution" => {
+            let tool = string(&map, &["tool_name"])?.ok_or(EventError::Missing("tool_name"))?;
+            let server =
+                string(&map, &["server_name", "server"])?.unwrap_or_else(|| "cursor".to_owned());
+            event.tool_name = Some(if tool.starts_with("mcp__") {
+                tool
+            } else {
+                format!("mcp__{server}__{tool}")
+            });
+            event.tool_input = arguments(&map, &["tool_input"])?;
+        }
+        _ => {
+            event.tool_name = string(&map, &["tool_name"])?;
+            event.tool_input = arguments(&map, &["tool_input"])?;
+        }
+    }
+    Ok(event)
+}
+
+fn gemini(map: Map<String, Value>) -> Result<HookEvent, EventError> {
+    let native =
+        string(&map, &["hook_event_name"])?.ok_or(EventError::Missing("hook_event_name"))?;
+    let mut event = base(&native);
+    event.session_id = string(&map, &["session_id"])?;
+    event.cwd = string(&map, &["cwd"])?;
+    event.transcript_path = string(&map, &["transcript_path"])?;
+    event.tool_name = string(&map, &["tool_name"])?;
+    event.tool_input = arguments(&map, &["tool_input"])?;
+    event.prompt = string(&map, &["prompt"])?;
+    event.tool_response = map.get("tool_response").cloned();
+    Ok(event)
+}
+
+fn cline(map: Map<String, Value>) -> Result<HookEvent, EventError> {
+    let native = string(&map, &["hookName"])?.ok_or(EventError::Missing("hookName"))?;
+    let mut event = base(&native);
+    event.session_id = string(&map, &["taskId"])?;
+    event.cwd = first_root(&map, "workspaceRoots");
+    let key = format!(
+        "{}{}",
+        native.get(..1).unwrap_or("").to_ascii_lowercase(),
+        native.get(1..).unwrap_or("")
+    );
+    if let Some(Value::Object(payload)) = map.get(&key) {
+        event.tool_name = string(payload, &["toolName", "tool"])?;
+        event.tool_input = arguments(payload, &["parameters", "params"])?;
+        event.prompt = string(payload, &["prompt", "userMessage"])?;
+        event.tool_response = payload.get("result").cloned();
+    }
+    Ok(event)
+}
+
+fn windsurf(map: Map<String, Value>) -> Result<HookEvent, EventError> {
+    let native =
+        string(&map, &["agent_action_name"])?.ok_or(EventError::Missing("agent_action_name"))?;
+    let mut event = base(&native);
+    event.session_id = string(&map, &["trajectory_id"])?;
+    event.tool_use_id = string(&map, &["execution_id"])?;
+    let info = match map.get("tool_info") {
+        Some(Value::Object(info)) => info.clone(),
+        None | Some(Value::Null) => Map::new(),
+        Some(_) => {
+            return Err(EventError::WrongType {
+                field: "tool_info",
+                expected: "an object",
+            });
+        }
+    };
+    event.cwd = string(&info, &["cwd"])?;
+    match native.as_str() {
+        "pre_run_command" | "post_run_command" => {
+            event.tool_name = Some("Bash".to_owned());
+            event.tool_input = json!({ "command": string(&info, &["command_line", "command"])?.unwrap_or_default() });
+        }
+        "pre_write_code" | "post_write_code" => {
+            let new_string = info.get("edits").and_then(Value::as_array).map(|edits| {
+                edits
+                    .iter()
+                    .filter_map(|edit| edit.get("new_string").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            });
+            event.tool_name = Some("Edit".to_owned());
+            event.tool_input = json!({ "file_path": string(&info, &["file_path"])?, "new_string": new_string.unwrap_or_default() });
+        }
+        "pre_read_code" | "post_read_code" => {
+            event.tool_name = Some("Read".to_owned());
+            event.tool_input = json!({ "file_path": string(&info, &["file_path"])? });
+        }
+        "pre_mcp_tool_use" | "post_mcp_tool_use" => {
+            let server = string(&info, &["mcp_server_name", "server_name"])?
+                .unwrap_or_else(|| "windsurf".to_owned());
+            let tool = string(&info, &["mcp_tool_name", "tool_name"])?.unwrap_or_default();
+            event.tool_name = Some(format!("mcp__{server}__{tool}"));
+            event.tool_input = arguments(&info, &["mcp_tool_arguments", "arguments"])?;
+        }
+        "pre_user_prompt" => event.prompt = string(&info, &["user_prompt"])?,
+        _ => {}
+    }
+    Ok(event)
+}
+
+/// Maps an agent's tool name and arguments to Claude Code's, where they mean the same thing.
+fn map_tool(agent: Agent, tool: &str, input: Value) -> (String, Value) {
+    let rename = |pairs: &[(&str, &str)], input: Value| -> Value {
+        let Value::Object(mut map) = input else {
+            return input;
+        };
+        for (from, to) in pairs {
+            if !map.contains_key(*to)
+                && let Some(value) = map.remove(*from)
+            {
+                map.insert((*to).to_owned(), value);
+            }
+        }
+        Value::Object(map)
+    };
+    let path_keys: &[(&str, &str)] = &[
+        ("path", "file_path"),
+        ("filePath", "file_path"),
+        ("absolute_path", "file_path"),
+    ];
+    let (name, input) = match (agent, tool) {
+        (
+            _,
+            "bash" | "shell" | "run_shell_command" | "runTerminalCommand" | "run_in_terminal"
+            | "execute_command",
+        ) => ("Bash", rename(&[("commandLine", "command")], input)),
+        (_, "view" | "read_file" | "readFile" | "read") => ("Read", rename(path_keys, input)),
+        (_, "create" | "write_file" | "write_to_file" | "create_file" | "createFile") => (
+            "Write",
+            rename(
+                &[
+                    ("path", "file_path"),
+                    ("filePath", "file_path"),
+                    ("file_text", "content"),
+                ],
+                input,
+            ),
+        ),
+        (
+            _,
+            "edit"
+            | "replace"
+            | "replace_in_file"
+            | "replace_string_in_file"
+            | "str_replace"
+            | "editFiles",
+        ) => (
+            "Edit",
+            rename(
+                &[
+                    ("path", "file_path"),
+                    ("filePath", "file_path"),
+                    ("old_str", "old_string"),
+                    ("oldString", "old_string"),
+                    ("new_str", "new_string"),
+                    ("newString", "new_string"),
+                    ("diff", "new_string"),
+                ],
+                input,
+            ),
+        ),
+        (_, "apply_patch") => return apply_patch(input),
+        (_, "grep" | "search_file_content" | "grep_search") => ("Grep", input),
+        (_, "glob" | "list_directory" | "list_files") => ("Glob", input),
+        (_, "web_fetch" | "fetch_webpage" | "fetch") => ("WebFetch", web_fetch_input(input)),
+        (_, "google_web_search" | "web_search") => ("WebSearch", input),
+        (_, "task") => ("Agent", input),
+        (Agent::Cline, "use_mcp_tool") => {
+            let server = input
+                .get("server_name")
+                .and_then(Value::as_str)
+                .unwrap_or("cline")
+                .to_owned();
+            let tool = input
+                .get("tool_name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned();
+            let arguments = match input.get("arguments") {
+                Some(Value::String(text)) => serde_json::from_str(text).unwrap_or(json!({})),
+                Some(args) => args.clone(),
+                None => json!({}),
+            };
+            return (format!("mcp__{server}__{tool}"), arguments);
+        }
+        _ => return (canonical_tool_name(tool).to_owned(), input),
+    };
+    (name.to_owned(), input)
+}
+
+/// Codex's `apply_patch` carries the patch text; the files it touches make it an Edit.
+fn apply_patch(input: Value) -> (String, Value) {
+    let patch = input
+        .get("command")
+        .or_else(|| input.get("patch"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let file = patch.lines().find_map(|line| {
+        ["*** Update File: ", "*** Add File: ", "*** Delete File: "]
+            .iter()
+            .find_map(|prefix| line.strip_prefix(prefix))
+    });
+    (
+        "Edit".to_owned(),
+        json!({ "file_path": file.unwrap_or(""), "new_string": patch }),
+    )
+}
+
+/// Gemini's and VS Code's fetch tools name the URL differently (or inside a prompt).
+fn web_fetch_input(input: Value) -> Value {
+    if input.get("url").is_some() {
+        return input;
+    }
+    let url = input
+        .get("urls")
+        .and_then(Value::as_array)
+        .and_then(|urls| urls.first())
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .or_else(|| {
+            input
+                .get("prompt")
+                .and_then(Value::as_str)
+                .and_then(|prompt| {
+                    prompt
+                        .split_whitespace()
+                        .find(|word| word.starts_with("http://") || word.starts_with("https://"))
+                        .map(str::to_owned)
+                })
+        });
+    let mut input = input;
+    if let (Some(url), Value::Object(map)) = (url, &mut input) {
+        map.insert("url".into(), json!(url));
+    }
+    input
+}
+
+/// The reason text for an agent that cannot ask: the block says confirmation is needed.
+fn blocking_reason(decision: &Decision) -> String {
+    let reason = decision
+        .reason
+        .clone()
+        .unwrap_or_else(|| "blocked by toolgate policy".to_owned());
+    if decision.outcome == Outcome::Ask {
+        format!("confirmation required (this agent cannot ask): {reason}")
+    } else {
+        reason
+    }
+}
+
+/// Renders a decision as `agent` expects it.
+pub fn render(agent: Agent, event: &HookEvent, decision: &Decision) -> Reply {
+    let blocks = matches!(decision.outcome, Outcome::Deny | Outcome::Ask);
+    let reason = blocking_reason(decision);
+    match agent {
+        Agent::ClaudeCode | Agent::VsCode => Reply::json(super::render_claude(event, decision)),
+        Agent::Codex => {
+            // Codex enforces only deny: an ask is sent as a deny so that it is not lost.
+            let mut strict = decision.clone();
+            if strict.outcome == Outcome::Ask {
+                strict.outcome = Outcome::Deny;
+                strict.reason = Some(reason);
+            }
+            Reply::json(super::render_claude(event, &strict))
+        }
+        Agent::Copilot => {
+            let mut body = Map::new();
+            if event.event == "UserPromptSubmit" && blocks {
+                body.insert("decision".into(), json!("block"));
+                body.insert("reason".into(), json!(reason));
+            } else if event.is_gate() && decision.outcome != Outcome::None {
+                body.insert(
+                    "permissionDecision".into(),
+                    json!(decision.outcome.as_str()),
+                );
+                body.insert(
+                    "permissionDecisionReason".into(),
+                    json!(decision.reason.clone().unwrap_or_default()),
+                );
+            }
+            if let Some(context) = &decision.additional_context {
+                body.insert("additionalContext".into(), json!(context));
+            }
+            Reply::json(Value::Object(body))
+        }
+        Agent::Cursor => {
+            let native = event.native_event.as_deref().unwrap_or("");
+            let body = match native {
+                "beforeSubmitPrompt" if blocks => {
+                    json!({ "continue": false, "user_message": reason })
+                }
+                "beforeSubmitPrompt" => json!({ "continue": true }),
+                _ if !event.is_gate() => json!({}),
+                // File reads have no ask in Cursor: ask becomes deny.
+                "beforeReadFile" if blocks => {
+                    json!({ "permission": "deny", "user_message": reason, "agent_message": reason })
+                }
+                _ => match decision.outcome {
+                    Outcome::None => json!({}),
+                    Outcome::Allow => json!({ "permission": "allow" }),
+                    outcome => {
+                        let reason = decision.reason.clone().unwrap_or_default();
+                        json!({ "permission": outcome.as_str(), "user_message": reason, "agent_message": reason })
+                    }
+                },
+            };
+            Reply::json(body)
+        }
+        Agent::Gemini => {
+            let mut body = Map::new();
+            if blocks && (event.is_gate() || event.event == "UserPromptSubmit") {
+                body.insert("decision".into(), json!("deny"));
+                body.insert("reason".into(), json!(reason));
+            } else if decision.outcome == Outcome::Allow {
+                body.insert("decision".into(), json!("allow"));
+            }
+            if let Some(context) = &decision.additional_context {
+                let name = event.native_event.as_deref().unwrap_or(&event.event);
+                body.insert(
+                    "hookSpecificOutput".into(),
+                    json!({ "hookEventName": name, "additionalContext": context }),
+                );
+            }
+            Reply::json(Value::Object(body))
+        }
+        Agent::Cline => {
+            let mut body = Map::new();
+            body.insert("cancel".into(), json!(blocks));
+            if blocks {
+                body.insert("errorMessage".into(), json!(reason));
+            }
+            if let Some(context) = &decision.additional_context {
+                body.insert("contextModification".into(), json!(context));
+            }
+            Reply::json(Value::Object(body))
+        }
+        Agent::Windsurf => {
+            if blocks
+                && event
+                    .native_event
+                    .as_deref()
+                    .is_some_and(|name| name.starts_with("pre_"))
+            {
+                Reply {
+                    body: None,
+                    exit_code: 2,
+                    stderr: Some(reason),
+                }
+            } else {
+                Reply {
+                    body: None,
+                    exit_code: 0,
+                    stderr: None,
+                }
+            }
+        }
+    }
+}

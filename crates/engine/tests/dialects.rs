@@ -1,0 +1,287 @@
+//! Every agent's dialect: a real event of each agent (fixtures from the reference) decoded,
+//! evaluated against one Claude-Code-terms bundle, and rendered — for deny, ask, allow and no
+//! opinion — then checked against that agent's reply schema.
+
+use serde_json::{Value, json};
+use toolgate_engine::protocol::{Agent, decode_value, render};
+use toolgate_engine::{Bundle, CompiledPolicy, Outcome, evaluate};
+
+fn fixtures() -> Value {
+    serde_json::from_str(include_str!("dialects/fixtures.json")).expect("fixtures are JSON")
+}
+
+fn schemas() -> Value {
+    serde_json::from_str(include_str!("dialects/schemas.json")).expect("schemas are JSON")
+}
+
+fn policy() -> CompiledPolicy {
+    let bundle = Bundle::from_value(json!({
+        "name": "every-agent",
+        "permissions": { "deny": ["Bash(rm:*)"], "ask": ["Bash(git push:*)"], "allow": ["Bash(ls *)"] }
+    }))
+    .expect("valid");
+    CompiledPolicy::compile(&bundle).expect("compiles")
+}
+
+fn event_for(agent: Agent, command: &str) -> Value {
+    let template = fixtures()[agent.as_str()].to_string();
+    let escaped = serde_json::to_string(command).expect("string");
+    let inner = escaped.trim_matches('"');
+    // Copilot's toolArgs is a JSON string inside JSON: escape once more there.
+    let inner = if agent == Agent::Copilot {
+        serde_json::to_string(inner)
+            .expect("string")
+            .trim_matches('"')
+            .to_owned()
+    } else {
+        inner.to_owned()
+    };
+    serde_json::from_str(&template.replace("COMMAND", &inner)).expect("fixture stays JSON")
+}
+
+/// Checks a reply body against the agent's schema: only known keys, known enum values.
+fn check_schema(agent: Agent, body: &Value) {
+    let schema = &schemas()[agent.as_str()];
+    let object = body
+        .as_object()
+        .unwrap_or_else(|| panic!("{}: reply must be an object: {body}", agent.as_str()));
+    let allowed: Vec<&str> = schema["top"]
+        .as_array()
+        .expect("top")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for (key, value) in object {
+        assert!(
+            allowed.contains(&key.as_str()),
+            "{}: unknown key `{key}` in {body}",
+            agent.as_str()
+        );
+        if let Some(values) = schema["enums"].get(key).and_then(Value::as_array) {
+            assert!(
+                values.contains(value),
+                "{}: `{key}` = {value} not in {values:?}",
+                agent.as_str()
+            );
+        }
+    }
+    if let Some(specific) = object.get("hookSpecificOutput") {
+        let allowed: Vec<&str> = schema["hookSpecificOutput"]
+            .as_array()
+            .expect("nested")
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        for (key, value) in specific.as_object().expect("object") {
+            assert!(
+                allowed.contains(&key.as_str()),
+                "{}: unknown key `hookSpecificOutput.{key}`",
+                agent.as_str()
+            );
+            if let Some(values) = schema["enums"].get(key).and_then(Value::as_array) {
+                assert!(
+                    values.contains(value),
+                    "{}: `{key}` = {value} not in {values:?}",
+                    agent.as_str()
+                );
+            }
+        }
+        assert!(
+            specific.get("hookEventName").is_some(),
+            "{}: hookSpecificOutput needs hookEventName",
+            agent.as_str()
+        );
+    }
+}
+
+/// What each agent must receive for each outcome.
+fn expected(agent: Agent, outcome: Outcome) -> (Option<Value>, u8) {
+    let claude = |decision: &str| json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": decision, "permissionDecisionReason": "*"}});
+    match (agent, outcome) {
+        (_, Outcome::None) if agent == Agent::Windsurf => (None, 0),
+        (Agent::Cline, Outcome::None | Outcome::Allow) => (Some(json!({"cancel": false})), 0),
+        (_, Outcome::None) => (Some(json!({})), 0),
+        (Agent::ClaudeCode | Agent::VsCode, outcome) => (Some(claude(outcome.as_str())), 0),
+        (Agent::Codex, Outcome::Ask) => (Some(claude("deny")), 0),
+        (Agent::Codex, outcome) => (Some(claude(outcome.as_str())), 0),
+        (Agent::Copilot, outcome) => (
+            Some(json!({"permissionDecision": outcome.as_str(), "permissionDecisionReason": "*"})),
+            0,
+        ),
+        (Agent::Cursor, Outcome::Allow) => (Some(json!({"permission": "allow"})), 0),
+        (Agent::Cursor, outcome) => (
+            Some(
+                json!({"permission": outcome.as_str(), "user_message": "*", "agent_message": "*"}),
+            ),
+            0,
+        ),
+        (Agent::Gemini, Outcome::Allow) => (Some(json!({"decision": "allow"})), 0),
+        (Agent::Gemini, _) => (Some(json!({"decision": "deny", "reason": "*"})), 0),
+        (Agent::Cline, _) => (Some(json!({"cancel": true, "errorMessage": "*"})), 0),
+        (Agent::Windsurf, Outcome::Allow) => (None, 0),
+        (Agent::Windsurf, _) => (None, 2),
+    }
+}
+
+fn matches(expected: &Value, actual: &Value) -> bool {
+    match (expected, actual) {
+        (Value::String(star), Value::String(_)) if star == "*" => true,
+        (Value::Object(e), Value::Object(a)) => {
+            e.len() == a.len()
+                && e.iter()
+                    .all(|(k, v)| a.get(k).is_some_and(|a| matches(v, a)))
+        }
+        _ => expected == actual,
+    }
+}
+
+#[test]
+fn every_agent_gets_every_outcome_in_its_own_schema() {
+    let policy = policy();
+    let cases = [
+        ("rm -rf build", Outcome::Deny),
+        ("git push origin main", Outcome::Ask),
+        ("ls -la", Outcome::Allow),
+        ("make", Outcome::None),
+    ];
+    for agent in Agent::ALL {
+        for (command, outcome) in cases {
+            let event = decode_value(agent, event_for(agent, command))
+                .unwrap_or_else(|e| panic!("{}: fixture does not decode: {e}", agent.as_str()));
+            assert_eq!(
+                event.tool_name.as_deref(),
+                Some("Bash"),
+                "{}: shell tool maps to Bash",
+                agent.as_str()
+            );
+            assert_eq!(event.event, "PreToolUse", "{}", agent.as_str());
+            let decision = evaluate(&policy, &event);
+            assert_eq!(decision.outcome, outcome, "{}: `{command}`", agent.as_str());
+            let reply = render(agent, &event, &decision);
+            let (body, exit_code) = expected(agent, outcome);
+            assert_eq!(
+                reply.exit_code,
+                exit_code,
+                "{}: exit code for {outcome}",
+                agent.as_str()
+            );
+            match (&body, &reply.body) {
+                (None, None) => {}
+                (Some(expected), Some(actual)) => {
+                    assert!(
+                        matches(expected, actual),
+                        "{} {outcome}: expected {expected}, got {actual}",
+                        agent.as_str()
+                    );
+                    check_schema(agent, actual);
+                }
+                _ => panic!(
+                    "{} {outcome}: expected body {body:?}, got {:?}",
+                    agent.as_str(),
+                    reply.body
+                ),
+            }
+            if exit_code == 2 {
+                assert!(
+                    reply
+                        .stderr
+                        .as_deref()
+                        .is_some_and(|reason| !reason.is_empty()),
+                    "{}: reason on stderr",
+                    agent.as_str()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn file_and_mcp_tools_map_to_claude_names() {
+    let cases = [
+        (
+            Agent::Cursor,
+            json!({"hook_event_name": "beforeReadFile", "file_path": "/p/.env", "content": "", "workspace_roots": ["/p"]}),
+            "Read",
+        ),
+        (
+            Agent::Gemini,
+            json!({"hook_event_name": "BeforeTool", "cwd": "/p", "tool_name": "read_file", "tool_input": {"absolute_path": "/p/.env"}}),
+            "Read",
+        ),
+        (
+            Agent::Gemini,
+            json!({"hook_event_name": "BeforeTool", "cwd": "/p", "tool_name": "write_file", "tool_input": {"file_path": "/p/a", "content": "x"}}),
+            "Write",
+        ),
+        (
+            Agent::Copilot,
+            json!({"cwd": "/p", "toolName": "view", "toolArgs": {"path": "/p/.env"}}),
+            "Read",
+        ),
+        (
+            Agent::Copilot,
+            json!({"cwd": "/p", "toolName": "edit", "toolArgs": {"path": "/p/a", "old_str": "a", "new_str": "b"}}),
+            "Edit",
+        ),
+        (
+            Agent::VsCode,
+            json!({"hookEventName": "PreToolUse", "cwd": "/p", "tool_name": "replace_string_in_file", "tool_input": {"filePath": "/p/a", "oldString": "a", "newString": "b"}}),
+            "Edit",
+        ),
+        (
+            Agent::Cline,
+            json!({"hookName": "PreToolUse", "workspaceRoots": ["/p"], "preToolUse": {"toolName": "write_to_file", "parameters": {"path": "/p/a", "content": "x"}}}),
+            "Write",
+        ),
+        (
+            Agent::Windsurf,
+            json!({"agent_action_name": "pre_read_code", "tool_info": {"file_path": "/p/.env"}}),
+            "Read",
+        ),
+        (
+            Agent::Codex,
+            json!({"hook_event_name": "PreToolUse", "cwd": "/p", "tool_name": "apply_patch", "tool_input": {"command": "*** Begin Patch\n*** Update File: /p/a\n@@\n-a\n+b\n*** End Patch"}}),
+            "Edit",
+        ),
+    ];
+    for (agent, raw, tool) in cases {
+        let event = decode_value(agent, raw).unwrap_or_else(|e| panic!("{}: {e}", agent.as_str()));
+        assert_eq!(event.tool_name.as_deref(), Some(tool), "{}", agent.as_str());
+        let path = event.input_str("file_path").unwrap_or_default();
+        assert!(
+            path.starts_with("/p/"),
+            "{}: file_path mapped, got {:?}",
+            agent.as_str(),
+            event.tool_input
+        );
+    }
+    let mcp = decode_value(
+        Agent::Cline,
+        json!({"hookName": "PreToolUse", "preToolUse": {"toolName": "use_mcp_tool", "parameters": {"server_name": "github", "tool_name": "create_issue", "arguments": "{\"title\":\"x\"}"}}}),
+    )
+    .expect("decodes");
+    assert_eq!(mcp.tool_name.as_deref(), Some("mcp__github__create_issue"));
+    assert_eq!(mcp.tool_input["title"], "x");
+}
+
+#[test]
+fn prompts_are_blocked_in_each_agents_way() {
+    let bundle = Bundle::from_value(json!({
+        "name": "prompts",
+        "rules": [{"id": "no-prod-talk", "events": ["UserPromptSubmit"], "content": "(?i)drop database", "decision": "deny", "reason": "not here"}]
+    }))
+    .expect("valid");
+    let policy = CompiledPolicy::compile(&bundle).expect("compiles");
+    let cursor = decode_value(Agent::Cursor, json!({"hook_event_name": "beforeSubmitPrompt", "prompt": "please DROP DATABASE prod", "workspace_roots": ["/p"]})).expect("decodes");
+    let reply = render(Agent::Cursor, &cursor, &evaluate(&policy, &cursor));
+    assert_eq!(
+        reply.body,
+        Some(json!({"continue": false, "user_message": "not here"}))
+    );
+    let windsurf = decode_value(Agent::Windsurf, json!({"agent_action_name": "pre_user_prompt", "tool_info": {"user_prompt": "drop database now"}})).expect("decodes");
+    let reply = render(Agent::Windsurf, &windsurf, &evaluate(&policy, &windsurf));
+    assert_eq!(
+        (reply.exit_code, reply.stderr.as_deref()),
+        (2, Some("not here"))
+    );
+}

@@ -1,0 +1,29 @@
+//! Fuzzes hook-event decoding and the whole evaluation behind it: any body must either be rejected
+//! with an error or decoded, evaluated against a bundle with every kind of rule, and rendered.
+#![no_main]
+
+use std::sync::LazyLock;
+
+use libfuzzer_sys::fuzz_target;
+use toolgate_engine::bundle::Format;
+use toolgate_engine::protocol::{HookEvent, render_claude};
+use toolgate_engine::{CompiledPolicy, evaluate};
+
+static POLICY: LazyLock<CompiledPolicy> = LazyLock::new(|| {
+    CompiledPolicy::from_text(
+        r#"{"name":"fuzz","include":["baseline","secrets"],"permissions":{
+            "allow":["Bash(ls *)","Read(src/**)","WebFetch(domain:*.example.com)","mcp__github"],
+            "ask":["Bash(git *)","Agent(model:opus)"],
+            "deny":["Bash(rm:*)","Read(.env)","Read(~/.ssh/**)","Edit(//etc/**)","mcp__db__drop_*"]}}"#,
+        Format::Json,
+    )
+    .expect("the fuzz bundle compiles")
+});
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(event) = HookEvent::from_slice(data) {
+        let decision = evaluate(&POLICY, &event);
+        let reply = render_claude(&event, &decision);
+        assert!(reply.is_object());
+    }
+});
