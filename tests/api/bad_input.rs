@@ -102,7 +102,7 @@ async fn unknown_event_names_get_no_opinion() {
 async fn unknown_tools_are_valid_events() {
     let (app, agent) = app_with_agent().await;
     let id = app
-        .push("global", &crate::helpers::deny_bundle("g", "Bash(rm:*)"))
+        .push("global", &crate::helpers::deny_bundle("g", "WebFetch"))
         .await;
     app.activate("global", id).await;
     let event = json!({
@@ -172,19 +172,25 @@ async fn an_admin_token_cannot_evaluate_and_an_agent_token_cannot_administer() {
 async fn anonymous_loopback_evaluation_is_off_by_default_and_uses_global_when_on() {
     let app = spawn_app().await;
     let response = app
-        .evaluate_raw(None, serde_json::to_vec(&bash("rm -rf /")).unwrap())
+        .evaluate_raw(
+            None,
+            serde_json::to_vec(&crate::helpers::tool("WebFetch")).unwrap(),
+        )
         .await;
     assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
 
     let open =
         crate::helpers::spawn_app_with(|config| config.allow_anonymous_loopback = true).await;
     let id = open
-        .push("global", &crate::helpers::deny_bundle("g", "Bash(rm:*)"))
+        .push("global", &crate::helpers::deny_bundle("g", "WebFetch"))
         .await;
     let activation = open.activate("global", id).await;
     open.wait_served("global", activation).await;
     let response = open
-        .evaluate_raw(None, serde_json::to_vec(&bash("rm -rf /")).unwrap())
+        .evaluate_raw(
+            None,
+            serde_json::to_vec(&crate::helpers::tool("WebFetch")).unwrap(),
+        )
         .await;
     assert_eq!(response.status(), StatusCode::OK);
     let reply: serde_json::Value = response.json().await.unwrap();

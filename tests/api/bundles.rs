@@ -3,20 +3,17 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::helpers::{assert_error, bash, decision_of, deny_bundle, spawn_app};
+use crate::helpers::{assert_error, decision_of, deny_bundle, spawn_app, tool};
 
 #[tokio::test]
 async fn push_activate_evaluate_changes_the_decision_and_rollback_restores_it() {
     let app = spawn_app().await;
     let agent = app.create_token("agent", "team").await;
-    let event = bash("git push --force origin main");
+    let event = tool("WebFetch");
     assert_eq!(app.evaluate(&agent, &event).await, json!({}));
 
     let first = app
-        .push(
-            "team",
-            &deny_bundle("no-force-push", "Bash(git push --force:*)"),
-        )
+        .push("team", &deny_bundle("no-force-push", "WebFetch"))
         .await;
     let activation = app.activate("team", first).await;
     app.wait_served("team", activation).await;
@@ -32,7 +29,7 @@ async fn push_activate_evaluate_changes_the_decision_and_rollback_restores_it() 
     let second = app
         .push(
             "team",
-            &json!({"name": "ask-force-push", "permissions": {"ask": ["Bash(git push --force:*)"]}}),
+            &json!({"name": "ask-force-push", "permissions": {"ask": ["WebFetch"]}}),
         )
         .await;
     let activation = app.activate("team", second).await;
@@ -91,10 +88,10 @@ async fn a_bundle_whose_tests_fail_is_a_422() {
     let app = spawn_app().await;
     let bundle = json!({
         "name": "wrong-tests",
-        "permissions": {"deny": ["Bash(rm:*)"]},
+        "permissions": {"deny": ["WebFetch"]},
         "tests": [
-            {"name": "rm is denied", "tool": "Bash", "input": "rm -rf /", "expect": "deny"},
-            {"name": "ls is denied (wrong)", "tool": "Bash", "input": "ls", "expect": "deny"},
+            {"name": "fetch is denied", "tool": "WebFetch", "input": {"url": "https://a.example/"}, "expect": "deny"},
+            {"name": "mcp is denied (wrong)", "tool": "mcp__x__y", "input": {}, "expect": "deny"},
         ],
     });
     let response = app.push_as(&app.admin_token, "team", &bundle).await;
@@ -109,8 +106,8 @@ async fn pushing_identical_content_returns_the_existing_bundle() {
     let app = spawn_app().await;
     let bundle = json!({
         "name": "same",
-        "permissions": {"deny": ["Bash(rm:*)"]},
-        "tests": [{"name": "rm", "tool": "Bash", "input": "rm -rf /", "expect": "deny"}],
+        "permissions": {"deny": ["WebFetch"]},
+        "tests": [{"name": "fetch", "tool": "WebFetch", "input": {"url": "https://a.example/"}, "expect": "deny"}],
     });
     let first = app.push_as(&app.admin_token, "team", &bundle).await;
     assert_eq!(first.status(), StatusCode::CREATED);
@@ -185,33 +182,26 @@ async fn yaml_bundles_are_accepted_and_bundles_can_be_read_back() {
 async fn the_global_policy_applies_beside_the_tenants_own_and_the_most_restrictive_wins() {
     let app = spawn_app().await;
     let agent = app.create_token("agent", "team").await;
-    let global = app
-        .push("global", &deny_bundle("org", "Bash(curl:*)"))
-        .await;
+    let global = app.push("global", &deny_bundle("org", "WebFetch")).await;
     let activation = app.activate("global", global).await;
     app.wait_served("global", activation).await;
-    let reply = app
-        .evaluate(&agent, &bash("curl https://example.com"))
-        .await;
+    let reply = app.evaluate(&agent, &tool("WebFetch")).await;
     assert_eq!(decision_of(&reply), "deny", "{reply}");
 
     let own = app
         .push(
             "team",
-            &json!({"name": "team", "permissions": {"allow": ["Bash(curl:*)", "Bash(ls:*)"]}}),
+            &json!({"name": "team", "permissions": {"allow": ["WebFetch", "mcp__tools"]}}),
         )
         .await;
     let activation = app.activate("team", own).await;
     app.wait_served("team", activation).await;
     assert_eq!(
-        decision_of(
-            &app.evaluate(&agent, &bash("curl https://example.com"))
-                .await
-        ),
+        decision_of(&app.evaluate(&agent, &tool("WebFetch")).await),
         "deny"
     );
     assert_eq!(
-        decision_of(&app.evaluate(&agent, &bash("ls -la")).await),
+        decision_of(&app.evaluate(&agent, &tool("mcp__tools__run")).await),
         "allow"
     );
 }
@@ -223,7 +213,7 @@ async fn invalid_tenant_names_are_a_400() {
         .push_as(
             &app.admin_token,
             "Bad.Tenant",
-            &deny_bundle("x", "Bash(rm:*)"),
+            &deny_bundle("x", "WebFetch"),
         )
         .await;
     assert_error(response, StatusCode::BAD_REQUEST, "invalid_tenant").await;
@@ -232,7 +222,7 @@ async fn invalid_tenant_names_are_a_400() {
 #[tokio::test]
 async fn stored_bundles_are_immutable() {
     let app = spawn_app().await;
-    let id = app.push("team", &deny_bundle("x", "Bash(rm:*)")).await;
+    let id = app.push("team", &deny_bundle("x", "WebFetch")).await;
     let result = sqlx::query("UPDATE bundles SET name = 'changed' WHERE id = $1")
         .bind(id)
         .execute(&app.pool)

@@ -4,7 +4,7 @@ use std::process::{Command, Output};
 
 use serde_json::json;
 
-use crate::helpers::{bash, decision_of, spawn_app};
+use crate::helpers::{decision_of, spawn_app, tool};
 
 async fn toolgate(args: Vec<String>, env: Vec<(&'static str, String)>) -> Output {
     tokio::task::spawn_blocking(move || {
@@ -43,13 +43,13 @@ async fn token_create_and_bundle_push_activate_rollback_work_end_to_end() {
     let text = stdout(&out);
     let agent = text.split_whitespace().last().unwrap().to_owned();
     assert!(agent.starts_with("tg_"), "{text}");
-    assert_eq!(app.evaluate(&agent, &bash("rm -rf /")).await, json!({}));
+    assert_eq!(app.evaluate(&agent, &tool("WebFetch")).await, json!({}));
 
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("bundle.yaml");
     std::fs::write(
         &file,
-        "name: cli\npermissions:\n  deny: [\"Bash(rm:*)\"]\ntests:\n  - {name: rm, tool: Bash, input: rm -rf /, expect: deny}\n",
+        "name: cli\npermissions:\n  deny: [WebFetch]\ntests:\n  - {name: fetch, tool: WebFetch, input: {url: \"https://a.example/\"}, expect: deny}\n",
     )
     .unwrap();
     let client = vec![
@@ -74,7 +74,7 @@ async fn token_create_and_bundle_push_activate_rollback_work_end_to_end() {
     app.wait_served("team", policy["live"]["id"].as_i64().unwrap())
         .await;
     assert_eq!(
-        decision_of(&app.evaluate(&agent, &bash("rm -rf /")).await),
+        decision_of(&app.evaluate(&agent, &tool("WebFetch")).await),
         "deny"
     );
 

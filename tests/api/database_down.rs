@@ -7,7 +7,7 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use serde_json::Value;
 
-use crate::helpers::{assert_error, bash, decision_of, deny_bundle, eventually, spawn_replica};
+use crate::helpers::{assert_error, decision_of, deny_bundle, eventually, spawn_replica, tool};
 use crate::pg::PrivatePostgres;
 
 #[tokio::test]
@@ -15,11 +15,11 @@ async fn evaluation_goes_on_while_the_database_is_down_and_writes_resume_after()
     let pg = PrivatePostgres::start();
     let app = spawn_replica(&pg.url(), |_| {}).await;
     let agent = app.create_token("agent", "team").await;
-    let id = app.push("team", &deny_bundle("x", "Bash(rm:*)")).await;
+    let id = app.push("team", &deny_bundle("x", "WebFetch")).await;
     let activation = app.activate("team", id).await;
     app.wait_served("team", activation).await;
     assert_eq!(
-        decision_of(&app.evaluate(&agent, &bash("rm -rf /")).await),
+        decision_of(&app.evaluate(&agent, &tool("WebFetch")).await),
         "deny"
     );
 
@@ -28,13 +28,13 @@ async fn evaluation_goes_on_while_the_database_is_down_and_writes_resume_after()
     // Evaluation continues from memory.
     for _ in 0..3 {
         assert_eq!(
-            decision_of(&app.evaluate(&agent, &bash("rm -rf /")).await),
+            decision_of(&app.evaluate(&agent, &tool("WebFetch")).await),
             "deny"
         );
     }
     // Writes fail fast with a clear 503.
     let response = app
-        .push_as(&app.admin_token, "team", &deny_bundle("y", "Bash(curl:*)"))
+        .push_as(&app.admin_token, "team", &deny_bundle("y", "mcp__db"))
         .await;
     let message = assert_error(
         response,
@@ -69,7 +69,7 @@ async fn evaluation_goes_on_while_the_database_is_down_and_writes_resume_after()
     // Everything resumes without a restart of toolgate.
     let second = eventually(Duration::from_secs(20), "pushes to work again", || async {
         let response = app
-            .push_as(&app.admin_token, "team", &deny_bundle("y", "Bash(curl:*)"))
+            .push_as(&app.admin_token, "team", &deny_bundle("y", "mcp__db"))
             .await;
         if response.status().is_success() {
             let body: Value = response.json().await.unwrap();
@@ -82,11 +82,12 @@ async fn evaluation_goes_on_while_the_database_is_down_and_writes_resume_after()
     let activation = app.activate("team", second).await;
     app.wait_served("team", activation).await;
     assert_eq!(
-        decision_of(
-            &app.evaluate(&agent, &bash("curl https://example.com"))
-                .await
-        ),
+        decision_of(&app.evaluate(&agent, &tool("mcp__db__query")).await),
         "deny"
+    );
+    assert_eq!(
+        decision_of(&app.evaluate(&agent, &tool("WebFetch")).await),
+        "none"
     );
     eventually(Duration::from_secs(10), "readyz to say ready", || async {
         let body: Value = app
@@ -108,7 +109,7 @@ async fn a_replica_started_while_the_database_is_down_serves_the_cached_policy()
     let pg = PrivatePostgres::start();
     let a = spawn_replica(&pg.url(), |_| {}).await;
     let agent = a.create_token("agent", "team").await;
-    let id = a.push("team", &deny_bundle("x", "Bash(rm:*)")).await;
+    let id = a.push("team", &deny_bundle("x", "WebFetch")).await;
     let activation = a.activate("team", id).await;
     a.wait_served("team", activation).await;
     // Wait until A's cache holds the activation and the agent token.
@@ -144,7 +145,7 @@ async fn a_replica_started_while_the_database_is_down_serves_the_cached_policy()
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["status"], "degraded", "{body}");
     assert_eq!(
-        decision_of(&c.evaluate(&agent, &bash("rm -rf /")).await),
+        decision_of(&c.evaluate(&agent, &tool("WebFetch")).await),
         "deny"
     );
 

@@ -156,6 +156,22 @@ pub fn bash(command: &str) -> Value {
     })
 }
 
+/// A `PreToolUse` for a tool-wide rule (`WebFetch`, `mcp__server`), which needs no shell analysis.
+pub fn tool(name: &str) -> Value {
+    let input = if name == "WebFetch" {
+        json!({"url": "https://example.com/", "prompt": "read it"})
+    } else {
+        json!({"arg": 1})
+    };
+    json!({
+        "hook_event_name": "PreToolUse",
+        "session_id": "s",
+        "cwd": "/tmp/p",
+        "tool_name": name,
+        "tool_input": input,
+    })
+}
+
 pub fn deny_bundle(name: &str, pattern: &str) -> Value {
     json!({"name": name, "permissions": {"deny": [pattern]}})
 }

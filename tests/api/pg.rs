@@ -114,7 +114,7 @@ impl PrivatePostgres {
     /// Starts (again) on the same port.
     pub fn start_server(&self) {
         let options = format!(
-            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off",
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
             self.port,
             self.socket_dir().display()
         );

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use toolgate::startup::listener_application_name;
 
-use crate::helpers::{bash, decision_of, deny_bundle, eventually, spawn_app, spawn_replica};
+use crate::helpers::{decision_of, deny_bundle, eventually, spawn_app, spawn_replica, tool};
 
 #[tokio::test]
 async fn an_activation_through_a_is_served_by_b() {
@@ -17,14 +17,10 @@ async fn an_activation_through_a_is_served_by_b() {
     })
     .await;
     let agent = a.create_token("agent", "team").await;
-    let id = a
-        .push("team", &deny_bundle("x", "Bash(git push --force:*)"))
-        .await;
+    let id = a.push("team", &deny_bundle("x", "WebFetch")).await;
     a.activate("team", id).await;
     eventually(Duration::from_secs(10), "B to deny", || async {
-        let reply = b
-            .evaluate(&agent, &bash("git push --force origin main"))
-            .await;
+        let reply = b.evaluate(&agent, &tool("WebFetch")).await;
         (decision_of(&reply) == "deny").then_some(())
     })
     .await;
@@ -55,10 +51,10 @@ async fn b_converges_by_polling_when_its_listen_connection_is_killed() {
     assert!(killed);
 
     let agent = a.create_token("agent", "team").await;
-    let id = a.push("team", &deny_bundle("x", "Bash(rm:*)")).await;
+    let id = a.push("team", &deny_bundle("x", "WebFetch")).await;
     a.activate("team", id).await;
     eventually(Duration::from_secs(10), "B to deny", || async {
-        (decision_of(&b.evaluate(&agent, &bash("rm -rf /")).await) == "deny").then_some(())
+        (decision_of(&b.evaluate(&agent, &tool("WebFetch")).await) == "deny").then_some(())
     })
     .await;
     // And B's listener comes back.
@@ -86,11 +82,11 @@ async fn polling_alone_converges() {
     })
     .await;
     let agent = a.create_token("agent", "team").await;
-    let id = a.push("team", &deny_bundle("x", "Bash(rm:*)")).await;
+    let id = a.push("team", &deny_bundle("x", "WebFetch")).await;
     let activation = a.activate("team", id).await;
     b.wait_served("team", activation).await;
     assert_eq!(
-        decision_of(&b.evaluate(&agent, &bash("rm -rf /")).await),
+        decision_of(&b.evaluate(&agent, &tool("WebFetch")).await),
         "deny"
     );
 }

@@ -4,7 +4,7 @@
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::helpers::{assert_error, bash, decision_of, deny_bundle, spawn_app};
+use crate::helpers::{assert_error, decision_of, deny_bundle, spawn_app, tool};
 
 #[tokio::test]
 async fn tokens_are_confined_to_their_tenant() {
@@ -12,7 +12,7 @@ async fn tokens_are_confined_to_their_tenant() {
     let admin_a = app.create_token("admin", "tenant-a").await;
     let agent_a = app.create_token("agent", "tenant-a").await;
     let agent_b = app.create_token("agent", "tenant-b").await;
-    let bundle_b = app.push("tenant-b", &deny_bundle("b", "Bash(ls:*)")).await;
+    let bundle_b = app.push("tenant-b", &deny_bundle("b", "mcp__b")).await;
     let activation = app.activate("tenant-b", bundle_b).await;
     app.wait_served("tenant-b", activation).await;
 
@@ -51,9 +51,9 @@ async fn tokens_are_confined_to_their_tenant() {
     assert_error(response, StatusCode::NOT_FOUND, "not_found").await;
 
     // Evaluation follows the token's tenant: B's deny does not apply to A's agent.
-    assert_eq!(app.evaluate(&agent_a, &bash("ls")).await, json!({}));
+    assert_eq!(app.evaluate(&agent_a, &tool("mcp__b__x")).await, json!({}));
     assert_eq!(
-        decision_of(&app.evaluate(&agent_b, &bash("ls")).await),
+        decision_of(&app.evaluate(&agent_b, &tool("mcp__b__x")).await),
         "deny"
     );
 
