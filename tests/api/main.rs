@@ -5,6 +5,7 @@ mod bad_input;
 mod bundles;
 mod cli;
 mod database_down;
+mod failure;
 mod health;
 mod helpers;
 mod pg;
