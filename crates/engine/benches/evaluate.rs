@@ -14,7 +14,7 @@ fn bundle_200() -> Value {
     let mut allow = Vec::new();
     let mut ask = Vec::new();
     let mut deny = Vec::new();
-    for i in 0..40 {
+    for i in 0..35 {
         allow.push(format!("Bash(npm run task{i}:*)"));
         allow.push(format!("Bash(make target{i} *)"));
     }
@@ -125,6 +125,20 @@ fn benches(c: &mut Criterion) {
         });
     }
     group.finish();
+    let limits = toolgate_engine::shell::ShellLimits::default();
+    let mut shell = c.benchmark_group("shell_analyze");
+    for (name, command) in [
+        ("simple", "git status"),
+        (
+            "compound_substitution",
+            "cd src && cargo test $(echo --release) 2>&1 | tail -5",
+        ),
+    ] {
+        shell.bench_function(name, |b| {
+            b.iter(|| toolgate_engine::shell::analyze(black_box(command), &limits))
+        });
+    }
+    shell.finish();
 }
 
 criterion_group!(engine, benches);

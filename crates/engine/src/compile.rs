@@ -43,9 +43,88 @@ pub(crate) struct RuleList {
     by_tool: HashMap<String, Vec<PermissionMatcher>>,
     /// Tool-name globs and MCP server-level rules: checked against every tool.
     patterned: Vec<PermissionMatcher>,
+    /// The `Bash(…)` command rules by the first word their pattern requires.
+    commands: CommandIndex,
+}
+
+/// Indices into a list's `Bash` rules: those whose pattern starts with a literal word, by that
+/// word, and the others (`Bash(*…)`, `Bash(ls*)`), which every command must be tried against.
+#[derive(Debug, Default)]
+struct CommandIndex {
+    by_word: HashMap<String, Vec<usize>>,
+    any_word: Vec<usize>,
+}
+
+impl CommandIndex {
+    fn build(rules: &[PermissionMatcher]) -> Self {
+        let mut index = Self::default();
+        for (i, rule) in rules.iter().enumerate() {
+            let Specifier::Command(content) = &rule.specifier else {
+                continue;
+            };
+            let content = content.trim_start();
+            let content = content.strip_suffix(":*").unwrap_or(content);
+            let word = content.split([' ', '\t']).next().unwrap_or("");
+            if word.is_empty() || word.contains(['*', '\\']) {
+                index.any_word.push(i);
+            } else {
+                index.by_word.entry(word.to_owned()).or_default().push(i);
+            }
+        }
+        index
+    }
+
+    /// The indices of the rules that may match `view`, in list order.
+    fn candidates<'a>(&'a self, view: &str) -> impl Iterator<Item = usize> + 'a {
+        let first = view.split(' ').next().unwrap_or("");
+        let mut word = self
+            .by_word
+            .get(first)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .copied()
+            .peekable();
+        let mut any = self.any_word.iter().copied().peekable();
+        std::iter::from_fn(move || match (word.peek(), any.peek()) {
+            (Some(a), Some(b)) if a < b => word.next(),
+            (Some(_), Some(_)) | (None, Some(_)) => any.next(),
+            (Some(_), None) => word.next(),
+            (None, None) => None,
+        })
+    }
 }
 
 impl RuleList {
+    /// The `Bash` command rules that match any of `views`, in list order, each once.
+    pub fn command_matches<'a>(&'a self, views: &[String]) -> Vec<&'a PermissionMatcher> {
+        let Some(bash) = self.by_tool.get("Bash") else {
+            return Vec::new();
+        };
+        let mut matched: Vec<usize> = Vec::new();
+        for view in views {
+            for i in self.commands.candidates(view) {
+                if !matched.contains(&i)
+                    && bash
+                        .get(i)
+                        .is_some_and(|rule| rule.matcher.matches_command(view))
+                {
+                    matched.push(i);
+                }
+            }
+        }
+        matched.sort_unstable();
+        matched.into_iter().filter_map(|i| bash.get(i)).collect()
+    }
+
+    /// The first `Bash` command rule that matches `view`.
+    pub fn first_command_match(&self, view: &str) -> Option<&PermissionMatcher> {
+        let bash = self.by_tool.get("Bash")?;
+        self.commands
+            .candidates(view)
+            .filter_map(|i| bash.get(i))
+            .find(|rule| rule.matcher.matches_command(view))
+    }
+
     /// The rules that concern `tool`: those written for it and the patterned ones that match it.
     pub fn for_tool<'a>(
         &'a self,
@@ -158,6 +237,17 @@ impl CompiledPolicy {
             .collect();
         if !errors.is_empty() {
             return Err(BundleErrors { errors });
+        }
+        for list in [
+            &mut permissions.deny,
+            &mut permissions.ask,
+            &mut permissions.allow,
+        ] {
+            list.commands = list
+                .by_tool
+                .get("Bash")
+                .map(|rules| CommandIndex::build(rules))
+                .unwrap_or_default();
         }
         Ok(Self {
             name: bundle.name.clone(),

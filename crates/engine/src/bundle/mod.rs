@@ -1,7 +1,7 @@
 //! The policy bundle: one JSON or YAML document (or several fragments merged in name order).
 //!
 //! Parsing walks the whole document and collects *every* error with its location
-//! (`permissions.deny[3]: unbalanced parenthesis in "Bash(rm -rf"`), never only the first.
+//! (`permissions.deny[3]: unbalanced parenthesis in `Bash(rm -rf``), never only the first.
 //! Keys of a Claude Code settings file other than `permissions` are ignored with a warning, so a
 //! `managed-settings.json` loads as it is.
 //!

@@ -22,6 +22,7 @@ fn collects_every_error_with_its_location() {
     }));
     let expected = [
         "name: is required",
+        "permissions.deny[0]: unbalanced parenthesis in `Bash(rm -rf`",
         "permissions.deny[2]: must be a string",
         "include[1]: unknown pack `nope` (known: baseline, secrets)",
         "rules[0].decision: must be `deny`, `ask` or `allow`, not `block`",

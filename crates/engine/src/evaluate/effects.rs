@@ -414,6 +414,7 @@ mod tests {
             deny_views: vec![text.clone()],
             allow_view: text,
             has_dynamic_args: false,
+            stdin_pipe_from: None,
         }
     }
 

@@ -216,50 +216,35 @@ impl<'a> Evaluation<'a> {
         let mut all_covered = !analysis.commands.is_empty();
         for simple in &analysis.commands {
             for kind in [RuleKind::Deny, RuleKind::Ask] {
-                let matched: Vec<&PermissionMatcher> = self
+                let matched = self
                     .policy
                     .permissions
                     .list(kind)
-                    .for_tool("Bash")
-                    .filter(|rule| matches!(rule.specifier, Specifier::Command(_)))
-                    .filter(|rule| {
-                        simple
-                            .deny_views
-                            .iter()
-                            .any(|view| rule.matcher.matches_command(view))
-                    })
-                    .collect();
+                    .command_matches(&simple.deny_views);
                 for rule in matched {
                     self.permission_hit(rule);
                 }
             }
             let effects = file_effects(simple);
-            let touched = self.touched_paths(Some((simple, &effects)));
-            self.shell_paths.extend(touched);
-            for read in &effects.reads {
-                let access = FileAccess::Read {
-                    path: self.canonical(&read.path),
-                    recursive: read.recursive,
-                };
-                self.check_path_rules(&access);
+            let reads: Vec<(String, bool)> = effects
+                .reads
+                .iter()
+                .map(|read| (self.canonical(&read.path), read.recursive))
+                .collect();
+            let writes: Vec<String> = effects
+                .writes
+                .iter()
+                .map(|write| self.canonical(write))
+                .collect();
+            for (path, recursive) in &reads {
+                self.check_path_rules(&FileAccess::Read {
+                    path: path.clone(),
+                    recursive: *recursive,
+                });
             }
-            for write in &effects.writes {
-                let access = FileAccess::Write {
-                    path: self.canonical(write),
-                };
-                self.check_path_rules(&access);
-            }
-            if let Some(target) = floor::critical_removal(simple, &self.ctx) {
-                let _ = target;
-                self.hit(
-                    floor::CRITICAL_REMOVAL,
-                    Outcome::Ask,
-                    Mode::Enforce,
-                    "recursive removal of a critical path (the root, a system directory, the home directory or the project) always needs confirmation",
-                );
-            }
-            for write in &effects.writes {
-                if let Some(what) = floor::protected_write(&self.canonical(write)) {
+            for path in &writes {
+                self.check_path_rules(&FileAccess::Write { path: path.clone() });
+                if let Some(what) = floor::protected_write(path) {
                     self.hit(
                         floor::PROTECTED_WRITE,
                         Outcome::Ask,
@@ -268,15 +253,22 @@ impl<'a> Evaluation<'a> {
                     );
                 }
             }
+            if floor::critical_removal(simple, &self.ctx).is_some() {
+                self.hit(
+                    floor::CRITICAL_REMOVAL,
+                    Outcome::Ask,
+                    Mode::Enforce,
+                    "recursive removal of a critical path (the root, a system directory, the home directory or the project) always needs confirmation",
+                );
+            }
+            self.shell_paths.extend(reads);
+            self.shell_paths
+                .extend(writes.into_iter().map(|path| (path, false)));
             let allowed = self
                 .policy
                 .permissions
                 .allow
-                .for_tool("Bash")
-                .find(|rule| {
-                    matches!(rule.specifier, Specifier::Command(_))
-                        && rule.matcher.matches_command(&simple.allow_view)
-                })
+                .first_command_match(&simple.allow_view)
                 .map(allow_hit)
                 .or_else(|| self.extended_rules(Some((simple, &effects))));
             match allowed {

@@ -1,8 +1,61 @@
 //! Secret detection: finds credentials in text an agent is about to write or send.
 //!
-//! Rules are derived from the gitleaks default rule set (keywords → ASCII regex → entropy →
-//! allowlists), compiled once, with an Aho-Corasick keyword prefilter. A finding names the rule
-//! and the byte span; callers must never log or return the matched text itself.
+//! Rules are the gitleaks default rule set (v8.30.1, vendored in `gitleaks/rules.json`, MIT, see
+//! `gitleaks/NOTICE`) plus toolgate's own (`url-credentials`, `private-key-header`). Per scan:
+//!
+//! 1. one ASCII case-insensitive Aho-Corasick pass over all rule keywords selects the rules to run
+//!    (a rule without keywords always runs);
+//! 2. each selected rule's ASCII regex (`unicode(false)`, linear time) finds candidates; the secret
+//!    is the rule's `secretGroup`, else the first non-empty capture group, else the whole match;
+//! 3. a candidate survives the global allowlist (placeholder regexes, stopwords), toolgate's
+//!    placeholder filter, the rule's Shannon entropy threshold (`entropy <= threshold` drops it),
+//!    and the rule's allowlists (regexes against the secret, match or line; stopwords; paths);
+//! 4. base64 (≥ 20 chars) and hex (≥ 32 chars) runs that decode to text are scanned again (up to
+//!    [`MAX_DECODE_DEPTH`] levels); a hit is reported with the inner rule's id and the encoded span;
+//! 5. overlapping candidates are resolved (specific rules before `generic-*`, before decoded hits;
+//!    then earliest and longest), at most [`MAX_FINDINGS`] are kept.
+//!
+//! Bounds: only the first [`MAX_SCAN_BYTES`] of a text are scanned; decoding work is capped too.
+//! Rules restricted to a file path by gitleaks (`hashicorp-tf-password`, `kubernetes-secret-yaml`,
+//! …) only run through [`Scanner::scan_file`]; gitleaks' global *path* allowlist (lockfiles,
+//! images, `node_modules`) is deliberately not applied, since an agent could write a secret there.
+//! The path-only rule `pkcs12-file` is not included.
+//!
+//! A finding names the rule and the byte span; this module never logs, stores or returns the
+//! matched text itself, and callers must not either.
+
+mod decode;
+mod extra;
+mod rules;
+#[cfg(test)]
+mod tests;
+
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
+use regex::bytes::{Regex, RegexSet, RegexSetBuilder};
+
+use decode::Budget;
+use rules::{Allowlist, Problems, RawData, Subject};
+
+/// Most bytes of one text that are scanned; the rest is neither scanned nor redacted.
+pub const MAX_SCAN_BYTES: usize = 1024 * 1024;
+/// Most findings reported for one text.
+pub const MAX_FINDINGS: usize = 64;
+/// How many times an encoded run is decoded and rescanned (base64 in base64 = 2).
+pub const MAX_DECODE_DEPTH: u8 = 2;
+/// Most encoded bytes decoded during one scan (all depths together).
+const MAX_DECODE_BYTES: usize = 256 * 1024;
+/// Most encoded runs decoded during one scan (all depths together).
+const MAX_DECODE_RUNS: usize = 256;
+/// Search window around each keyword hit for `generic-api-key`: its match starts at most 50 bytes
+/// before the keyword (`[\w.-]{0,50}?`) and its bounded value alternative ends < 200 bytes after
+/// it; a match that reaches the window's end is redone on the whole text, which covers the
+/// unbounded base64 alternative.
+const GENERIC_WINDOW: (usize, usize) = (64, 256);
+/// Most candidates collected before overlap resolution.
+const MAX_CANDIDATES: usize = 1024;
 
 /// One secret found in a text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,25 +68,518 @@ pub struct Finding {
     pub end: usize,
 }
 
+/// Where a built-in rule comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleSource {
+    /// The gitleaks default rule set.
+    Gitleaks,
+    /// toolgate's own rules.
+    Toolgate,
+}
+
+/// Documentation of one compiled rule.
+#[derive(Debug, Clone)]
+pub struct RuleInfo {
+    /// The rule id reported in findings.
+    pub id: &'static str,
+    /// What the rule detects.
+    pub description: String,
+    /// Where the rule comes from.
+    pub source: RuleSource,
+    /// Lower-case keywords that enable the rule (empty: always runs).
+    pub keywords: Vec<String>,
+    /// Shannon entropy the secret must exceed, if any.
+    pub entropy: Option<f64>,
+    /// Whether the rule only runs for files whose path matches (see [`Scanner::scan_file`]).
+    pub path_restricted: bool,
+}
+
+/// One compiled rule.
+#[derive(Debug)]
+struct Rule {
+    id: &'static str,
+    regex: Regex,
+    secret_group: Option<usize>,
+    entropy: Option<f64>,
+    path: Option<Regex>,
+    allowlists: Vec<Allowlist>,
+    wants_line: bool,
+    /// 0: specific, 1: generic (loses overlaps to specific rules).
+    tier: u8,
+    /// When set, the regex only runs in windows of (bytes before, bytes after) each keyword hit;
+    /// only for rules whose every match contains a keyword within those bounds.
+    window: Option<(usize, usize)>,
+    check: Option<fn(&[u8]) -> bool>,
+}
+
+/// The global allowlist (applies to every rule's secret).
+#[derive(Debug, Default)]
+struct Global {
+    regexes: Option<RegexSet>,
+    stopwords: Option<AhoCorasick>,
+}
+
 /// The compiled detector.
 #[derive(Debug, Default)]
-pub struct Scanner {}
+pub struct Scanner {
+    rules: Vec<Rule>,
+    infos: Vec<RuleInfo>,
+    /// Keyword automaton; pattern `i` enables the rules in `keyword_rules[i]`.
+    keywords: Option<AhoCorasick>,
+    keyword_rules: Vec<Vec<usize>>,
+    /// Rules without keywords.
+    always: Vec<usize>,
+    global: Global,
+    problems: Problems,
+}
+
+/// A finding before overlap resolution.
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    start: usize,
+    end: usize,
+    rule_id: &'static str,
+    /// 0 specific, 1 generic, 2 decoded.
+    tier: u8,
+    order: usize,
+}
 
 impl Scanner {
     /// The built-in detector, compiled on first use and shared.
     pub fn builtin() -> &'static Scanner {
-        static SCANNER: std::sync::LazyLock<Scanner> = std::sync::LazyLock::new(Scanner::default);
+        static SCANNER: LazyLock<Scanner> = LazyLock::new(Scanner::compile_builtin);
         &SCANNER
     }
 
+    /// Compiles the vendored gitleaks rules and toolgate's own rules. Never panics: a rule whose
+    /// regex does not compile is skipped and listed in [`Scanner::skipped_rules`].
+    fn compile_builtin() -> Scanner {
+        let mut scanner = Scanner::default();
+        let mut keyword_index: Vec<(String, Vec<usize>)> = Vec::new();
+        let mut add_keywords = |keywords: &[String], rule: usize, always: &mut Vec<usize>| {
+            if keywords.is_empty() {
+                always.push(rule);
+            }
+            for kw in keywords {
+                match keyword_index.iter_mut().find(|(k, _)| k == kw) {
+                    Some((_, rules)) => rules.push(rule),
+                    None => keyword_index.push((kw.clone(), vec![rule])),
+                }
+            }
+        };
+        match serde_json::from_str::<RawData<'static>>(rules::RULES_JSON) {
+            Ok(data) => {
+                scanner.global = Global {
+                    regexes: compile_global(&data.allowlist.regexes, &mut scanner.problems),
+                    stopwords: rules::word_matcher(&data.allowlist.stopwords),
+                };
+                for raw in &data.rules {
+                    let Some(regex) = rules::compile_regex(&raw.regex) else {
+                        scanner.problems.skipped_rules.push(raw.id.to_owned());
+                        continue;
+                    };
+                    let path = match raw.path.as_deref() {
+                        Some(p) => match rules::compile_regex(p) {
+                            Some(re) => Some(re),
+                            None => {
+                                scanner.problems.skipped_rules.push(raw.id.to_owned());
+                                continue;
+                            }
+                        },
+                        None => None,
+                    };
+                    let allowlists: Vec<Allowlist> = raw
+                        .allowlists
+                        .iter()
+                        .map(|a| rules::compile_allowlist(a, &mut scanner.problems))
+                        .collect();
+                    let keywords: Vec<String> = raw
+                        .keywords
+                        .iter()
+                        .map(|k| k.to_ascii_lowercase())
+                        .collect();
+                    let index = scanner.rules.len();
+                    add_keywords(&keywords, index, &mut scanner.always);
+                    scanner.infos.push(RuleInfo {
+                        id: raw.id,
+                        description: raw.description.clone().into_owned(),
+                        source: RuleSource::Gitleaks,
+                        keywords,
+                        entropy: raw.entropy.filter(|e| *e > 0.0),
+                        path_restricted: path.is_some(),
+                    });
+                    scanner.rules.push(Rule {
+                        id: raw.id,
+                        regex,
+                        secret_group: raw.secret_group.filter(|g| *g > 0),
+                        entropy: raw.entropy.filter(|e| *e > 0.0),
+                        path,
+                        wants_line: allowlists.iter().any(Allowlist::wants_line),
+                        allowlists,
+                        tier: u8::from(raw.id.starts_with("generic")),
+                        window: (raw.id == "generic-api-key").then_some(GENERIC_WINDOW),
+                        check: None,
+                    });
+                }
+            }
+            Err(err) => scanner.problems.data_error = Some(err.to_string()),
+        }
+        for extra in extra::EXTRA_RULES {
+            let Some(regex) = rules::compile_regex(extra.regex) else {
+                scanner.problems.skipped_rules.push(extra.id.to_owned());
+                continue;
+            };
+            let keywords: Vec<String> = extra.keywords.iter().map(|k| (*k).to_owned()).collect();
+            let index = scanner.rules.len();
+            add_keywords(&keywords, index, &mut scanner.always);
+            scanner.infos.push(RuleInfo {
+                id: extra.id,
+                description: extra.description.to_owned(),
+                source: RuleSource::Toolgate,
+                keywords,
+                entropy: None,
+                path_restricted: false,
+            });
+            scanner.rules.push(Rule {
+                id: extra.id,
+                regex,
+                secret_group: extra.secret_group,
+                entropy: None,
+                path: None,
+                allowlists: Vec::new(),
+                wants_line: false,
+                tier: 0,
+                window: None,
+                check: extra.check,
+            });
+        }
+        let (words, rules): (Vec<String>, Vec<Vec<usize>>) = keyword_index.into_iter().unzip();
+        // A full DFA: ~30% faster than the NFA on keyword-dense source text (measured).
+        scanner.keywords = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(&words)
+            .ok();
+        if scanner.keywords.is_none() {
+            // Without the prefilter every rule runs: slower, never weaker.
+            scanner.always = (0..scanner.rules.len()).collect();
+        }
+        scanner.keyword_rules = rules;
+        scanner
+    }
+
+    /// Documentation of every compiled rule, gitleaks' first, in detection priority order.
+    pub fn rules(&self) -> impl Iterator<Item = &RuleInfo> {
+        self.infos.iter()
+    }
+
+    /// Ids of built-in rules that were skipped because they failed to compile (expected empty).
+    pub fn skipped_rules(&self) -> impl Iterator<Item = &str> {
+        self.problems
+            .skipped_rules
+            .iter()
+            .map(String::as_str)
+            .chain(self.problems.data_error.as_deref().map(|_| "<rule data>"))
+    }
+
     /// Every secret in `text`, in order of position, spans not overlapping.
+    ///
+    /// Only the first [`MAX_SCAN_BYTES`] are scanned and at most [`MAX_FINDINGS`] are returned.
+    /// Spans lie on `char` boundaries of `text`.
     pub fn scan(&self, text: &str) -> Vec<Finding> {
-        let _ = text;
-        Vec::new()
+        self.scan_impl(text, None)
+    }
+
+    /// Like [`Scanner::scan`] for the content of the file at `path`: also runs the rules gitleaks
+    /// restricts to some file names (`*.tf`, `*.yaml`, `nuget.config`, `*.php`) and the allowlists
+    /// that depend on the path.
+    pub fn scan_file(&self, path: &str, text: &str) -> Vec<Finding> {
+        self.scan_impl(text, Some(path))
+    }
+
+    /// Whether `text` holds no secret (cheaper than `scan(text).is_empty()` only in allocation).
+    pub fn is_clean(&self, text: &str) -> bool {
+        self.scan(text).is_empty()
     }
 
     /// `text` with every finding replaced by `[REDACTED:<rule-id>]`.
-    pub fn redact<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
-        std::borrow::Cow::Borrowed(text)
+    pub fn redact<'t>(&self, text: &'t str) -> Cow<'t, str> {
+        let findings = self.scan(text);
+        if findings.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut last = 0;
+        for f in &findings {
+            out.push_str(text.get(last..f.start).unwrap_or_default());
+            out.push_str("[REDACTED:");
+            out.push_str(f.rule_id);
+            out.push(']');
+            last = f.end;
+        }
+        out.push_str(text.get(last..).unwrap_or_default());
+        Cow::Owned(out)
     }
+
+    fn scan_impl(&self, text: &str, path: Option<&str>) -> Vec<Finding> {
+        let hay = text.as_bytes();
+        let hay = hay.get(..hay.len().min(MAX_SCAN_BYTES)).unwrap_or(hay);
+        let mut budget = Budget {
+            bytes: MAX_DECODE_BYTES,
+            runs: MAX_DECODE_RUNS,
+        };
+        let mut candidates = Vec::new();
+        self.collect(hay, path, MAX_DECODE_DEPTH, &mut budget, &mut candidates);
+        let mut findings: Vec<Finding> = select(candidates)
+            .into_iter()
+            .map(|c| Finding {
+                rule_id: c.rule_id,
+                start: floor_boundary(text, c.start),
+                end: ceil_boundary(text, c.end),
+            })
+            .collect();
+        // Widening to char boundaries may make neighbours touch; never overlap.
+        let mut last_end = 0;
+        findings.retain(|f| {
+            let keep = f.start >= last_end && f.end > f.start;
+            if keep {
+                last_end = f.end;
+            }
+            keep
+        });
+        findings
+    }
+
+    /// Adds every accepted candidate in `hay` (rules, then decoded runs) to `out`.
+    fn collect(
+        &self,
+        hay: &[u8],
+        path: Option<&str>,
+        depth: u8,
+        budget: &mut Budget,
+        out: &mut Vec<Candidate>,
+    ) {
+        let mut enabled = vec![false; self.rules.len()];
+        for &i in &self.always {
+            if let Some(e) = enabled.get_mut(i) {
+                *e = true;
+            }
+        }
+        // Merged search windows around keyword hits, for rules that have a window.
+        let mut windows: Vec<Vec<(usize, usize)>> = vec![Vec::new(); self.rules.len()];
+        if let Some(ac) = &self.keywords {
+            for m in ac.find_overlapping_iter(hay) {
+                for &i in self
+                    .keyword_rules
+                    .get(m.pattern().as_usize())
+                    .into_iter()
+                    .flatten()
+                {
+                    if let Some(e) = enabled.get_mut(i) {
+                        *e = true;
+                    }
+                    if let (Some((before, after)), Some(list)) =
+                        (self.rules.get(i).and_then(|r| r.window), windows.get_mut(i))
+                    {
+                        let (ws, we) = (
+                            m.start().saturating_sub(before),
+                            m.end().saturating_add(after).min(hay.len()),
+                        );
+                        match list.last_mut() {
+                            Some(last) if ws <= last.1 => *last = (last.0.min(ws), last.1.max(we)),
+                            _ => list.push((ws, we)),
+                        }
+                    }
+                }
+            }
+        }
+        let first_own = out.len();
+        let whole_text = [(0, hay.len())];
+        for (order, ((rule, _), windows)) in self
+            .rules
+            .iter()
+            .zip(&enabled)
+            .zip(&windows)
+            .enumerate()
+            .filter(|(_, ((_, on), _))| **on)
+        {
+            if let Some(re) = &rule.path
+                && !path.is_some_and(|p| re.is_match(p.as_bytes()))
+            {
+                continue;
+            }
+            let ranges: &[(usize, usize)] = if windows.is_empty() {
+                &whole_text
+            } else {
+                windows
+            };
+            let mut done = 0;
+            for &(ws, we) in ranges {
+                let sub = hay.get(..we).unwrap_or(hay);
+                let mut pos = ws.max(done);
+                while pos < we {
+                    let Some(mut caps) = rule.regex.captures_at(sub, pos) else {
+                        break;
+                    };
+                    // A match reaching the window's end may continue past it: redo it exactly.
+                    if caps.get(0).is_some_and(|m| m.end() == we) && we < hay.len() {
+                        match rule.regex.captures_at(hay, pos) {
+                            Some(full) => caps = full,
+                            None => break,
+                        }
+                    }
+                    let Some(whole) = caps.get(0) else { break };
+                    pos = whole.end().max(whole.start() + 1);
+                    done = pos;
+                    if out.len() >= MAX_CANDIDATES {
+                        return;
+                    }
+                    let secret = match rule.secret_group {
+                        Some(g) => caps.get(g),
+                        None => caps.iter().skip(1).flatten().find(|m| !m.is_empty()),
+                    }
+                    .unwrap_or(whole);
+                    if self.accept(rule, hay, secret.as_bytes(), whole, path) {
+                        out.push(Candidate {
+                            start: secret.start(),
+                            end: secret.end(),
+                            rule_id: rule.id,
+                            tier: rule.tier,
+                            order,
+                        });
+                    }
+                }
+            }
+        }
+        if depth == 0 {
+            return;
+        }
+        let plain: Vec<(usize, usize)> = out
+            .get(first_own..)
+            .unwrap_or_default()
+            .iter()
+            .map(|c| (c.start, c.end))
+            .collect();
+        let runs = decode::decoded_runs(hay, budget, |s, e| {
+            plain.iter().any(|&(ps, pe)| ps <= s && e <= pe)
+        });
+        for run in runs {
+            let mut inner = Vec::new();
+            self.collect(&run.text, path, depth - 1, budget, &mut inner);
+            if let Some(hit) = select(inner).first() {
+                if out.len() >= MAX_CANDIDATES {
+                    return;
+                }
+                out.push(Candidate {
+                    start: run.start,
+                    end: run.end,
+                    rule_id: hit.rule_id,
+                    tier: 2,
+                    order: hit.order,
+                });
+            }
+        }
+    }
+
+    /// Whether a regex hit is a finding: not allowlisted, not a placeholder, entropic enough.
+    fn accept(
+        &self,
+        rule: &Rule,
+        hay: &[u8],
+        secret: &[u8],
+        whole: regex::bytes::Match<'_>,
+        path: Option<&str>,
+    ) -> bool {
+        if secret.is_empty()
+            || self
+                .global
+                .regexes
+                .as_ref()
+                .is_some_and(|set| set.is_match(secret))
+            || self
+                .global
+                .stopwords
+                .as_ref()
+                .is_some_and(|words| words.is_match(secret))
+            || extra::is_placeholder(secret)
+        {
+            return false;
+        }
+        if let Some(threshold) = rule.entropy
+            && rules::shannon_entropy(secret) <= threshold
+        {
+            return false;
+        }
+        if rule.check.is_some_and(|check| !check(secret)) {
+            return false;
+        }
+        if rule.allowlists.is_empty() {
+            return true;
+        }
+        let line = if rule.wants_line {
+            let start = memchr::memrchr(b'\n', hay.get(..whole.start()).unwrap_or_default())
+                .map_or(0, |i| i + 1);
+            let end = memchr::memchr(b'\n', hay.get(whole.end()..).unwrap_or_default())
+                .map_or(hay.len(), |i| whole.end() + i);
+            hay.get(start..end).unwrap_or_default()
+        } else {
+            &[]
+        };
+        let subject = Subject {
+            secret,
+            whole: whole.as_bytes(),
+            line,
+            path,
+        };
+        !rule.allowlists.iter().any(|a| a.allows(&subject))
+    }
+}
+
+/// Compiles the global allowlist regexes into one set (dropping any that fail).
+fn compile_global(patterns: &[Cow<'_, str>], problems: &mut Problems) -> Option<RegexSet> {
+    let good: Vec<String> = patterns
+        .iter()
+        .filter_map(|p| match rules::compile_regex(p) {
+            Some(re) => Some(re.as_str().to_owned()),
+            None => {
+                problems.dropped_allow_patterns += 1;
+                None
+            }
+        })
+        .collect();
+    RegexSetBuilder::new(&good).unicode(false).build().ok()
+}
+
+/// Resolves overlaps: specific before generic before decoded, then earliest, then longest, then
+/// rule order; keeps at most [`MAX_FINDINGS`], returned in position order.
+fn select(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
+    candidates.sort_by_key(|c| (c.tier, c.start, std::cmp::Reverse(c.end), c.order));
+    let mut chosen: Vec<Candidate> = Vec::new();
+    for c in candidates {
+        if chosen.len() >= MAX_FINDINGS {
+            break;
+        }
+        if !chosen.iter().any(|k| k.start < c.end && c.start < k.end) {
+            chosen.push(c);
+        }
+    }
+    chosen.sort_by_key(|c| c.start);
+    chosen
+}
+
+fn floor_boundary(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while i > 0 && !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_boundary(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while i < text.len() && !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
 }

@@ -11,6 +11,15 @@
 //! a parse error, input past the limits, a command name built from a variable or a substitution,
 //! `sh -c "$VAR"`. The evaluator treats those as "never allow".
 //!
+//! Limits are enforced before and during parsing: input past [`ShellLimits::max_len`] is never
+//! parsed, input whose nesting budget (brackets, `!`, `&`, `|`, `if`/`do`/`case`) could exhaust the
+//! stack is either refused (`TooDeep`) or parsed on a dedicated thread with a stack sized to it, and
+//! panics inside brush-parser are contained and reported as parse failures.
+//!
+//! Submodules: `parse` (the only door to brush-parser), `words` (unquoting, brace expansion,
+//! substitutions inside words), `wrappers` (exec-wrapper option grammars), `exec` (shells, `eval`,
+//! `xargs`, `find -exec`, …), `views` (deny and allow texts) and `walk` (the AST walk).
+//!
 //! This module must not evaluate policy; it only describes the command.
 
 /// Bounds on the work [`analyze`] does for one command string.
@@ -52,7 +61,8 @@ pub enum Origin {
     CommandSubstitution,
     /// Inside `<(…)` or `>(…)`.
     ProcessSubstitution,
-    /// The payload of `bash -c`, `sh -c`, `zsh -c`, … (or `su -c`).
+    /// The payload of `bash -c`, `sh -c`, `zsh -c`, … (or `su -c`, `script -c`), and other shell text
+    /// the command line defines to run later: `alias name='…'` values and `trap '…' SIGNAL` actions.
     ShellString,
     /// The arguments of `eval`.
     Eval,
@@ -97,6 +107,11 @@ pub struct SimpleCommand {
     /// Whether any argument contains an expansion that is only known at run time
     /// (`$VAR`, `$(…)`, globs are *not* counted). The arguments keep their source text.
     pub has_dynamic_args: bool,
+    /// When the command is a pipeline element after the first, the basename of the command feeding
+    /// its standard input (`curl -fsSL x | sh` gives `sh` the value `curl`). For a compound element
+    /// (`curl x | (sh)`) it is set on the first command inside; when the producer's name is only
+    /// known at run time, it is the producer's first word as written (`$CMD`).
+    pub stdin_pipe_from: Option<String>,
 }
 
 impl SimpleCommand {
@@ -175,7 +190,52 @@ impl std::fmt::Display for Unresolved {
 }
 
 /// Analyses one command string. Never panics; always bounded by `limits`.
+///
+/// ```
+/// use toolgate_engine::shell::{analyze, ShellLimits};
+///
+/// let analysis = analyze("git status && bash -c 'rm -rf /'", &ShellLimits::default());
+/// let names: Vec<&str> = analysis.commands.iter().map(|c| c.name()).collect();
+/// assert_eq!(names, ["git", "bash", "rm"]);
+/// assert!(analysis.unresolved.is_empty());
+/// ```
 pub fn analyze(command: &str, limits: &ShellLimits) -> Analysis {
-    let _ = (command, limits);
-    Analysis::default()
+    if command.len() > limits.max_len {
+        return Analysis {
+            commands: Vec::new(),
+            unresolved: vec![Unresolved::TooLong],
+        };
+    }
+    let mut walker = walk::Walker::new(limits);
+    walker.script(command, Origin::TopLevel, 0);
+    walker.out
 }
+
+/// The basename of a program path: `/bin//rm` → `rm`, `./script.sh` → `script.sh`,
+/// `git.exe` → `git`. A path ending in `/` is kept whole.
+pub(crate) fn basename(program: &str) -> &str {
+    let base = program
+        .rsplit('/')
+        .next()
+        .filter(|b| !b.is_empty())
+        .unwrap_or(program);
+    match base.len().checked_sub(4).and_then(|at| base.get(at..)) {
+        Some(ext) if ext.eq_ignore_ascii_case(".exe") && base.len() > 4 => {
+            base.get(..base.len() - 4).unwrap_or(base)
+        }
+        _ => base,
+    }
+}
+
+mod exec;
+mod parse;
+mod views;
+mod walk;
+mod words;
+mod wrappers;
+
+pub use exec::SHELLS;
+pub use views::SAFE_ENV_VARS;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,522 @@
+//! Commands that run other commands: shells (`bash -c`, `sh` reading stdin), `eval`, `su -c`,
+//! `script -c`, `source /dev/stdin`, `alias`, `trap`, `xargs`, `find -exec` and `parallel`.
+//!
+//! Given a command's normalised argv (wrappers already stripped), [`nested`] says what else runs: a
+//! script text to parse, an inner argv, a script that is only known at run time, or "the script comes
+//! from stdin" (the caller then looks at here-docs, here-strings and `<` redirects).
+//!
+//! This module must not parse shell text; the walker does that with the right origin and depth.
+
+use super::wrappers::Field;
+use super::{Origin, basename};
+
+/// The text given to an argument that is a process substitution (`<(…)` / `>(…)`).
+pub(super) const PROCESS_SUBSTITUTION_READ: &str = "<(…)";
+/// See [`PROCESS_SUBSTITUTION_READ`].
+pub(super) const PROCESS_SUBSTITUTION_WRITE: &str = ">(…)";
+
+/// Shells whose `-c` payload, here-doc or stdin is a script.
+pub const SHELLS: &[&str] = &[
+    "sh", "bash", "rbash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "yash", "posh", "csh",
+    "tcsh",
+];
+
+/// Something else a command runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Nested {
+    /// Shell text to parse with this origin.
+    Script {
+        /// The script.
+        text: String,
+        /// Where it came from.
+        origin: Origin,
+    },
+    /// An argv run with this origin (`xargs CMD`, `find -exec CMD ;`).
+    Command {
+        /// The inner argv.
+        fields: Vec<Field>,
+        /// Where it came from.
+        origin: Origin,
+    },
+    /// A script only known at run time.
+    Dynamic(String),
+    /// The script is read from standard input.
+    Stdin,
+}
+
+/// What `argv` (wrappers stripped) runs besides itself.
+pub(super) fn nested(argv: &[Field]) -> Vec<Nested> {
+    let Some((program, args)) = argv.split_first() else {
+        return Vec::new();
+    };
+    let name = basename(&program.text);
+    if SHELLS.contains(&name) {
+        return shell(args).into_iter().collect();
+    }
+    match name {
+        "eval" => eval(args).into_iter().collect(),
+        "su" | "runuser" => dash_c(args, "sgGw", Origin::ShellString)
+            .into_iter()
+            .collect(),
+        "script" => dash_c(args, "tTIOBEo", Origin::ShellString)
+            .into_iter()
+            .collect(),
+        "source" | "." => source(args).into_iter().collect(),
+        "alias" => alias(args),
+        "trap" => trap(args).into_iter().collect(),
+        "xargs" => xargs(args).into_iter().collect(),
+        "find" => find(args),
+        "parallel" => parallel(args).into_iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn script_or_dynamic(text: String, dynamic: bool, origin: Origin) -> Nested {
+    if dynamic {
+        Nested::Dynamic(text)
+    } else {
+        Nested::Script { text, origin }
+    }
+}
+
+fn is_process_substitution(field: &Field) -> bool {
+    field.text == PROCESS_SUBSTITUTION_READ || field.text == PROCESS_SUBSTITUTION_WRITE
+}
+
+fn is_stdin_path(text: &str) -> bool {
+    matches!(text, "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0")
+}
+
+/// A shell's arguments: `-c PAYLOAD`, `-s`, no script (stdin), or a script file.
+fn shell(args: &[Field]) -> Option<Nested> {
+    let mut command_mode = false;
+    let mut stdin_mode = false;
+    let mut index = 0;
+    while let Some(arg) = args.get(index) {
+        let text = arg.text.as_str();
+        if text == "--" || text == "-" {
+            index += 1;
+            break;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            if matches!(long, "rcfile" | "init-file") {
+                index += 1;
+            }
+            if long == "command" {
+                command_mode = true;
+            }
+            index += 1;
+            continue;
+        }
+        let cluster = text.strip_prefix('-').or_else(|| text.strip_prefix('+'));
+        let Some(cluster) = cluster.filter(|c| !c.is_empty()) else {
+            break;
+        };
+        for flag in cluster.chars() {
+            match flag {
+                'c' => command_mode = true,
+                's' => stdin_mode = true,
+                'o' | 'O' => index += 1,
+                _ => {}
+            }
+        }
+        index += 1;
+    }
+    if command_mode {
+        let payload = args.get(index)?;
+        return Some(script_or_dynamic(
+            payload.text.clone(),
+            payload.dynamic,
+            Origin::ShellString,
+        ));
+    }
+    match args.get(index) {
+        _ if stdin_mode => Some(Nested::Stdin),
+        None => Some(Nested::Stdin),
+        Some(file) if is_stdin_path(&file.text) => Some(Nested::Stdin),
+        Some(file) if is_process_substitution(file) => Some(Nested::Dynamic(file.text.clone())),
+        Some(_) => None,
+    }
+}
+
+fn eval(args: &[Field]) -> Option<Nested> {
+    if args.is_empty() {
+        return None;
+    }
+    let text = args
+        .iter()
+        .map(|f| f.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let dynamic = args.iter().any(|f| f.dynamic);
+    Some(script_or_dynamic(text, dynamic, Origin::Eval))
+}
+
+/// `-c CMD` / `--command=CMD` in a getopt-style argument list; `with_arg` lists the other short
+/// options that take an argument.
+fn dash_c(args: &[Field], with_arg: &str, origin: Origin) -> Option<Nested> {
+    let mut index = 0;
+    while let Some(arg) = args.get(index) {
+        let text = arg.text.as_str();
+        if text == "--" {
+            return None;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            if let Some(value) = long
+                .strip_prefix("command=")
+                .or_else(|| long.strip_prefix("session-command="))
+            {
+                return Some(script_or_dynamic(value.to_owned(), arg.dynamic, origin));
+            }
+            if matches!(long, "command" | "session-command") {
+                let payload = args.get(index + 1)?;
+                return Some(script_or_dynamic(
+                    payload.text.clone(),
+                    payload.dynamic,
+                    origin,
+                ));
+            }
+            index += 1;
+            continue;
+        }
+        if let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) {
+            for (at, flag) in cluster.char_indices() {
+                let rest = cluster.get(at + flag.len_utf8()..).unwrap_or("");
+                if flag == 'c' {
+                    if !rest.is_empty() {
+                        return Some(script_or_dynamic(rest.to_owned(), arg.dynamic, origin));
+                    }
+                    let payload = args.get(index + 1)?;
+                    return Some(script_or_dynamic(
+                        payload.text.clone(),
+                        payload.dynamic,
+                        origin,
+                    ));
+                }
+                if with_arg.contains(flag) {
+                    if rest.is_empty() {
+                        index += 1;
+                    }
+                    break;
+                }
+            }
+        }
+        index += 1;
+    }
+    None
+}
+
+fn source(args: &[Field]) -> Option<Nested> {
+    let file = args
+        .iter()
+        .find(|f| !f.text.starts_with('-') || f.text == "-")?;
+    if is_stdin_path(&file.text) || file.text == "-" {
+        Some(Nested::Stdin)
+    } else if is_process_substitution(file) {
+        Some(Nested::Dynamic(file.text.clone()))
+    } else {
+        None
+    }
+}
+
+fn alias(args: &[Field]) -> Vec<Nested> {
+    args.iter()
+        .filter_map(|arg| {
+            let (_, value) = arg.text.split_once('=')?;
+            Some(script_or_dynamic(
+                value.to_owned(),
+                arg.dynamic,
+                Origin::ShellString,
+            ))
+        })
+        .collect()
+}
+
+/// `trap ACTION SIGNAL…`: the action runs later, in this shell.
+fn trap(args: &[Field]) -> Option<Nested> {
+    let args = match args.first() {
+        Some(first) if first.text == "--" => args.get(1..)?,
+        Some(first) if first.text.starts_with('-') && first.text != "-" => return None,
+        _ => args,
+    };
+    let [action, _signal, ..] = args else {
+        return None;
+    };
+    if action.text.is_empty() || action.text == "-" {
+        return None;
+    }
+    Some(script_or_dynamic(
+        action.text.clone(),
+        action.dynamic,
+        Origin::ShellString,
+    ))
+}
+
+/// xargs options: required-argument short options, optional-attached ones, and long options that
+/// take a separate argument.
+const XARGS_SHORT_ARG: &str = "aEILnPsd";
+const XARGS_LONG_ARG: &[&str] = &[
+    "arg-file",
+    "delimiter",
+    "max-args",
+    "max-procs",
+    "max-chars",
+    "process-slot-var",
+];
+
+fn xargs(args: &[Field]) -> Option<Nested> {
+    let start = skip_options(args, XARGS_SHORT_ARG, XARGS_LONG_ARG);
+    let fields = args.get(start..).unwrap_or(&[]).to_vec();
+    if fields.is_empty() {
+        return None;
+    }
+    Some(Nested::Command {
+        fields,
+        origin: Origin::Xargs,
+    })
+}
+
+/// Index of the first argument after getopt-style options (`--` consumed).
+fn skip_options(args: &[Field], short_arg: &str, long_arg: &[&str]) -> usize {
+    let mut index = 0;
+    while let Some(arg) = args.get(index) {
+        let text = arg.text.as_str();
+        if text == "--" {
+            return index + 1;
+        }
+        if let Some(long) = text.strip_prefix("--").filter(|l| !l.is_empty()) {
+            if !long.contains('=') && long_arg.contains(&long) {
+                index += 1;
+            }
+            index += 1;
+            continue;
+        }
+        let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) else {
+            return index;
+        };
+        for (at, flag) in cluster.char_indices() {
+            if short_arg.contains(flag) {
+                if cluster.get(at + flag.len_utf8()..).unwrap_or("").is_empty() {
+                    index += 1;
+                }
+                break;
+            }
+        }
+        index += 1;
+    }
+    index
+}
+
+fn find(args: &[Field]) -> Vec<Nested> {
+    let mut out = Vec::new();
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        if !matches!(arg.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+            continue;
+        }
+        let mut fields = Vec::new();
+        for inner in iter.by_ref() {
+            if inner.text == ";" || (inner.text == "+" && fields.last().is_some_and(is_braces)) {
+                break;
+            }
+            fields.push(inner.clone());
+        }
+        if !fields.is_empty() {
+            out.push(Nested::Command {
+                fields,
+                origin: Origin::FindExec,
+            });
+        }
+    }
+    out
+}
+
+fn is_braces(field: &Field) -> bool {
+    field.text == "{}"
+}
+
+const PARALLEL_SHORT_ARG: &str = "jSadEIinNLPCX";
+const PARALLEL_LONG_ARG: &[&str] = &[
+    "jobs",
+    "sshlogin",
+    "arg-file",
+    "delimiter",
+    "max-args",
+    "max-replace-args",
+    "max-lines",
+    "max-procs",
+    "colsep",
+    "delay",
+    "timeout",
+    "joblog",
+    "results",
+    "tmpdir",
+    "workdir",
+    "memfree",
+    "load",
+    "retries",
+];
+
+fn parallel(args: &[Field]) -> Option<Nested> {
+    let start = skip_options(args, PARALLEL_SHORT_ARG, PARALLEL_LONG_ARG);
+    let command: Vec<&Field> = args
+        .get(start..)
+        .unwrap_or(&[])
+        .iter()
+        .take_while(|f| !f.text.starts_with(":::"))
+        .collect();
+    if command.is_empty() {
+        return None;
+    }
+    let text = command
+        .iter()
+        .map(|f| f.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let dynamic = command.iter().any(|f| f.dynamic);
+    Some(script_or_dynamic(text, dynamic, Origin::Wrapper))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(words: &[&str]) -> Vec<Field> {
+        words
+            .iter()
+            .map(|w| Field {
+                text: (*w).to_owned(),
+                dynamic: w.contains('$'),
+            })
+            .collect()
+    }
+
+    fn script(text: &str, origin: Origin) -> Nested {
+        Nested::Script {
+            text: text.to_owned(),
+            origin,
+        }
+    }
+
+    #[test]
+    fn shell_payloads() {
+        for words in [
+            &["bash", "-c", "rm -rf /"][..],
+            &["sh", "-lc", "rm -rf /"],
+            &["sh", "-ec", "rm -rf /"],
+            &["bash", "-x", "-o", "pipefail", "-c", "rm -rf /", "arg0"],
+            &["zsh", "--norc", "-c", "rm -rf /"],
+            &["bash", "--rcfile", "x", "-c", "rm -rf /"],
+        ] {
+            assert_eq!(
+                nested(&fields(words)),
+                [script("rm -rf /", Origin::ShellString)],
+                "{words:?}"
+            );
+        }
+        assert_eq!(
+            nested(&fields(&["sh", "-c", "$X"])),
+            [Nested::Dynamic("$X".to_owned())]
+        );
+    }
+
+    #[test]
+    fn shells_reading_stdin() {
+        for words in [
+            &["sh"][..],
+            &["bash", "-s", "--", "a"],
+            &["bash", "-e"],
+            &["bash", "/dev/stdin"],
+            &["source", "/dev/stdin"],
+            &[".", "/proc/self/fd/0"],
+        ] {
+            assert_eq!(nested(&fields(words)), [Nested::Stdin], "{words:?}");
+        }
+        assert!(nested(&fields(&["bash", "script.sh"])).is_empty());
+        assert_eq!(
+            nested(&fields(&["sh", PROCESS_SUBSTITUTION_READ])),
+            [Nested::Dynamic(PROCESS_SUBSTITUTION_READ.to_owned())]
+        );
+    }
+
+    #[test]
+    fn eval_su_script_alias() {
+        assert_eq!(
+            nested(&fields(&["eval", "rm", "-rf /"])),
+            [script("rm -rf /", Origin::Eval)]
+        );
+        assert_eq!(
+            nested(&fields(&["su", "-", "root", "-c", "rm -rf /"])),
+            [script("rm -rf /", Origin::ShellString)]
+        );
+        assert_eq!(
+            nested(&fields(&["su", "-s", "/bin/sh", "--command=rm -rf /"])),
+            [script("rm -rf /", Origin::ShellString)]
+        );
+        assert_eq!(
+            nested(&fields(&["script", "-qc", "rm -rf /", "/dev/null"])),
+            [script("rm -rf /", Origin::ShellString)]
+        );
+        assert_eq!(
+            nested(&fields(&["trap", "--", "rm -rf /", "EXIT"])),
+            [script("rm -rf /", Origin::ShellString)]
+        );
+        assert!(nested(&fields(&["trap", "-p", "EXIT"])).is_empty());
+        assert!(nested(&fields(&["trap", "EXIT"])).is_empty());
+        assert_eq!(
+            nested(&fields(&["alias", "x=rm -rf /"])),
+            [script("rm -rf /", Origin::ShellString)]
+        );
+    }
+
+    fn command(words: &[&str], origin: Origin) -> Nested {
+        Nested::Command {
+            fields: fields(words),
+            origin,
+        }
+    }
+
+    #[test]
+    fn xargs_options() {
+        for words in [
+            &["xargs", "rm", "-rf"][..],
+            &["xargs", "-0", "-n1", "-I{}", "rm", "-rf"],
+            &["xargs", "-n", "1", "-I", "{}", "-P", "4", "rm", "-rf"],
+            &["xargs", "--null", "--max-args=1", "--", "rm", "-rf"],
+            &["xargs", "-a", "list", "-d", "\n", "-r", "-t", "rm", "-rf"],
+            &["xargs", "--max-args", "1", "rm", "-rf"],
+        ] {
+            assert_eq!(
+                nested(&fields(words)),
+                [command(&["rm", "-rf"], Origin::Xargs)],
+                "{words:?}"
+            );
+        }
+        assert!(nested(&fields(&["xargs", "-0"])).is_empty());
+    }
+
+    #[test]
+    fn find_exec() {
+        assert_eq!(
+            nested(&fields(&[
+                "find", ".", "-name", "*.tmp", "-exec", "rm", "-rf", "{}", "+", "-ok", "echo",
+                "{}", ";"
+            ])),
+            [
+                command(&["rm", "-rf", "{}"], Origin::FindExec),
+                command(&["echo", "{}"], Origin::FindExec)
+            ]
+        );
+        assert!(nested(&fields(&["find", "/", "-delete"])).is_empty());
+    }
+
+    #[test]
+    fn parallel_command() {
+        assert_eq!(
+            nested(&fields(&[
+                "parallel", "-j", "4", "rm", "-rf", ":::", "a", "b"
+            ])),
+            [script("rm -rf", Origin::Wrapper)]
+        );
+    }
+}

@@ -1,0 +1,1035 @@
+//! Corpus tests for [`super::analyze`]: the bypass classes of the agent-guards research notes
+//! (compound commands, groups, substitutions, wrappers, environment prefixes, quoting, binary paths,
+//! parser confusion), data-only negative controls, limits, and property tests that no input panics.
+
+use proptest::prelude::*;
+
+use super::*;
+
+fn run(command: &str) -> Analysis {
+    analyze(command, &ShellLimits::default())
+}
+
+/// `argv.join(" ")` of every command, in order.
+fn lines(command: &str) -> Vec<String> {
+    run(command)
+        .commands
+        .iter()
+        .map(|c| c.argv.join(" "))
+        .collect()
+}
+
+fn complete(command: &str) -> Vec<SimpleCommand> {
+    let analysis = run(command);
+    assert_eq!(analysis.unresolved, [], "{command:?}");
+    analysis.commands
+}
+
+fn only(command: &str) -> SimpleCommand {
+    let mut commands = complete(command);
+    assert_eq!(commands.len(), 1, "{command:?}: {commands:?}");
+    commands.remove(0)
+}
+
+fn find<'a>(commands: &'a [SimpleCommand], name: &str) -> &'a SimpleCommand {
+    match commands.iter().find(|c| c.name() == name) {
+        Some(command) => command,
+        None => panic!("no `{name}` in {commands:?}"),
+    }
+}
+
+fn has(command: &str, expected: &str, origin: Origin) {
+    let analysis = run(command);
+    assert!(
+        analysis
+            .commands
+            .iter()
+            .any(|c| c.argv.join(" ") == expected && c.origin == origin),
+        "{command:?} should run `{expected}` ({origin:?}); got {:?} {:?}",
+        analysis
+            .commands
+            .iter()
+            .map(|c| (c.argv.join(" "), c.origin))
+            .collect::<Vec<_>>(),
+        analysis.unresolved
+    );
+}
+
+// --- A. compound commands -------------------------------------------------------------------
+
+#[test]
+fn compound_lists_yield_every_command() {
+    assert_eq!(lines("git status && rm -rf /"), ["git status", "rm -rf /"]);
+    assert_eq!(
+        lines("git fetch && git pull && git clean -fd"),
+        ["git fetch", "git pull", "git clean -fd"]
+    );
+    assert_eq!(
+        lines("a || b; c & d |& e | f"),
+        ["a", "b", "c", "d", "e", "f"]
+    );
+    assert_eq!(lines("a\nb\n\nc"), ["a", "b", "c"]);
+    assert_eq!(lines("ls \\\n; rm -rf /"), ["ls", "rm -rf /"]);
+}
+
+// --- B. groups, functions, control flow -------------------------------------------------------
+
+#[test]
+fn groups_and_control_flow_are_walked() {
+    assert_eq!(lines("(git reset --hard)"), ["git reset --hard"]);
+    assert_eq!(
+        lines("{ git reset --hard; echo done; }"),
+        ["git reset --hard", "echo done"]
+    );
+    assert_eq!(
+        lines("if test -f x; then rm a; elif b; then c; else d; fi"),
+        ["test -f x", "rm a", "b", "c", "d"]
+    );
+    assert_eq!(
+        lines("while read l; do rm \"$l\"; done"),
+        ["read l", "rm $l"]
+    );
+    assert_eq!(lines("until false; do x; done"), ["false", "x"]);
+    assert_eq!(lines("for f in a b; do rm $f; done"), ["rm $f"]);
+    assert_eq!(lines("for ((i=0; i<3; i++)); do rm x; done"), ["rm x"]);
+    assert_eq!(
+        lines("case $x in a) rm -rf /;; *) ls;; esac"),
+        ["rm -rf /", "ls"]
+    );
+    assert_eq!(lines("coproc { rm -rf /; }"), ["rm -rf /"]);
+    assert_eq!(lines("[[ -f x ]] && rm -rf /"), ["rm -rf /"]);
+    assert_eq!(lines("! rm -rf /"), ["rm -rf /"]);
+}
+
+#[test]
+fn function_bodies_count_as_commands() {
+    assert_eq!(lines("f() { rm -rf /; }; f"), ["rm -rf /", "f"]);
+    assert_eq!(
+        lines("function g { git reset --hard; }"),
+        ["git reset --hard"]
+    );
+}
+
+#[test]
+fn substitutions_in_control_flow_words() {
+    has(
+        "for f in $(rm -rf /); do :; done",
+        "rm -rf /",
+        Origin::CommandSubstitution,
+    );
+    has(
+        "case $(id) in *) ;; esac",
+        "id",
+        Origin::CommandSubstitution,
+    );
+    has(
+        "[[ $(rm -rf /) == x ]]",
+        "rm -rf /",
+        Origin::CommandSubstitution,
+    );
+    has(
+        "(( $(rm -rf /) + 1 ))",
+        "rm -rf /",
+        Origin::CommandSubstitution,
+    );
+    has(
+        "echo $(( $(id -u) + 1 ))",
+        "id -u",
+        Origin::CommandSubstitution,
+    );
+}
+
+// --- C. substitutions -----------------------------------------------------------------------
+
+#[test]
+fn command_substitutions_are_reparsed() {
+    let commands = complete("echo $(git reset --hard)");
+    assert_eq!(commands.len(), 2);
+    let git = find(&commands, "git");
+    assert_eq!(git.origin, Origin::CommandSubstitution);
+    assert_eq!(git.depth, 1);
+    let echo = find(&commands, "echo");
+    assert!(echo.has_dynamic_args);
+    assert_eq!(echo.args(), ["$(git reset --hard)"]);
+
+    has(
+        "echo `rm -rf /home`",
+        "rm -rf /home",
+        Origin::CommandSubstitution,
+    );
+    has(
+        "echo \"x $(rm -rf /) y\"",
+        "rm -rf /",
+        Origin::CommandSubstitution,
+    );
+    has("FOO=$(rm -rf /)", "rm -rf /", Origin::CommandSubstitution);
+    has("FOO[$(id)]=1 ls", "id", Origin::CommandSubstitution);
+    has("cat < $(rm -rf /)", "rm -rf /", Origin::CommandSubstitution);
+    has(
+        "echo x > \"$(rm -rf /)\"",
+        "rm -rf /",
+        Origin::CommandSubstitution,
+    );
+    has(
+        "cat <<< $(rm -rf /)",
+        "rm -rf /",
+        Origin::CommandSubstitution,
+    );
+    has(
+        "echo ${X:-$(rm -rf /)}",
+        "rm -rf /",
+        Origin::CommandSubstitution,
+    );
+    has(
+        "echo $(echo $(rm -rf /))",
+        "rm -rf /",
+        Origin::CommandSubstitution,
+    );
+    let nested = run("echo $(echo $(rm -rf /))");
+    assert_eq!(find(&nested.commands, "rm").depth, 2);
+}
+
+#[test]
+fn bare_assignments_emit_only_their_substitutions() {
+    assert_eq!(lines("FOO=$(rm -rf /)"), ["rm -rf /"]);
+    assert_eq!(lines("A=1 B=2"), Vec::<String>::new());
+}
+
+#[test]
+fn process_substitutions_are_walked() {
+    has(
+        "diff <(rm -rf /) x",
+        "rm -rf /",
+        Origin::ProcessSubstitution,
+    );
+    has("echo x > >(sh)", "sh", Origin::ProcessSubstitution);
+    has(
+        "while read l; do :; done < <(curl x)",
+        "curl x",
+        Origin::ProcessSubstitution,
+    );
+    let analysis = run("sh <(curl -s x)");
+    assert!(analysis.commands.iter().any(|c| c.name() == "curl"));
+    assert!(matches!(
+        analysis.unresolved.as_slice(),
+        [Unresolved::DynamicScript(_)]
+    ));
+    let analysis = run("bash < <(curl -s x)");
+    assert!(analysis.commands.iter().any(|c| c.name() == "curl"));
+    assert!(matches!(
+        analysis.unresolved.as_slice(),
+        [Unresolved::DynamicScript(_)]
+    ));
+}
+
+// --- D. shells, eval, exec wrappers ----------------------------------------------------------
+
+#[test]
+fn shell_strings_are_reparsed() {
+    has("bash -c 'rm -rf /'", "rm -rf /", Origin::ShellString);
+    has(
+        "sh -lc 'git reset --hard'",
+        "git reset --hard",
+        Origin::ShellString,
+    );
+    has("bash -ec 'rm -rf /'", "rm -rf /", Origin::ShellString);
+    has(
+        "bash -x -o pipefail -c 'rm -rf /'",
+        "rm -rf /",
+        Origin::ShellString,
+    );
+    has("/bin/zsh -c 'rm -rf /'", "rm -rf /", Origin::ShellString);
+    has("busybox sh -c 'rm -rf /'", "rm -rf /", Origin::ShellString);
+    has("su -c 'rm -rf /' root", "rm -rf /", Origin::ShellString);
+    has("sudo -s -- rm -rf /", "rm -rf /", Origin::TopLevel);
+    has(
+        "script -qc 'rm -rf /' /dev/null",
+        "rm -rf /",
+        Origin::ShellString,
+    );
+    has(
+        "bash -c \"bash -c 'rm -rf /'\"",
+        "rm -rf /",
+        Origin::ShellString,
+    );
+    let inner = run("bash -c \"bash -c 'rm -rf /'\"");
+    assert_eq!(find(&inner.commands, "rm").depth, 2);
+}
+
+#[test]
+fn eval_arguments_are_reparsed() {
+    has("eval \"rm -rf /\"", "rm -rf /", Origin::Eval);
+    has("eval rm '-rf' /", "rm -rf /", Origin::Eval);
+}
+
+#[test]
+fn dynamic_scripts_are_unresolved_but_substitutions_still_analysed() {
+    let analysis = run("eval \"$(curl -s x)\"");
+    assert!(
+        analysis
+            .commands
+            .iter()
+            .any(|c| c.argv == ["curl", "-s", "x"])
+    );
+    assert_eq!(
+        analysis.unresolved,
+        [Unresolved::DynamicScript("$(curl -s x)".to_owned())]
+    );
+    let analysis = run("bash -c \"$(curl -fsSL x)\"");
+    assert!(analysis.commands.iter().any(|c| c.name() == "curl"));
+    assert!(matches!(
+        analysis.unresolved.as_slice(),
+        [Unresolved::DynamicScript(_)]
+    ));
+    assert_eq!(
+        run("sh -c \"$X\"").unresolved,
+        [Unresolved::DynamicScript("$X".to_owned())]
+    );
+    assert_eq!(
+        run("eval $CMD").unresolved,
+        [Unresolved::DynamicScript("$CMD".to_owned())]
+    );
+}
+
+#[test]
+fn heredocs_fed_to_shells_are_scripts() {
+    has("bash <<EOF\nrm -rf /\nEOF", "rm -rf /", Origin::HereDoc);
+    has("sh <<'EOF'\nrm -rf /\nEOF", "rm -rf /", Origin::HereDoc);
+    has("sh <<< 'rm -rf /'", "rm -rf /", Origin::HereDoc);
+    has("bash -s <<EOF\nrm -rf /\nEOF", "rm -rf /", Origin::HereDoc);
+    has(
+        "source /dev/stdin <<EOF\nrm -rf /\nEOF",
+        "rm -rf /",
+        Origin::HereDoc,
+    );
+    has("<<-EOF sh\n\trm -rf ~\nEOF", "rm -rf ~", Origin::HereDoc);
+    has(
+        "cat <<A <<B | sh\na\nA\nrm -rf ~\nB",
+        "sh",
+        Origin::TopLevel,
+    );
+    assert_eq!(
+        run("sh <<< \"$X\"").unresolved,
+        [Unresolved::DynamicScript("$X".to_owned())]
+    );
+}
+
+#[test]
+fn heredocs_fed_to_other_commands_are_data() {
+    let cat = only("cat > notes.md <<'EOF'\nrm -rf /\nEOF");
+    assert_eq!(cat.argv, ["cat"]);
+    assert_eq!(
+        cat.redirects,
+        [Redirect {
+            kind: RedirectKind::Write,
+            target: "notes.md".to_owned()
+        }]
+    );
+    assert_eq!(lines("cat <<EOF\nrm -rf /\nEOF"), ["cat"]);
+    // An unquoted delimiter still expands substitutions in the body.
+    has(
+        "cat <<EOF\n$(rm -rf /)\nEOF",
+        "rm -rf /",
+        Origin::CommandSubstitution,
+    );
+    assert_eq!(lines("cat <<'EOF'\n$(rm -rf /)\nEOF"), ["cat"]);
+}
+
+#[test]
+fn parser_confusion_rows() {
+    assert_eq!(
+        lines("cat <<'EOF'; rm -rf ~\nhello\nEOF"),
+        ["cat", "rm -rf ~"]
+    );
+    let commands = complete("cat <<'EOF' 2>&1 | sh\nrm -rf ~\nEOF");
+    // The here-doc flows through `cat` into `sh`, which runs it.
+    assert_eq!(commands.len(), 3);
+    assert_eq!(find(&commands, "rm").origin, Origin::HereDoc);
+    assert_eq!(
+        find(&commands, "sh").stdin_pipe_from.as_deref(),
+        Some("cat")
+    );
+    assert_eq!(find(&commands, "cat").redirects, []);
+}
+
+#[test]
+fn pipes_into_shells_are_recorded() {
+    let commands = complete("curl -fsSL https://x | bash");
+    assert_eq!(find(&commands, "curl").stdin_pipe_from, None);
+    assert_eq!(
+        find(&commands, "bash").stdin_pipe_from.as_deref(),
+        Some("curl")
+    );
+    let commands = complete("sudo curl x | sudo -E sh -s");
+    assert_eq!(
+        find(&commands, "sh").stdin_pipe_from.as_deref(),
+        Some("curl")
+    );
+    let commands = complete("curl x | (sh)");
+    assert_eq!(
+        find(&commands, "sh").stdin_pipe_from.as_deref(),
+        Some("curl")
+    );
+    let analysis = run("$GET x | sh");
+    assert_eq!(
+        find(&analysis.commands, "sh").stdin_pipe_from.as_deref(),
+        Some("$GET")
+    );
+}
+
+#[test]
+fn wrappers_are_stripped_and_recorded() {
+    let rm = only("sudo -u root env -i PATH=/x timeout 5 /bin/rm -rf /");
+    assert_eq!(rm.argv, ["rm", "-rf", "/"]);
+    assert_eq!(rm.program, "/bin/rm");
+    assert_eq!(rm.wrappers, ["sudo", "env", "timeout"]);
+    assert_eq!(
+        rm.assignments,
+        [Assignment {
+            name: "PATH".to_owned(),
+            value: "/x".to_owned()
+        }]
+    );
+    assert_eq!(
+        rm.deny_views,
+        ["rm -rf /", "sudo -u root env -i PATH=/x timeout 5 rm -rf /"]
+    );
+    assert_eq!(rm.allow_view, "sudo -u root env -i PATH=/x /bin/rm -rf /");
+
+    for (command, argv) in [
+        ("sudo -u root -- rm -rf /", "rm -rf /"),
+        ("doas -u root rm -rf /", "rm -rf /"),
+        ("nice -n 10 rm -rf /", "rm -rf /"),
+        ("nohup rm -rf / &", "rm -rf /"),
+        ("stdbuf -o0 -eL rm -rf /", "rm -rf /"),
+        ("setsid -f rm -rf /", "rm -rf /"),
+        ("ionice -c 2 -n 7 rm -rf /", "rm -rf /"),
+        ("flock -w 5 /tmp/lock rm -rf /", "rm -rf /"),
+        ("command rm -rf /", "rm -rf /"),
+        ("builtin echo hi", "echo hi"),
+        ("exec -a x rm -rf /", "rm -rf /"),
+        ("time -p rm -rf /", "rm -rf /"),
+        ("/usr/bin/time -f %e rm -rf /", "rm -rf /"),
+        ("noglob rm -rf /", "rm -rf /"),
+        ("nocorrect rm -rf /", "rm -rf /"),
+        ("chroot /mnt rm -rf /", "rm -rf /"),
+        ("unbuffer rm -rf /", "rm -rf /"),
+        ("caffeinate -i rm -rf /", "rm -rf /"),
+        ("proxychains4 -q curl x", "curl x"),
+        ("env -u HOME -C / rm -rf /", "rm -rf /"),
+        ("watch -x rm -rf /", "rm -rf /"),
+    ] {
+        let commands = complete(command);
+        assert_eq!(
+            commands.first().map(|c| c.argv.join(" ")).as_deref(),
+            Some(argv),
+            "{command}"
+        );
+    }
+}
+
+#[test]
+fn wrapper_queries_stay_commands() {
+    assert_eq!(lines("command -v rm"), ["command -v rm"]);
+    assert_eq!(lines("sudo -l"), ["sudo -l"]);
+    assert_eq!(lines("env"), ["env"]);
+}
+
+#[test]
+fn wrappers_running_shell_strings() {
+    let commands = complete("watch -n 1 'rm -rf /tmp/x'");
+    assert_eq!(
+        commands
+            .iter()
+            .map(|c| (c.argv.join(" "), c.origin))
+            .collect::<Vec<_>>(),
+        [
+            ("watch -n 1 rm -rf /tmp/x".to_owned(), Origin::TopLevel),
+            ("rm -rf /tmp/x".to_owned(), Origin::Wrapper)
+        ]
+    );
+    has("flock /tmp/l -c 'rm -rf /'", "rm -rf /", Origin::Wrapper);
+    has("env -S 'rm -rf /'", "rm -rf /", Origin::Wrapper);
+    has("parallel rm -rf ::: a b", "rm -rf", Origin::Wrapper);
+    has("parallel 'rm -rf {}' ::: a b", "rm -rf {}", Origin::Wrapper);
+}
+
+#[test]
+fn wrappers_strip_to_a_fixed_point() {
+    let claude = only("nohup FOO=bar timeout 5 claude");
+    assert_eq!(claude.argv, ["claude"]);
+    assert_eq!(claude.wrappers, ["nohup", "timeout"]);
+    assert_eq!(
+        claude.deny_views,
+        [
+            "claude",
+            "nohup timeout 5 claude",
+            "nohup FOO=bar timeout 5 claude"
+        ]
+    );
+    assert_eq!(claude.allow_view, "FOO=bar claude");
+    let rm = only("nohup FOO=bar timeout 5 sudo env X=1 rm -rf /");
+    assert_eq!(rm.argv, ["rm", "-rf", "/"]);
+    assert_eq!(rm.wrappers, ["nohup", "timeout", "sudo", "env"]);
+    assert_eq!(rm.assignments.len(), 2);
+}
+
+#[test]
+fn xargs_and_find_exec() {
+    let commands = complete("ls | xargs -n1 -I{} rm -rf {}");
+    assert_eq!(
+        commands
+            .iter()
+            .map(|c| (c.argv.join(" "), c.origin))
+            .collect::<Vec<_>>(),
+        [
+            ("ls".to_owned(), Origin::TopLevel),
+            ("xargs -n1 -I{} rm -rf {}".to_owned(), Origin::TopLevel),
+            ("rm -rf {}".to_owned(), Origin::Xargs),
+        ]
+    );
+    assert_eq!(find(&commands, "rm").stdin_pipe_from.as_deref(), Some("ls"));
+    has(
+        "find . -name '*.tmp' -exec rm -rf {} +",
+        "rm -rf {}",
+        Origin::FindExec,
+    );
+    has(
+        "find . -name '*.tmp' -exec rm -rf {} +",
+        "find . -name *.tmp -exec rm -rf {} +",
+        Origin::TopLevel,
+    );
+    assert_eq!(lines("find / -delete"), ["find / -delete"]);
+    has(
+        "find . -exec sh -c 'rm -rf \"$1\"' _ {} \\;",
+        "rm -rf $1",
+        Origin::ShellString,
+    );
+    has("xargs sh -c 'rm -rf /'", "rm -rf /", Origin::ShellString);
+    has("xargs -0 sudo rm -rf", "rm -rf", Origin::Xargs);
+    assert_eq!(
+        find(&complete("xargs -0 sudo rm -rf"), "rm").wrappers,
+        ["sudo"]
+    );
+}
+
+// --- E. environment prefixes ----------------------------------------------------------------
+
+#[test]
+fn assignments_are_split_off() {
+    let rm = only("FOO=1 rm -rf tmp/");
+    assert_eq!(rm.argv, ["rm", "-rf", "tmp/"]);
+    assert_eq!(
+        rm.assignments,
+        [Assignment {
+            name: "FOO".to_owned(),
+            value: "1".to_owned()
+        }]
+    );
+    assert_eq!(rm.deny_views, ["rm -rf tmp/", "FOO=1 rm -rf tmp/"]);
+    assert_eq!(rm.allow_view, "FOO=1 rm -rf tmp/");
+
+    let ls = only("LD_PRELOAD=/tmp/x.so ls");
+    assert_eq!(ls.deny_views.first().map(String::as_str), Some("ls"));
+    assert_eq!(ls.allow_view, "LD_PRELOAD=/tmp/x.so ls");
+
+    let cargo = only("RUST_LOG=debug cargo test");
+    assert_eq!(cargo.allow_view, "cargo test");
+    assert_eq!(
+        only("RUST_LOG='a b' cargo test").allow_view,
+        "RUST_LOG=a b cargo test"
+    );
+    assert_eq!(only("LANG=$X ls").allow_view, "LANG=$X ls");
+
+    let appended = only("PATH+=:/x arr=(a \"b c\") ls");
+    assert_eq!(appended.assignments.len(), 2);
+    assert_eq!(
+        appended.deny_views.last().map(String::as_str),
+        Some("PATH+=:/x arr=(a b c) ls")
+    );
+}
+
+#[test]
+fn safe_wrappers_leave_the_allow_view() {
+    assert_eq!(
+        only("timeout 5 nice -n 1 git status").allow_view,
+        "git status"
+    );
+    assert_eq!(only("sudo apt update").allow_view, "sudo apt update");
+    assert_eq!(only("time git status").allow_view, "git status");
+    assert_eq!(only("time git status").wrappers, ["time"]);
+    assert_eq!(
+        only("git   commit  -m 'a  b'").allow_view,
+        "git commit -m a b"
+    );
+}
+
+// --- G. quoting, escaping, expansion ----------------------------------------------------------
+
+#[test]
+fn quoting_is_removed_from_argv() {
+    for command in [
+        "r''m -rf /",
+        "\\rm -rf /",
+        "\"rm\" -rf /",
+        "$'\\x72\\x6d' -rf /",
+        "'r'\"m\" -rf /",
+        "r\\\nm -rf /",
+        "{rm,-rf,/}",
+    ] {
+        assert_eq!(lines(command), ["rm -rf /"], "{command:?}");
+    }
+    assert_eq!(lines("g'i't reset --hard"), ["git reset --hard"]);
+    assert_eq!(lines("cp f{,.bak}"), ["cp f f.bak"]);
+    assert_eq!(lines("echo {1..3}"), ["echo 1 2 3"]);
+}
+
+#[test]
+fn data_is_not_code() {
+    assert_eq!(lines("echo 'rm -rf /'"), ["echo rm -rf /"]);
+    assert_eq!(
+        lines("git commit -m \"rm -rf / is bad\""),
+        ["git commit -m rm -rf / is bad"]
+    );
+    assert_eq!(
+        lines("grep -r 'eval $(curl x)' ."),
+        ["grep -r eval $(curl x) ."]
+    );
+    assert_eq!(lines("echo '$(rm -rf /)'"), ["echo $(rm -rf /)"]);
+    assert!(!only("echo '$(rm -rf /)'").has_dynamic_args);
+    assert_eq!(lines("# rm -rf /\nls"), ["ls"]);
+}
+
+#[test]
+fn dynamic_arguments_keep_source_text() {
+    let cat = only("cat \"$HOME/.ssh/id_rsa\" ${X} ~/x");
+    assert_eq!(cat.args(), ["$HOME/.ssh/id_rsa", "${X}", "~/x"]);
+    assert!(cat.has_dynamic_args);
+    assert!(!only("cat ~/.ssh/id_rsa").has_dynamic_args);
+    assert!(!only("ls *.rs").has_dynamic_args);
+}
+
+#[test]
+fn dynamic_command_names_are_unresolved() {
+    let analysis = run("$CMD -rf /");
+    assert_eq!(analysis.commands, []);
+    assert_eq!(
+        analysis.unresolved,
+        [Unresolved::DynamicCommand("$CMD".to_owned())]
+    );
+    let analysis = run("\"$(which rm)\" -rf /");
+    assert_eq!(lines("\"$(which rm)\" -rf /"), ["which rm"]);
+    assert_eq!(
+        analysis.unresolved,
+        [Unresolved::DynamicCommand("$(which rm)".to_owned())]
+    );
+    assert!(matches!(
+        run("${X} a").unresolved.as_slice(),
+        [Unresolved::DynamicCommand(_)]
+    ));
+    assert!(matches!(
+        run("a=rm; $a -rf /").unresolved.as_slice(),
+        [Unresolved::DynamicCommand(_)]
+    ));
+    assert!(matches!(
+        run("sudo $CMD").unresolved.as_slice(),
+        [Unresolved::DynamicCommand(_)]
+    ));
+}
+
+#[test]
+fn aliases_defined_inline_are_analysed() {
+    has("alias x='rm -rf /'; x", "rm -rf /", Origin::ShellString);
+}
+
+// --- H. binary paths ----------------------------------------------------------------------------
+
+#[test]
+fn program_paths_are_basenamed() {
+    for (command, name, program) in [
+        ("/usr/bin/git reset --hard", "git", "/usr/bin/git"),
+        ("/bin//rm -rf /", "rm", "/bin//rm"),
+        ("./script.sh", "script.sh", "./script.sh"),
+        ("git.exe status", "git", "git.exe"),
+        ("\\git.exe status", "git", "git.exe"),
+    ] {
+        let command = only(command);
+        assert_eq!(command.name(), name);
+        assert_eq!(command.program, program);
+    }
+}
+
+// --- J. redirections ----------------------------------------------------------------------------
+
+#[test]
+fn redirects_are_listed() {
+    let echo = only("echo x >> ~/.bashrc");
+    assert_eq!(
+        echo.redirects,
+        [Redirect {
+            kind: RedirectKind::Append,
+            target: "~/.bashrc".to_owned()
+        }]
+    );
+    let all = only("cmd < in > out 2> err >| clob &> both &>> both2 3<> rw 2>&1 >&2 >& file");
+    let got: Vec<(RedirectKind, &str)> = all
+        .redirects
+        .iter()
+        .map(|r| (r.kind, r.target.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (RedirectKind::Read, "in"),
+            (RedirectKind::Write, "out"),
+            (RedirectKind::Write, "err"),
+            (RedirectKind::Write, "clob"),
+            (RedirectKind::Write, "both"),
+            (RedirectKind::Append, "both2"),
+            (RedirectKind::Read, "rw"),
+            (RedirectKind::Write, "rw"),
+            (RedirectKind::Write, "file"),
+        ]
+    );
+    assert_eq!(
+        only("echo x > \"a b\"")
+            .redirects
+            .first()
+            .map(|r| r.target.as_str()),
+        Some("a b")
+    );
+}
+
+#[test]
+fn compound_redirects_apply_to_inner_commands() {
+    let commands = complete("{ echo a; echo b; } > ~/.bashrc");
+    assert!(commands.iter().all(|c| c.redirects
+        == [Redirect {
+            kind: RedirectKind::Write,
+            target: "~/.bashrc".to_owned()
+        }]));
+}
+
+#[test]
+fn redirect_only_commands_are_reported_as_noop() {
+    let noop = only("> ~/.bashrc");
+    assert_eq!(noop.argv, [":"]);
+    assert_eq!(noop.redirects.len(), 1);
+}
+
+// --- M. limits and parse failures -----------------------------------------------------------
+
+#[test]
+fn long_input_is_not_parsed() {
+    let long = format!("echo {}", "a".repeat(20 * 1024));
+    assert_eq!(
+        run(&long),
+        Analysis {
+            commands: Vec::new(),
+            unresolved: vec![Unresolved::TooLong]
+        }
+    );
+}
+
+#[test]
+fn deep_substitution_nesting_is_bounded() {
+    let depth = 10_000;
+    let text = format!("echo {}x{}", "$(".repeat(depth), ")".repeat(depth));
+    assert_eq!(run(&text).unresolved, [Unresolved::TooLong]);
+    let limits = ShellLimits {
+        max_len: 1 << 20,
+        ..ShellLimits::default()
+    };
+    let analysis = analyze(&text, &limits);
+    assert!(analysis.unresolved.contains(&Unresolved::TooDeep));
+    let parens = format!("{}x{}", "(".repeat(depth), ")".repeat(depth));
+    assert!(
+        analyze(&parens, &limits)
+            .unresolved
+            .contains(&Unresolved::TooDeep)
+    );
+}
+
+#[test]
+fn moderately_deep_nesting_parses_off_the_callers_stack() {
+    let depth = 300;
+    let text = format!("{}rm -rf /;{}", "{ ".repeat(depth), " }".repeat(depth));
+    assert_eq!(lines(&text), ["rm -rf /"]);
+    let ifs = format!(
+        "{}rm -rf /{}",
+        "if true; then ".repeat(200),
+        "; fi".repeat(200)
+    );
+    assert_eq!(lines(&ifs).last().map(String::as_str), Some("rm -rf /"));
+}
+
+#[test]
+fn nesting_past_max_depth_is_unresolved() {
+    let mut text = "rm -rf /".to_owned();
+    for _ in 0..12 {
+        text = format!("echo \"$({text})\"");
+    }
+    let analysis = run(&text);
+    assert!(analysis.unresolved.contains(&Unresolved::TooDeep));
+    assert!(analysis.commands.iter().all(|c| c.depth <= 8));
+}
+
+#[test]
+fn command_count_is_bounded() {
+    let text = vec!["ls"; 300].join(";");
+    let analysis = run(&text);
+    assert_eq!(analysis.commands.len(), 256);
+    assert_eq!(analysis.unresolved, [Unresolved::TooManyCommands]);
+}
+
+#[test]
+fn parse_errors_are_unresolved_without_echoing() {
+    let analysis = run("echo 'unterminated rm -rf /");
+    assert_eq!(analysis.commands, []);
+    match analysis.unresolved.as_slice() {
+        [Unresolved::Parse(message)] => assert!(!message.contains("rm -rf"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        run("if then fi").unresolved.as_slice(),
+        [Unresolved::Parse(_)]
+    ));
+    assert!(matches!(
+        run("bash -c 'echo \"'").unresolved.as_slice(),
+        [Unresolved::Parse(_)]
+    ));
+}
+
+#[test]
+fn inputs_that_panic_brush_parser_are_contained() {
+    for text in [
+        "ls ~99999999999999999999999",
+        "echo {1..99999999999999999999999}",
+        "ls ~+99999999999999999999999/x",
+    ] {
+        let _ = run(text);
+    }
+}
+
+#[test]
+fn empty_input_is_empty() {
+    assert_eq!(run(""), Analysis::default());
+    assert_eq!(run("   \n"), Analysis::default());
+}
+
+// --- properties -----------------------------------------------------------------------------
+
+fn shell_token() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "rm", "-rf", "/", " ", " ", "\n", ";", "&&", "||", "|", "&", "(", ")", "{", "}", "$(", "`",
+        "'", "\"", "\\", "$", "${", "<", ">", ">>", "<<", "<<<", "EOF", "<(", ">(", "bash", "-c",
+        "eval", "sudo", "env", "X=1", "xargs", "find", "-exec", "\\;", "if", "then", "fi", "do",
+        "done", "case", "esac", "in", "for", "while", "[[", "]]", "((", "))", "~", "{a,b}", "*",
+        "$'\\x72'", "#", "=", "watch", "timeout", "5", "sh", "-s", "2>&1",
+    ])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn arbitrary_strings_never_panic(text in "\\PC{0,200}") {
+        let limits = ShellLimits::default();
+        let analysis = analyze(&text, &limits);
+        prop_assert!(analysis.commands.len() <= limits.max_commands);
+        prop_assert!(analysis.commands.iter().all(|c| c.depth <= limits.max_depth && !c.argv.is_empty()));
+    }
+
+    #[test]
+    fn shell_token_soup_never_panics(tokens in prop::collection::vec(shell_token(), 0..60)) {
+        let text = tokens.concat();
+        let limits = ShellLimits { max_len: 4096, max_depth: 4, max_commands: 32 };
+        let analysis = analyze(&text, &limits);
+        prop_assert!(analysis.commands.len() <= limits.max_commands);
+        for command in &analysis.commands {
+            prop_assert!(command.depth <= limits.max_depth);
+            prop_assert!(!command.argv.is_empty());
+            prop_assert!(!command.deny_views.is_empty());
+        }
+    }
+
+    #[test]
+    fn too_long_is_never_parsed(extra in 1usize..64) {
+        let limits = ShellLimits { max_len: 16, ..ShellLimits::default() };
+        let text = "x".repeat(16 + extra);
+        prop_assert_eq!(analyze(&text, &limits).unresolved, vec![Unresolved::TooLong]);
+    }
+}
+
+#[test]
+fn deep_test_expressions_are_bounded() {
+    let limits = ShellLimits {
+        max_len: 1 << 20,
+        ..ShellLimits::default()
+    };
+    let bangs = format!("[[ {}x ]]", "! ".repeat(20_000));
+    assert!(
+        analyze(&bangs, &limits)
+            .unresolved
+            .contains(&Unresolved::TooDeep)
+    );
+    let ands = format!("[[ {}x ]]", "x && ".repeat(2_000));
+    let _ = analyze(&ands, &limits);
+}
+
+#[test]
+fn worst_case_nesting_within_the_length_limit_does_not_overflow() {
+    let braces = format!("{}x;{}", "{ ".repeat(4000), " }".repeat(4000));
+    let quoted = format!("echo {}x{}", "\"$(".repeat(3000), ")\"".repeat(3000));
+    let ifs = format!("{}x{}", "if x; then ".repeat(1000), "; fi".repeat(1000));
+    for text in [braces, quoted, ifs] {
+        assert!(text.len() <= ShellLimits::default().max_len);
+        let analysis = run(&text);
+        assert!(!analysis.unresolved.is_empty() || !analysis.commands.is_empty());
+    }
+}
+
+/// A wrapper prefix (with options) that must be seen through.
+fn wrapper_prefix() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+        "sudo ",
+        "sudo -u root ",
+        "sudo -E -H -- ",
+        "doas ",
+        "env ",
+        "env -i PATH=/x ",
+        "env -u HOME ",
+        "timeout 5 ",
+        "timeout -s KILL 1m ",
+        "nice ",
+        "nice -n 5 ",
+        "nohup ",
+        "stdbuf -o0 ",
+        "setsid ",
+        "ionice -c 3 ",
+        "flock /tmp/l ",
+        "command ",
+        "builtin ",
+        "exec ",
+        "noglob ",
+        "chroot / ",
+        "FOO=1 ",
+        "xargs ",
+        "xargs -0 -n1 ",
+        "bash -c ",
+        "sh -ec ",
+        "eval ",
+    ])
+}
+
+/// One way of quoting a word without changing its value.
+fn quote(word: &str, style: u8) -> String {
+    match style % 5 {
+        0 => word.to_owned(),
+        1 => format!("'{word}'"),
+        2 => format!("\"{word}\""),
+        3 => word.chars().map(|c| format!("\\{c}")).collect(),
+        _ => format!(
+            "$'{}'",
+            word.bytes()
+                .map(|b| format!("\\x{b:02x}"))
+                .collect::<String>()
+        ),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn wrapper_chains_are_seen_through(prefixes in prop::collection::vec(wrapper_prefix(), 0..5)) {
+        // `bash -c` and `eval` take the rest of the command as one quoted string.
+        let mut command = "rm -rf /".to_owned();
+        for prefix in prefixes.iter().rev() {
+            command = if prefix.starts_with("bash ") || prefix.starts_with("sh ") || *prefix == "eval " {
+                format!("{prefix}'{}'", command.replace('\'', "'\\''"))
+            } else {
+                format!("{prefix}{command}")
+            };
+        }
+        let analysis = run(&command);
+        prop_assert!(
+            analysis.commands.iter().any(|c| c.argv == ["rm", "-rf", "/"]),
+            "{command:?}: {:?}", analysis
+        );
+    }
+
+    #[test]
+    fn quoting_never_changes_argv(styles in prop::collection::vec(any::<u8>(), 3)) {
+        let words = ["rm", "-rf", "/tmp/a"];
+        let command = words
+            .iter()
+            .zip(&styles)
+            .map(|(word, style)| quote(word, *style))
+            .collect::<Vec<_>>()
+            .join(" ");
+        prop_assert_eq!(lines(&command), vec!["rm -rf /tmp/a".to_owned()], "{}", command);
+    }
+}
+
+#[test]
+fn assignment_words_in_inner_argvs_are_seen_through() {
+    has("xargs FOO=1 rm -rf /", "rm -rf /", Origin::Xargs);
+    has("find . -exec FOO=1 rm {} ;", "rm {}", Origin::FindExec);
+}
+
+#[test]
+fn unparseable_words_fail_closed_everywhere() {
+    for text in [
+        "ls ~99999999999999999999999",
+        "{ ls; } > ~99999999999999999999999",
+        "X=~99999999999999999999999 ls",
+    ] {
+        assert!(
+            matches!(run(text).unresolved.as_slice(), [Unresolved::Parse(_)]),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn nested_subshells_that_brush_reads_as_arithmetic_are_commands() {
+    let analysis = analyze("( (cd sub && rm -f x) )", &ShellLimits::default());
+    let names: Vec<&str> = analysis.commands.iter().map(SimpleCommand::name).collect();
+    assert_eq!(names, ["cd", "rm"]);
+    let arithmetic = analyze("((i++)) && (( $count > 3 ))", &ShellLimits::default());
+    assert!(arithmetic.commands.is_empty(), "{:?}", arithmetic.commands);
+}
+
+#[test]
+fn known_text_piped_into_a_shell_is_analysed() {
+    for command in [
+        "cat <<'EOF' 2>&1 | sh\nrm -rf ~\nEOF",
+        "echo 'rm -rf /' | bash",
+        "printf 'rm -rf /' | sudo sh -s",
+    ] {
+        let analysis = analyze(command, &ShellLimits::default());
+        assert!(
+            analysis
+                .commands
+                .iter()
+                .any(|c| c.name() == "rm" && c.origin == Origin::HereDoc),
+            "{command}: {:?}",
+            analysis.commands
+        );
+    }
+    let data = analyze("echo 'rm -rf /' | grep rm", &ShellLimits::default());
+    assert!(
+        !data.commands.iter().any(|c| c.name() == "rm"),
+        "piped into a non-shell it is data"
+    );
+    let dynamic = analyze("echo \"$PAYLOAD\" | sh", &ShellLimits::default());
+    assert!(
+        matches!(
+            dynamic.unresolved.as_slice(),
+            [Unresolved::DynamicScript(_)]
+        ),
+        "{:?}",
+        dynamic.unresolved
+    );
+}

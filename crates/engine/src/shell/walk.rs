@@ -1,0 +1,818 @@
+//! The AST walk: every simple command that may run becomes one [`SimpleCommand`].
+//!
+//! The walker visits lists, pipelines, compound commands, function bodies, coprocesses and `[[ ]]`,
+//! collects each simple command's assignments, words and redirections, strips wrappers, and then
+//! follows everything that runs more code: substitutions in any word, process substitutions,
+//! `sh -c` / `eval` / here-doc payloads, `xargs` and `find -exec`. Nested scripts are re-parsed
+//! through [`Walker::script`], which enforces the depth, size and command-count limits and keeps the
+//! parser on a stack large enough for the input.
+//!
+//! This module must not judge commands; it only reports them, and reports what it cannot see.
+
+use brush_parser::ast;
+
+use super::exec::{self, Nested, PROCESS_SUBSTITUTION_READ, PROCESS_SUBSTITUTION_WRITE};
+use super::parse::{MAX_OPENERS, StackBudget, nesting_budget, parse_program, with_stack};
+use super::views::{allow_view, deny_views};
+use super::words::{NormWord, heredoc_substitutions, normalize};
+use super::wrappers::{Field, Segment, SegmentKind, strip};
+use super::{
+    Analysis, Assignment, Origin, Redirect, RedirectKind, ShellLimits, SimpleCommand, Unresolved,
+    basename,
+};
+
+/// Deepest structural recursion of the walk itself (compound commands inside compound commands).
+const MAX_NEST: usize = 1024;
+/// Most distinct unresolved items kept.
+const MAX_UNRESOLVED: usize = 64;
+/// Longest text kept in an [`Unresolved`] item.
+const MAX_UNRESOLVED_TEXT: usize = 200;
+
+/// Where the walker is: origin and nesting depth of the commands it emits, and its own recursion.
+#[derive(Debug, Clone, Copy)]
+struct Ctx {
+    origin: Origin,
+    depth: usize,
+    nest: usize,
+}
+
+/// Walks parsed scripts and accumulates the analysis.
+pub(super) struct Walker<'l> {
+    limits: &'l ShellLimits,
+    /// The analysis so far.
+    pub out: Analysis,
+    full: bool,
+    /// Redirections of the enclosing compound commands (`{ …; } > f`), applied to every command inside.
+    inherited: Vec<Redirect>,
+    /// How much of the current stack the parses in progress may use.
+    stack: StackBudget,
+    /// What the previous element of the pipeline being walked writes to its stdout, when that is
+    /// known text (`echo '…' | sh`, `cat <<EOF | sh`): a shell reading stdin runs it.
+    piped: Option<Piped>,
+    /// The known output of the last simple command walked, for the pipeline to hand on.
+    last_output: Option<Piped>,
+}
+
+/// Known text flowing through a pipe, and the depth of the pipeline it flows in.
+struct Piped {
+    depth: usize,
+    text: String,
+    dynamic: bool,
+}
+
+/// What a simple command's own words and redirections gave, before wrapper stripping.
+#[derive(Default)]
+struct Collected<'a> {
+    assignments: Vec<Assignment>,
+    segments: Vec<Segment>,
+    fields: Vec<Field>,
+    redirects: Vec<Redirect>,
+    subs: Vec<String>,
+    process_subs: Vec<&'a ast::SubshellCommand>,
+    stdin: Stdin<'a>,
+    other_heredocs: Vec<&'a ast::IoHereDocument>,
+    word_failed: bool,
+}
+
+/// What the command's standard input is, as far as the command line says.
+#[derive(Default)]
+struct Stdin<'a> {
+    heredoc: Option<&'a ast::IoHereDocument>,
+    herestring: Option<NormWord>,
+    process_substitution: bool,
+}
+
+/// What surrounds a command besides its argv: prefix assignments, redirects, the pipe feeding it.
+#[derive(Default)]
+struct Base {
+    assignments: Vec<Assignment>,
+    segments: Vec<Segment>,
+    wrappers: Vec<String>,
+    redirects: Vec<Redirect>,
+    stdin_pipe_from: Option<String>,
+}
+
+impl<'l> Walker<'l> {
+    /// A walker with nothing found yet.
+    pub(super) fn new(limits: &'l ShellLimits) -> Self {
+        Self {
+            limits,
+            out: Analysis::default(),
+            full: false,
+            inherited: Vec::new(),
+            stack: StackBudget::default(),
+            piped: None,
+            last_output: None,
+        }
+    }
+
+    /// Records something unresolved, once.
+    pub(super) fn unresolved(&mut self, item: Unresolved) {
+        let item = match item {
+            Unresolved::DynamicCommand(text) => Unresolved::DynamicCommand(clip(text)),
+            Unresolved::DynamicScript(text) => Unresolved::DynamicScript(clip(text)),
+            other => other,
+        };
+        if self.out.unresolved.len() < MAX_UNRESOLVED && !self.out.unresolved.contains(&item) {
+            self.out.unresolved.push(item);
+        }
+    }
+
+    /// Parses `text` and walks it; its commands get `origin` and `depth`.
+    pub(super) fn script(&mut self, text: &str, origin: Origin, depth: usize) {
+        if self.full {
+            return;
+        }
+        if depth > self.limits.max_depth {
+            self.unresolved(Unresolved::TooDeep);
+            return;
+        }
+        let budget = nesting_budget(text);
+        if budget > MAX_OPENERS {
+            self.unresolved(Unresolved::TooDeep);
+            return;
+        }
+        let outer = self.stack;
+        let done = with_stack(budget, outer, |inner| {
+            self.stack = inner;
+            self.parse_and_walk(text, origin, depth);
+        });
+        self.stack = outer;
+        if done.is_none() {
+            self.unresolved(Unresolved::Parse(
+                "the parser failed on this input".to_owned(),
+            ));
+        }
+    }
+
+    fn parse_and_walk(&mut self, text: &str, origin: Origin, depth: usize) {
+        match parse_program(text) {
+            Ok(program) => {
+                let ctx = Ctx {
+                    origin,
+                    depth,
+                    nest: 0,
+                };
+                for list in &program.complete_commands {
+                    self.compound_list(list, ctx);
+                }
+            }
+            Err(message) => self.unresolved(Unresolved::Parse(message)),
+        }
+    }
+
+    /// One level deeper in the walk's own recursion, or `None` (and `TooDeep`) past [`MAX_NEST`].
+    fn enter(&mut self, ctx: Ctx) -> Option<Ctx> {
+        if self.full {
+            return None;
+        }
+        if ctx.nest >= MAX_NEST {
+            self.unresolved(Unresolved::TooDeep);
+            return None;
+        }
+        Some(Ctx {
+            nest: ctx.nest + 1,
+            ..ctx
+        })
+    }
+
+    /// The context for code nested one shell level deeper (substitutions, payloads), if allowed.
+    fn deeper(&mut self, ctx: Ctx, origin: Origin) -> Option<Ctx> {
+        if ctx.depth + 1 > self.limits.max_depth {
+            self.unresolved(Unresolved::TooDeep);
+            return None;
+        }
+        Some(Ctx {
+            origin,
+            depth: ctx.depth + 1,
+            nest: ctx.nest,
+        })
+    }
+
+    fn compound_list(&mut self, list: &ast::CompoundList, ctx: Ctx) {
+        let Some(ctx) = self.enter(ctx) else { return };
+        for ast::CompoundListItem(and_or, _) in &list.0 {
+            self.pipeline(&and_or.first, ctx);
+            for next in &and_or.additional {
+                let (ast::AndOr::And(pipeline) | ast::AndOr::Or(pipeline)) = next;
+                self.pipeline(pipeline, ctx);
+            }
+        }
+    }
+
+    fn pipeline(&mut self, pipeline: &ast::Pipeline, ctx: Ctx) {
+        let mut producer: Option<String> = None;
+        let mut output: Option<Piped> = None;
+        for (index, command) in pipeline.seq.iter().enumerate() {
+            let start = self.out.commands.len();
+            let timed = index == 0 && pipeline.timed.is_some();
+            self.piped = output.take();
+            self.last_output = None;
+            self.command(command, ctx, producer.clone(), timed);
+            self.piped = None;
+            output = self
+                .last_output
+                .take()
+                .filter(|piped| piped.depth == ctx.depth);
+            let emitted = self.out.commands.get_mut(start..).unwrap_or_default();
+            if index > 0
+                && let Some(first) = emitted.iter_mut().find(|c| c.depth == ctx.depth)
+                && first.stdin_pipe_from.is_none()
+            {
+                first.stdin_pipe_from.clone_from(&producer);
+            }
+            producer = emitted
+                .iter()
+                .rev()
+                .find(|c| c.depth == ctx.depth)
+                .map(|c| c.name().to_owned())
+                .or_else(|| written_name(command));
+        }
+    }
+
+    fn command(&mut self, command: &ast::Command, ctx: Ctx, pipe: Option<String>, timed: bool) {
+        let Some(ctx) = self.enter(ctx) else { return };
+        match command {
+            ast::Command::Simple(simple) => self.simple(simple, ctx, pipe, timed),
+            ast::Command::Compound(compound, redirects) => {
+                self.with_redirects(redirects.as_ref(), ctx, |w| w.compound(compound, ctx));
+            }
+            ast::Command::Function(function) => {
+                let ast::FunctionBody(body, redirects) = &function.body;
+                self.with_redirects(redirects.as_ref(), ctx, |w| w.compound(body, ctx));
+            }
+            ast::Command::ExtendedTest(test, redirects) => {
+                self.with_redirects(redirects.as_ref(), ctx, |w| w.test(&test.expr, ctx));
+            }
+        }
+    }
+
+    /// Walks `body` with a compound command's redirections applied to every command inside.
+    fn with_redirects(
+        &mut self,
+        redirects: Option<&ast::RedirectList>,
+        ctx: Ctx,
+        body: impl FnOnce(&mut Self),
+    ) {
+        let Some(redirects) = redirects else {
+            body(self);
+            return;
+        };
+        let mut collected = Collected::default();
+        for redirect in &redirects.0 {
+            self.redirect(redirect, &mut collected);
+        }
+        let mark = self.inherited.len();
+        self.inherited.extend(collected.redirects.iter().cloned());
+        body(self);
+        self.inherited.truncate(mark);
+        if let Some(heredoc) = collected.stdin.heredoc {
+            collected.other_heredocs.push(heredoc);
+        }
+        self.finish(collected, ctx);
+    }
+
+    fn compound(&mut self, compound: &ast::CompoundCommand, ctx: Ctx) {
+        let Some(ctx) = self.enter(ctx) else { return };
+        match compound {
+            ast::CompoundCommand::Arithmetic(arith) => {
+                let expr = &arith.expr.value;
+                if brush_parser::arithmetic::parse(expr).is_err() && looks_like_commands(expr) {
+                    // brush reads `( (cd x && rm y) )` as `((…))`; bash, finding no valid
+                    // arithmetic there, runs it as nested subshells. So do we.
+                    self.script(expr, ctx.origin, ctx.depth);
+                } else {
+                    self.text_subs(expr, ctx);
+                }
+            }
+            ast::CompoundCommand::ArithmeticForClause(clause) => {
+                for expr in [&clause.initializer, &clause.condition, &clause.updater]
+                    .into_iter()
+                    .flatten()
+                {
+                    self.text_subs(&expr.value, ctx);
+                }
+                self.compound_list(&clause.body.list, ctx);
+            }
+            ast::CompoundCommand::BraceGroup(group) => self.compound_list(&group.list, ctx),
+            ast::CompoundCommand::Subshell(subshell) => self.compound_list(&subshell.list, ctx),
+            ast::CompoundCommand::ForClause(clause) => {
+                for word in clause.values.iter().flatten() {
+                    self.word_subs(&word.value, ctx);
+                }
+                self.compound_list(&clause.body.list, ctx);
+            }
+            ast::CompoundCommand::CaseClause(clause) => {
+                self.word_subs(&clause.value.value, ctx);
+                for item in &clause.cases {
+                    for pattern in &item.patterns {
+                        self.word_subs(&pattern.value, ctx);
+                    }
+                    if let Some(list) = &item.cmd {
+                        self.compound_list(list, ctx);
+                    }
+                }
+            }
+            ast::CompoundCommand::IfClause(clause) => {
+                self.compound_list(&clause.condition, ctx);
+                self.compound_list(&clause.then, ctx);
+                for branch in clause.elses.iter().flatten() {
+                    if let Some(condition) = &branch.condition {
+                        self.compound_list(condition, ctx);
+                    }
+                    self.compound_list(&branch.body, ctx);
+                }
+            }
+            ast::CompoundCommand::WhileClause(clause)
+            | ast::CompoundCommand::UntilClause(clause) => {
+                self.compound_list(&clause.0, ctx);
+                self.compound_list(&clause.1.list, ctx);
+            }
+            ast::CompoundCommand::Coprocess(coproc) => {
+                self.command(&coproc.body, ctx, None, false);
+            }
+        }
+    }
+
+    fn test(&mut self, expr: &ast::ExtendedTestExpr, ctx: Ctx) {
+        let Some(ctx) = self.enter(ctx) else { return };
+        match expr {
+            ast::ExtendedTestExpr::And(left, right) | ast::ExtendedTestExpr::Or(left, right) => {
+                self.test(left, ctx);
+                self.test(right, ctx);
+            }
+            ast::ExtendedTestExpr::Not(inner) | ast::ExtendedTestExpr::Parenthesized(inner) => {
+                self.test(inner, ctx);
+            }
+            ast::ExtendedTestExpr::UnaryTest(_, word) => self.word_subs(&word.value, ctx),
+            ast::ExtendedTestExpr::BinaryTest(_, left, right) => {
+                self.word_subs(&left.value, ctx);
+                self.word_subs(&right.value, ctx);
+            }
+        }
+    }
+
+    /// Analyses the substitutions in a word that is not part of a simple command.
+    fn word_subs(&mut self, raw: &str, ctx: Ctx) {
+        let mut subs = Vec::new();
+        let word = normalize(raw, &mut subs);
+        if word.failed {
+            self.word_failed();
+        }
+        self.substitutions(subs, ctx);
+    }
+
+    /// Analyses the substitutions in arithmetic text.
+    fn text_subs(&mut self, text: &str, ctx: Ctx) {
+        let mut subs = Vec::new();
+        if !heredoc_substitutions(text, &mut subs) {
+            self.word_failed();
+        }
+        self.substitutions(subs, ctx);
+    }
+
+    fn word_failed(&mut self) {
+        self.unresolved(Unresolved::Parse("a word could not be parsed".to_owned()));
+    }
+
+    fn substitutions(&mut self, subs: Vec<String>, ctx: Ctx) {
+        for body in subs {
+            self.script(&body, Origin::CommandSubstitution, ctx.depth + 1);
+        }
+    }
+
+    fn simple(
+        &mut self,
+        command: &ast::SimpleCommand,
+        ctx: Ctx,
+        pipe: Option<String>,
+        timed: bool,
+    ) {
+        let start = self.out.commands.len();
+        let mut collected = Collected::default();
+        for item in command.prefix.iter().flat_map(|p| p.0.iter()) {
+            self.item(item, true, &mut collected);
+        }
+        if let Some(word) = &command.word_or_name {
+            push_word(&word.value, &mut collected);
+        }
+        for item in command.suffix.iter().flat_map(|s| s.0.iter()) {
+            self.item(item, false, &mut collected);
+        }
+        let fields = std::mem::take(&mut collected.fields);
+        let mut base = Base {
+            assignments: std::mem::take(&mut collected.assignments),
+            segments: std::mem::take(&mut collected.segments),
+            wrappers: Vec::new(),
+            redirects: std::mem::take(&mut collected.redirects),
+            stdin_pipe_from: pipe,
+        };
+        if timed {
+            base.wrappers.push("time".to_owned());
+            base.segments.insert(
+                0,
+                Segment {
+                    kind: SegmentKind::Wrapper { safe: true },
+                    tokens: vec!["time".to_owned()],
+                    dynamic: false,
+                },
+            );
+        }
+        let stdin = std::mem::take(&mut collected.stdin);
+        let consumed = if fields.is_empty() {
+            if !base.redirects.is_empty() {
+                let noop = vec![Field {
+                    text: ":".to_owned(),
+                    dynamic: false,
+                }];
+                self.run(noop, base, ctx, &Stdin::default());
+            }
+            false
+        } else {
+            self.run(fields, base, ctx, &stdin)
+        };
+        self.last_output = self.known_output(start, &stdin, ctx);
+        if !consumed && let Some(heredoc) = stdin.heredoc {
+            collected.other_heredocs.push(heredoc);
+        }
+        self.finish(collected, ctx);
+    }
+
+    /// The text a just-walked command writes to stdout, when the command line says what it is:
+    /// `echo`/`printf` arguments, or the here-doc or here-string `cat` copies through.
+    fn known_output(&self, start: usize, stdin: &Stdin<'_>, ctx: Ctx) -> Option<Piped> {
+        let emitted = self
+            .out
+            .commands
+            .get(start..)?
+            .iter()
+            .find(|c| c.depth == ctx.depth)?;
+        let (text, dynamic) = match emitted.name() {
+            "echo" | "printf" => {
+                let args = emitted.args().iter().skip_while(|arg| arg.starts_with('-'));
+                (
+                    args.cloned().collect::<Vec<_>>().join(" "),
+                    emitted.has_dynamic_args,
+                )
+            }
+            "cat" if emitted.args().iter().all(|arg| arg.starts_with('-')) => {
+                match (stdin.heredoc, &stdin.herestring) {
+                    (Some(heredoc), _) => (heredoc.doc.value.clone(), false),
+                    (None, Some(herestring)) => (herestring.text.clone(), herestring.dynamic),
+                    (None, None) => return None,
+                }
+            }
+            _ => return None,
+        };
+        Some(Piped {
+            depth: ctx.depth,
+            text,
+            dynamic,
+        })
+    }
+
+    /// Walks what a command's words and redirections hold besides the command itself.
+    fn finish(&mut self, collected: Collected<'_>, ctx: Ctx) {
+        if collected.word_failed {
+            self.word_failed();
+        }
+        let mut subs = collected.subs;
+        for heredoc in collected.other_heredocs {
+            if heredoc.requires_expansion && !heredoc_substitutions(&heredoc.doc.value, &mut subs) {
+                self.word_failed();
+            }
+        }
+        self.substitutions(subs, ctx);
+        for subshell in collected.process_subs {
+            if let Some(inner) = self.deeper(ctx, Origin::ProcessSubstitution) {
+                self.compound_list(&subshell.list, inner);
+            }
+        }
+    }
+
+    fn item<'a>(
+        &mut self,
+        item: &'a ast::CommandPrefixOrSuffixItem,
+        prefix: bool,
+        collected: &mut Collected<'a>,
+    ) {
+        match item {
+            ast::CommandPrefixOrSuffixItem::IoRedirect(redirect) => {
+                self.redirect(redirect, collected);
+            }
+            ast::CommandPrefixOrSuffixItem::Word(word) => push_word(&word.value, collected),
+            ast::CommandPrefixOrSuffixItem::AssignmentWord(assignment, word) => {
+                if prefix && collected.fields.is_empty() {
+                    push_assignment(assignment, collected);
+                } else {
+                    push_word(&word.value, collected);
+                }
+            }
+            ast::CommandPrefixOrSuffixItem::ProcessSubstitution(kind, subshell) => {
+                collected.process_subs.push(subshell);
+                collected.fields.push(Field {
+                    text: process_substitution_text(kind).to_owned(),
+                    dynamic: true,
+                });
+            }
+        }
+    }
+
+    fn redirect<'a>(&mut self, redirect: &'a ast::IoRedirect, collected: &mut Collected<'a>) {
+        match redirect {
+            ast::IoRedirect::File(fd, kind, target) => {
+                let reads_stdin = matches!(fd, None | Some(0));
+                match target {
+                    ast::IoFileRedirectTarget::Filename(word) => {
+                        let target = normalize(&word.value, &mut collected.subs);
+                        collected.word_failed |= target.failed;
+                        for kind in redirect_kinds(kind) {
+                            collected.redirects.push(Redirect {
+                                kind: *kind,
+                                target: target.text.clone(),
+                            });
+                        }
+                    }
+                    ast::IoFileRedirectTarget::Duplicate(word) => {
+                        let target = normalize(&word.value, &mut collected.subs);
+                        collected.word_failed |= target.failed;
+                        let is_fd = target.text == "-"
+                            || target
+                                .text
+                                .trim_end_matches('-')
+                                .bytes()
+                                .all(|b| b.is_ascii_digit());
+                        if matches!(kind, ast::IoFileRedirectKind::DuplicateOutput) && !is_fd {
+                            collected.redirects.push(Redirect {
+                                kind: RedirectKind::Write,
+                                target: target.text,
+                            });
+                        }
+                    }
+                    ast::IoFileRedirectTarget::ProcessSubstitution(_, subshell) => {
+                        collected.process_subs.push(subshell);
+                        if reads_stdin && matches!(kind, ast::IoFileRedirectKind::Read) {
+                            collected.stdin.process_substitution = true;
+                        }
+                    }
+                    ast::IoFileRedirectTarget::Fd(_) => {}
+                }
+            }
+            ast::IoRedirect::HereDocument(fd, heredoc) => {
+                if matches!(fd, None | Some(0)) {
+                    if let Some(previous) = collected.stdin.heredoc.replace(heredoc) {
+                        collected.other_heredocs.push(previous);
+                    }
+                    collected.stdin.herestring = None;
+                } else {
+                    collected.other_heredocs.push(heredoc);
+                }
+            }
+            ast::IoRedirect::HereString(fd, word) => {
+                let text = normalize(&word.value, &mut collected.subs);
+                collected.word_failed |= text.failed;
+                if matches!(fd, None | Some(0)) {
+                    if let Some(previous) = collected.stdin.heredoc.take() {
+                        collected.other_heredocs.push(previous);
+                    }
+                    collected.stdin.herestring = Some(text);
+                }
+            }
+            ast::IoRedirect::OutputAndError(word, append) => {
+                let target = normalize(&word.value, &mut collected.subs);
+                collected.word_failed |= target.failed;
+                collected.redirects.push(Redirect {
+                    kind: if *append {
+                        RedirectKind::Append
+                    } else {
+                        RedirectKind::Write
+                    },
+                    target: target.text,
+                });
+            }
+        }
+    }
+
+    /// Strips wrappers, emits the command and follows what it runs. Returns whether the command
+    /// consumed its here-doc or here-string as a script.
+    fn run(&mut self, fields: Vec<Field>, base: Base, ctx: Ctx, stdin: &Stdin<'_>) -> bool {
+        let stripped = strip(&fields);
+        let inner = fields.get(stripped.start..).unwrap_or(&[]);
+        let Some(program) = inner.first() else {
+            return false;
+        };
+        if program.dynamic {
+            self.unresolved(Unresolved::DynamicCommand(program.text.clone()));
+            return false;
+        }
+        let mut segments = base.segments;
+        segments.extend(stripped.segments);
+        let mut assignments = base.assignments;
+        assignments.extend(stripped.assignments);
+        let mut wrappers = base.wrappers;
+        wrappers.extend(stripped.wrappers);
+        let mut redirects = base.redirects;
+        redirects.extend(self.inherited.iter().cloned());
+        let args: Vec<String> = inner.iter().skip(1).map(|f| f.text.clone()).collect();
+        let mut argv = Vec::with_capacity(inner.len());
+        argv.push(basename(&program.text).to_owned());
+        argv.extend(args.iter().cloned());
+        let command = SimpleCommand {
+            deny_views: deny_views(&segments, &argv),
+            allow_view: allow_view(&segments, &program.text, &args),
+            argv,
+            program: program.text.clone(),
+            assignments,
+            wrappers,
+            redirects,
+            origin: ctx.origin,
+            depth: ctx.depth,
+            has_dynamic_args: inner.iter().skip(1).any(|f| f.dynamic),
+            stdin_pipe_from: base.stdin_pipe_from.clone(),
+        };
+        if !self.emit(command) {
+            return false;
+        }
+        for payload in stripped.payloads {
+            self.payload(payload.text, payload.dynamic, Origin::Wrapper, ctx);
+        }
+        let mut consumed = false;
+        for nested in exec::nested(inner) {
+            match nested {
+                Nested::Script { text, origin } => self.payload(text, false, origin, ctx),
+                Nested::Dynamic(text) => self.unresolved(Unresolved::DynamicScript(text)),
+                Nested::Stdin => consumed |= self.stdin_script(stdin, ctx),
+                Nested::Command { fields, origin } => {
+                    if let Some(inner_ctx) = self.deeper(ctx, origin) {
+                        let base = Base {
+                            stdin_pipe_from: base.stdin_pipe_from.clone(),
+                            ..Base::default()
+                        };
+                        self.run(fields, base, inner_ctx, &Stdin::default());
+                    }
+                }
+            }
+        }
+        consumed
+    }
+
+    fn payload(&mut self, text: String, dynamic: bool, origin: Origin, ctx: Ctx) {
+        if dynamic {
+            self.unresolved(Unresolved::DynamicScript(text));
+        } else {
+            self.script(&text, origin, ctx.depth + 1);
+        }
+    }
+
+    /// A shell reads its script from stdin: analyse the here-doc or here-string feeding it.
+    fn stdin_script(&mut self, stdin: &Stdin<'_>, ctx: Ctx) -> bool {
+        if stdin.heredoc.is_none()
+            && stdin.herestring.is_none()
+            && !stdin.process_substitution
+            && let Some(piped) = self.piped.take().filter(|piped| piped.depth == ctx.depth)
+        {
+            self.payload(piped.text, piped.dynamic, Origin::HereDoc, ctx);
+            return false;
+        }
+        if let Some(heredoc) = stdin.heredoc {
+            self.script(&heredoc.doc.value, Origin::HereDoc, ctx.depth + 1);
+            return true;
+        }
+        if let Some(herestring) = &stdin.herestring {
+            self.payload(
+                herestring.text.clone(),
+                herestring.dynamic,
+                Origin::HereDoc,
+                ctx,
+            );
+            return true;
+        }
+        if stdin.process_substitution {
+            self.unresolved(Unresolved::DynamicScript(
+                PROCESS_SUBSTITUTION_READ.to_owned(),
+            ));
+        }
+        false
+    }
+
+    fn emit(&mut self, command: SimpleCommand) -> bool {
+        if self.full {
+            return false;
+        }
+        if self.out.commands.len() >= self.limits.max_commands {
+            self.full = true;
+            self.unresolved(Unresolved::TooManyCommands);
+            return false;
+        }
+        self.out.commands.push(command);
+        true
+    }
+}
+
+/// The first word of a simple command as written, for a pipeline element the walk emitted nothing
+/// for (a dynamic command name such as `$CMD`).
+fn written_name(command: &ast::Command) -> Option<String> {
+    match command {
+        ast::Command::Simple(simple) => simple.word_or_name.as_ref().map(|w| w.value.clone()),
+        _ => None,
+    }
+}
+
+fn process_substitution_text(kind: &ast::ProcessSubstitutionKind) -> &'static str {
+    match kind {
+        ast::ProcessSubstitutionKind::Read => PROCESS_SUBSTITUTION_READ,
+        ast::ProcessSubstitutionKind::Write => PROCESS_SUBSTITUTION_WRITE,
+    }
+}
+
+fn push_word(raw: &str, collected: &mut Collected<'_>) {
+    let word = normalize(raw, &mut collected.subs);
+    collected.word_failed |= word.failed;
+    let dynamic = word.dynamic;
+    collected
+        .fields
+        .extend(word.fields.into_iter().map(|text| Field { text, dynamic }));
+}
+
+fn push_assignment(assignment: &ast::Assignment, collected: &mut Collected<'_>) {
+    let name = match &assignment.name {
+        ast::AssignmentName::VariableName(name) => name.clone(),
+        ast::AssignmentName::ArrayElementName(name, index) => {
+            let index = normalize(index, &mut collected.subs);
+            format!("{name}[{}]", index.text)
+        }
+    };
+    let mut dynamic = false;
+    let value = match &assignment.value {
+        ast::AssignmentValue::Scalar(word) => {
+            let value = normalize(&word.value, &mut collected.subs);
+            collected.word_failed |= value.failed;
+            dynamic |= value.dynamic;
+            value.text
+        }
+        ast::AssignmentValue::Array(items) => {
+            let mut parts = Vec::with_capacity(items.len());
+            for (key, word) in items {
+                let value = normalize(&word.value, &mut collected.subs);
+                collected.word_failed |= value.failed;
+                dynamic |= value.dynamic;
+                match key {
+                    Some(key) => {
+                        let key = normalize(&key.value, &mut collected.subs);
+                        parts.push(format!("[{}]={}", key.text, value.text));
+                    }
+                    None => parts.push(value.text),
+                }
+            }
+            format!("({})", parts.join(" "))
+        }
+    };
+    let operator = if assignment.append { "+=" } else { "=" };
+    collected.segments.push(Segment {
+        kind: SegmentKind::Assignment,
+        tokens: vec![format!("{name}{operator}{value}")],
+        dynamic,
+    });
+    collected.assignments.push(Assignment { name, value });
+}
+
+fn redirect_kinds(kind: &ast::IoFileRedirectKind) -> &'static [RedirectKind] {
+    match kind {
+        ast::IoFileRedirectKind::Read => &[RedirectKind::Read],
+        ast::IoFileRedirectKind::Write | ast::IoFileRedirectKind::Clobber => &[RedirectKind::Write],
+        ast::IoFileRedirectKind::Append => &[RedirectKind::Append],
+        ast::IoFileRedirectKind::ReadAndWrite => &[RedirectKind::Read, RedirectKind::Write],
+        ast::IoFileRedirectKind::DuplicateInput | ast::IoFileRedirectKind::DuplicateOutput => &[],
+    }
+}
+
+fn clip(mut text: String) -> String {
+    if text.len() > MAX_UNRESOLVED_TEXT {
+        let mut end = MAX_UNRESOLVED_TEXT;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push('…');
+    }
+    text
+}
+
+/// Whether an expression that is not valid arithmetic reads like commands: two bare words in a
+/// row (`cd sub`, `rm -f`), which arithmetic never has.
+fn looks_like_commands(expr: &str) -> bool {
+    let is_word = |token: &str| {
+        token
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, '_' | '.' | '/'))
+            && token
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/' | '-'))
+    };
+    let words: Vec<&str> = expr.split_whitespace().collect();
+    words.windows(2).any(|pair| match pair {
+        [first, second] => is_word(first) && (is_word(second) || second.starts_with('-')),
+        _ => false,
+    })
+}

@@ -1,0 +1,470 @@
+//! Word normalisation: one raw shell word in, its unquoted text out.
+//!
+//! Quotes and escapes are removed (`r''m`, `\rm`, `"rm"`, `$'\x72\x6d'` all give `rm`), static words
+//! are brace-expanded (`f{,.bak}` gives `f` and `f.bak`), and every `$(…)` or backtick body found
+//! anywhere in the word — inside double quotes, `${X:-…}` defaults, `$((…))` — is handed back so the
+//! caller can analyse it as a command. Expansions (`$VAR`, `${X}`, `$(…)`) are kept as their source
+//! text and make the word dynamic; `~` does not.
+//!
+//! This module must not parse whole scripts or decide anything about commands; it only reads words.
+
+use brush_parser::word::{
+    self, BraceExpressionMember, BraceExpressionOrText, WordPiece, WordPieceWithSource,
+};
+
+use super::parse::{OPTIONS, guarded};
+
+/// Most fields one word may brace-expand to; a larger expansion is left unexpanded.
+const MAX_BRACE_FIELDS: usize = 256;
+/// Deepest nesting of `${…}` / `$((…))` scanned for substitutions inside one word.
+const MAX_SCAN_DEPTH: usize = 32;
+/// Longest digit run handed to the word parser; brush-parser panics on integer overflow in
+/// `~NNN` and `{N..M}`, so words holding longer runs are not parsed.
+const MAX_DIGIT_RUN: usize = 18;
+
+/// One word after normalisation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct NormWord {
+    /// The unquoted text; expansions are kept as source text.
+    pub text: String,
+    /// Whether the word holds an expansion only known at run time.
+    pub dynamic: bool,
+    /// The fields after brace expansion (a static word may become several); `[text]` otherwise.
+    pub fields: Vec<String>,
+    /// Whether the word could not be parsed (it is then kept as written, and marked dynamic).
+    pub failed: bool,
+}
+
+/// Normalises `raw`, pushing every command-substitution body found in it onto `subs`.
+pub(super) fn normalize(raw: &str, subs: &mut Vec<String>) -> NormWord {
+    if is_plain(raw) {
+        return NormWord {
+            text: raw.to_owned(),
+            dynamic: false,
+            fields: vec![raw.to_owned()],
+            failed: false,
+        };
+    }
+    let Some(pieces) = parse_word(raw) else {
+        return NormWord {
+            text: raw.to_owned(),
+            dynamic: true,
+            fields: vec![raw.to_owned()],
+            failed: true,
+        };
+    };
+    let mut out = Rendered::default();
+    out.render(raw, &pieces, subs, 0);
+    let fields = if out.dynamic || out.failed {
+        vec![out.text.clone()]
+    } else {
+        brace_fields(raw).unwrap_or_else(|| vec![out.text.clone()])
+    };
+    NormWord {
+        text: out.text,
+        dynamic: out.dynamic || out.failed,
+        fields,
+        failed: out.failed,
+    }
+}
+
+/// Collects the command substitutions in a here-doc body whose delimiter was unquoted
+/// (the outer shell expands those before the command reads the body).
+pub(super) fn heredoc_substitutions(body: &str, subs: &mut Vec<String>) -> bool {
+    if !body.contains('$') && !body.contains('`') {
+        return true;
+    }
+    if has_long_digit_run(body) {
+        return false;
+    }
+    let Some(Ok(pieces)) = guarded(|| word::parse_heredoc(body, &OPTIONS)) else {
+        return false;
+    };
+    let mut out = Rendered::default();
+    out.render(body, &pieces, subs, 0);
+    !out.failed
+}
+
+/// Whether a word needs no parsing at all: no quotes, escapes, expansions, braces or tilde.
+fn is_plain(raw: &str) -> bool {
+    !raw.bytes()
+        .any(|b| matches!(b, b'\'' | b'"' | b'\\' | b'$' | b'`' | b'{' | b'~'))
+}
+
+fn has_long_digit_run(text: &str) -> bool {
+    let mut run = 0usize;
+    for b in text.bytes() {
+        if b.is_ascii_digit() {
+            run += 1;
+            if run > MAX_DIGIT_RUN {
+                return true;
+            }
+        } else {
+            run = 0;
+        }
+    }
+    false
+}
+
+fn parse_word(raw: &str) -> Option<Vec<WordPieceWithSource>> {
+    if has_long_digit_run(raw) {
+        return None;
+    }
+    guarded(|| word::parse(raw, &OPTIONS)).and_then(Result::ok)
+}
+
+#[derive(Default)]
+struct Rendered {
+    text: String,
+    dynamic: bool,
+    failed: bool,
+}
+
+impl Rendered {
+    fn render(
+        &mut self,
+        raw: &str,
+        pieces: &[WordPieceWithSource],
+        subs: &mut Vec<String>,
+        depth: usize,
+    ) {
+        for piece in pieces {
+            let source = raw.get(piece.start_index..piece.end_index).unwrap_or("");
+            match &piece.piece {
+                WordPiece::Text(text) | WordPiece::SingleQuotedText(text) => {
+                    self.text.push_str(text);
+                }
+                WordPiece::AnsiCQuotedText(text) => decode_ansi_c(text, &mut self.text),
+                WordPiece::DoubleQuotedSequence(inner)
+                | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                    self.render(raw, inner, subs, depth);
+                }
+                WordPiece::TildeExpansion(_) => self.text.push_str(source),
+                WordPiece::EscapeSequence(escaped) => {
+                    let mut chars = escaped.chars();
+                    chars.next();
+                    let rest = chars.as_str();
+                    if rest != "\n" {
+                        self.text.push_str(rest);
+                    }
+                }
+                WordPiece::ParameterExpansion(_) => {
+                    self.dynamic = true;
+                    self.text.push_str(source);
+                    let inner = source
+                        .strip_prefix("${")
+                        .and_then(|s| s.strip_suffix('}'))
+                        .unwrap_or("");
+                    self.scan(inner, subs, depth);
+                }
+                WordPiece::CommandSubstitution(body)
+                | WordPiece::BackquotedCommandSubstitution(body) => {
+                    self.dynamic = true;
+                    self.text.push_str(source);
+                    subs.push(body.clone());
+                }
+                WordPiece::ArithmeticExpression(expr) => {
+                    self.dynamic = true;
+                    self.text.push_str(source);
+                    self.scan(&expr.value, subs, depth);
+                }
+            }
+        }
+    }
+
+    /// Looks for substitutions nested in the text of a parameter or arithmetic expansion.
+    fn scan(&mut self, text: &str, subs: &mut Vec<String>, depth: usize) {
+        if !text.contains('$') && !text.contains('`') {
+            return;
+        }
+        if depth >= MAX_SCAN_DEPTH {
+            self.failed = true;
+            return;
+        }
+        match parse_word(text) {
+            Some(pieces) => {
+                let mut nested = Self::default();
+                nested.render(text, &pieces, subs, depth + 1);
+                self.failed |= nested.failed;
+            }
+            None => self.failed = true,
+        }
+    }
+}
+
+/// Brace-expands a static word, returning its unquoted fields, or `None` when the word holds no
+/// brace expression (or expands past [`MAX_BRACE_FIELDS`]).
+fn brace_fields(raw: &str) -> Option<Vec<String>> {
+    if !raw.contains('{') || !(raw.contains(',') || raw.contains("..")) {
+        return None;
+    }
+    let items = guarded(|| word::parse_brace_expansions(raw, &OPTIONS))?
+        .ok()
+        .flatten()?;
+    if !items
+        .iter()
+        .any(|item| matches!(item, BraceExpressionOrText::Expr(_)))
+    {
+        return None;
+    }
+    let alternatives = expand_items(&items)?;
+    let mut fields = Vec::with_capacity(alternatives.len());
+    for alternative in alternatives {
+        let pieces = parse_word(&alternative)?;
+        let mut out = Rendered::default();
+        let mut ignored = Vec::new();
+        out.render(&alternative, &pieces, &mut ignored, 0);
+        fields.push(out.text);
+    }
+    Some(fields)
+}
+
+fn expand_items(items: &[BraceExpressionOrText]) -> Option<Vec<String>> {
+    let mut acc = vec![String::new()];
+    for item in items {
+        let alternatives = match item {
+            BraceExpressionOrText::Text(text) => vec![text.clone()],
+            BraceExpressionOrText::Expr(members) => {
+                let mut all = Vec::new();
+                for member in members {
+                    all.extend(expand_member(member)?);
+                    if all.len() > MAX_BRACE_FIELDS {
+                        return None;
+                    }
+                }
+                all
+            }
+        };
+        if acc.len().saturating_mul(alternatives.len()) > MAX_BRACE_FIELDS {
+            return None;
+        }
+        acc = acc
+            .iter()
+            .flat_map(|prefix| alternatives.iter().map(move |alt| format!("{prefix}{alt}")))
+            .collect();
+    }
+    Some(acc)
+}
+
+fn expand_member(member: &BraceExpressionMember) -> Option<Vec<String>> {
+    match member {
+        BraceExpressionMember::Child(items) => expand_items(items),
+        BraceExpressionMember::NumberSequence {
+            start,
+            end,
+            increment,
+        } => {
+            let values = sequence(*start, *end, *increment)?;
+            Some(values.into_iter().map(|n| n.to_string()).collect())
+        }
+        BraceExpressionMember::CharSequence {
+            start,
+            end,
+            increment,
+        } => {
+            let values = sequence(
+                i64::from(u32::from(*start)),
+                i64::from(u32::from(*end)),
+                *increment,
+            )?;
+            Some(
+                values
+                    .into_iter()
+                    .filter_map(|n| u32::try_from(n).ok().and_then(char::from_u32))
+                    .map(String::from)
+                    .collect(),
+            )
+        }
+    }
+}
+
+/// The inclusive sequence `start..end` by `|increment|`, or `None` past [`MAX_BRACE_FIELDS`].
+fn sequence(start: i64, end: i64, increment: i64) -> Option<Vec<i64>> {
+    let step = increment.checked_abs().filter(|s| *s != 0).unwrap_or(1);
+    let span = start.abs_diff(end) / step.unsigned_abs();
+    if span >= MAX_BRACE_FIELDS as u64 {
+        return None;
+    }
+    let mut values = Vec::new();
+    let mut current = start;
+    loop {
+        values.push(current);
+        if current == end || values.len() > MAX_BRACE_FIELDS {
+            break;
+        }
+        let next = if start <= end {
+            current.checked_add(step)?
+        } else {
+            current.checked_sub(step)?
+        };
+        if (start <= end && next > end) || (start > end && next < end) {
+            break;
+        }
+        current = next;
+    }
+    Some(values)
+}
+
+/// Decodes the body of a `$'…'` string (bash's ANSI-C quoting).
+pub(super) fn decode_ansi_c(text: &str, out: &mut String) {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(escape) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        match escape {
+            'a' => out.push('\u{7}'),
+            'b' => out.push('\u{8}'),
+            'e' | 'E' => out.push('\u{1b}'),
+            'f' => out.push('\u{c}'),
+            'n' => out.push('\n'),
+            'r' => out.push('\r'),
+            't' => out.push('\t'),
+            'v' => out.push('\u{b}'),
+            '\\' | '\'' | '"' | '?' => out.push(escape),
+            'x' => push_code(&mut chars, 16, 2, out),
+            'u' => push_code(&mut chars, 16, 4, out),
+            'U' => push_code(&mut chars, 16, 8, out),
+            '0'..='7' => {
+                let mut value = escape.to_digit(8).unwrap_or(0);
+                for _ in 0..2 {
+                    match chars.peek().and_then(|d| d.to_digit(8)) {
+                        Some(d) => {
+                            value = value * 8 + d;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                out.extend(char::from_u32(value & 0xff));
+            }
+            'c' => {
+                if let Some(control) = chars.next() {
+                    out.extend(char::from_u32(u32::from(control) & 0x1f));
+                }
+            }
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
+    }
+}
+
+fn push_code(
+    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+    radix: u32,
+    max_digits: usize,
+    out: &mut String,
+) {
+    let mut value = 0u32;
+    let mut digits = 0;
+    while digits < max_digits {
+        match chars.peek().and_then(|d| d.to_digit(radix)) {
+            Some(d) => {
+                value = value.saturating_mul(radix).saturating_add(d);
+                chars.next();
+                digits += 1;
+            }
+            None => break,
+        }
+    }
+    if digits == 0 {
+        out.push('\\');
+        return;
+    }
+    out.extend(char::from_u32(value));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn norm(raw: &str) -> (NormWord, Vec<String>) {
+        let mut subs = Vec::new();
+        let word = normalize(raw, &mut subs);
+        (word, subs)
+    }
+
+    #[test]
+    fn quotes_and_escapes_are_removed() {
+        for (raw, text) in [
+            ("r''m", "rm"),
+            ("\"rm\"", "rm"),
+            ("\\rm", "rm"),
+            ("g'i't", "git"),
+            ("$'\\x72\\x6d'", "rm"),
+            ("$'\\162\\155'", "rm"),
+            ("$'\\u0072m'", "rm"),
+            ("'a b'\"c\"", "a bc"),
+            ("\"a\\$b\"", "a$b"),
+        ] {
+            let (word, subs) = norm(raw);
+            assert_eq!(word.text, text, "{raw}");
+            assert!(!word.dynamic, "{raw}");
+            assert!(subs.is_empty());
+        }
+    }
+
+    #[test]
+    fn expansions_keep_source_text_and_are_dynamic() {
+        let (word, _) = norm("\"$HOME/.ssh/id_rsa\"");
+        assert_eq!(word.text, "$HOME/.ssh/id_rsa");
+        assert!(word.dynamic);
+        let (word, _) = norm("${X}");
+        assert_eq!(word.text, "${X}");
+        assert!(word.dynamic);
+    }
+
+    #[test]
+    fn tilde_is_not_dynamic() {
+        let (word, _) = norm("~/.bashrc");
+        assert_eq!(word.text, "~/.bashrc");
+        assert!(!word.dynamic);
+    }
+
+    #[test]
+    fn substitutions_are_found_everywhere() {
+        for (raw, body) in [
+            ("$(rm -rf /)", "rm -rf /"),
+            ("`rm -rf /`", "rm -rf /"),
+            ("\"x $(id) y\"", "id"),
+            ("${X:-$(rm -rf /)}", "rm -rf /"),
+            ("$((1 + $(id -u)))", "id -u"),
+        ] {
+            let (word, subs) = norm(raw);
+            assert!(word.dynamic, "{raw}");
+            assert_eq!(subs, vec![body.to_owned()], "{raw}");
+        }
+    }
+
+    #[test]
+    fn brace_expansion_of_static_words() {
+        assert_eq!(norm("{rm,-rf,/}").0.fields, ["rm", "-rf", "/"]);
+        assert_eq!(norm("f{,.bak}").0.fields, ["f", "f.bak"]);
+        assert_eq!(norm("{1..3}").0.fields, ["1", "2", "3"]);
+        assert_eq!(norm("{a..c}x").0.fields, ["ax", "bx", "cx"]);
+        assert_eq!(norm("'{a,b}'").0.fields, ["{a,b}"]);
+        assert_eq!(norm("{1..100000}").0.fields, ["{1..100000}"]);
+    }
+
+    #[test]
+    fn huge_numbers_do_not_reach_the_parser() {
+        let (word, _) = norm("~99999999999999999999999");
+        assert!(word.failed);
+        let (word, _) = norm("{1..99999999999999999999999}");
+        assert_eq!(word.fields.len(), 1);
+    }
+
+    #[test]
+    fn heredoc_bodies_yield_substitutions() {
+        let mut subs = Vec::new();
+        assert!(heredoc_substitutions("a $(rm -rf /) `id`\n", &mut subs));
+        assert_eq!(subs, ["rm -rf /", "id"]);
+    }
+}

@@ -1,0 +1,180 @@
+//! The offline CLI, run as the built binary: `toolgate eval`, `lint` and `test`.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+fn toolgate(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("toolgate runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("toolgate exits")
+}
+
+fn bundle_file(contents: &str, extension: &str) -> tempfile::TempPath {
+    let mut file = tempfile::Builder::new()
+        .suffix(extension)
+        .tempfile()
+        .expect("temp file");
+    file.write_all(contents.as_bytes()).expect("write bundle");
+    file.into_temp_path()
+}
+
+fn pre_tool_use(command: &str) -> Value {
+    json!({
+        "session_id": "abc123",
+        "transcript_path": "/home/user/.claude/projects/p/t.jsonl",
+        "cwd": "/home/user/my-project",
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": { "command": command, "description": "push", "timeout": 120000 },
+        "tool_use_id": "toolu_01ABC123"
+    })
+}
+
+#[test]
+fn eval_denies_a_force_push_in_claude_codes_exact_shape() {
+    let bundle = bundle_file(
+        r#"{"name":"cli","permissions":{"deny":["Bash(git push --force:*)"]}}"#,
+        ".json",
+    );
+    let output = toolgate(
+        &["eval", "--bundle", bundle.to_str().expect("utf-8")],
+        &pre_tool_use("git push --force origin main").to_string(),
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8(output.stdout).expect("utf-8");
+    assert_eq!(
+        stdout.lines().count(),
+        1,
+        "exactly one reply line: {stdout}"
+    );
+    let reply: Value = serde_json::from_str(stdout.trim()).expect("JSON reply");
+    // hook-protocols.md §4.2: only hookSpecificOutput, with exactly these three keys.
+    assert_eq!(reply.as_object().expect("object").len(), 1);
+    let specific = reply["hookSpecificOutput"]
+        .as_object()
+        .expect("hookSpecificOutput");
+    let mut keys: Vec<&str> = specific.keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        [
+            "hookEventName",
+            "permissionDecision",
+            "permissionDecisionReason"
+        ]
+    );
+    assert_eq!(specific["hookEventName"], "PreToolUse");
+    assert_eq!(specific["permissionDecision"], "deny");
+    assert!(
+        specific["permissionDecisionReason"]
+            .as_str()
+            .expect("reason")
+            .contains("git push --force")
+    );
+}
+
+#[test]
+fn eval_answers_json_lines_one_reply_per_line_and_survives_bad_lines() {
+    let bundle = bundle_file(
+        "name: lines\npermissions:\n  deny: ['Bash(rm:*)']\n",
+        ".yaml",
+    );
+    let input = format!(
+        "{}\nnot json\n{}\n{{\"tool_name\":\"Bash\"}}\n",
+        pre_tool_use("rm -rf build"),
+        pre_tool_use("cargo test")
+    );
+    let output = toolgate(
+        &[
+            "eval",
+            "--bundle",
+            bundle.to_str().expect("utf-8"),
+            "--explain",
+        ],
+        &input,
+    );
+    assert!(output.status.success());
+    let replies: Vec<Value> = String::from_utf8(output.stdout)
+        .expect("utf-8")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("each line is JSON"))
+        .collect();
+    assert_eq!(replies.len(), 4);
+    assert_eq!(
+        replies[0]["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
+    assert_eq!(replies[1]["error"]["code"], "invalid_event");
+    assert_eq!(replies[2], json!({}));
+    assert_eq!(replies[3]["error"]["field"], "hook_event_name");
+    let trace = String::from_utf8(output.stderr).expect("utf-8");
+    assert!(trace.contains("matched Bash(rm:*)"), "{trace}");
+}
+
+#[test]
+fn eval_rejects_a_bad_bundle_with_every_error_and_exit_2() {
+    let bundle = bundle_file(
+        r#"{"permissions":{"deny":["Bash(rm -rf"]},"include":["nope"]}"#,
+        ".json",
+    );
+    let output = toolgate(&["eval", "--bundle", bundle.to_str().expect("utf-8")], "");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).expect("utf-8");
+    assert!(
+        stderr.contains("include[0]: unknown pack `nope`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("permissions.deny[0]"), "{stderr}");
+}
+
+#[test]
+fn test_subcommand_fails_with_the_trace_of_a_failing_case() {
+    let bundle = bundle_file(
+        "name: t\npermissions:\n  deny: ['Bash(rm:*)']\ntests:\n  - name: rm denied\n    tool: Bash\n    input: rm -rf x\n    expect: deny\n  - name: wrong on purpose\n    tool: Bash\n    input: ls\n    expect: deny\n",
+        ".yaml",
+    );
+    let output = toolgate(&["test", bundle.to_str().expect("utf-8")], "");
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8(output.stdout).expect("utf-8");
+    assert!(
+        stdout.contains("FAIL tests[1] (wrong on purpose): expected deny, got none"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("1 passed, 1 failed"), "{stdout}");
+}
+
+#[test]
+fn lint_reports_rules_claude_code_would_ignore() {
+    let bundle = bundle_file(
+        r#"{"name":"l","permissions":{"allow":["Write(src/**)","Bash(python:*)"],"deny":["Read(/Users/me/.ssh/**)"]}}"#,
+        ".json",
+    );
+    let output = toolgate(&["lint", bundle.to_str().expect("utf-8")], "");
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8(output.stdout).expect("utf-8");
+    for location in [
+        "permissions.allow[0]",
+        "permissions.allow[1]",
+        "permissions.deny[0]",
+    ] {
+        assert!(stdout.contains(location), "missing {location} in {stdout}");
+    }
+}
