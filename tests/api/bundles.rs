@@ -234,3 +234,41 @@ async fn stored_bundles_are_immutable() {
         .await;
     assert!(result.is_err());
 }
+
+#[tokio::test]
+async fn the_force_push_example_is_denied_in_claude_codes_exact_shape() {
+    let app = spawn_app().await;
+    let agent = app.create_token("agent", "team").await;
+    let id = app
+        .push("team", &deny_bundle("x", "Bash(git push --force:*)"))
+        .await;
+    let activation = app.activate("team", id).await;
+    app.wait_served("team", activation).await;
+    let reply = app
+        .evaluate(
+            &agent,
+            &crate::helpers::bash("git push --force origin main"),
+        )
+        .await;
+    assert_eq!(
+        reply,
+        json!({"hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "denied by permission rule `Bash(git push --force:*)`",
+        }})
+    );
+    // Seen through a wrapper and a compound command.
+    let reply = app
+        .evaluate(
+            &agent,
+            &crate::helpers::bash("cd repo && bash -c 'git push --force origin main'"),
+        )
+        .await;
+    assert_eq!(decision_of(&reply), "deny", "{reply}");
+    assert_eq!(
+        app.evaluate(&agent, &crate::helpers::bash("git push origin main"))
+            .await,
+        json!({})
+    );
+}
