@@ -22,6 +22,7 @@ use crate::rules::{RuleKind, Specifier};
 use crate::shell::{self, ShellLimits, SimpleCommand};
 
 pub(crate) use effects::{Effects, file_effects};
+pub(crate) use floor::SHELL_INIT_FILES;
 
 /// Rule id reported when a command cannot be analysed.
 pub const UNRESOLVABLE: &str = "unresolvable-command";

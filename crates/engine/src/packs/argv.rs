@@ -1,0 +1,171 @@
+//! Option parsing for the argv of one analysed simple command.
+//!
+//! Getopt-style: clustered short flags (`-fr`, `-xdf`), short flags with attached or separate
+//! values (`-C dir`, `-Cdir`), long flags with `=` or separate values (`--git-dir=x`,
+//! `--git-dir x`), and `--` ending the options. Which options take a value is the caller's
+//! knowledge, passed in per command. This module must not judge anything; it only splits argv.
+
+/// The argv of one command, split into options and operands.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Parsed<'a> {
+    /// Every short flag seen, in order (`-rf` gives `r`, `f`).
+    pub shorts: Vec<char>,
+    /// Short flags that took a value, with the value.
+    pub short_values: Vec<(char, &'a str)>,
+    /// Long flags seen (name without `--`), with their value if they took or carried one.
+    pub longs: Vec<(&'a str, Option<&'a str>)>,
+    /// Operands, in order (everything after `--` included).
+    pub operands: Vec<&'a str>,
+}
+
+impl<'a> Parsed<'a> {
+    /// Parses `args`. `short_value` lists the short flags that take a value; `long_value` the long
+    /// flags that take a value when none is attached with `=`.
+    pub fn new(args: &'a [String], short_value: &[char], long_value: &[&str]) -> Self {
+        let mut parsed = Parsed::default();
+        let mut iter = args.iter();
+        while let Some(arg) = iter.next() {
+            let arg = arg.as_str();
+            if arg == "--" {
+                parsed.operands.extend(iter.by_ref().map(String::as_str));
+                break;
+            }
+            if let Some(long) = arg.strip_prefix("--") {
+                match long.split_once('=') {
+                    Some((name, value)) => parsed.longs.push((name, Some(value))),
+                    None if long_value.contains(&long) => {
+                        parsed.longs.push((long, iter.next().map(String::as_str)));
+                    }
+                    None => parsed.longs.push((long, None)),
+                }
+                continue;
+            }
+            match arg.strip_prefix('-') {
+                Some(cluster) if !cluster.is_empty() => {
+                    for (at, flag) in cluster.char_indices() {
+                        if short_value.contains(&flag) {
+                            let rest = cluster.get(at + flag.len_utf8()..).unwrap_or("");
+                            let value = if rest.is_empty() {
+                                iter.next().map(String::as_str)
+                            } else {
+                                Some(rest)
+                            };
+                            parsed.shorts.push(flag);
+                            if let Some(value) = value {
+                                parsed.short_values.push((flag, value));
+                            }
+                            break;
+                        }
+                        parsed.shorts.push(flag);
+                    }
+                }
+                _ => parsed.operands.push(arg),
+            }
+        }
+        parsed
+    }
+
+    /// Whether any of the short flags or long flags was given.
+    pub fn has(&self, short: &[char], long: &[&str]) -> bool {
+        self.shorts.iter().any(|flag| short.contains(flag))
+            || self.longs.iter().any(|(name, _)| long.contains(name))
+    }
+
+    /// Whether a long flag starting with `prefix` was given (`--force-with-lease=…`).
+    pub fn has_long_prefix(&self, prefix: &str) -> bool {
+        self.longs.iter().any(|(name, _)| name.starts_with(prefix))
+    }
+
+    /// Every value given to one of these options.
+    pub fn values(&self, short: &[char], long: &[&str]) -> Vec<&'a str> {
+        let mut values: Vec<&'a str> = self
+            .short_values
+            .iter()
+            .filter(|(flag, _)| short.contains(flag))
+            .map(|(_, value)| *value)
+            .collect();
+        values.extend(
+            self.longs
+                .iter()
+                .filter(|(name, _)| long.contains(name))
+                .filter_map(|(_, value)| *value),
+        );
+        values
+    }
+}
+
+/// Splits `args` at the first operand, consuming options (and the values of `short_value` /
+/// `long_value` options) in front of it: git's and kubectl's global options before the
+/// subcommand. Returns the options part parsed and the index of the subcommand in `args`.
+pub(crate) fn leading_options<'a>(
+    args: &'a [String],
+    short_value: &[char],
+    long_value: &[&str],
+) -> (Parsed<'a>, Option<usize>) {
+    let mut index = 0;
+    while let Some(arg) = args.get(index) {
+        if arg == "--" {
+            index += 1;
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            index += if !long.contains('=') && long_value.contains(&long) {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        match arg.strip_prefix('-') {
+            Some(cluster) if !cluster.is_empty() => {
+                let takes_value = cluster
+                    .char_indices()
+                    .find(|(_, flag)| short_value.contains(flag))
+                    .is_some_and(|(at, flag)| cluster.len() == at + flag.len_utf8());
+                index += if takes_value { 2 } else { 1 };
+            }
+            _ => break,
+        }
+    }
+    let head = args.get(..index.min(args.len())).unwrap_or(&[]);
+    let parsed = Parsed::new(head, short_value, long_value);
+    let sub = (index < args.len()).then_some(index);
+    (parsed, sub)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(words: &[&str]) -> Vec<String> {
+        words.iter().map(|word| (*word).to_owned()).collect()
+    }
+
+    #[test]
+    fn clusters_values_and_double_dash() {
+        let args = argv(&["-rf", "--no-preserve-root", "-Cdir", "x", "--", "-y"]);
+        let parsed = Parsed::new(&args, &['C'], &[]);
+        assert_eq!(parsed.shorts, vec!['r', 'f', 'C']);
+        assert_eq!(parsed.short_values, vec![('C', "dir")]);
+        assert_eq!(parsed.operands, vec!["x", "-y"]);
+        assert!(parsed.has(&['f'], &["force"]));
+        assert!(parsed.has(&[], &["no-preserve-root"]));
+    }
+
+    #[test]
+    fn long_values() {
+        let args = argv(&["--git-dir", "/x", "--work-tree=/y", "push"]);
+        let (parsed, sub) = leading_options(&args, &['C', 'c'], &["git-dir", "work-tree"]);
+        assert_eq!(sub, Some(3));
+        assert_eq!(parsed.values(&[], &["git-dir"]), vec!["/x"]);
+        assert_eq!(parsed.values(&[], &["work-tree"]), vec!["/y"]);
+    }
+
+    #[test]
+    fn leading_short_with_value() {
+        let args = argv(&["-C", "/repo", "-c", "core.pager=x", "push", "-f"]);
+        let (parsed, sub) = leading_options(&args, &['C', 'c'], &[]);
+        assert_eq!(sub, Some(4));
+        assert_eq!(parsed.values(&['c'], &[]), vec!["core.pager=x"]);
+    }
+}

@@ -1,0 +1,429 @@
+//! Remote code execution and dangerous environment rules.
+//!
+//! Downloaded or decoded content reaching a shell or interpreter is found through the pipeline
+//! (`curl … | sh`, walking back through `tee`, `gunzip`, …), through substitutions whose text is
+//! analysed again as shell (`sh <(curl …)`, `bash -c "$(curl …)"`, `eval "$(…)"`), and through a
+//! downloaded file executed later in the same command. Environment variables that load code are
+//! judged on the assignments the analysis split off and on `export` arguments.
+//!
+//! This module must not flag a download that is only saved, inspected or parsed (`| jq`).
+
+use super::Cmd;
+use crate::packs::Findings;
+use crate::packs::argv::Parsed;
+use crate::paths::{self, PathContext};
+use crate::shell::{self, Analysis, Origin, ShellLimits, Unresolved};
+
+/// Programs that fetch content from the network.
+const FETCHERS: &[&str] = &[
+    "curl",
+    "wget",
+    "fetch",
+    "aria2c",
+    "http",
+    "https",
+    "xh",
+    "lwp-request",
+    "GET",
+    "lynx",
+];
+
+/// Shells.
+const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "csh", "tcsh", "yash",
+];
+
+/// Whether the program is a shell or a script interpreter.
+pub(super) fn is_interpreter(name: &str) -> bool {
+    SHELLS.contains(&name)
+        || name.starts_with("python")
+        || name.starts_with("pypy")
+        || matches!(
+            name,
+            "perl"
+                | "ruby"
+                | "node"
+                | "nodejs"
+                | "php"
+                | "lua"
+                | "tclsh"
+                | "pwsh"
+                | "powershell"
+                | "bun"
+                | "deno"
+                | "osascript"
+                | "Rscript"
+                | "irb"
+                | "jshell"
+        )
+}
+
+/// Whether a command decodes base64/base32/hex.
+fn is_decoder(simple: &shell::SimpleCommand) -> bool {
+    let args = simple.args();
+    let parsed = Parsed::new(args, &['w', 'i'], &["wrap"]);
+    match simple.name() {
+        "base64" | "base32" | "basenc" | "gbase64" => parsed.has(&['d', 'D'], &["decode"]),
+        "xxd" => parsed.has(&['r'], &["revert"]),
+        "uudecode" => true,
+        "openssl" => {
+            matches!(args.first().map(String::as_str), Some("base64" | "enc"))
+                && args.iter().any(|arg| arg == "-d")
+        }
+        _ => false,
+    }
+}
+
+/// Whether an interpreter reads its script from stdin (no script operand, no `-c`/`-e`).
+fn reads_script_from_stdin(simple: &shell::SimpleCommand) -> bool {
+    let name = simple.name();
+    if !is_interpreter(name) {
+        return false;
+    }
+    let parsed = Parsed::new(
+        simple.args(),
+        &['c', 'e', 'm', 'W', 'X', 'r', 'I', 'o', 'O'],
+        &["eval", "require", "import", "rcfile", "init-file"],
+    );
+    if parsed.has(&['s'], &[]) && SHELLS.contains(&name) {
+        return true;
+    }
+    if parsed.has(&['c', 'e', 'm', 'E'], &["eval", "command"]) {
+        return false;
+    }
+    parsed
+        .operands
+        .iter()
+        .all(|operand| matches!(*operand, "-" | "/dev/stdin"))
+}
+
+/// What the shell text inside a word (`$(…)`, `<(…)`, backticks) runs: fetchers, decoders.
+fn substituted(text: &str) -> (bool, bool) {
+    if !(text.contains("$(") || text.contains('`') || text.contains("<(")) {
+        return (false, false);
+    }
+    let limits = ShellLimits {
+        max_len: 4096,
+        max_depth: 4,
+        max_commands: 64,
+    };
+    let inner = shell::analyze(text, &limits);
+    let fetch = inner
+        .commands
+        .iter()
+        .any(|cmd| FETCHERS.contains(&cmd.name()))
+        || inner.unresolved.iter().any(|u| match u {
+            Unresolved::DynamicScript(t) | Unresolved::DynamicCommand(t) => {
+                FETCHERS.iter().any(|f| t.contains(&format!("{f} ")))
+            }
+            _ => false,
+        });
+    let decode = inner.commands.iter().any(is_decoder);
+    (fetch, decode)
+}
+
+pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
+    let simple = cmd.simple;
+    let name = cmd.name();
+    // Pipelines into an interpreter.
+    if reads_script_from_stdin(simple) {
+        let upstream = cmd.upstream();
+        let names = cmd.upstream_names();
+        if names.iter().any(|n| FETCHERS.contains(n)) {
+            out.add(
+                "pipe-download-to-shell",
+                format!("downloaded content is piped into `{name}` and would run unreviewed"),
+            );
+        }
+        if upstream.iter().any(|(_, up)| is_decoder(up)) {
+            out.add(
+                "decoded-payload-to-shell",
+                format!(
+                    "decoded content is piped into `{name}`; the payload is hidden from review"
+                ),
+            );
+        }
+    }
+    // Substitutions handed to an interpreter, `eval` or `source`.
+    let runs_text = is_interpreter(name) || matches!(name, "eval" | "source" | "." | "exec");
+    if runs_text {
+        let words = simple
+            .args()
+            .iter()
+            .map(String::as_str)
+            .chain(simple.redirects.iter().map(|r| r.target.as_str()));
+        for word in words {
+            let (fetch, decode) = substituted(word);
+            if fetch {
+                out.add(
+                    "execute-downloaded-script",
+                    format!("`{name}` would run content fetched from the network"),
+                );
+            }
+            if decode {
+                out.add(
+                    "decoded-payload-to-shell",
+                    format!("`{name}` would run decoded content hidden from review"),
+                );
+            }
+        }
+    }
+    env(cmd, out);
+}
+
+/// Rules over the whole analysis: payloads only known at run time, download-then-run.
+pub(super) fn check_analysis(analysis: &Analysis, ctx: &PathContext<'_>, out: &mut Findings) {
+    for unresolved in &analysis.unresolved {
+        if let Unresolved::DynamicScript(text) | Unresolved::DynamicCommand(text) = unresolved {
+            let (fetch, decode) = substituted(text);
+            if fetch {
+                out.add(
+                    "execute-downloaded-script",
+                    "a script fetched from the network would run unreviewed",
+                );
+            }
+            if decode {
+                out.add(
+                    "decoded-payload-to-shell",
+                    "decoded content would run as a script, hidden from review",
+                );
+            }
+        }
+    }
+    // A script only known at run time (`sh <(…)`, `bash < <(…)`, `source <(…)`) while a
+    // substitution in the same command fetches or decodes something: that is what runs.
+    let dynamic_script = analysis
+        .unresolved
+        .iter()
+        .any(|u| matches!(u, Unresolved::DynamicScript(_)));
+    if dynamic_script {
+        let substituted = analysis.commands.iter().filter(|cmd| {
+            matches!(
+                cmd.origin,
+                Origin::ProcessSubstitution | Origin::CommandSubstitution
+            )
+        });
+        for cmd in substituted {
+            if FETCHERS.contains(&cmd.name()) {
+                out.add(
+                    "execute-downloaded-script",
+                    "a script fetched from the network would run unreviewed",
+                );
+            }
+            if is_decoder(cmd) {
+                out.add(
+                    "decoded-payload-to-shell",
+                    "decoded content would run as a script, hidden from review",
+                );
+            }
+        }
+    }
+    // Files a fetcher writes, then executed in the same command.
+    let mut downloads: Vec<String> = Vec::new();
+    for simple in &analysis.commands {
+        let parsed = match simple.name() {
+            "curl" => Parsed::new(
+                simple.args(),
+                &['o', 'd', 'H', 'X', 'u', 'F', 'T', 'A', 'e', 'x', 'w'],
+                &[
+                    "output",
+                    "data",
+                    "header",
+                    "request",
+                    "user",
+                    "form",
+                    "upload-file",
+                    "user-agent",
+                    "referer",
+                    "proxy",
+                ],
+            ),
+            "wget" => Parsed::new(
+                simple.args(),
+                &['O', 'o', 'P', 'U'],
+                &[
+                    "output-document",
+                    "directory-prefix",
+                    "user-agent",
+                    "output-file",
+                ],
+            ),
+            _ => continue,
+        };
+        downloads.extend(
+            parsed
+                .values(&['o', 'O'], &["output", "output-document"])
+                .into_iter()
+                .filter(|path| *path != "-")
+                .map(|path| paths::canonicalize(path, ctx)),
+        );
+        downloads.extend(
+            simple
+                .redirects
+                .iter()
+                .filter(|r| r.kind != crate::shell::RedirectKind::Read)
+                .map(|r| paths::canonicalize(&r.target, ctx)),
+        );
+        if simple.name() == "curl" && parsed.has(&['O'], &["remote-name"]) {
+            for url in &parsed.operands {
+                if let Some(file) = url.rsplit('/').next().filter(|f| !f.is_empty()) {
+                    downloads.push(paths::canonicalize(file, ctx));
+                }
+            }
+        }
+    }
+    if downloads.is_empty() {
+        return;
+    }
+    for simple in &analysis.commands {
+        let program = paths::canonicalize(&simple.program, ctx);
+        let runs_program = simple.program.contains('/') && downloads.contains(&program);
+        let runs_script = (is_interpreter(simple.name())
+            || matches!(simple.name(), "source" | "."))
+            && Parsed::new(simple.args(), &['c'], &[])
+                .operands
+                .first()
+                .is_some_and(|script| downloads.contains(&paths::canonicalize(script, ctx)));
+        if runs_program || runs_script {
+            out.add(
+                "execute-downloaded-script",
+                "a file just downloaded from the network would run unreviewed",
+            );
+        }
+    }
+}
+
+/// Environment variables that load code into the next program.
+fn is_dangerous_env(name: &str) -> bool {
+    const EXACT: &[&str] = &[
+        "LD_PRELOAD",
+        "LD_LIBRARY_PATH",
+        "LD_AUDIT",
+        "BASH_ENV",
+        "ENV",
+        "NODE_OPTIONS",
+        "NODE_PATH",
+        "PYTHONSTARTUP",
+        "PYTHONPATH",
+        "PYTHONHOME",
+        "PERL5OPT",
+        "PERL5LIB",
+        "PERLLIB",
+        "RUBYOPT",
+        "RUBYLIB",
+        "GIT_SSH_COMMAND",
+        "GIT_SSH",
+        "GIT_EXEC_PATH",
+        "GIT_ASKPASS",
+        "GIT_EXTERNAL_DIFF",
+        "GIT_PROXY_COMMAND",
+        "GIT_TEMPLATE_DIR",
+        "JAVA_TOOL_OPTIONS",
+        "_JAVA_OPTIONS",
+        "PROMPT_COMMAND",
+        "SHELLOPTS",
+        "BASHOPTS",
+    ];
+    EXACT.contains(&name) || name.starts_with("DYLD_") || name.starts_with("GIT_CONFIG")
+}
+
+fn env(cmd: &Cmd<'_>, out: &mut Findings) {
+    for assignment in &cmd.simple.assignments {
+        let name = assignment.name.as_str();
+        if is_dangerous_env(name) || name == "PATH" {
+            out.add(
+                "dangerous-env-assignment",
+                format!(
+                    "`{name}=…` changes which code `{}` loads or runs",
+                    cmd.name()
+                ),
+            );
+        }
+    }
+    if matches!(
+        cmd.name(),
+        "export" | "declare" | "typeset" | "setenv" | "readonly" | "local"
+    ) {
+        for arg in cmd.args() {
+            let name = arg.split_once('=').map_or(arg.as_str(), |(name, _)| name);
+            if cmd.name() != "setenv" && !arg.contains('=') {
+                continue;
+            }
+            if is_dangerous_env(name) {
+                out.add(
+                    "dangerous-env-assignment",
+                    format!("exporting `{name}` changes which code every later command loads"),
+                );
+            }
+        }
+    }
+}
+
+/// Calls in interpreter one-liners that hand a string to a shell.
+const SHELL_CALLS: &[&str] = &[
+    "system(",
+    "popen(",
+    "subprocess",
+    "exec(",
+    "execsync(",
+    "spawn(",
+    "spawnsync(",
+    "check_output(",
+    "check_call(",
+    "os.exec",
+    "shell_exec(",
+    "passthru(",
+    "%x(",
+    "qx(",
+];
+
+/// The string literals an interpreter one-liner (`python3 -c`, `node -e`, `perl -e`, `ruby -e`)
+/// passes to a shell (`os.system('rm -rf /')`, `execSync("git push -f")`): only when the code
+/// calls a shell-running function, so `print('rm -rf /')` stays data.
+pub(super) fn interpreter_shell_strings(simple: &shell::SimpleCommand) -> Vec<String> {
+    if !is_interpreter(simple.name()) || SHELLS.contains(&simple.name()) {
+        return Vec::new();
+    }
+    let parsed = Parsed::new(simple.args(), &['c', 'e', 'E'], &["eval", "command"]);
+    let mut scripts = Vec::new();
+    for code in parsed.values(&['c', 'e', 'E'], &["eval", "command"]) {
+        let lower = code.to_ascii_lowercase();
+        if !SHELL_CALLS.iter().any(|call| lower.contains(call)) && !code.contains('`') {
+            continue;
+        }
+        let mut rest = code;
+        while let Some(open) = rest.find(['\'', '"', '`']) {
+            let quote = rest.get(open..=open).unwrap_or("'");
+            let after = rest.get(open + 1..).unwrap_or("");
+            let Some(close) = after.find(quote) else {
+                break;
+            };
+            let literal = after.get(..close).unwrap_or("");
+            if literal.contains(' ') && scripts.len() < 16 {
+                scripts.push(literal.to_owned());
+            }
+            rest = after.get(close + 1..).unwrap_or("");
+        }
+    }
+    scripts
+}
+
+/// The script a shell reads from `echo …` or `printf …` piped into it (`echo "rm -rf /" | sh`).
+pub(super) fn echoed_script(cmd: &Cmd<'_>) -> Option<String> {
+    if !SHELLS.contains(&cmd.name()) || !reads_script_from_stdin(cmd.simple) {
+        return None;
+    }
+    let (_, producer) = cmd.upstream().into_iter().next()?;
+    let words: Vec<&str> = match producer.name() {
+        "echo" => producer
+            .args()
+            .iter()
+            .map(String::as_str)
+            .skip_while(|arg| matches!(*arg, "-e" | "-n" | "-E" | "-ne" | "-en"))
+            .collect(),
+        "printf" => producer.args().iter().map(String::as_str).collect(),
+        _ => return None,
+    };
+    let script = words.join(" ").replace("\\n", "\n");
+    (!script.trim().is_empty()).then_some(script)
+}

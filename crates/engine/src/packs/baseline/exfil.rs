@@ -1,0 +1,396 @@
+//! Exfiltration rules: files or the environment sent to another host.
+//!
+//! Uploads are read from the options that send files (`curl -d @f`, `--data-binary @f`,
+//! `-F x=@f`, `-T f`, `wget --post-file`), from stdin redirections and pipelines into network
+//! tools (`nc host port < f`, `env | curl -d @-`), and from `scp`/`rsync`/`sftp` operands naming
+//! a remote host. A secret payload denies (`exfiltrate-secret-file`), the environment denies
+//! (`environment-to-network`), anything else asks; uploads to loopback hosts are left alone.
+//!
+//! This module must not flag downloads, JSON bodies given inline, or copies between local paths.
+
+use super::Cmd;
+use crate::packs::Findings;
+use crate::packs::argv::Parsed;
+use crate::packs::places;
+use crate::shell::{self, RedirectKind, ShellLimits};
+
+/// Programs that send their stdin or files over the network.
+const NETWORK: &[&str] = &[
+    "curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ssh", "openssl", "http", "https",
+    "xh",
+];
+
+/// Programs that print the environment when given no operand.
+fn dumps_environment(simple: &shell::SimpleCommand) -> bool {
+    let args = simple.args();
+    match simple.name() {
+        "env" | "printenv" => args.iter().all(|a| a.starts_with('-')),
+        "set" => args.is_empty(),
+        "export" | "declare" | "typeset" => args
+            .iter()
+            .all(|a| matches!(a.as_str(), "-p" | "-x" | "-px" | "-xp")),
+        "compgen" => args.iter().any(|a| a == "-v" || a == "-e"),
+        _ => false,
+    }
+}
+
+/// Programs that just pass data along in a pipeline (`env | base64 | curl`).
+fn is_filter(name: &str) -> bool {
+    matches!(
+        name,
+        "base64"
+            | "base32"
+            | "gzip"
+            | "bzip2"
+            | "xz"
+            | "zstd"
+            | "xxd"
+            | "od"
+            | "tr"
+            | "sed"
+            | "awk"
+            | "grep"
+            | "sort"
+            | "uniq"
+            | "tee"
+            | "cat"
+            | "head"
+            | "tail"
+            | "cut"
+            | "openssl"
+            | "jq"
+            | "rev"
+            | "gpg"
+            | "tar"
+            | "zip"
+    )
+}
+
+/// Whether a URL or host names this machine.
+fn is_loopback(target: &str) -> bool {
+    let rest = target.split_once("://").map_or(target, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if host.starts_with('[') {
+        host.split(']').next().unwrap_or("").trim_start_matches('[')
+    } else {
+        host.split(':').next().unwrap_or("")
+    };
+    matches!(
+        host,
+        "localhost" | "127.0.0.1" | "::1" | "0.0.0.0" | "host.docker.internal"
+    ) || host.ends_with(".localhost")
+        || host.starts_with("127.")
+}
+
+/// A remote `scp`/`rsync` operand: `[user@]host:path` or `scheme://`.
+fn is_remote_operand(operand: &str) -> bool {
+    if operand.starts_with("rsync://")
+        || operand.starts_with("scp://")
+        || operand.starts_with("sftp://")
+    {
+        return true;
+    }
+    if operand.starts_with('/') || operand.starts_with('.') || operand.starts_with('~') {
+        return false;
+    }
+    match operand.find(':') {
+        Some(colon) => !operand.get(..colon).unwrap_or("").contains('/') && colon > 0,
+        None => false,
+    }
+}
+
+fn payload(cmd: &Cmd<'_>, path: &str, recursive: bool, remote: bool, out: &mut Findings) {
+    if places::is_dynamic(path) && !path.contains("HOME") {
+        if remote {
+            out.add(
+                "network-upload-file",
+                format!("`{}` would send a file to another host", cmd.name()),
+            );
+        }
+        return;
+    }
+    let canonical = cmd.canonical(path);
+    let secret = if recursive {
+        places::secret_tree(&canonical, &cmd.ctx)
+    } else {
+        places::secret_file(&canonical, &cmd.ctx)
+    };
+    match secret {
+        Some(secret) => out.add(
+            "exfiltrate-secret-file",
+            format!(
+                "`{}` would send {} (`{canonical}`) to another host",
+                cmd.name(),
+                secret.what
+            ),
+        ),
+        None if remote => out.add(
+            "network-upload-file",
+            format!("`{}` would send `{canonical}` to another host", cmd.name()),
+        ),
+        None => {}
+    }
+}
+
+/// What feeds the command's stdin: the environment, or something else.
+fn stdin_payload(cmd: &Cmd<'_>, remote: bool, out: &mut Findings) {
+    let upstream = cmd.upstream();
+    for (_, up) in &upstream {
+        if dumps_environment(up) {
+            out.add(
+                "environment-to-network",
+                format!(
+                    "the environment (and every token in it) would be sent out by `{}`",
+                    cmd.name()
+                ),
+            );
+            return;
+        }
+        if !is_filter(up.name()) {
+            break;
+        }
+    }
+    if remote
+        && upstream.first().is_some_and(|(_, up)| {
+            !is_filter(up.name()) || up.name() == "cat" || up.name() == "tar"
+        })
+    {
+        out.add(
+            "network-upload-file",
+            format!("`{}` would send piped data to another host", cmd.name()),
+        );
+    }
+}
+
+/// Whether an argument's substitutions print the environment (`-d "$(env)"`).
+fn substitutes_environment(arg: &str) -> bool {
+    if !(arg.contains("$(") || arg.contains('`')) {
+        return false;
+    }
+    let limits = ShellLimits {
+        max_len: 4096,
+        max_depth: 4,
+        max_commands: 64,
+    };
+    shell::analyze(arg, &limits)
+        .commands
+        .iter()
+        .any(dumps_environment)
+}
+
+/// Output redirected to bash's network pseudo-devices (`> /dev/tcp/host/port`).
+fn dev_tcp(cmd: &Cmd<'_>, out: &mut Findings) {
+    let to_network = cmd.simple.redirects.iter().any(|r| {
+        r.kind != RedirectKind::Read
+            && (r.target.starts_with("/dev/tcp/") || r.target.starts_with("/dev/udp/"))
+    });
+    if !to_network {
+        return;
+    }
+    if dumps_environment(cmd.simple) {
+        out.add(
+            "environment-to-network",
+            "the environment (and every token in it) would be sent to a `/dev/tcp` socket",
+        );
+        return;
+    }
+    let reads = &cmd.effects.reads;
+    for read in reads {
+        payload(cmd, &read.path, read.recursive, true, out);
+    }
+    if reads.is_empty() {
+        out.add(
+            "network-upload-file",
+            format!("`{}` writes its output to a network socket", cmd.name()),
+        );
+    }
+}
+
+pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
+    dev_tcp(cmd, out);
+    let name = cmd.name();
+    let args = cmd.args();
+    match name {
+        "curl" => {
+            let parsed = Parsed::new(
+                args,
+                &[
+                    'd', 'F', 'T', 'H', 'X', 'o', 'u', 'x', 'K', 'e', 'A', 'b', 'c', 'm', 'w', 'r',
+                    'E', 'C', 'U', 'Y', 'y', 'z', 'P', 'Q',
+                ],
+                &[
+                    "data",
+                    "data-binary",
+                    "data-raw",
+                    "data-urlencode",
+                    "data-ascii",
+                    "form",
+                    "form-string",
+                    "upload-file",
+                    "json",
+                    "header",
+                    "request",
+                    "output",
+                    "user",
+                    "proxy",
+                    "config",
+                    "referer",
+                    "user-agent",
+                    "cookie",
+                    "cookie-jar",
+                    "max-time",
+                    "write-out",
+                    "range",
+                    "cert",
+                    "cacert",
+                    "key",
+                    "url",
+                    "connect-timeout",
+                    "retry",
+                    "resolve",
+                    "connect-to",
+                    "proxy-user",
+                    "oauth2-bearer",
+                    "unix-socket",
+                ],
+            );
+            let mut urls: Vec<&str> = parsed.operands.clone();
+            urls.extend(parsed.values(&[], &["url"]));
+            let remote = urls.is_empty() || urls.iter().any(|url| !is_loopback(url));
+            let mut from_stdin = false;
+            let mut files: Vec<&str> = parsed
+                .values(&['d'], &["data", "data-binary", "data-ascii", "json"])
+                .into_iter()
+                .filter_map(|value| value.strip_prefix('@'))
+                .collect();
+            files.extend(
+                parsed
+                    .values(&[], &["data-urlencode"])
+                    .into_iter()
+                    .filter_map(|value| value.split_once('@'))
+                    .filter(|(name, _)| !name.contains('='))
+                    .map(|(_, file)| file),
+            );
+            for file in files {
+                {
+                    if file == "-" {
+                        from_stdin = true;
+                    } else {
+                        payload(cmd, file, false, remote, out);
+                    }
+                }
+            }
+            for value in parsed.values(&['F'], &["form"]) {
+                if let Some((_, file)) = value.split_once("=@").or_else(|| value.split_once("=<")) {
+                    let file = file.split(';').next().unwrap_or(file);
+                    if file == "-" {
+                        from_stdin = true;
+                    } else {
+                        payload(cmd, file, false, remote, out);
+                    }
+                }
+            }
+            for file in parsed.values(&['T'], &["upload-file"]) {
+                if file == "-" || file == "." {
+                    from_stdin = true;
+                } else {
+                    payload(cmd, file, false, remote, out);
+                }
+            }
+            if args.iter().any(|arg| substitutes_environment(arg)) {
+                out.add(
+                    "environment-to-network",
+                    "the environment (and every token in it) would be sent out by `curl`",
+                );
+            }
+            if from_stdin {
+                stdin_payload(cmd, remote, out);
+            }
+        }
+        "wget" => {
+            let parsed = Parsed::new(
+                args,
+                &['O', 'o', 'P', 'U', 'e'],
+                &[
+                    "post-file",
+                    "body-file",
+                    "output-document",
+                    "header",
+                    "post-data",
+                    "body-data",
+                ],
+            );
+            let remote = parsed.operands.iter().any(|url| !is_loopback(url));
+            for file in parsed.values(&[], &["post-file", "body-file"]) {
+                payload(cmd, file, false, remote, out);
+            }
+            if args.iter().any(|arg| substitutes_environment(arg)) {
+                out.add(
+                    "environment-to-network",
+                    "the environment (and every token in it) would be sent out by `wget`",
+                );
+            }
+        }
+        "scp" | "sftp" | "rsync" => {
+            let parsed = if name == "rsync" {
+                Parsed::new(
+                    args,
+                    &['e', 'f', 'B', 'T'],
+                    &[
+                        "rsh",
+                        "exclude",
+                        "include",
+                        "filter",
+                        "files-from",
+                        "rsync-path",
+                        "password-file",
+                        "exclude-from",
+                        "include-from",
+                        "temp-dir",
+                        "partial-dir",
+                        "backup-dir",
+                        "chmod",
+                        "chown",
+                        "log-file",
+                    ],
+                )
+            } else {
+                Parsed::new(
+                    args,
+                    &[
+                        'c', 'D', 'F', 'i', 'J', 'l', 'o', 'P', 'S', 'X', 'b', 'B', 'R',
+                    ],
+                    &[],
+                )
+            };
+            if let Some((destination, sources)) = parsed.operands.split_last()
+                && is_remote_operand(destination)
+            {
+                let recursive = name == "rsync" || parsed.has(&['r'], &["recursive"]);
+                for source in sources.iter().filter(|s| !is_remote_operand(s)) {
+                    payload(cmd, source, recursive, true, out);
+                }
+            }
+        }
+        _ if NETWORK.contains(&name) => {
+            let listening = Parsed::new(args, &[], &[]).has(&['l'], &["listen"]);
+            if listening {
+                return;
+            }
+            for redirect in &cmd.simple.redirects {
+                if redirect.kind == RedirectKind::Read {
+                    payload(cmd, &redirect.target, false, true, out);
+                }
+            }
+            if cmd.simple.stdin_pipe_from.is_some() {
+                stdin_payload(
+                    cmd,
+                    matches!(name, "nc" | "ncat" | "netcat" | "socat" | "telnet" | "ssh"),
+                    out,
+                );
+            }
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,330 @@
+//! Destructive file-system rules: removal, shredding, formatting and raw device writes, recursive
+//! permission changes and truncation outside the project and the temp directories.
+//!
+//! Operands are judged by their canonical path; operands only known at run time (`"$DIR"`) are
+//! left to the safety floor, which asks. This module must not flag clean-up inside the project or
+//! under the temp directories.
+
+use super::Cmd;
+use crate::packs::Findings;
+use crate::packs::argv::Parsed;
+use crate::packs::places::{self, is_dynamic};
+use crate::paths::{self, PathContext};
+use crate::shell::RedirectKind;
+
+/// System directories (recursive ownership or mode changes there break the machine).
+const SYSTEM_DIRS: &[&str] = &[
+    "/bin",
+    "/boot",
+    "/dev",
+    "/etc",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/opt",
+    "/proc",
+    "/root",
+    "/sbin",
+    "/srv",
+    "/sys",
+    "/usr",
+    "/var",
+    "/System",
+    "/Library",
+    "/Applications",
+    "/private",
+    "/snap",
+    "/nix",
+    "/home",
+    "/Users",
+];
+
+/// Devices that are not disks.
+fn is_harmless_device(path: &str) -> bool {
+    matches!(
+        path,
+        "/dev/null"
+            | "/dev/stdout"
+            | "/dev/stderr"
+            | "/dev/stdin"
+            | "/dev/zero"
+            | "/dev/random"
+            | "/dev/urandom"
+            | "/dev/full"
+    ) || [
+        "/dev/fd/",
+        "/dev/pts/",
+        "/dev/tty",
+        "/dev/shm/",
+        "/dev/console",
+    ]
+    .iter()
+    .any(|prefix| path.starts_with(prefix))
+}
+
+/// Whether a canonical path is a block device or raw disk.
+fn is_disk_device(path: &str) -> bool {
+    path.starts_with("/dev/")
+        && !is_harmless_device(path)
+        && !path.starts_with("/dev/tcp/")
+        && !path.starts_with("/dev/udp/")
+}
+
+/// Whether removing or truncating the canonical `path` reaches outside the project and scratch.
+fn outside(path: &str, ctx: &PathContext<'_>) -> bool {
+    if path.starts_with('~') {
+        return true;
+    }
+    !places::is_scratch(path, ctx) && !places::is_in_project(path, ctx)
+}
+
+/// Whether the canonical path is the root, a top-level or system directory, or a home directory
+/// (or one of its ancestors).
+fn is_system_or_home(path: &str, ctx: &PathContext<'_>) -> bool {
+    let path = places::literal_prefix(path);
+    if path == "/" || path.matches('/').count() <= 1 || path.starts_with('~') {
+        return !places::is_scratch(path, ctx);
+    }
+    if places::is_scratch(path, ctx) {
+        return false;
+    }
+    if ctx.home.is_some_and(|home| paths::is_within(home, path)) {
+        return true;
+    }
+    if places::is_in_project(path, ctx) {
+        return false;
+    }
+    SYSTEM_DIRS.iter().any(|dir| paths::is_within(path, dir))
+}
+
+/// Whether a `chmod` mode makes files writable by everyone.
+fn world_writable(mode: &str) -> bool {
+    if !mode.is_empty() && mode.len() <= 4 && mode.chars().all(|c| ('0'..='7').contains(&c)) {
+        return mode
+            .chars()
+            .last()
+            .and_then(|c| c.to_digit(8))
+            .is_some_and(|others| others & 2 != 0);
+    }
+    mode.split(',').any(|clause| {
+        let Some(op_at) = clause.find(['+', '=']) else {
+            return false;
+        };
+        let who = clause.get(..op_at).unwrap_or("");
+        let perms = clause.get(op_at + 1..).unwrap_or("");
+        (who.contains('o') || who.contains('a')) && perms.contains('w')
+    })
+}
+
+pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
+    let args = cmd.args();
+    let name = cmd.name();
+    match name {
+        "rm" => {
+            let parsed = Parsed::new(args, &[], &[]);
+            let recursive = parsed.has(&['r', 'R'], &["recursive"]);
+            let force = parsed.has(&['f'], &["force"]);
+            if recursive || force {
+                for operand in &parsed.operands {
+                    removal(cmd, operand, out);
+                }
+            }
+        }
+        "find" => find(cmd, out),
+        "shred" | "srm" | "wipe" => {
+            let parsed = Parsed::new(args, &['n', 's'], &["iterations", "size", "random-source"]);
+            let target = parsed.operands.first().copied().unwrap_or("a file");
+            out.add(
+                "fs-shred",
+                format!("`{name}` would destroy `{target}` beyond recovery"),
+            );
+        }
+        "mkswap" | "wipefs" | "mke2fs" | "newfs" | "blkdiscard" | "mkdosfs" => {
+            out.add(
+                "disk-format-or-overwrite",
+                format!("`{name}` formats or wipes a disk device"),
+            );
+        }
+        _ if name.starts_with("mkfs") => out.add(
+            "disk-format-or-overwrite",
+            format!("`{name}` creates a file system, erasing the device"),
+        ),
+        "chmod" | "chown" | "chgrp" => permissions(cmd, out),
+        "truncate" => {
+            let parsed = Parsed::new(args, &['s', 'r', 'o'], &["size", "reference", "io-blocks"]);
+            for operand in parsed.operands {
+                if !is_dynamic(operand) {
+                    let path = cmd.canonical(operand);
+                    if outside(&path, &cmd.ctx) {
+                        out.add(
+                            "fs-truncate-outside-project",
+                            format!(
+                                "truncating `{path}` outside the project destroys its contents"
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    // Truncation by redirection from a command that prints nothing, or by copying /dev/null.
+    let empty_source =
+        matches!(name, ":" | "true") || (name == "cp" && args.iter().any(|arg| arg == "/dev/null"));
+    let effects = &cmd.effects;
+    if empty_source {
+        let targets: Vec<&str> = if name == "cp" {
+            effects.writes.iter().map(String::as_str).collect()
+        } else {
+            cmd.simple
+                .redirects
+                .iter()
+                .filter(|r| r.kind == RedirectKind::Write)
+                .map(|r| r.target.as_str())
+                .collect()
+        };
+        for target in targets {
+            if is_dynamic(target) {
+                continue;
+            }
+            let path = cmd.canonical(target);
+            if outside(&path, &cmd.ctx) && !is_harmless_device(&path) {
+                out.add(
+                    "fs-truncate-outside-project",
+                    format!("emptying `{path}` outside the project destroys its contents"),
+                );
+            }
+        }
+    }
+    // Only a path spelling `dev` can canonicalise into /dev (skip the work otherwise).
+    let in_dev = cmd.dir.unwrap_or(cmd.ctx.cwd).starts_with("/dev");
+    for write in effects
+        .writes
+        .iter()
+        .filter(|write| in_dev || write.contains("dev"))
+    {
+        let path = cmd.canonical(write);
+        if is_disk_device(&path) {
+            out.add(
+                "disk-format-or-overwrite",
+                format!("writing the raw device `{path}` destroys the file systems on it"),
+            );
+        }
+    }
+}
+
+fn removal(cmd: &Cmd<'_>, operand: &str, out: &mut Findings) {
+    if is_dynamic(operand) && !operand.contains("HOME") {
+        return;
+    }
+    let path = cmd.canonical(operand);
+    if is_dynamic(&path) {
+        return;
+    }
+    if outside(&path, &cmd.ctx) {
+        out.add(
+            "fs-remove-outside-project",
+            format!(
+                "recursive or forced removal of `{path}` reaches outside the project and the temp directories"
+            ),
+        );
+    }
+}
+
+/// `find ROOTS… -delete` or `-exec rm …`: the roots are what gets removed.
+fn find(cmd: &Cmd<'_>, out: &mut Findings) {
+    let args = cmd.args();
+    let mut iter = args.iter().peekable();
+    let mut roots: Vec<&str> = Vec::new();
+    // Leading options: -H -L -P -D debugopts -Olevel.
+    while let Some(arg) = iter.peek() {
+        match arg.as_str() {
+            "-H" | "-L" | "-P" => {
+                iter.next();
+            }
+            "-D" => {
+                iter.next();
+                iter.next();
+            }
+            other if other.starts_with("-O") => {
+                iter.next();
+            }
+            _ => break,
+        }
+    }
+    for arg in iter.by_ref() {
+        if arg.starts_with('-') || arg == "(" || arg == "!" || arg == "\\(" {
+            break;
+        }
+        roots.push(arg);
+    }
+    let deleting = args.windows(2).any(|pair| match pair {
+        [flag, program] => {
+            matches!(flag.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
+                && matches!(
+                    places::basename(program),
+                    "rm" | "shred" | "unlink" | "srm" | "rmdir"
+                )
+        }
+        _ => false,
+    }) || args.iter().any(|arg| arg == "-delete");
+    if !deleting {
+        return;
+    }
+    if roots.is_empty() {
+        roots.push(".");
+    }
+    for root in roots {
+        removal(cmd, root, out);
+    }
+}
+
+fn permissions(cmd: &Cmd<'_>, out: &mut Findings) {
+    let parsed = Parsed::new(cmd.args(), &[], &["reference", "from"]);
+    if !parsed.has(&['R'], &["recursive"]) {
+        return;
+    }
+    let mut operands = parsed.operands.iter();
+    // chmod's mode may look like an option (`-w`); it is the first operand otherwise.
+    let first = operands.next().copied().unwrap_or("");
+    let targets: Vec<&str> = operands.copied().collect();
+    if cmd.name() == "chmod" && world_writable(first) {
+        out.add(
+            "fs-recursive-permission-change",
+            format!("`chmod -R {first}` makes a whole tree writable by every user"),
+        );
+        return;
+    }
+    for target in targets {
+        if is_dynamic(target) && !target.contains("HOME") {
+            continue;
+        }
+        let path = cmd.canonical(target);
+        if is_system_or_home(&path, &cmd.ctx) {
+            out.add(
+                "fs-recursive-permission-change",
+                format!(
+                    "recursive `{}` of `{path}` changes a system or home directory tree",
+                    cmd.name()
+                ),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::world_writable;
+
+    #[test]
+    fn modes() {
+        assert!(world_writable("777"));
+        assert!(world_writable("0666"));
+        assert!(world_writable("a+rwx"));
+        assert!(world_writable("u+x,o+w"));
+        assert!(!world_writable("755"));
+        assert!(!world_writable("+w"));
+        assert!(!world_writable("u+rwx"));
+    }
+}

@@ -1,0 +1,343 @@
+//! Destructive git rules and git configuration that runs commands.
+//!
+//! Git's global options (`-C dir`, `-c k=v`, `--git-dir`, `--work-tree`, `--no-pager`, …) are
+//! parsed before the subcommand; subcommand flags are parsed getopt-style (clusters, long forms,
+//! `--`); push refspecs are read for force (`+`), source and destination (`HEAD:main`,
+//! `refs/heads/main`) and deletion (`:main`). This module must not flag dry runs,
+//! `restore --staged` or pushes of feature branches.
+
+use super::Cmd;
+use crate::packs::Findings;
+use crate::packs::argv::{Parsed, leading_options};
+
+/// Git's global options that take a separate value.
+const GLOBAL_SHORT_VALUE: &[char] = &['C', 'c'];
+const GLOBAL_LONG_VALUE: &[&str] = &[
+    "git-dir",
+    "work-tree",
+    "namespace",
+    "config-env",
+    "super-prefix",
+    "list-cmds",
+];
+
+/// Whether a git configuration key names a command git runs (or a file that can set one).
+pub(crate) fn is_dangerous_config_key(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    const EXACT: &[&str] = &[
+        "core.fsmonitor",
+        "core.hookspath",
+        "core.sshcommand",
+        "core.pager",
+        "core.editor",
+        "core.askpass",
+        "core.gitproxy",
+        "core.alternaterefscommand",
+        "diff.external",
+        "credential.helper",
+        "sequence.editor",
+        "gpg.program",
+        "gpg.ssh.program",
+        "gpg.x509.program",
+        "gpg.openpgp.program",
+        "uploadpack.packobjectshook",
+        "include.path",
+        "init.templatedir",
+        "interactive.difffilter",
+        "web.browser",
+        "protocol.ext.allow",
+        "protocol.allow",
+        "ssh.variant",
+    ];
+    if EXACT.contains(&key.as_str()) {
+        return true;
+    }
+    let mut parts = key.split('.');
+    let section = parts.next().unwrap_or("");
+    let last = key.rsplit('.').next().unwrap_or("");
+    match section {
+        "alias" | "includeif" | "pager" => true,
+        "filter" => matches!(last, "clean" | "smudge" | "process"),
+        "diff" => matches!(last, "textconv" | "command"),
+        "merge" => last == "driver",
+        "credential" => last == "helper",
+        "remote" => matches!(last, "uploadpack" | "receivepack" | "proxy"),
+        "difftool" | "mergetool" | "man" | "browser" => last == "cmd" || last == "path",
+        _ => false,
+    }
+}
+
+/// Whether a branch name is protected from force pushes (main, master, release branches).
+fn is_protected(branch: &str) -> bool {
+    let branch = branch.to_ascii_lowercase();
+    if branch == "main" || branch == "master" {
+        return true;
+    }
+    ["release", "releases"].iter().any(|prefix| {
+        branch
+            .strip_prefix(prefix)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['/', '-', '_', '.']))
+    })
+}
+
+/// Whether a branch name is the default branch (plain pushes there need confirmation).
+fn is_default_branch(branch: &str) -> bool {
+    matches!(branch.to_ascii_lowercase().as_str(), "main" | "master")
+}
+
+pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
+    if cmd.name() != "git" {
+        return;
+    }
+    let args = cmd.args();
+    let (globals, sub) = leading_options(args, GLOBAL_SHORT_VALUE, GLOBAL_LONG_VALUE);
+    for value in globals.values(&['c'], &["config-env"]) {
+        let key = value.split_once('=').map_or(value, |(key, _)| key);
+        if is_dangerous_config_key(key) {
+            out.add(
+                "git-dangerous-config",
+                format!("`git -c {key}=…` makes git run a command of the caller's choosing"),
+            );
+        }
+    }
+    let Some(sub) = sub else { return };
+    let Some(subcommand) = args.get(sub) else {
+        return;
+    };
+    let rest = args.get(sub + 1..).unwrap_or(&[]);
+    match subcommand.as_str() {
+        "reset" if Parsed::new(rest, &[], &[]).has(&[], &["hard"]) => out.add(
+            "git-reset-hard",
+            "`git reset --hard` discards every uncommitted change in the worktree",
+        ),
+        "clean" => {
+            let parsed = Parsed::new(rest, &['e'], &["exclude"]);
+            if parsed.has(&['f'], &["force"]) && !parsed.has(&['n'], &["dry-run"]) {
+                out.add(
+                    "git-clean-force",
+                    "`git clean -f` deletes untracked files, which git cannot bring back",
+                );
+            }
+        }
+        "checkout" => {
+            let parsed = Parsed::new(rest, &['b', 'B'], &["orphan", "conflict"]);
+            let dashes = rest
+                .iter()
+                .position(|arg| arg == "--")
+                .is_some_and(|at| rest.len() > at + 1);
+            let whole_tree = parsed
+                .operands
+                .iter()
+                .any(|operand| matches!(*operand, "." | ":/" | "*" | "./"));
+            if parsed.has(&['f'], &["force"])
+                || dashes
+                || whole_tree
+                || parsed.has_long_prefix("pathspec-from-file")
+            {
+                out.add(
+                    "git-checkout-discard",
+                    "`git checkout` over worktree paths overwrites uncommitted edits",
+                );
+            }
+        }
+        "restore" => {
+            let parsed = Parsed::new(rest, &['s'], &["source"]);
+            let staged = parsed.has(&['S'], &["staged"]);
+            let worktree = parsed.has(&['W'], &["worktree"]);
+            let has_paths =
+                !parsed.operands.is_empty() || parsed.has_long_prefix("pathspec-from-file");
+            if has_paths && (worktree || !staged) {
+                out.add(
+                    "git-restore-worktree",
+                    "`git restore` of worktree files discards uncommitted edits",
+                );
+            }
+        }
+        "branch" => {
+            let parsed = Parsed::new(rest, &[], &[]);
+            let force_delete = parsed.has(&['D'], &[])
+                || (parsed.has(&['d'], &["delete"]) && parsed.has(&['f'], &["force"]));
+            if force_delete {
+                out.add(
+                    "git-branch-force-delete",
+                    "`git branch -D` deletes a branch even when its commits are not merged",
+                );
+            }
+        }
+        "stash" => {
+            let parsed = Parsed::new(rest, &[], &[]);
+            if matches!(parsed.operands.first(), Some(&"drop" | &"clear")) {
+                out.add(
+                    "git-stash-drop",
+                    "`git stash drop|clear` deletes stashed work",
+                );
+            }
+        }
+        "reflog" => {
+            let parsed = Parsed::new(rest, &[], &[]);
+            if matches!(parsed.operands.first(), Some(&"expire" | &"delete")) {
+                out.add(
+                    "git-reflog-expire",
+                    "`git reflog expire|delete` removes the record that recovers lost commits",
+                );
+            }
+        }
+        "filter-branch" | "filter-repo" => out.add(
+            "git-history-rewrite",
+            format!("`git {subcommand}` rewrites the whole history of the repository"),
+        ),
+        "push" => push(rest, out),
+        "config" => config(rest, out),
+        _ => {}
+    }
+}
+
+/// What a push does to one remote branch.
+enum Target<'a> {
+    /// A named branch (`main`, `feature/x`).
+    Branch(&'a str),
+    /// The current branch, whatever it is (`HEAD`, or no refspec at all).
+    Current,
+    /// Every branch (`--all`, `--mirror`).
+    All,
+    /// A tag or another non-branch ref.
+    Other,
+}
+
+fn push(rest: &[String], out: &mut Findings) {
+    let parsed = Parsed::new(
+        rest,
+        &['o'],
+        &["repo", "receive-pack", "exec", "push-option"],
+    );
+    if parsed.has(&['n'], &["dry-run"]) {
+        return;
+    }
+    let mirror = parsed.has(&[], &["mirror"]);
+    let force_flag =
+        parsed.has(&['f'], &["force"]) || parsed.has_long_prefix("force-with-lease") || mirror;
+    let delete_flag = parsed.has(&['d'], &["delete"]);
+    let all = mirror || parsed.has(&[], &["all", "branches"]);
+    let refspecs: Vec<&str> = parsed.operands.iter().skip(1).copied().collect();
+    let mut targets: Vec<(Target<'_>, bool, bool)> = Vec::new();
+    for spec in &refspecs {
+        let (forced, spec) = match spec.strip_prefix('+') {
+            Some(rest) => (true, rest),
+            None => (false, *spec),
+        };
+        let (deleting, destination) = if delete_flag {
+            (true, spec)
+        } else if let Some(destination) = spec.strip_prefix(':') {
+            (true, destination)
+        } else {
+            (false, spec.rsplit_once(':').map_or(spec, |(_, dst)| dst))
+        };
+        let target = if destination == "HEAD" || destination == "@" || destination.is_empty() {
+            Target::Current
+        } else if destination.contains('*') {
+            Target::All
+        } else if let Some(branch) = destination.strip_prefix("refs/heads/") {
+            Target::Branch(branch)
+        } else if destination.starts_with("refs/") {
+            Target::Other
+        } else {
+            Target::Branch(destination)
+        };
+        targets.push((target, forced || force_flag, deleting));
+    }
+    if all {
+        targets.push((Target::All, force_flag, delete_flag));
+    }
+    if targets.is_empty() {
+        targets.push((Target::Current, force_flag, delete_flag));
+    }
+    for (target, forced, deleting) in targets {
+        let verb = if deleting {
+            "deleting"
+        } else {
+            "force-pushing"
+        };
+        match target {
+            Target::Branch(branch) if (forced || deleting) && is_protected(branch) => out.add(
+                "git-force-push-protected-branch",
+                format!("{verb} the protected branch `{branch}` rewrites shared history"),
+            ),
+            Target::Current | Target::All if forced || deleting => out.add(
+                "git-force-push-protected-branch",
+                format!("{verb} without naming a branch may rewrite a protected branch (main, master, release)"),
+            ),
+            Target::Branch(_) | Target::Other if forced || deleting => out.add(
+                "git-force-push",
+                format!("{verb} a remote branch loses commits others may have pushed"),
+            ),
+            Target::Branch(branch) if is_default_branch(branch) => out.add(
+                "git-push-protected-branch",
+                format!("pushing straight to `{branch}` skips review"),
+            ),
+            Target::All => out.add(
+                "git-push-protected-branch",
+                "pushing every branch includes the default branch and skips review",
+            ),
+            _ => {}
+        }
+    }
+}
+
+fn config(rest: &[String], out: &mut Findings) {
+    let parsed = Parsed::new(
+        rest,
+        &['f'],
+        &["file", "blob", "type", "default", "comment", "value"],
+    );
+    let reading = parsed.has(
+        &['l'],
+        &[
+            "get",
+            "get-all",
+            "get-regexp",
+            "get-urlmatch",
+            "list",
+            "unset",
+            "unset-all",
+            "remove-section",
+            "rename-section",
+            "edit",
+        ],
+    );
+    if reading {
+        return;
+    }
+    let operands = &parsed.operands;
+    let key = match operands.first() {
+        Some(&"set") => operands.get(1).copied(),
+        Some(&("get" | "list" | "unset" | "edit" | "remove-section" | "rename-section")) => None,
+        Some(key) if operands.len() >= 2 => Some(*key),
+        _ => None,
+    };
+    if let Some(key) = key
+        && is_dangerous_config_key(key)
+    {
+        out.add(
+            "git-dangerous-config",
+            format!("setting `{key}` makes git run a command of the caller's choosing"),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn protected_names() {
+        assert!(is_protected("main"));
+        assert!(is_protected("release/1.2"));
+        assert!(is_protected("release-2024"));
+        assert!(!is_protected("feature/main-menu"));
+        assert!(!is_protected("releasenotes"));
+        assert!(is_dangerous_config_key("core.fsmonitor"));
+        assert!(is_dangerous_config_key("alias.st"));
+        assert!(is_dangerous_config_key("filter.lfs.smudge"));
+        assert!(!is_dangerous_config_key("user.name"));
+    }
+}

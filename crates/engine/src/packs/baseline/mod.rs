@@ -1,0 +1,267 @@
+//! The `baseline` pack: destructive file-system and git commands, remote code execution, secret
+//! reads, persistence and self-tampering writes, dangerous environment, exfiltration, production
+//! databases and cloud destruction.
+//!
+//! Shell rules judge each analysed simple command (argv with wrappers stripped, assignments and
+//! redirects split off) and the paths it touches, canonicalised against the event's cwd and home;
+//! file-tool rules judge the canonical `file_path`. This module must not look at the raw command
+//! string except where a client reads its script from stdin (here-docs to `psql`), and must never
+//! put a secret or the raw command into a reason.
+
+mod exec;
+mod exfil;
+mod fs;
+mod git;
+mod infra;
+mod reads;
+mod writes;
+
+use serde_json::Value;
+
+use super::Findings;
+use crate::evaluate::{Effects, Evaluation, file_effects};
+use crate::paths::{self, PathContext};
+use crate::shell::{Analysis, SimpleCommand};
+
+/// Most pipeline elements walked back from one command.
+const MAX_PIPELINE: usize = 32;
+
+/// One simple command in the context of its analysis and event.
+pub(super) struct Cmd<'a> {
+    /// The command.
+    pub simple: &'a SimpleCommand,
+    /// Its index in `analysis.commands`.
+    pub index: usize,
+    /// The whole analysis (for pipelines and related commands).
+    pub analysis: &'a Analysis,
+    /// The event's cwd and home.
+    pub ctx: PathContext<'a>,
+    /// The raw command text (only for clients that read their script from stdin).
+    pub raw: &'a str,
+    /// The directory an earlier `cd` in the same command moved to, when known statically.
+    pub dir: Option<&'a str>,
+    /// What the command reads and writes (computed once, shared by the rules).
+    pub effects: Effects,
+}
+
+impl<'a> Cmd<'a> {
+    /// `argv[0]`.
+    pub fn name(&self) -> &'a str {
+        self.simple.name()
+    }
+
+    /// The arguments.
+    pub fn args(&self) -> &'a [String] {
+        self.simple.args()
+    }
+
+    /// The canonical form of a path argument, resolved against the directory an earlier `cd`
+    /// moved to (the project root stays the event's cwd).
+    pub fn canonical(&self, path: &str) -> String {
+        let ctx = PathContext {
+            cwd: self.dir.unwrap_or(self.ctx.cwd),
+            home: self.ctx.home,
+        };
+        paths::canonicalize(path, &ctx)
+    }
+
+    /// The commands feeding this one's stdin through a pipeline, nearest first.
+    pub fn upstream(&self) -> Vec<(usize, &'a SimpleCommand)> {
+        let mut chain = Vec::new();
+        let mut current = (self.index, self.simple);
+        while chain.len() < MAX_PIPELINE {
+            let Some(from) = current.1.stdin_pipe_from.as_deref() else {
+                break;
+            };
+            let previous = self
+                .analysis
+                .commands
+                .iter()
+                .enumerate()
+                .take(current.0)
+                .rev()
+                .find(|(_, candidate)| {
+                    candidate.name() == from
+                        && candidate.depth == current.1.depth
+                        && candidate.origin == current.1.origin
+                });
+            match previous {
+                Some(found) => {
+                    chain.push(found);
+                    current = found;
+                }
+                None => break,
+            }
+        }
+        chain
+    }
+
+    /// The programs feeding this command's stdin, nearest first (names only, even when the
+    /// command itself could not be found in the analysis).
+    pub fn upstream_names(&self) -> Vec<&'a str> {
+        let mut names: Vec<&'a str> = self.simple.stdin_pipe_from.as_deref().into_iter().collect();
+        names.extend(
+            self.upstream()
+                .iter()
+                .filter_map(|(_, cmd)| cmd.stdin_pipe_from.as_deref()),
+        );
+        names
+    }
+}
+
+/// Baseline rules for an analysed shell command.
+pub(crate) fn check_shell(eval: &mut Evaluation<'_>, analysis: &Analysis) {
+    let mut findings = Findings::default();
+    let raw = eval.event.input_str("command").unwrap_or("");
+    check_commands(analysis, &eval.ctx, raw, 0, &mut findings);
+    findings.report(eval);
+}
+
+/// Runs every shell rule over one analysis. `nesting` counts how many interpreter one-liners
+/// (`python3 -c "os.system('…')"`) led here; their shell strings are judged once, not deeper.
+fn check_commands(
+    analysis: &Analysis,
+    ctx: &PathContext<'_>,
+    raw: &str,
+    nesting: usize,
+    findings: &mut Findings,
+) {
+    let dirs = tracked_dirs(analysis, ctx);
+    for (index, simple) in analysis.commands.iter().enumerate() {
+        let cmd = Cmd {
+            simple,
+            index,
+            analysis,
+            ctx: *ctx,
+            raw,
+            dir: dirs.get(index).and_then(Option::as_deref),
+            effects: file_effects(simple),
+        };
+        fs::check(&cmd, findings);
+        git::check(&cmd, findings);
+        exec::check(&cmd, findings);
+        reads::check_command(&cmd, findings);
+        writes::check_command(&cmd, findings);
+        exfil::check(&cmd, findings);
+        infra::check(&cmd, findings);
+        if nesting == 0 {
+            let scripts = exec::interpreter_shell_strings(simple)
+                .into_iter()
+                .chain(exec::echoed_script(&cmd));
+            for script in scripts {
+                let inner = crate::shell::analyze(&script, &crate::shell::ShellLimits::default());
+                check_commands(&inner, ctx, &script, nesting + 1, findings);
+            }
+        }
+    }
+    exec::check_analysis(analysis, ctx, findings);
+}
+
+/// The directory each command runs in after the `cd`/`pushd` commands before it (`cd ~/.ssh &&
+/// cat id_rsa`), when the target is known statically; `None` means the event's cwd.
+fn tracked_dirs(analysis: &Analysis, ctx: &PathContext<'_>) -> Vec<Option<String>> {
+    let mut dirs = Vec::with_capacity(analysis.commands.len());
+    let mut current: Option<String> = None;
+    for simple in &analysis.commands {
+        dirs.push(current.clone());
+        if !matches!(simple.name(), "cd" | "pushd" | "chdir") {
+            continue;
+        }
+        let target = simple
+            .args()
+            .iter()
+            .find(|arg| !arg.starts_with('-') || arg.as_str() == "-")
+            .map(String::as_str);
+        let base = PathContext {
+            cwd: current.as_deref().unwrap_or(ctx.cwd),
+            home: ctx.home,
+        };
+        current = match target {
+            None => ctx.home.map(str::to_owned),
+            Some("-") => None,
+            Some(dir) if super::places::is_dynamic(dir) && !dir.contains("HOME") => None,
+            Some(dir) => {
+                let canonical = paths::canonicalize(dir, &base);
+                (!places_dynamic(&canonical)).then_some(canonical)
+            }
+        };
+    }
+    dirs
+}
+
+fn places_dynamic(path: &str) -> bool {
+    super::places::is_dynamic(path) || path.starts_with('~')
+}
+
+/// Baseline rules for a gating event of a file, web or MCP tool.
+pub(crate) fn check_gate(eval: &mut Evaluation<'_>) {
+    let mut findings = Findings::default();
+    let tool = eval.event.tool_name.as_deref().unwrap_or("");
+    let input = &eval.event.tool_input;
+    let field = |name: &str| input.get(name).and_then(Value::as_str);
+    let ctx = eval.ctx;
+    match tool {
+        "Read" | "NotebookRead" | "LSP" => {
+            if let Some(path) = field("file_path")
+                .or_else(|| field("notebook_path"))
+                .or_else(|| field("path"))
+            {
+                reads::check_file(&paths::canonicalize(path, &ctx), false, &ctx, &mut findings);
+            }
+        }
+        "Grep" | "Glob" => {
+            let root = paths::canonicalize(field("path").unwrap_or("."), &ctx);
+            reads::check_file(&root, true, &ctx, &mut findings);
+            for pattern in [field("glob"), field("pattern").filter(|_| tool == "Glob")]
+                .into_iter()
+                .flatten()
+            {
+                let full = if pattern.starts_with('/') || pattern.starts_with('~') {
+                    paths::canonicalize(pattern, &ctx)
+                } else {
+                    format!("{}/{}", root.trim_end_matches('/'), pattern)
+                };
+                reads::check_pattern(&full, &ctx, &mut findings);
+            }
+        }
+        "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => {
+            for path in [field("file_path"), field("notebook_path")]
+                .into_iter()
+                .flatten()
+            {
+                writes::check_file(&paths::canonicalize(path, &ctx), &ctx, &mut findings);
+            }
+        }
+        _ if tool.starts_with("mcp__") => {
+            let lower = tool.to_ascii_lowercase();
+            let writes = ["write", "edit", "create", "save", "put", "move", "copy"]
+                .iter()
+                .any(|verb| lower.contains(verb));
+            let reads = [
+                "read", "get", "open", "cat", "view", "search", "list", "download",
+            ]
+            .iter()
+            .any(|verb| lower.contains(verb));
+            for name in [
+                "path",
+                "file_path",
+                "file",
+                "filename",
+                "source",
+                "destination",
+                "target",
+            ] {
+                let Some(path) = field(name) else { continue };
+                let canonical = paths::canonicalize(path, &ctx);
+                if writes {
+                    writes::check_file(&canonical, &ctx, &mut findings);
+                }
+                if reads || !writes {
+                    reads::check_file(&canonical, false, &ctx, &mut findings);
+                }
+            }
+        }
+        _ => {}
+    }
+    findings.report(eval);
+}

@@ -1,0 +1,176 @@
+//! Secret-read rules: SSH private keys, credential files, dotenv files, process environments and
+//! system secret stores, read with Read, Grep, Glob or any Bash reader (`cat`, `grep`, `cp`,
+//! `tar`, `base64`, `source`, `<`, editors, `curl file://`, interpreter one-liners naming the
+//! file, `find … -exec cat {}`).
+//!
+//! Listing (`ls`, `stat`, `du`) is not reading. This module must not flag templates
+//! (`.env.example`), public keys or `known_hosts`, and must never put file contents in a reason.
+
+use std::borrow::Cow;
+
+use super::Cmd;
+use crate::packs::Findings;
+use crate::packs::argv::Parsed;
+use crate::packs::places::{self, Secret};
+use crate::paths::PathContext;
+use crate::shell::Origin;
+
+/// Commands in the effects table that only look at metadata or names.
+const LISTING: &[&str] = &[
+    "ls", "dir", "tree", "du", "stat", "file", "readlink", "realpath", "touch", "mkdir",
+];
+
+fn report(secret: Secret, path: &str, out: &mut Findings) {
+    out.add(
+        secret.rule,
+        format!("reading `{path}` would expose {} to the agent", secret.what),
+    );
+}
+
+/// A file-tool read of a canonical path (`recursive` for Grep and Glob roots).
+pub(super) fn check_file(path: &str, recursive: bool, ctx: &PathContext<'_>, out: &mut Findings) {
+    let secret = if recursive {
+        places::secret_tree(path, ctx)
+    } else {
+        places::secret_file(path, ctx)
+    };
+    if let Some(secret) = secret {
+        report(secret, path, out);
+    }
+}
+
+/// A glob pattern a file tool searches (`Glob` pattern, `Grep` glob), made absolute.
+pub(super) fn check_pattern(pattern: &str, ctx: &PathContext<'_>, out: &mut Findings) {
+    if let Some(secret) = places::secret_file(pattern, ctx) {
+        report(secret, pattern, out);
+    }
+}
+
+/// Every path a shell command reads.
+pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
+    let name = cmd.name();
+    if name == "security" {
+        let sub = cmd.args().first().map(String::as_str).unwrap_or("");
+        let prints_secret = matches!(sub, "dump-keychain" | "export")
+            || (sub.starts_with("find-")
+                && sub.ends_with("-password")
+                && cmd.args().iter().any(|a| a == "-w" || a == "-g"));
+        if prints_secret {
+            out.add(
+                "read-system-secret",
+                format!("`security {sub}` would print keychain secrets to the agent"),
+            );
+        }
+    }
+    let mut reads: Vec<(Cow<'_, str>, bool)> = Vec::new();
+    if !LISTING.contains(&name) {
+        reads.extend(
+            cmd.effects
+                .reads
+                .iter()
+                .map(|read| (Cow::Borrowed(read.path.as_str()), read.recursive)),
+        );
+    }
+    // `cat` with no operand under `find -exec`: the roots of the `find`.
+    if cmd.simple.origin == Origin::FindExec && cmd.args().iter().any(|a| a == "{}" || a == "{}+") {
+        for root in find_roots(cmd) {
+            reads.push((Cow::Borrowed(root), true));
+        }
+    }
+    // Containers started with a secret directory mounted (`docker run -v ~/.ssh:/root/.ssh`).
+    if matches!(name, "docker" | "podman" | "nerdctl")
+        && cmd
+            .args()
+            .iter()
+            .any(|arg| matches!(arg.as_str(), "run" | "create"))
+    {
+        let parsed = Parsed::new(cmd.args(), &['v'], &["volume", "mount"]);
+        for volume in parsed.values(&['v'], &["volume"]) {
+            let source = volume.split(':').next().unwrap_or(volume);
+            if source.starts_with('/')
+                || source.starts_with('~')
+                || source.starts_with('.')
+                || source.starts_with('$')
+            {
+                reads.push((Cow::Borrowed(source), true));
+            }
+        }
+        for mount in parsed.values(&[], &["mount"]) {
+            for part in mount.split(',') {
+                if let Some(source) = part
+                    .strip_prefix("source=")
+                    .or_else(|| part.strip_prefix("src="))
+                {
+                    reads.push((Cow::Borrowed(source), true));
+                }
+            }
+        }
+    }
+    // `curl file:///…`.
+    if matches!(name, "curl" | "wget") {
+        for arg in cmd.args() {
+            if let Some(path) = arg.strip_prefix("file://") {
+                reads.push((Cow::Borrowed(path), false));
+            }
+        }
+    }
+    // Interpreter one-liners that name a file in a string literal.
+    if super::exec::is_interpreter(name) {
+        let parsed = Parsed::new(cmd.args(), &['c', 'e', 'E'], &["eval", "command"]);
+        for code in parsed.values(&['c', 'e', 'E'], &["eval", "command"]) {
+            for literal in string_literals(code) {
+                if literal.contains('/') || literal.starts_with('.') || literal.starts_with('~') {
+                    reads.push((Cow::Borrowed(literal), false));
+                }
+            }
+        }
+    }
+    for (path, recursive) in reads {
+        if places::is_dynamic(&path) && !path.contains("HOME") {
+            continue;
+        }
+        if path.contains("{}") {
+            continue;
+        }
+        let canonical = cmd.canonical(&path);
+        check_file(&canonical, recursive, &cmd.ctx, out);
+    }
+}
+
+/// The start paths of the `find` whose `-exec` this command is.
+fn find_roots<'a>(cmd: &Cmd<'a>) -> Vec<&'a str> {
+    let find = cmd
+        .analysis
+        .commands
+        .iter()
+        .take(cmd.index)
+        .rev()
+        .find(|candidate| candidate.name() == "find");
+    let Some(find) = find else { return Vec::new() };
+    let roots: Vec<&str> = find
+        .args()
+        .iter()
+        .skip_while(|arg| matches!(arg.as_str(), "-H" | "-L" | "-P"))
+        .take_while(|arg| !arg.starts_with('-') && *arg != "(" && *arg != "!")
+        .map(String::as_str)
+        .collect();
+    if roots.is_empty() { vec!["."] } else { roots }
+}
+
+/// The quoted string literals of a one-line program (`open('/x/.env')` → `/x/.env`).
+fn string_literals(code: &str) -> Vec<&str> {
+    let mut literals = Vec::new();
+    let mut rest = code;
+    while let Some(open) = rest.find(['\'', '"']) {
+        let quote = rest.get(open..open + 1).unwrap_or("'");
+        let after = rest.get(open + 1..).unwrap_or("");
+        match after.find(quote) {
+            Some(close) => {
+                literals.push(after.get(..close).unwrap_or(""));
+                rest = after.get(close + 1..).unwrap_or("");
+            }
+            None => break,
+        }
+    }
+    literals
+}

@@ -1,0 +1,70 @@
+//! Persistence and self-tampering write rules: shell start-up files, SSH access files, scheduled
+//! tasks and service units, git hooks, the agent's own settings and hooks (deny), and files that
+//! run code automatically (`.envrc`, CI workflows, editor tasks: ask).
+//!
+//! Writes come from Write/Edit/MultiEdit/NotebookEdit paths and from what a shell command writes
+//! (redirections, `tee`, `cp`/`mv`/`install`/`ln` targets — into a directory, the source's name
+//! is appended — `sed -i`, `dd of=`), plus `crontab`. This module must not flag reads.
+
+use super::Cmd;
+use crate::packs::Findings;
+use crate::packs::argv::Parsed;
+use crate::packs::places;
+use crate::paths::PathContext;
+
+/// A file-tool write of a canonical path.
+pub(super) fn check_file(path: &str, ctx: &PathContext<'_>, out: &mut Findings) {
+    if let Some(place) = places::persistence(path, ctx) {
+        out.add(
+            place.rule,
+            format!("writing `{path}` changes {}", place.what),
+        );
+    }
+}
+
+pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
+    let name = cmd.name();
+    if name == "crontab" {
+        let parsed = Parsed::new(cmd.args(), &['u'], &[]);
+        if !parsed.has(&['l'], &[]) {
+            out.add(
+                "write-scheduled-task",
+                "`crontab` installs or changes scheduled tasks that run outside the session",
+            );
+        }
+    }
+    let effects = &cmd.effects;
+    let mut targets: Vec<String> = effects.writes.clone();
+    if matches!(name, "cp" | "mv" | "install" | "ln" | "rsync") {
+        let parsed = Parsed::new(
+            cmd.args(),
+            &['t', 'S', 'm', 'o', 'g'],
+            &["target-directory", "suffix", "mode", "owner", "group"],
+        );
+        let explicit_dir = parsed.values(&['t'], &["target-directory"]);
+        let (dir, sources): (Option<&str>, Vec<&str>) = match explicit_dir.first() {
+            Some(dir) => (Some(*dir), parsed.operands.clone()),
+            None => match parsed.operands.split_last() {
+                Some((target, sources)) => (Some(*target), sources.to_vec()),
+                None => (None, Vec::new()),
+            },
+        };
+        if let Some(dir) = dir {
+            targets.push(dir.to_owned());
+            for source in sources {
+                targets.push(format!(
+                    "{}/{}",
+                    dir.trim_end_matches('/'),
+                    places::basename(source)
+                ));
+            }
+        }
+    }
+    for target in targets {
+        if places::is_dynamic(&target) && !target.contains("HOME") {
+            continue;
+        }
+        let path = cmd.canonical(&target);
+        check_file(&path, &cmd.ctx, out);
+    }
+}

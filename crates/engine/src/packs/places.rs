@@ -1,0 +1,762 @@
+//! What a canonical path is, for the pack rules: inside the project, scratch space, a secret,
+//! a persistence location. Paths arrive canonicalised (`paths::canonicalize`); globs and braces
+//! that are still in them are matched against the places they could reach (`~/.ss?/id_*`,
+//! `.en?`, `{.env,x}`), with bash's rule that `*` and `?` do not match a leading dot.
+//!
+//! This module must not read the file system or record hits; it only classifies strings.
+
+use crate::paths::{self, PathContext};
+
+/// Scratch locations where removal and truncation are everyday clean-up.
+const SCRATCH_DIRS: &[&str] = &[
+    "/tmp",
+    "/var/tmp",
+    "/private/tmp",
+    "/var/folders",
+    "/private/var/folders",
+    "/dev/shm",
+];
+
+/// Scratch locations relative to a home directory.
+const HOME_SCRATCH: &[&str] = &[".cache", "Library/Caches"];
+
+/// Most alternatives a brace expansion is expanded into before matching.
+const MAX_BRACE_EXPANSIONS: usize = 64;
+
+/// The project root: the working directory, unless it is `/`, a top-level directory or the home
+/// directory itself (then there is no project to be lenient about).
+pub(crate) fn project_root<'a>(ctx: &PathContext<'a>) -> Option<&'a str> {
+    let cwd = ctx.cwd.trim_end_matches('/');
+    if cwd.is_empty() || cwd.matches('/').count() <= 1 {
+        return None;
+    }
+    if ctx.home.is_some_and(|home| paths::is_within(home, cwd)) {
+        return None;
+    }
+    if cwd.starts_with("/proc") {
+        return None;
+    }
+    Some(cwd)
+}
+
+/// Whether a path is only known at run time (`$VAR`, `$(…)`, backticks, an unresolved `~user`).
+pub(crate) fn is_dynamic(path: &str) -> bool {
+    path.contains('$') || path.contains('`') || path.contains("<(")
+}
+
+/// Whether the path has glob or brace characters.
+pub(crate) fn has_glob(path: &str) -> bool {
+    path.contains(['*', '?', '[', '{'])
+}
+
+/// The directory part of a path before its first glob character.
+pub(crate) fn literal_prefix(path: &str) -> &str {
+    match path.find(['*', '?', '[', '{']) {
+        None => path,
+        Some(at) => {
+            let head = path.get(..at).unwrap_or(path);
+            match head.rfind('/') {
+                Some(0) => "/",
+                Some(slash) => head.get(..slash).unwrap_or(head),
+                None => head,
+            }
+        }
+    }
+}
+
+/// Whether the canonical path lies in scratch space (temp directories, caches).
+pub(crate) fn is_scratch(path: &str, ctx: &PathContext<'_>) -> bool {
+    let literal = literal_prefix(path);
+    let globbed = literal != path;
+    let path = literal;
+    // A glob inside a scratch directory (`/tmp/*`) removes only its contents.
+    let strictly_under = |dir: &str| (path != dir || globbed) && paths::is_within(path, dir);
+    if SCRATCH_DIRS.iter().any(|dir| strictly_under(dir)) {
+        return true;
+    }
+    let Some(rel) = ctx
+        .home
+        .and_then(|home| path.strip_prefix(home.trim_end_matches('/')))
+        .and_then(|rest| rest.strip_prefix('/'))
+    else {
+        return false;
+    };
+    HOME_SCRATCH.iter().any(|dir| paths::is_within(rel, dir))
+}
+
+/// Whether the canonical path (its literal part, for globs) lies inside the project.
+pub(crate) fn is_in_project(path: &str, ctx: &PathContext<'_>) -> bool {
+    project_root(ctx).is_some_and(|root| paths::is_within(literal_prefix(path), root))
+}
+
+/// The last segment of a path.
+pub(crate) fn basename(path: &str) -> &str {
+    path.trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or(path)
+}
+
+/// A class of secret file, with the rule that protects it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Secret {
+    /// The baseline rule id.
+    pub rule: &'static str,
+    /// What the file is, for the reason.
+    pub what: &'static str,
+}
+
+const SSH_KEY: Secret = Secret {
+    rule: "read-ssh-private-key",
+    what: "an SSH private key",
+};
+const CREDENTIALS: Secret = Secret {
+    rule: "read-credential-file",
+    what: "a credential file",
+};
+const DOTENV: Secret = Secret {
+    rule: "read-dotenv-file",
+    what: "a dotenv file",
+};
+const ENVIRON: Secret = Secret {
+    rule: "read-process-environment",
+    what: "a process environment",
+};
+const SYSTEM: Secret = Secret {
+    rule: "read-system-secret",
+    what: "a system secret store (password database, host key or keychain)",
+};
+
+/// Credential files relative to a home directory (exact files, or `dir/` for a whole tree).
+const HOME_CREDENTIALS: &[&str] = &[
+    ".aws/credentials",
+    ".aws/sso/cache/",
+    ".aws/cli/cache/",
+    ".config/gcloud/",
+    ".kube/config",
+    ".docker/config.json",
+    ".netrc",
+    "_netrc",
+    ".npmrc",
+    ".pypirc",
+    ".git-credentials",
+    ".config/git/credentials",
+    ".config/gh/hosts.yml",
+    ".vault-token",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".terraform.d/credentials.tfrc.json",
+    ".azure/",
+    ".gnupg/private-keys-v1.d/",
+    ".gnupg/secring.gpg",
+    ".password-store/",
+];
+
+/// Keychains relative to a home directory.
+const HOME_KEYCHAINS: &[&str] = &["Library/Keychains/", ".local/share/keyrings/"];
+
+/// Absolute system secrets (exact files, or `dir/` for a whole tree).
+const SYSTEM_SECRETS: &[&str] = &[
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/master.passwd",
+    "/etc/security/opasswd",
+    "/Library/Keychains/",
+    "/private/etc/master.passwd",
+];
+
+/// Concrete paths probed when a glob or a recursive read might reach a secret (home-relative
+/// ones are prefixed with each home-like root).
+const HOME_PROBES: &[&str] = &[
+    ".ssh/id_rsa",
+    ".ssh/id_ed25519",
+    ".ssh/id_ecdsa",
+    ".ssh/id_dsa",
+    ".aws/credentials",
+    ".config/gcloud/credentials.db",
+    ".config/gcloud/application_default_credentials.json",
+    ".kube/config",
+    ".docker/config.json",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    ".git-credentials",
+    ".azure/accessTokens.json",
+    "Library/Keychains/login.keychain-db",
+];
+const SYSTEM_PROBES: &[&str] = &[
+    "/etc/shadow",
+    "/etc/gshadow",
+    "/etc/ssh/ssh_host_ed25519_key",
+    "/proc/self/environ",
+    "/proc/1/environ",
+];
+const DOTENV_PROBES: &[&str] = &[".env", ".env.local", ".env.production"];
+
+/// The home-relative part of a path under the user's home or any home-like root
+/// (`/root`, `/home/<user>`, `/Users/<user>`).
+fn home_relative<'p>(path: &'p str, ctx: &PathContext<'_>) -> Option<&'p str> {
+    if let Some(home) = ctx.home.map(|home| home.trim_end_matches('/'))
+        && !home.is_empty()
+        && let Some(rest) = path
+            .strip_prefix(home)
+            .and_then(|rest| rest.strip_prefix('/'))
+    {
+        return Some(rest);
+    }
+    // The home is unknown (no transcript path): `~/…` stays symbolic.
+    if let Some(rest) = path.strip_prefix("~/") {
+        return Some(rest);
+    }
+    if let Some(rest) = path.strip_prefix("/root/") {
+        return Some(rest);
+    }
+    for base in ["/home/", "/Users/", "/var/root/"] {
+        if let Some(rest) = path.strip_prefix(base) {
+            return if base == "/var/root/" {
+                Some(rest)
+            } else {
+                rest.split_once('/').map(|(_, rel)| rel)
+            };
+        }
+    }
+    None
+}
+
+fn listed(rel: &str, list: &[&str]) -> bool {
+    list.iter().any(|entry| match entry.strip_suffix('/') {
+        Some(dir) => paths::is_within(rel, dir) && rel != dir,
+        None => rel == *entry,
+    })
+}
+
+/// Whether a file name is a dotenv file holding real values (`.env`, `.env.local`, `prod.env`),
+/// not a template (`.env.example`, `.env.sample`, `.env.template`).
+pub(crate) fn is_dotenv_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let dotenv = lower == ".env"
+        || lower.starts_with(".env.")
+        || (lower.ends_with(".env") && lower.len() > 4);
+    dotenv
+        && ![
+            "example", "sample", "template", "dist", "defaults", "schema",
+        ]
+        .iter()
+        .any(|word| lower.contains(word))
+}
+
+/// The secret class of a concrete (glob-free) canonical path.
+fn secret_of_concrete(path: &str, ctx: &PathContext<'_>) -> Option<Secret> {
+    if let Some(rest) = path.strip_prefix("/proc/") {
+        let mut parts = rest.splitn(3, '/');
+        let _pid = parts.next();
+        match (parts.next(), parts.next()) {
+            (Some("environ"), None) => return Some(ENVIRON),
+            (Some("root"), Some(inner)) => return secret_of_concrete(&format!("/{inner}"), ctx),
+            (Some("root"), None) => return None,
+            (Some("cwd"), Some(inner)) => {
+                return secret_of_concrete(&format!("{}/{inner}", ctx.cwd), ctx);
+            }
+            (Some("task"), Some(inner)) if inner.ends_with("/environ") => return Some(ENVIRON),
+            _ => {}
+        }
+    }
+    if is_dotenv_name(basename(path)) {
+        return Some(DOTENV);
+    }
+    if listed(path, SYSTEM_SECRETS) {
+        return Some(SYSTEM);
+    }
+    if let Some(name) = path.strip_prefix("/etc/ssh/")
+        && name.starts_with("ssh_host_")
+        && name.ends_with("_key")
+    {
+        return Some(SYSTEM);
+    }
+    let rel = home_relative(path, ctx)?;
+    if let Some(name) = rel.strip_prefix(".ssh/") {
+        let base = basename(name);
+        let public = base.ends_with(".pub")
+            || base.starts_with("known_hosts")
+            || base.starts_with("authorized_keys")
+            || base == "config"
+            || base == "environment"
+            || base == "rc";
+        return (!public && !name.is_empty()).then_some(SSH_KEY);
+    }
+    if listed(rel, HOME_CREDENTIALS) {
+        return Some(CREDENTIALS);
+    }
+    if listed(rel, HOME_KEYCHAINS) {
+        return Some(SYSTEM);
+    }
+    None
+}
+
+/// Home-like roots whose probes are tried for globs and recursive reads.
+fn probe_roots(ctx: &PathContext<'_>) -> Vec<String> {
+    let mut roots: Vec<String> = ctx.home.map(str::to_owned).into_iter().collect();
+    for root in ["/root", "/home/user"] {
+        if !roots.iter().any(|r| r == root) {
+            roots.push(root.to_owned());
+        }
+    }
+    roots
+}
+
+/// Every concrete secret location probed, with its class.
+fn probes(ctx: &PathContext<'_>) -> Vec<(String, Secret)> {
+    let mut out = Vec::new();
+    for root in probe_roots(ctx) {
+        for rel in HOME_PROBES {
+            let path = format!("{root}/{rel}");
+            if let Some(secret) = secret_of_concrete(&path, ctx) {
+                out.push((path, secret));
+            }
+        }
+    }
+    for path in SYSTEM_PROBES {
+        if let Some(secret) = secret_of_concrete(path, ctx) {
+            out.push(((*path).to_owned(), secret));
+        }
+    }
+    out
+}
+
+/// The secret class of a canonical path that is read as one file (globs expanded against the
+/// secret locations it could reach).
+pub(crate) fn secret_file(path: &str, ctx: &PathContext<'_>) -> Option<Secret> {
+    if !has_glob(path) {
+        return secret_of_concrete(path, ctx);
+    }
+    for alternative in expand_braces(path) {
+        if !alternative.contains(['*', '?', '[']) {
+            if let Some(secret) = secret_of_concrete(&alternative, ctx) {
+                return Some(secret);
+            }
+            continue;
+        }
+        let last = basename(&alternative);
+        if DOTENV_PROBES
+            .iter()
+            .any(|probe| segment_match(probe.as_bytes(), last.as_bytes()))
+            || last.to_ascii_lowercase().ends_with(".env")
+        {
+            return Some(DOTENV);
+        }
+        if let Some((_, secret)) = probes(ctx)
+            .into_iter()
+            .find(|(probe, _)| glob_match(&alternative, probe))
+        {
+            return Some(secret);
+        }
+    }
+    None
+}
+
+/// The secret class of what a recursive read of the canonical directory `dir` reaches: the
+/// directory is a secret location or an ancestor of one (`~`, `~/.ssh`, `/etc`, `/`).
+pub(crate) fn secret_tree(dir: &str, ctx: &PathContext<'_>) -> Option<Secret> {
+    if let Some(secret) = secret_file(dir, ctx) {
+        return Some(secret);
+    }
+    let dir = literal_prefix(dir);
+    if has_glob(dir) {
+        return None;
+    }
+    probes(ctx)
+        .into_iter()
+        .find(|(probe, _)| probe != dir && paths::is_within(probe, dir))
+        .map(|(_, secret)| secret)
+}
+
+/// A persistence or self-tampering location, with the rule that protects it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Persistence {
+    /// The baseline rule id.
+    pub rule: &'static str,
+    /// What the location is, for the reason.
+    pub what: &'static str,
+}
+
+const SHELL_INIT: Persistence = Persistence {
+    rule: "write-shell-init",
+    what: "a shell start-up file",
+};
+const SSH_ACCESS: Persistence = Persistence {
+    rule: "write-ssh-authorized-keys",
+    what: "SSH access configuration (`authorized_keys`, `rc`, `config`)",
+};
+const SCHEDULED: Persistence = Persistence {
+    rule: "write-scheduled-task",
+    what: "a scheduled task or service unit (cron, systemd, launchd, autostart)",
+};
+const GIT_HOOKS: Persistence = Persistence {
+    rule: "write-git-hooks",
+    what: "a git hook",
+};
+const AGENT_SETTINGS: Persistence = Persistence {
+    rule: "write-agent-settings",
+    what: "the agent's own settings or hooks",
+};
+const AUTO_RUN: Persistence = Persistence {
+    rule: "write-auto-run-config",
+    what: "a file that runs code automatically (direnv, CI workflow, editor task)",
+};
+
+const SYSTEM_SHELL_INIT: &[&str] = &[
+    "/etc/profile",
+    "/etc/profile.d/",
+    "/etc/bash.bashrc",
+    "/etc/bashrc",
+    "/etc/zshrc",
+    "/etc/zshenv",
+    "/etc/zprofile",
+    "/etc/zsh/",
+    "/etc/environment",
+];
+const HOME_SHELL_INIT: &[&str] = &[
+    ".config/fish/config.fish",
+    ".config/fish/conf.d/",
+    ".config/environment.d/",
+    ".oh-my-zsh/custom/",
+];
+const SYSTEM_SCHEDULED: &[&str] = &[
+    "/etc/crontab",
+    "/etc/anacrontab",
+    "/etc/cron.d/",
+    "/etc/cron.hourly/",
+    "/etc/cron.daily/",
+    "/etc/cron.weekly/",
+    "/etc/cron.monthly/",
+    "/var/spool/cron/",
+    "/var/at/tabs/",
+    "/usr/lib/cron/tabs/",
+    "/etc/systemd/",
+    "/lib/systemd/system/",
+    "/usr/lib/systemd/",
+    "/etc/init.d/",
+    "/etc/rc.local",
+    "/Library/LaunchAgents/",
+    "/Library/LaunchDaemons/",
+    "/etc/xdg/autostart/",
+];
+const HOME_SCHEDULED: &[&str] = &[
+    ".config/systemd/user/",
+    ".local/share/systemd/user/",
+    ".config/autostart/",
+    "Library/LaunchAgents/",
+];
+
+/// The persistence class of a write to the canonical path (globs: their literal part).
+pub(crate) fn persistence(path: &str, ctx: &PathContext<'_>) -> Option<Persistence> {
+    let path = path.trim_end_matches('/');
+    let base = basename(path);
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    // Self-tampering: `.claude/settings*.json`, `.claude/hooks/**`, managed settings.
+    for (at, segment) in segments.iter().enumerate() {
+        if segment.eq_ignore_ascii_case(".claude") {
+            let rest = segments.get(at + 1..).unwrap_or(&[]);
+            match rest {
+                [file] if file.starts_with("settings") && file.ends_with(".json") => {
+                    return Some(AGENT_SETTINGS);
+                }
+                [dir, ..] if dir.eq_ignore_ascii_case("hooks") => return Some(AGENT_SETTINGS),
+                _ => {}
+            }
+        }
+        if segment.eq_ignore_ascii_case(".git")
+            && segments
+                .get(at + 1)
+                .is_some_and(|next| next.eq_ignore_ascii_case("hooks"))
+        {
+            return Some(GIT_HOOKS);
+        }
+    }
+    if base == "managed-settings.json" || base == "managed-mcp.json" || base == ".claude.json" {
+        return Some(AGENT_SETTINGS);
+    }
+    let in_project = is_in_project(path, ctx);
+    if crate::evaluate::SHELL_INIT_FILES
+        .iter()
+        .any(|file| base.eq_ignore_ascii_case(file))
+        && !in_project
+    {
+        return Some(SHELL_INIT);
+    }
+    if listed(path, SYSTEM_SHELL_INIT) {
+        return Some(SHELL_INIT);
+    }
+    if listed(path, SYSTEM_SCHEDULED) {
+        return Some(SCHEDULED);
+    }
+    if let Some(rel) = home_relative(path, ctx) {
+        if listed(rel, HOME_SHELL_INIT) {
+            return Some(SHELL_INIT);
+        }
+        if listed(rel, HOME_SCHEDULED) {
+            return Some(SCHEDULED);
+        }
+        if rel == ".ssh" {
+            return Some(SSH_ACCESS);
+        }
+        if let Some(name) = rel.strip_prefix(".ssh/")
+            && (name.starts_with("authorized_keys")
+                || name == "rc"
+                || name == "config"
+                || name == "environment")
+        {
+            return Some(SSH_ACCESS);
+        }
+    }
+    if base == ".envrc" {
+        return Some(AUTO_RUN);
+    }
+    for (at, segment) in segments.iter().enumerate() {
+        let next = segments.get(at + 1);
+        if *segment == ".github"
+            && next.is_some_and(|n| *n == "workflows")
+            && segments.len() > at + 2
+        {
+            return Some(AUTO_RUN);
+        }
+        if *segment == ".vscode" && next.is_some_and(|n| *n == "tasks.json") {
+            return Some(AUTO_RUN);
+        }
+    }
+    None
+}
+
+/// Expands `{a,b}` alternatives (nested, bounded); the text itself when it has none.
+pub(crate) fn expand_braces(text: &str) -> Vec<String> {
+    let mut done = Vec::new();
+    let mut work = vec![text.to_owned()];
+    while let Some(item) = work.pop() {
+        if done.len() + work.len() >= MAX_BRACE_EXPANSIONS {
+            done.push(item);
+            continue;
+        }
+        match brace_span(&item) {
+            None => done.push(item),
+            Some((open, close, commas)) => {
+                let head = item.get(..open).unwrap_or("");
+                let tail = item.get(close + 1..).unwrap_or("");
+                let mut start = open + 1;
+                for cut in commas.into_iter().chain(std::iter::once(close)) {
+                    let part = item.get(start..cut).unwrap_or("");
+                    work.push(format!("{head}{part}{tail}"));
+                    start = cut + 1;
+                }
+            }
+        }
+    }
+    done
+}
+
+/// The first top-level `{…,…}` group: its braces and the top-level commas inside.
+fn brace_span(text: &str) -> Option<(usize, usize, Vec<usize>)> {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    while let Some(open) = bytes
+        .get(start..)?
+        .iter()
+        .position(|b| *b == b'{')
+        .map(|at| at + start)
+    {
+        let mut depth = 0usize;
+        let mut commas = Vec::new();
+        for (at, byte) in bytes.iter().enumerate().skip(open) {
+            match byte {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        if !commas.is_empty() {
+                            return Some((open, at, commas));
+                        }
+                        break;
+                    }
+                }
+                b',' if depth == 1 => commas.push(at),
+                _ => {}
+            }
+        }
+        start = open + 1;
+    }
+    None
+}
+
+/// Whether the glob `pattern` matches the path `path`, segment by segment (`**` spans segments).
+pub(crate) fn glob_match(pattern: &str, path: &str) -> bool {
+    let pattern: Vec<&str> = pattern.split('/').filter(|s| !s.is_empty()).collect();
+    let path: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    match_segments(&pattern, &path)
+}
+
+fn match_segments(pattern: &[&str], path: &[&str]) -> bool {
+    match pattern.split_first() {
+        None => path.is_empty(),
+        Some((&"**", rest)) => {
+            (0..=path.len()).any(|skip| match_segments(rest, path.get(skip..).unwrap_or(&[])))
+        }
+        Some((first, rest)) => match path.split_first() {
+            Some((segment, path_rest)) => {
+                segment_match(segment.as_bytes(), first.as_bytes())
+                    && match_segments(rest, path_rest)
+            }
+            None => false,
+        },
+    }
+}
+
+/// Whether one path segment matches one glob segment (`*`, `?`, `[…]`); a leading dot must be
+/// matched literally, as in bash without `dotglob`.
+pub(crate) fn segment_match(text: &[u8], pattern: &[u8]) -> bool {
+    if text.first() == Some(&b'.') && pattern.first() != Some(&b'.') {
+        return false;
+    }
+    wildcard(text, pattern)
+}
+
+fn wildcard(text: &[u8], pattern: &[u8]) -> bool {
+    let (mut t, mut p) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        let byte = text.get(t).copied();
+        match pattern.get(p).copied() {
+            Some(b'*') => {
+                star = Some((p, t));
+                p += 1;
+                continue;
+            }
+            Some(b'?') => {
+                t += 1;
+                p += 1;
+                continue;
+            }
+            Some(b'[') => {
+                if let Some((matched, len)) = class_match(pattern.get(p..).unwrap_or(&[]), byte)
+                    && matched
+                {
+                    t += 1;
+                    p += len;
+                    continue;
+                }
+            }
+            Some(literal) if Some(literal) == byte => {
+                t += 1;
+                p += 1;
+                continue;
+            }
+            _ => {}
+        }
+        match star {
+            Some((star_p, star_t)) => {
+                p = star_p + 1;
+                t = star_t + 1;
+                star = Some((star_p, star_t + 1));
+            }
+            None => return false,
+        }
+    }
+    pattern.get(p..).unwrap_or(&[]).iter().all(|b| *b == b'*')
+}
+
+/// Matches a `[…]` class at the start of `pattern`; returns whether it matched and its length.
+fn class_match(pattern: &[u8], byte: Option<u8>) -> Option<(bool, usize)> {
+    let byte = byte?;
+    let close = pattern.iter().skip(2).position(|b| *b == b']')? + 2;
+    let body = pattern.get(1..close)?;
+    let (negate, body) = match body.first() {
+        Some(b'!' | b'^') => (true, body.get(1..)?),
+        _ => (false, body),
+    };
+    let mut matched = false;
+    let mut at = 0;
+    while let Some(&start) = body.get(at) {
+        if body.get(at + 1) == Some(&b'-')
+            && let Some(&end) = body.get(at + 2)
+        {
+            matched |= (start..=end).contains(&byte);
+            at += 3;
+        } else {
+            matched |= start == byte;
+            at += 1;
+        }
+    }
+    Some((matched != negate, close + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CTX: PathContext<'static> = PathContext {
+        cwd: "/home/user/project",
+        home: Some("/home/user"),
+    };
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("/home/user/.ss?/id_*", "/home/user/.ssh/id_rsa"));
+        assert!(!glob_match("/home/user/*/id_rsa", "/home/user/.ssh/id_rsa"));
+        assert!(glob_match("/home/**/id_rsa", "/home/user/.ssh/id_rsa"));
+        assert!(segment_match(b".env", b".en[v]"));
+        assert!(!segment_match(b".env", b"*"));
+        assert_eq!(expand_braces("a{b,c}d").len(), 2);
+    }
+
+    #[test]
+    fn secrets() {
+        let secret = |p: &str| secret_file(p, &CTX).map(|s| s.rule);
+        assert_eq!(
+            secret("/home/user/.ssh/id_rsa"),
+            Some("read-ssh-private-key")
+        );
+        assert_eq!(secret("/home/user/.ssh/id_rsa.pub"), None);
+        assert_eq!(secret("/home/user/.ssh/known_hosts"), None);
+        assert_eq!(secret("/home/user/project/.env"), Some("read-dotenv-file"));
+        assert_eq!(secret("/home/user/project/.env.example"), None);
+        assert_eq!(secret("/home/user/project/.en?"), Some("read-dotenv-file"));
+        assert_eq!(secret("/home/user/project/*"), None);
+        assert_eq!(secret("/home/user/.ss?/*"), Some("read-ssh-private-key"));
+        assert_eq!(
+            secret("/proc/self/environ"),
+            Some("read-process-environment")
+        );
+        assert_eq!(
+            secret("/proc/self/root/etc/shadow"),
+            Some("read-system-secret")
+        );
+        assert_eq!(
+            secret("/home/user/{.aws/credentials,x}"),
+            Some("read-credential-file")
+        );
+        let tree = |p: &str| secret_tree(p, &CTX).map(|s| s.rule);
+        assert!(tree("/home/user").is_some());
+        assert!(tree("/home/user/project").is_none());
+        assert!(tree("/").is_some());
+    }
+
+    #[test]
+    fn persistence_places() {
+        let rule = |p: &str| persistence(p, &CTX).map(|s| s.rule);
+        assert_eq!(rule("/home/user/.bashrc"), Some("write-shell-init"));
+        assert_eq!(
+            rule("/home/user/project/.git/hooks/pre-commit"),
+            Some("write-git-hooks")
+        );
+        assert_eq!(
+            rule("/home/user/project/.claude/settings.local.json"),
+            Some("write-agent-settings")
+        );
+        assert_eq!(
+            rule("/home/user/project/.github/workflows/ci.yml"),
+            Some("write-auto-run-config")
+        );
+        assert_eq!(rule("/home/user/project/src/main.rs"), None);
+        assert_eq!(rule("/home/user/project/.claude/agents/x.md"), None);
+    }
+}
