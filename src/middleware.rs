@@ -92,19 +92,22 @@ pub fn common_layers<S: Clone + Send + Sync + 'static>(
         ServiceBuilder::new()
             .layer(SetRequestIdLayer::x_request_id(request_ids))
             .layer(
-                TraceLayer::new_for_http().make_span_with(|request: &Request<Body>| {
-                    let request_id = request
-                        .headers()
-                        .get("x-request-id")
-                        .and_then(|value| value.to_str().ok())
-                        .unwrap_or("");
-                    tracing::debug_span!(
-                        "request",
-                        http.method = %request.method(),
-                        http.path = %request.uri().path(),
-                        request.id = %request_id,
-                    )
-                }),
+                // 5xx details are logged once by `json_errors`; the trace layer logs no failures.
+                TraceLayer::new_for_http().on_failure(()).make_span_with(
+                    |request: &Request<Body>| {
+                        let request_id = request
+                            .headers()
+                            .get("x-request-id")
+                            .and_then(|value| value.to_str().ok())
+                            .unwrap_or("");
+                        tracing::debug_span!(
+                            "request",
+                            http.method = %request.method(),
+                            http.path = %request.uri().path(),
+                            request.id = %request_id,
+                        )
+                    },
+                ),
             )
             .layer(PropagateRequestIdLayer::x_request_id())
             .layer(axum_mw::from_fn(move |request: Request, next: Next| {

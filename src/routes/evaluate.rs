@@ -98,19 +98,12 @@ pub fn decide(state: &AppState, tenant: &str, event: &HookEvent) -> Value {
         );
         (render_claude(event, &decision), decision)
     }));
-    let gate = if event.is_gate() { "true" } else { "false" };
-    state
-        .metrics
-        .evaluation_seconds
-        .with_label_values(&[gate])
-        .observe(started.elapsed().as_secs_f64());
+    let seconds = started.elapsed().as_secs_f64();
     match result {
         Ok((reply, decision)) => {
             state
                 .metrics
-                .evaluations
-                .with_label_values(&[decision.outcome.as_str()])
-                .inc();
+                .observe_evaluation(decision.outcome, event.is_gate(), seconds);
             tracing::debug!(
                 tenant,
                 event.name = %event.event,
