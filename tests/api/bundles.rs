@@ -272,3 +272,41 @@ async fn the_force_push_example_is_denied_in_claude_codes_exact_shape() {
         json!({})
     );
 }
+
+#[tokio::test]
+async fn a_live_bundle_that_fails_to_compile_never_replaces_the_running_policy() {
+    let app = spawn_app().await;
+    let agent = app.create_token("agent", "team").await;
+    let good = app.push("team", &deny_bundle("good", "WebFetch")).await;
+    let activation = app.activate("team", good).await;
+    app.wait_served("team", activation).await;
+
+    // A row the API would never have accepted (written straight into the table).
+    let bad: i64 = sqlx::query_scalar(
+        "INSERT INTO bundles (tenant, name, sha256, document) \
+         VALUES ('team', 'bad', repeat('a', 64), '{\"name\": \"bad\", \"permissions\": {\"deny\": [\"Bash(\"]}}') \
+         RETURNING id",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    let bad_activation = app.activate("team", bad).await;
+    // Another tenant's activation afterwards proves the replica has caught up with both.
+    let other = app.push("other", &deny_bundle("o", "WebFetch")).await;
+    let other_activation = app.activate("other", other).await;
+    app.wait_served("other", other_activation).await;
+    // Poll ticks have passed too.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+
+    let policy = app.policy("team").await;
+    assert_eq!(policy["live"]["id"], json!(bad_activation));
+    assert_eq!(
+        policy["served"]["activation_id"],
+        json!(activation),
+        "{policy}"
+    );
+    assert_eq!(
+        decision_of(&app.evaluate(&agent, &tool("WebFetch")).await),
+        "deny"
+    );
+}
