@@ -1,3 +1,18 @@
 //! toolgate: the policy decision service and CLI around `toolgate-engine`.
+//!
+//! `startup` builds the server from a `config::Config`; `routes` hold the handlers, `middleware`
+//! composes every layer, `store` keeps bundles in PostgreSQL and the live policies in memory,
+//! `cli` is the `toolgate` command line.
 
+pub mod auth;
+pub mod cli;
+pub mod config;
+pub mod error;
+pub mod metrics;
+pub mod middleware;
 pub mod offline;
+pub mod routes;
+pub mod startup;
+pub mod state;
+pub mod store;
+pub mod telemetry;

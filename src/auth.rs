@@ -1,0 +1,271 @@
+//! Bearer tokens: generation, hashing, and turning an `Authorization` header into a [`Caller`].
+//!
+//! Tokens are `tg_` followed by 64 hex digits (32 random bytes). Only their sha256 is stored.
+//! Known tokens are looked up by hash in memory (refreshed by the reloader and cached on disk),
+//! so evaluation needs no database round trip; the bootstrap admin token
+//! (`TOOLGATE_ADMIN_TOKEN`) is compared in constant time. A hash that is not in memory is looked
+//! up in the database once and remembered. Tokens are never logged.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::http::header::AUTHORIZATION;
+use axum::http::request::Parts;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::store::postgres;
+
+/// The prefix of every toolgate token.
+pub const TOKEN_PREFIX: &str = "tg_";
+
+/// The tenant whose tokens act on every tenant and whose policy applies beside every tenant's own.
+pub const GLOBAL_TENANT: &str = "global";
+
+/// sha256 of a token.
+pub type TokenHash = [u8; 32];
+
+/// What a token may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Evaluate events.
+    Agent,
+    /// Manage bundles.
+    Admin,
+    /// Read the audit log.
+    Auditor,
+}
+
+impl Role {
+    /// The lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Agent => "agent",
+            Self::Admin => "admin",
+            Self::Auditor => "auditor",
+        }
+    }
+
+    /// Parses a lowercase name.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "agent" => Some(Self::Agent),
+            "admin" => Some(Self::Admin),
+            "auditor" => Some(Self::Auditor),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a known token grants.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenInfo {
+    /// The token's row id; `None` for the bootstrap admin token.
+    pub id: Option<i64>,
+    /// Its role.
+    pub role: Role,
+    /// Its tenant.
+    pub tenant: String,
+}
+
+/// Known token hashes.
+pub type TokenMap = HashMap<TokenHash, Arc<TokenInfo>>;
+
+/// A new random token.
+pub fn generate_token() -> Result<String, getrandom::Error> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes)?;
+    Ok(format!("{TOKEN_PREFIX}{}", hex::encode(bytes)))
+}
+
+/// sha256 of a token.
+pub fn hash_token(token: &str) -> TokenHash {
+    Sha256::digest(token.as_bytes()).into()
+}
+
+/// Whether a tenant name is valid: `[a-z0-9][a-z0-9_-]{0,62}`.
+pub fn valid_tenant(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    let first_ok = bytes
+        .first()
+        .is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+    first_ok
+        && bytes.len() <= 63
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_' || *b == b'-')
+}
+
+/// Checks a tenant name from a URL.
+pub fn parse_tenant(name: &str) -> Result<&str, ApiError> {
+    if valid_tenant(name) {
+        Ok(name)
+    } else {
+        Err(ApiError::bad_request(
+            "invalid_tenant",
+            format!(
+                "tenant names match `[a-z0-9][a-z0-9_-]{{0,62}}`; got `{}`",
+                name.escape_debug()
+            ),
+        ))
+    }
+}
+
+/// The authenticated caller of a request.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    /// The token's row id (`None`: bootstrap admin token or anonymous).
+    pub token_id: Option<i64>,
+    /// The role.
+    pub role: Role,
+    /// The tenant.
+    pub tenant: String,
+    /// Let in without a token from loopback.
+    pub anonymous: bool,
+}
+
+impl Caller {
+    /// Whether the caller may act on `tenant`: its own, or any for a `global` token.
+    pub fn may_act_on(&self, tenant: &str) -> bool {
+        self.tenant == GLOBAL_TENANT || self.tenant == tenant
+    }
+
+    /// Refuses callers without `role` (403).
+    pub fn require(&self, role: Role) -> Result<(), ApiError> {
+        if self.role == role {
+            Ok(())
+        } else {
+            Err(ApiError::Forbidden(format!(
+                "this endpoint needs a token with role `{role}`; this token has role `{}`",
+                self.role
+            )))
+        }
+    }
+
+    /// Refuses callers that may not act on `tenant` (403).
+    pub fn require_tenant(&self, tenant: &str) -> Result<(), ApiError> {
+        if self.may_act_on(tenant) {
+            Ok(())
+        } else {
+            Err(ApiError::Forbidden(format!(
+                "a token of tenant `{}` cannot act on tenant `{tenant}`",
+                self.tenant
+            )))
+        }
+    }
+}
+
+fn bearer(parts: &Parts) -> Result<Option<&str>, ApiError> {
+    let Some(value) = parts.headers.get(AUTHORIZATION) else {
+        return Ok(None);
+    };
+    let malformed =
+        || ApiError::Unauthorized("the `Authorization` header must be `Bearer <token>`".into());
+    let value = value.to_str().map_err(|_| malformed())?;
+    let (scheme, token) = value.split_once(' ').ok_or_else(malformed)?;
+    if !scheme.eq_ignore_ascii_case("bearer") || token.trim().is_empty() {
+        return Err(malformed());
+    }
+    Ok(Some(token.trim()))
+}
+
+/// Authenticates a request.
+pub async fn authenticate(state: &AppState, parts: &Parts) -> Result<Caller, ApiError> {
+    let Some(token) = bearer(parts)? else {
+        let loopback = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .is_some_and(|ConnectInfo(peer)| peer.ip().is_loopback());
+        if state.allow_anonymous_loopback && loopback {
+            return Ok(Caller {
+                token_id: None,
+                role: Role::Agent,
+                tenant: GLOBAL_TENANT.to_owned(),
+                anonymous: true,
+            });
+        }
+        return Err(ApiError::Unauthorized("a bearer token is required".into()));
+    };
+    let hash = hash_token(token);
+    if let Some(admin) = &state.admin_token_hash
+        && bool::from(admin.ct_eq(&hash))
+    {
+        return Ok(Caller {
+            token_id: None,
+            role: Role::Admin,
+            tenant: GLOBAL_TENANT.to_owned(),
+            anonymous: false,
+        });
+    }
+    let known = state.store.tokens().get(&hash).cloned();
+    let info = match known {
+        Some(info) => info,
+        None => {
+            let row = postgres::token_by_hash(&state.pool, &hash).await?;
+            let Some(info) = row.and_then(|row| {
+                Some(TokenInfo {
+                    id: Some(row.id),
+                    role: Role::parse(&row.role)?,
+                    tenant: row.tenant,
+                })
+            }) else {
+                return Err(ApiError::Unauthorized("unknown or revoked token".into()));
+            };
+            let info = Arc::new(info);
+            state.store.remember_token(hash, info.clone());
+            info
+        }
+    };
+    Ok(Caller {
+        token_id: info.id,
+        role: info.role,
+        tenant: info.tenant.clone(),
+        anonymous: false,
+    })
+}
+
+impl FromRequestParts<AppState> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        authenticate(state, parts).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_prefixed_and_random() {
+        let a = generate_token().unwrap();
+        let b = generate_token().unwrap();
+        assert!(a.starts_with(TOKEN_PREFIX));
+        assert_eq!(a.len(), TOKEN_PREFIX.len() + 64);
+        assert_ne!(a, b);
+        assert_ne!(hash_token(&a), hash_token(&b));
+    }
+
+    #[test]
+    fn tenant_names() {
+        assert!(valid_tenant("global"));
+        assert!(valid_tenant("team-a_1"));
+        assert!(valid_tenant("0"));
+        assert!(!valid_tenant(""));
+        assert!(!valid_tenant("-a"));
+        assert!(!valid_tenant("A"));
+        assert!(!valid_tenant("a/b"));
+        assert!(!valid_tenant(&"a".repeat(64)));
+        assert!(valid_tenant(&"a".repeat(63)));
+    }
+}

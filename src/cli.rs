@@ -1,0 +1,415 @@
+//! The `toolgate` command line: one clap enum of subcommands, each dispatched by [`run`].
+//!
+//! Adding a subcommand is one variant in [`Command`] and one arm in [`run`]. Results go to
+//! standard output; diagnostics and logs go to standard error. Exit codes: 0 success, 1 a
+//! refused request or failed check, 2 a bundle that does not load (offline commands).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+use serde_json::Value;
+
+use crate::auth::{Role, generate_token, hash_token, valid_tenant};
+use crate::config::{Config, ServeArgs};
+use crate::startup::Application;
+use crate::store::postgres;
+use crate::telemetry::{self, LogFormat};
+
+/// toolgate: policy decisions for AI coding agents' tool calls.
+#[derive(Debug, Parser)]
+#[command(name = "toolgate", version, about)]
+pub struct Cli {
+    /// Log format of `serve` and `migrate`.
+    #[arg(
+        long,
+        global = true,
+        env = "TOOLGATE_LOG_FORMAT",
+        default_value = "compact"
+    )]
+    pub log_format: LogFormat,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the HTTP service (`POST /v1/evaluate`, the admin API, health checks).
+    Serve(Box<ServeArgs>),
+    /// Apply the database migrations.
+    Migrate(DatabaseArgs),
+    /// Push, list, activate and roll back bundles on a running server.
+    #[command(subcommand)]
+    Bundle(BundleCommand),
+    /// Create tokens (directly in the database).
+    #[command(subcommand)]
+    Token(TokenCommand),
+    /// Evaluate hook events from stdin against a bundle, offline; one JSON reply per line.
+    Eval {
+        /// The bundle file, or a directory of fragments merged in name order.
+        #[arg(long)]
+        bundle: PathBuf,
+        /// Write the decision trace (parsed commands, matched rules) to stderr.
+        #[arg(long)]
+        explain: bool,
+    },
+    /// Report rules Claude Code would silently ignore or that look wrong.
+    Lint {
+        /// The bundle file or fragment directory.
+        bundle: PathBuf,
+    },
+    /// Run a bundle's own tests.
+    Test {
+        /// The bundle file or fragment directory.
+        bundle: PathBuf,
+    },
+}
+
+/// Where the database is.
+#[derive(Debug, Args)]
+pub struct DatabaseArgs {
+    /// PostgreSQL URL.
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
+    pub database_url: String,
+}
+
+/// Where the server is and who is asking.
+#[derive(Debug, Args)]
+pub struct ClientArgs {
+    /// The server's base URL.
+    #[arg(long, env = "TOOLGATE_SERVER", default_value = "http://127.0.0.1:8080")]
+    pub server: String,
+    /// An admin token.
+    #[arg(long, env = "TOOLGATE_TOKEN", hide_env_values = true)]
+    pub token: String,
+    /// The tenant to act on.
+    #[arg(long, env = "TOOLGATE_TENANT", default_value = "global")]
+    pub tenant: String,
+}
+
+/// `toolgate bundle …`
+#[derive(Debug, Subcommand)]
+pub enum BundleCommand {
+    /// Push a bundle (JSON or YAML file, or a directory of fragments); its tests run on the server.
+    Push {
+        #[command(flatten)]
+        client: ClientArgs,
+        /// The bundle file or fragment directory.
+        path: PathBuf,
+        /// Activate it right away.
+        #[arg(long)]
+        activate: bool,
+    },
+    /// List a tenant's bundles, newest first.
+    List {
+        #[command(flatten)]
+        client: ClientArgs,
+    },
+    /// Make a stored bundle live.
+    Activate {
+        #[command(flatten)]
+        client: ClientArgs,
+        /// The bundle id.
+        id: i64,
+    },
+    /// Make the previously live bundle live again.
+    Rollback {
+        #[command(flatten)]
+        client: ClientArgs,
+    },
+}
+
+/// `toolgate token …`
+#[derive(Debug, Subcommand)]
+pub enum TokenCommand {
+    /// Create a token; it is printed once, as the last word of the output.
+    Create {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        /// `agent` (evaluate), `admin` (bundles) or `auditor` (read the audit).
+        #[arg(long)]
+        role: String,
+        /// The token's tenant; `global` acts on every tenant.
+        #[arg(long)]
+        tenant: String,
+        /// A note on what the token is for.
+        #[arg(long)]
+        description: Option<String>,
+    },
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Eval { bundle, explain } => crate::offline::eval(&bundle, explain),
+        Command::Lint { bundle } => crate::offline::lint(&bundle),
+        Command::Test { bundle } => crate::offline::test(&bundle),
+        Command::Serve(args) => {
+            telemetry::init(cli.log_format)?;
+            let admin_token = std::env::var("TOOLGATE_ADMIN_TOKEN")
+                .ok()
+                .filter(|token| !token.is_empty());
+            runtime()?.block_on(serve(args.into_config(admin_token)))
+        }
+        Command::Migrate(database) => {
+            telemetry::init(cli.log_format)?;
+            runtime()?.block_on(migrate(&database.database_url))
+        }
+        Command::Bundle(command) => runtime()?.block_on(bundle(command)),
+        Command::Token(TokenCommand::Create {
+            database,
+            role,
+            tenant,
+            description,
+        }) => runtime()?.block_on(create_token(
+            &database.database_url,
+            &role,
+            &tenant,
+            description.as_deref(),
+        )),
+    }
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("failed to start the async runtime")
+}
+
+async fn serve(config: Config) -> anyhow::Result<ExitCode> {
+    let application = Application::build(config).await?;
+    tracing::info!(address = %application.local_addr()?, "toolgate listening");
+    application.run_until_stopped().await?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn connect(database_url: &str) -> anyhow::Result<sqlx::PgPool> {
+    let options =
+        postgres::connect_options(database_url, "toolgate-cli").context("invalid DATABASE_URL")?;
+    sqlx::postgres::PgPoolOptions::new()
+        .max_connections(1)
+        .connect_with(options)
+        .await
+        .context("failed to connect to the database")
+}
+
+async fn migrate(database_url: &str) -> anyhow::Result<ExitCode> {
+    let pool = connect(database_url).await?;
+    postgres::MIGRATOR
+        .run(&pool)
+        .await
+        .context("failed to apply migrations")?;
+    println!("migrations applied");
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn create_token(
+    database_url: &str,
+    role: &str,
+    tenant: &str,
+    description: Option<&str>,
+) -> anyhow::Result<ExitCode> {
+    let role = Role::parse(role)
+        .with_context(|| format!("unknown role `{role}` (use `agent`, `admin` or `auditor`)"))?;
+    anyhow::ensure!(
+        valid_tenant(tenant),
+        "invalid tenant `{tenant}`: names match `[a-z0-9][a-z0-9_-]{{0,62}}`"
+    );
+    let pool = connect(database_url).await?;
+    let token = generate_token().context("no randomness available")?;
+    let hash = hash_token(&token);
+    let prefix: String = token.chars().take(10).collect();
+    let id = postgres::insert_token(&pool, &hash, &prefix, role.as_str(), tenant, description)
+        .await
+        .context("failed to store the token (has `toolgate migrate` run?)")?;
+    println!("created {role} token {id} for tenant `{tenant}`; it is shown only once:");
+    println!("{token}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A small HTTP client for the admin API.
+struct Client {
+    http: reqwest::Client,
+    base: String,
+    token: String,
+    tenant: String,
+}
+
+impl Client {
+    fn new(args: ClientArgs) -> anyhow::Result<Self> {
+        anyhow::ensure!(
+            valid_tenant(&args.tenant),
+            "invalid tenant `{}`",
+            args.tenant
+        );
+        Ok(Self {
+            http: reqwest::Client::builder()
+                .timeout(std::time::Duration::from_secs(30))
+                .build()?,
+            base: args.server.trim_end_matches('/').to_owned(),
+            token: args.token,
+            tenant: args.tenant,
+        })
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}/v1/tenants/{}{path}", self.base, self.tenant)
+    }
+
+    async fn send(&self, request: reqwest::RequestBuilder) -> anyhow::Result<(u16, Value)> {
+        let response = request
+            .bearer_auth(&self.token)
+            .send()
+            .await
+            .with_context(|| format!("failed to reach `{}`", self.base))?;
+        let status = response.status().as_u16();
+        let body: Value = response.json().await.unwrap_or(Value::Null);
+        Ok((status, body))
+    }
+}
+
+/// Prints an error answer to stderr; returns the exit code for it.
+fn report_error(status: u16, body: &Value) -> ExitCode {
+    let message = body["error"]["message"].as_str().unwrap_or("no message");
+    let code = body["error"]["code"].as_str().unwrap_or("error");
+    eprintln!("error: {message} ({code}, HTTP {status})");
+    if let Some(errors) = body["errors"].as_array() {
+        for error in errors {
+            eprintln!(
+                "  {}: {}",
+                error["location"].as_str().unwrap_or("?"),
+                error["message"].as_str().unwrap_or("?")
+            );
+        }
+    }
+    ExitCode::from(1)
+}
+
+fn bundle_body(path: &Path) -> anyhow::Result<(String, &'static str)> {
+    if path.is_dir() {
+        let bundle = match crate::offline::load_bundle(path)? {
+            Ok(bundle) => bundle,
+            Err(errors) => anyhow::bail!("the bundle does not load:\n{errors}"),
+        };
+        return Ok((bundle.canonical_json(), "application/json"));
+    }
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("failed to read `{}`", path.display()))?;
+    let name = path.to_string_lossy();
+    let content_type = if name.ends_with(".yaml") || name.ends_with(".yml") {
+        "application/yaml"
+    } else {
+        "application/json"
+    };
+    Ok((text, content_type))
+}
+
+async fn bundle(command: BundleCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        BundleCommand::Push {
+            client,
+            path,
+            activate,
+        } => {
+            let client = Client::new(client)?;
+            let (body, content_type) = bundle_body(&path)?;
+            let (status, answer) = client
+                .send(
+                    client
+                        .http
+                        .post(client.url("/bundles"))
+                        .header("content-type", content_type)
+                        .body(body),
+                )
+                .await?;
+            if !(200..300).contains(&status) {
+                return Ok(report_error(status, &answer));
+            }
+            let id = answer["id"].as_i64().unwrap_or_default();
+            let verb = if status == 201 {
+                "pushed"
+            } else {
+                "already stored"
+            };
+            println!(
+                "{verb} bundle `{}` as id {id} in tenant `{}` (sha256 {})",
+                answer["name"].as_str().unwrap_or(""),
+                client.tenant,
+                answer["sha256"].as_str().unwrap_or("")
+            );
+            for warning in answer["warnings"].as_array().into_iter().flatten() {
+                println!("warning: {}", warning.as_str().unwrap_or(""));
+            }
+            if activate {
+                return activate_bundle(&client, id).await;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        BundleCommand::List { client } => {
+            let client = Client::new(client)?;
+            let (status, answer) = client.send(client.http.get(client.url("/bundles"))).await?;
+            if status != 200 {
+                return Ok(report_error(status, &answer));
+            }
+            for bundle in answer["bundles"].as_array().into_iter().flatten() {
+                println!(
+                    "{:>6}  {:<24}  {:.12}  {}",
+                    bundle["id"],
+                    bundle["name"].as_str().unwrap_or(""),
+                    bundle["sha256"].as_str().unwrap_or(""),
+                    bundle["created_at"].as_str().unwrap_or("")
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        BundleCommand::Activate { client, id } => {
+            let client = Client::new(client)?;
+            activate_bundle(&client, id).await
+        }
+        BundleCommand::Rollback { client } => {
+            let client = Client::new(client)?;
+            let (status, answer) = client
+                .send(client.http.post(client.url("/rollback")))
+                .await?;
+            if !(200..300).contains(&status) {
+                return Ok(report_error(status, &answer));
+            }
+            println!(
+                "rolled back tenant `{}` to bundle {} (activation {})",
+                client.tenant, answer["bundle_id"], answer["id"]
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+async fn activate_bundle(client: &Client, id: i64) -> anyhow::Result<ExitCode> {
+    let (status, answer) = client
+        .send(
+            client
+                .http
+                .post(client.url(&format!("/bundles/{id}/activate"))),
+        )
+        .await?;
+    if !(200..300).contains(&status) {
+        return Ok(report_error(status, &answer));
+    }
+    println!(
+        "activated bundle {id} for tenant `{}` (activation {})",
+        client.tenant, answer["id"]
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn verify_cli() {
+        super::Cli::command().debug_assert();
+    }
+}

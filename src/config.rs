@@ -1,0 +1,187 @@
+//! The server's configuration: `toolgate serve` flags and environment variables, parsed by clap
+//! into [`ServeArgs`] and turned into the plain [`Config`] that [`crate::startup`] consumes.
+//!
+//! Tests build a [`Config`] directly; nothing here reads the environment on its own.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use toolgate_engine::Outcome;
+
+/// Everything `toolgate serve` needs.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Address to listen on (`127.0.0.1:8080`; port 0 picks a free one).
+    pub listen: String,
+    /// PostgreSQL URL.
+    pub database_url: String,
+    /// The bootstrap admin token of the `global` tenant (`TOOLGATE_ADMIN_TOKEN`).
+    pub admin_token: Option<String>,
+    /// Largest accepted request body.
+    pub max_body_bytes: usize,
+    /// Time limit for one request.
+    pub request_timeout: Duration,
+    /// Requests in flight before new ones are shed.
+    pub concurrency_limit: usize,
+    /// How often the live versions are polled.
+    pub poll_interval: Duration,
+    /// Where the last good policies are cached.
+    pub cache_dir: PathBuf,
+    /// This replica's id.
+    pub replica_id: String,
+    /// Let loopback peers evaluate without a token, against the `global` policy.
+    pub allow_anonymous_loopback: bool,
+    /// The answer to a gating event when toolgate fails (`deny` or `ask`).
+    pub failure_decision: Outcome,
+    /// Apply migrations at start.
+    pub migrate: bool,
+    /// How long a request waits for a database connection.
+    pub db_acquire_timeout: Duration,
+    /// Most database connections.
+    pub db_max_connections: u32,
+    /// `LISTEN` for activations (off only in tests of the polling fallback).
+    pub listen_notifications: bool,
+}
+
+impl Config {
+    /// A configuration with the defaults of `toolgate serve`.
+    pub fn new(database_url: impl Into<String>) -> Self {
+        Self {
+            listen: "127.0.0.1:8080".to_owned(),
+            database_url: database_url.into(),
+            admin_token: None,
+            max_body_bytes: 4 * 1024 * 1024,
+            request_timeout: Duration::from_secs(10),
+            concurrency_limit: 1024,
+            poll_interval: Duration::from_secs(5),
+            cache_dir: PathBuf::from("./.toolgate/cache"),
+            replica_id: default_replica_id(),
+            allow_anonymous_loopback: false,
+            failure_decision: Outcome::Deny,
+            migrate: true,
+            db_acquire_timeout: Duration::from_secs(2),
+            db_max_connections: 10,
+            listen_notifications: true,
+        }
+    }
+}
+
+/// `hostname-pid`, or `replica-pid` when the host name is unknown.
+pub fn default_replica_id() -> String {
+    let host = std::env::var("HOSTNAME")
+        .ok()
+        .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
+        .map(|name| name.trim().to_owned())
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "replica".to_owned());
+    format!("{host}-{}", std::process::id())
+}
+
+/// Parses `250ms`, `5s`, `2m` or a bare number of seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit() && c != '.') {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration (try `200ms`, `5s` or `1m`)"))?;
+    let seconds = match unit {
+        "ms" => value / 1000.0,
+        "s" => value,
+        "m" => value * 60.0,
+        _ => return Err(format!("unknown unit in `{text}` (use `ms`, `s` or `m`)")),
+    };
+    Duration::try_from_secs_f64(seconds).map_err(|e| format!("`{text}`: {e}"))
+}
+
+fn parse_failure_decision(text: &str) -> Result<Outcome, String> {
+    match text {
+        "deny" => Ok(Outcome::Deny),
+        "ask" => Ok(Outcome::Ask),
+        other => Err(format!(
+            "`{other}` is not a failure decision (use `deny` or `ask`)"
+        )),
+    }
+}
+
+/// The flags of `toolgate serve`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "TOOLGATE_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: String,
+    /// PostgreSQL URL.
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
+    pub database_url: String,
+    /// Largest accepted request body, in bytes.
+    #[arg(long, env = "TOOLGATE_MAX_BODY_BYTES", default_value_t = 4 * 1024 * 1024)]
+    pub max_body_bytes: usize,
+    /// Time limit for one request (`10s`, `500ms`).
+    #[arg(long, env = "TOOLGATE_REQUEST_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    pub request_timeout: Duration,
+    /// Requests in flight before new ones are shed.
+    #[arg(long, env = "TOOLGATE_CONCURRENCY_LIMIT", default_value_t = 1024)]
+    pub concurrency_limit: usize,
+    /// How often every replica polls the live bundle versions (a safety net under LISTEN/NOTIFY).
+    #[arg(long, env = "TOOLGATE_POLL_INTERVAL", default_value = "5s", value_parser = parse_duration)]
+    pub poll_interval: Duration,
+    /// Where the last good policies are cached for starts while the database is down.
+    #[arg(long, env = "TOOLGATE_CACHE_DIR", default_value = "./.toolgate/cache")]
+    pub cache_dir: PathBuf,
+    /// This replica's id (default: host name and process id).
+    #[arg(long, env = "TOOLGATE_REPLICA_ID")]
+    pub replica_id: Option<String>,
+    /// Let loopback peers evaluate without a token, against the `global` policy. For local
+    /// development only.
+    #[arg(long, env = "TOOLGATE_ALLOW_ANONYMOUS_LOOPBACK")]
+    pub allow_anonymous_loopback: bool,
+    /// The answer to a PreToolUse/PermissionRequest event when toolgate fails (`deny` or `ask`).
+    #[arg(long, env = "TOOLGATE_FAILURE_DECISION", default_value = "deny", value_parser = parse_failure_decision)]
+    pub failure_decision: Outcome,
+    /// Do not apply migrations at start.
+    #[arg(long, env = "TOOLGATE_NO_MIGRATE")]
+    pub no_migrate: bool,
+    /// Most database connections.
+    #[arg(long, env = "TOOLGATE_DB_MAX_CONNECTIONS", default_value_t = 10)]
+    pub db_max_connections: u32,
+}
+
+impl ServeArgs {
+    /// The configuration these flags describe; `admin_token` comes from `TOOLGATE_ADMIN_TOKEN`.
+    pub fn into_config(self, admin_token: Option<String>) -> Config {
+        Config {
+            listen: self.listen,
+            database_url: self.database_url,
+            admin_token,
+            max_body_bytes: self.max_body_bytes,
+            request_timeout: self.request_timeout,
+            concurrency_limit: self.concurrency_limit.max(1),
+            poll_interval: self.poll_interval,
+            cache_dir: self.cache_dir,
+            replica_id: self.replica_id.unwrap_or_else(default_replica_id),
+            allow_anonymous_loopback: self.allow_anonymous_loopback,
+            failure_decision: self.failure_decision,
+            migrate: !self.no_migrate,
+            db_acquire_timeout: Duration::from_secs(2),
+            db_max_connections: self.db_max_connections.max(2),
+            listen_notifications: true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse() {
+        assert_eq!(parse_duration("200ms"), Ok(Duration::from_millis(200)));
+        assert_eq!(parse_duration("5s"), Ok(Duration::from_secs(5)));
+        assert_eq!(parse_duration("5"), Ok(Duration::from_secs(5)));
+        assert_eq!(parse_duration("1m"), Ok(Duration::from_secs(60)));
+        assert!(parse_duration("5h").is_err());
+        assert!(parse_duration("fast").is_err());
+    }
+}

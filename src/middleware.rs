@@ -1,0 +1,280 @@
+//! Every middleware layer, composed in one place.
+//!
+//! Order, outermost first (a request passes them top to bottom, the response bottom to top):
+//!
+//! 1. `SetRequestId` — gives every request an `x-request-id` (kept if the client sent one), so
+//!    that the trace span and the response carry it.
+//! 2. `Trace` — one span per request (debug level) with method, path and request id.
+//! 3. `PropagateRequestId` — copies the id onto the response.
+//! 4. `json_errors` — turns the bare errors of the framework and of the layers below (404, 405,
+//!    408, 413, 503, a caught panic's 500) into the JSON envelope, and logs each 5xx's internal
+//!    detail once. It sits outside the layers that produce such errors.
+//! 5. `CatchPanic` — a panic in a handler becomes a generic 500 (evaluation catches its own
+//!    panics first and answers with the failure decision).
+//! 6. `RequestBodyLimit` — 413 for bodies over `--max-body-bytes`, checked on `Content-Length`
+//!    before reading and enforced while reading.
+//!
+//! Then per route group ([`evaluate_layers`], [`admin_layers`]); health checks get none, so they
+//! answer even under overload:
+//!
+//! - `/v1/evaluate`: [`evaluate_guard`] — a concurrency limit that sheds by answering with the
+//!   failure decision (decided from the request's own event), and the request timeout (408).
+//! - admin routes: load shed (503 `overloaded`) → concurrency limit → timeout (503).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use axum::Json;
+use axum::Router;
+use axum::body::Body;
+use axum::error_handling::HandleErrorLayer;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self as axum_mw, Next};
+use axum::response::{IntoResponse, Response};
+use tokio::sync::Semaphore;
+use toolgate_engine::Outcome;
+use tower::ServiceBuilder;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::request_id::{
+    MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
+};
+use tower_http::timeout::TimeoutLayer;
+use tower_http::trace::TraceLayer;
+
+use crate::error::{ErrorDetail, envelope};
+use crate::routes::evaluate::{decode, failure_reply};
+
+/// Request ids: `<replica>-<counter>`.
+#[derive(Clone)]
+struct ReplicaRequestId {
+    prefix: Arc<str>,
+    next: Arc<AtomicU64>,
+}
+
+impl MakeRequestId for ReplicaRequestId {
+    fn make_request_id<B>(&mut self, _request: &axum::http::Request<B>) -> Option<RequestId> {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        HeaderValue::from_str(&format!("{}-{n}", self.prefix))
+            .ok()
+            .map(RequestId::new)
+    }
+}
+
+/// Settings the layers need.
+#[derive(Clone)]
+pub struct Limits {
+    /// Largest request body.
+    pub max_body_bytes: usize,
+    /// Time limit for one request.
+    pub request_timeout: Duration,
+    /// Requests in flight per route group.
+    pub concurrency_limit: usize,
+    /// The answer to a gating event that cannot be evaluated.
+    pub failure_decision: Outcome,
+    /// This replica's id, prefixing request ids.
+    pub replica_id: String,
+}
+
+/// The layers every route shares (1–6 above).
+pub fn common_layers<S: Clone + Send + Sync + 'static>(
+    router: Router<S>,
+    limits: &Limits,
+) -> Router<S> {
+    let request_ids = ReplicaRequestId {
+        prefix: sanitize_header(&limits.replica_id).into(),
+        next: Arc::new(AtomicU64::new(1)),
+    };
+    let max_body_bytes = limits.max_body_bytes;
+    router.layer(
+        ServiceBuilder::new()
+            .layer(SetRequestIdLayer::x_request_id(request_ids))
+            .layer(
+                // 5xx details are logged once by `json_errors`; the trace layer logs no failures.
+                TraceLayer::new_for_http().on_failure(()).make_span_with(
+                    |request: &Request<Body>| {
+                        let request_id = request
+                            .headers()
+                            .get("x-request-id")
+                            .and_then(|value| value.to_str().ok())
+                            .unwrap_or("");
+                        tracing::debug_span!(
+                            "request",
+                            http.method = %request.method(),
+                            http.path = %request.uri().path(),
+                            request.id = %request_id,
+                        )
+                    },
+                ),
+            )
+            .layer(PropagateRequestIdLayer::x_request_id())
+            .layer(axum_mw::from_fn(move |request: Request, next: Next| {
+                json_errors(max_body_bytes, request, next)
+            }))
+            .layer(CatchPanicLayer::custom(|_panic| {
+                let mut response = envelope(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal",
+                    "internal error",
+                );
+                response
+                    .extensions_mut()
+                    .insert(ErrorDetail("handler panicked".into()));
+                response
+            }))
+            .layer(RequestBodyLimitLayer::new(max_body_bytes)),
+    )
+}
+
+fn sanitize_header(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Gives bare error responses the JSON envelope; logs 5xx details once.
+async fn json_errors(max_body_bytes: usize, request: Request, next: Next) -> Response {
+    let response = next.run(request).await;
+    let status = response.status();
+    if let Some(ErrorDetail(detail)) = response.extensions().get::<ErrorDetail>() {
+        tracing::error!(http.status = status.as_u16(), error = %detail, "request failed");
+    }
+    if !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|value| value.as_bytes().starts_with(b"application/json"));
+    if is_json {
+        return response;
+    }
+    let (code, message) = match status {
+        StatusCode::NOT_FOUND => ("not_found", "no such route".to_owned()),
+        StatusCode::METHOD_NOT_ALLOWED => (
+            "method_not_allowed",
+            "this route does not take that method".to_owned(),
+        ),
+        StatusCode::PAYLOAD_TOO_LARGE => (
+            "payload_too_large",
+            format!("the request body is larger than {max_body_bytes} bytes"),
+        ),
+        StatusCode::REQUEST_TIMEOUT => ("request_timeout", "the request took too long".to_owned()),
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => (
+            "unsupported_media_type",
+            "unsupported content type".to_owned(),
+        ),
+        StatusCode::SERVICE_UNAVAILABLE => (
+            "overloaded",
+            "the server is overloaded or timed out; retry later".to_owned(),
+        ),
+        status if status.is_server_error() => ("internal", "internal error".to_owned()),
+        _ => ("bad_request", bad_request_text(response).await),
+    };
+    envelope(status, code, &message)
+}
+
+/// The text of a framework rejection (path or header parse errors), bounded.
+async fn bad_request_text(response: Response) -> String {
+    match axum::body::to_bytes(response.into_body(), 4096).await {
+        Ok(bytes) if !bytes.is_empty() => String::from_utf8_lossy(&bytes).into_owned(),
+        _ => "bad request".to_owned(),
+    }
+}
+
+/// State of [`evaluate_guard`].
+#[derive(Clone)]
+struct EvaluateGuard {
+    permits: Arc<Semaphore>,
+    timeout: Duration,
+    failure_decision: Outcome,
+    max_body_bytes: usize,
+}
+
+/// The layers of `/v1/evaluate`.
+pub fn evaluate_layers<S: Clone + Send + Sync + 'static>(
+    router: Router<S>,
+    limits: &Limits,
+) -> Router<S> {
+    let guard = EvaluateGuard {
+        permits: Arc::new(Semaphore::new(limits.concurrency_limit)),
+        timeout: limits.request_timeout,
+        failure_decision: limits.failure_decision,
+        max_body_bytes: limits.max_body_bytes,
+    };
+    router.layer(axum_mw::from_fn_with_state(guard, evaluate_guard))
+}
+
+/// Concurrency limit with shedding and a timeout, for `/v1/evaluate`. A shed request is still
+/// answered in the agent's schema: its event is decoded and given the failure decision, so an
+/// overloaded toolgate fails closed instead of letting the call through.
+async fn evaluate_guard(
+    State(guard): State<EvaluateGuard>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let Ok(_permit) = guard.permits.clone().try_acquire_owned() else {
+        tracing::warn!("evaluate shed: too many requests in flight");
+        let body = match axum::body::to_bytes(request.into_body(), guard.max_body_bytes).await {
+            Ok(body) => body,
+            Err(_) => {
+                return envelope(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "payload_too_large",
+                    &format!(
+                        "the request body is larger than {} bytes",
+                        guard.max_body_bytes
+                    ),
+                );
+            }
+        };
+        return match decode(&body) {
+            Ok(event) => Json(failure_reply(
+                guard.failure_decision,
+                &event,
+                "the server is overloaded",
+            ))
+            .into_response(),
+            Err(error) => error.into_response(),
+        };
+    };
+    match tokio::time::timeout(guard.timeout, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => envelope(
+            StatusCode::REQUEST_TIMEOUT,
+            "request_timeout",
+            "the request took too long",
+        ),
+    }
+}
+
+/// The layers of the admin routes.
+pub fn admin_layers<S: Clone + Send + Sync + 'static>(
+    router: Router<S>,
+    limits: &Limits,
+) -> Router<S> {
+    router.layer(
+        ServiceBuilder::new()
+            .layer(HandleErrorLayer::new(|_: tower::BoxError| async {
+                envelope(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "overloaded",
+                    "the server is overloaded; retry later",
+                )
+            }))
+            .load_shed()
+            .concurrency_limit(limits.concurrency_limit)
+            .layer(TimeoutLayer::with_status_code(
+                StatusCode::SERVICE_UNAVAILABLE,
+                limits.request_timeout,
+            )),
+    )
+}

@@ -1,0 +1,232 @@
+//! The admin API: bundles, activations, rollback and the live policy of a tenant.
+//!
+//! Every handler needs an `admin` token of the tenant in the path, or of `global`. A pushed bundle
+//! is parsed, validated, compiled and its own tests run before anything is stored; a bundle that
+//! fails any of these is answered 422 with every error, and nothing is stored. Writes that cannot
+//! reach the database answer 503 `database_unavailable` within the pool's acquire timeout.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+use toolgate_engine::bundle::Format;
+use toolgate_engine::{Bundle, BundleErrors, CompiledPolicy};
+
+use crate::auth::{Caller, Role, parse_tenant};
+use crate::error::{ApiError, ErrorItem};
+use crate::routes::evaluate::body_rejection;
+use crate::state::AppState;
+use crate::store::postgres::{self, ActivateError};
+
+fn authorize(caller: &Caller, tenant: &str) -> Result<(), ApiError> {
+    parse_tenant(tenant)?;
+    caller.require(Role::Admin)?;
+    caller.require_tenant(tenant)
+}
+
+fn invalid_bundle(errors: BundleErrors) -> ApiError {
+    let count = errors.errors.len();
+    ApiError::InvalidBundle {
+        code: "invalid_bundle",
+        message: format!(
+            "the bundle has {count} error{}; nothing was stored",
+            if count == 1 { "" } else { "s" }
+        ),
+        errors: errors
+            .errors
+            .into_iter()
+            .map(|error| ErrorItem {
+                location: error.location,
+                message: error.message,
+            })
+            .collect(),
+    }
+}
+
+impl From<ActivateError> for ApiError {
+    fn from(error: ActivateError) -> Self {
+        match error {
+            ActivateError::NoSuchBundle(_) => ApiError::NotFound(error.to_string()),
+            ActivateError::NothingToRollBack => ApiError::Conflict(error.to_string()),
+            ActivateError::Database(error) => error.into(),
+        }
+    }
+}
+
+/// Loads, compiles and tests a bundle text. CPU-bound: run it on a blocking thread.
+fn check_bundle(text: &str, format: Format) -> Result<(Bundle, usize), ApiError> {
+    let bundle = Bundle::parse(text, format).map_err(invalid_bundle)?;
+    let compiled = CompiledPolicy::compile(&bundle).map_err(invalid_bundle)?;
+    let report = compiled.run_tests();
+    if !report.failures.is_empty() {
+        let failed = report.failures.len();
+        return Err(ApiError::InvalidBundle {
+            code: "bundle_tests_failed",
+            message: format!(
+                "{failed} of the bundle's {} tests failed; nothing was stored",
+                failed + report.passed
+            ),
+            errors: report
+                .failures
+                .into_iter()
+                .map(|failure| ErrorItem {
+                    location: failure.location,
+                    message: failure.message,
+                })
+                .collect(),
+        });
+    }
+    Ok((bundle, report.passed))
+}
+
+fn format_of(headers: &HeaderMap) -> Format {
+    let yaml = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.contains("yaml"));
+    if yaml { Format::Yaml } else { Format::Json }
+}
+
+/// `POST /v1/tenants/{tenant}/bundles`: 201 for a new bundle, 200 for identical content pushed
+/// again (the existing bundle), 422 with every error.
+pub async fn create_bundle(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(tenant): Path<String>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    authorize(&caller, &tenant)?;
+    let body = body.map_err(|rejection| body_rejection(state.max_body_bytes, rejection))?;
+    let text = String::from_utf8(body.to_vec()).map_err(|_| {
+        ApiError::bad_request(
+            "invalid_body",
+            "the bundle must be UTF-8 text (JSON or YAML)",
+        )
+    })?;
+    let format = format_of(&headers);
+    let (bundle, tests_passed) = tokio::task::spawn_blocking(move || check_bundle(&text, format))
+        .await
+        .map_err(|error| ApiError::Internal(format!("bundle check task failed: {error}")))??;
+    let sha256 = bundle.sha256();
+    let (summary, created) = postgres::insert_bundle(
+        &state.pool,
+        &tenant,
+        &bundle.name,
+        &sha256,
+        &bundle.document,
+        caller.token_id,
+    )
+    .await?;
+    tracing::info!(tenant = %tenant, bundle.id = summary.id, bundle.sha256 = %sha256, created, "bundle pushed");
+    let status = if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    let mut body = serde_json::to_value(&summary)
+        .map_err(|error| ApiError::Internal(format!("serialising a bundle: {error}")))?;
+    if let Value::Object(map) = &mut body {
+        map.insert("created".into(), json!(created));
+        map.insert("warnings".into(), json!(bundle.warnings));
+        map.insert("tests_passed".into(), json!(tests_passed));
+    }
+    Ok((status, Json(body)).into_response())
+}
+
+/// `GET /v1/tenants/{tenant}/bundles`: the tenant's bundles, newest first.
+pub async fn list_bundles(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(tenant): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    authorize(&caller, &tenant)?;
+    let bundles = postgres::list_bundles(&state.pool, &tenant).await?;
+    Ok(Json(json!({"tenant": tenant, "bundles": bundles})))
+}
+
+/// `GET /v1/tenants/{tenant}/bundles/{id}`: one bundle with its document.
+pub async fn get_bundle(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((tenant, id)): Path<(String, i64)>,
+) -> Result<Json<Value>, ApiError> {
+    authorize(&caller, &tenant)?;
+    let (summary, document) = postgres::get_bundle(&state.pool, &tenant, id)
+        .await?
+        .ok_or_else(|| {
+            ApiError::NotFound(format!("bundle {id} does not exist in tenant `{tenant}`"))
+        })?;
+    let mut body = serde_json::to_value(&summary)
+        .map_err(|error| ApiError::Internal(format!("serialising a bundle: {error}")))?;
+    if let Value::Object(map) = &mut body {
+        map.insert("document".into(), document);
+    }
+    Ok(Json(body))
+}
+
+/// `POST /v1/tenants/{tenant}/bundles/{id}/activate`: makes the bundle live on every replica.
+pub async fn activate_bundle(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((tenant, id)): Path<(String, i64)>,
+) -> Result<Response, ApiError> {
+    authorize(&caller, &tenant)?;
+    let (activation, created) =
+        postgres::activate(&state.pool, &tenant, id, caller.token_id).await?;
+    tracing::info!(tenant = %tenant, bundle.id = id, activation.id = activation.id, created, "bundle activated");
+    let status = if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok((status, Json(activation)).into_response())
+}
+
+/// `POST /v1/tenants/{tenant}/rollback`: makes the previously live bundle live again.
+pub async fn rollback_policy(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(tenant): Path<String>,
+) -> Result<Response, ApiError> {
+    authorize(&caller, &tenant)?;
+    let activation = postgres::rollback(&state.pool, &tenant, caller.token_id).await?;
+    tracing::info!(tenant = %tenant, bundle.id = activation.bundle_id, activation.id = activation.id, "policy rolled back");
+    Ok((StatusCode::CREATED, Json(activation)).into_response())
+}
+
+/// `GET /v1/tenants/{tenant}/policy`: the live bundle in the database (`live`) and the one this
+/// replica serves (`served`). While the database is away `live` is `null` and `database` is
+/// `down`.
+pub async fn get_policy(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(tenant): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    authorize(&caller, &tenant)?;
+    let (live, database) = match postgres::live_activation(&state.pool, &tenant).await {
+        Ok(live) => (live, "up"),
+        Err(error) if postgres::is_unavailable(&error) => (None, "down"),
+        Err(error) => return Err(error.into()),
+    };
+    let served = state.store.snapshot().get(&tenant).map(|policy| {
+        json!({
+            "activation_id": policy.row.activation_id,
+            "bundle_id": policy.row.bundle_id,
+            "name": policy.row.name,
+            "sha256": policy.row.sha256,
+            "activated_at": policy.row.activated_at,
+            "loaded_at": policy.loaded_at,
+        })
+    });
+    Ok(Json(json!({
+        "tenant": tenant,
+        "live": live,
+        "served": served,
+        "database": database,
+        "replica_id": state.replica_id,
+    })))
+}

@@ -1,0 +1,191 @@
+//! `POST /v1/evaluate`: a Claude Code hook event in, Claude Code's reply out.
+//!
+//! The answer is always 200 with exactly the engine's rendering (`{}` for no opinion), except
+//! for a body that is not a hook event at all (400 `invalid_event`), a missing or unknown token
+//! (401) and a token of another role (403). An internal failure while evaluating a hook event —
+//! no policy loaded yet, a panic in the engine, the request shed under load — is answered with
+//! the configured failure decision (default `deny`) for gating events and `{}` for the others:
+//! never a 5xx, which the agent would treat as "proceed".
+//!
+//! The tenant's live policy and the `global` tenant's are evaluated on one snapshot, loaded
+//! once, and combined: the most restrictive answer wins. Tool input is never logged.
+
+use std::panic::AssertUnwindSafe;
+use std::time::Instant;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::extract::rejection::BytesRejection;
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+use toolgate_engine::protocol::{HookEvent, render_claude};
+use toolgate_engine::{Decision, Outcome, evaluate};
+
+use crate::auth::{Caller, GLOBAL_TENANT, Role};
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// `POST /v1/evaluate`.
+pub async fn evaluate_event(
+    State(state): State<AppState>,
+    caller: Result<Caller, ApiError>,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let body = match body {
+        Ok(body) => body,
+        Err(rejection) => return body_rejection(state.max_body_bytes, rejection).into_response(),
+    };
+    let caller = match caller {
+        Ok(caller) => caller,
+        // An unknown token cannot be checked while the database is away: fail closed.
+        Err(ApiError::DatabaseUnavailable(_)) => {
+            return match decode(&body) {
+                Ok(event) => Json(failure_reply(
+                    state.failure_decision,
+                    &event,
+                    "the token could not be checked",
+                ))
+                .into_response(),
+                Err(error) => error.into_response(),
+            };
+        }
+        Err(error) => return error.into_response(),
+    };
+    if let Err(error) = caller.require(Role::Agent) {
+        return error.into_response();
+    }
+    let event = match decode(&body) {
+        Ok(event) => event,
+        Err(error) => return error.into_response(),
+    };
+    Json(decide(&state, &caller.tenant, &event)).into_response()
+}
+
+/// Maps a failure to read the body to an error answer.
+pub fn body_rejection(limit: usize, rejection: BytesRejection) -> ApiError {
+    if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+        ApiError::PayloadTooLarge(limit)
+    } else {
+        ApiError::bad_request("invalid_body", rejection.body_text())
+    }
+}
+
+/// Decodes a hook event, or explains why the body is not one (400 `invalid_event`).
+pub fn decode(body: &[u8]) -> Result<HookEvent, ApiError> {
+    HookEvent::from_slice(body)
+        .map_err(|error| ApiError::bad_request("invalid_event", error.to_string()))
+}
+
+/// Evaluates `event` for `tenant` against one snapshot of the live policies.
+pub fn decide(state: &AppState, tenant: &str, event: &HookEvent) -> Value {
+    if !state.store.is_loaded() {
+        return failure_reply(state.failure_decision, event, "no policy is loaded yet");
+    }
+    let started = Instant::now();
+    let snapshot = state.store.snapshot();
+    let own = snapshot.get(tenant);
+    let global = if tenant == GLOBAL_TENANT {
+        None
+    } else {
+        snapshot.get(GLOBAL_TENANT)
+    };
+    let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        let decision = Decision::combine(
+            own.into_iter()
+                .chain(global)
+                .map(|live| evaluate(&live.compiled, event)),
+        );
+        (render_claude(event, &decision), decision)
+    }));
+    let seconds = started.elapsed().as_secs_f64();
+    match result {
+        Ok((reply, decision)) => {
+            state
+                .metrics
+                .observe_evaluation(decision.outcome, event.is_gate(), seconds);
+            tracing::debug!(
+                tenant,
+                event.name = %event.event,
+                event.tool = event.tool_name.as_deref().unwrap_or(""),
+                decision.outcome = %decision.outcome,
+                decision.winner = decision.winner.as_deref().unwrap_or(""),
+                "evaluated"
+            );
+            reply
+        }
+        Err(_) => {
+            state
+                .metrics
+                .evaluations
+                .with_label_values(&["failure"])
+                .inc();
+            tracing::error!(tenant, event.name = %event.event, "evaluation panicked; answering with the failure decision");
+            failure_reply(state.failure_decision, event, "the evaluation failed")
+        }
+    }
+}
+
+/// The reply when toolgate cannot decide: `failure` for gating events (`PreToolUse`,
+/// `PermissionRequest`), `{}` for the others.
+pub fn failure_reply(failure: Outcome, event: &HookEvent, why: &str) -> Value {
+    if !event.is_gate() {
+        return json!({});
+    }
+    let decision = Decision {
+        outcome: failure,
+        reason: Some(format!(
+            "toolgate failed to evaluate this call ({why}); its failure policy is to {failure}"
+        )),
+        winner: Some("toolgate-failure".to_owned()),
+        ..Decision::none()
+    };
+    render_claude(event, &decision)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(name: &str) -> HookEvent {
+        HookEvent::from_slice(
+            format!(
+                r#"{{"hook_event_name":"{name}","tool_name":"Bash","tool_input":{{"command":"ls"}}}}"#
+            )
+            .as_bytes(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn failure_denies_pre_tool_use() {
+        let reply = failure_reply(Outcome::Deny, &event("PreToolUse"), "test");
+        assert_eq!(
+            reply["hookSpecificOutput"]["permissionDecision"],
+            json!("deny")
+        );
+        assert_eq!(
+            reply["hookSpecificOutput"]["hookEventName"],
+            json!("PreToolUse")
+        );
+        let reason = reply["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap();
+        assert!(reason.contains("toolgate failed"), "{reason}");
+    }
+
+    #[test]
+    fn failure_is_silent_for_non_gating_events() {
+        assert_eq!(
+            failure_reply(Outcome::Deny, &event("PostToolUse"), "test"),
+            json!({})
+        );
+    }
+
+    #[test]
+    fn not_an_event_names_the_problem() {
+        let error = decode(br#"{"hook_event_name": 3}"#).unwrap_err();
+        assert_eq!(error.code(), "invalid_event");
+        assert!(error.to_string().contains("hook_event_name"), "{error}");
+    }
+}

@@ -1,0 +1,5 @@
+//! HTTP handlers, one module per resource. Handlers are named `<verb>_<resource>`.
+
+pub mod bundles;
+pub mod evaluate;
+pub mod health;

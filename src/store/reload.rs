@@ -1,0 +1,420 @@
+//! Hot swap: the per-tenant compiled policies behind one `ArcSwap`, and the background tasks that
+//! keep them equal to the live activations in PostgreSQL.
+//!
+//! - Request handlers call [`PolicyStore::snapshot`] once and use that snapshot for the whole
+//!   decision; they never lock.
+//! - A listener task `LISTEN`s on `toolgate_policy` (its own connection, application name
+//!   `toolgate-listener <replica id>`), reconnecting with capped exponential backoff (100 ms → 5 s); after
+//!   every (re)connect it resyncs everything, since notifications may have been missed.
+//! - A poll task compares the live (tenant, activation id) pairs every `poll_interval` and
+//!   reloads what changed, so a lost notification costs one interval. It also refreshes the
+//!   token hashes and notices whether the database is up.
+//! - A bundle that fails to compile is logged and skipped: it never replaces a running policy.
+//! - After every change the live documents and token hashes are written to the disk cache, which
+//!   is read at start when the database cannot be reached.
+//!
+//! Nothing here runs on the request path.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use arc_swap::ArcSwap;
+use chrono::{DateTime, Utc};
+use sqlx::postgres::{PgListener, PgPool};
+use toolgate_engine::{Bundle, CompiledPolicy};
+
+use super::cache::{Cache, CacheContents, CachedToken};
+use super::postgres::{self, CHANNEL, LiveRow};
+use crate::auth::{Role, TokenHash, TokenInfo, TokenMap};
+
+/// One tenant's live policy, compiled.
+#[derive(Debug)]
+pub struct LivePolicy {
+    /// What is live, as stored.
+    pub row: LiveRow,
+    /// The compiled policy.
+    pub compiled: CompiledPolicy,
+    /// When this replica loaded it.
+    pub loaded_at: DateTime<Utc>,
+}
+
+/// Every tenant's live policy at one moment.
+pub type Snapshot = HashMap<String, Arc<LivePolicy>>;
+
+/// The live policies and known tokens of this replica.
+#[derive(Debug)]
+pub struct PolicyStore {
+    snapshot: ArcSwap<Snapshot>,
+    tokens: ArcSwap<TokenMap>,
+    loaded: AtomicBool,
+    database_up: AtomicBool,
+}
+
+impl Default for PolicyStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PolicyStore {
+    /// An empty store: nothing loaded yet.
+    pub fn new() -> Self {
+        Self {
+            snapshot: ArcSwap::from_pointee(Snapshot::new()),
+            tokens: ArcSwap::from_pointee(TokenMap::new()),
+            loaded: AtomicBool::new(false),
+            database_up: AtomicBool::new(false),
+        }
+    }
+
+    /// The current snapshot. Load it once per request.
+    pub fn snapshot(&self) -> arc_swap::Guard<Arc<Snapshot>> {
+        self.snapshot.load()
+    }
+
+    /// The known token hashes.
+    pub fn tokens(&self) -> arc_swap::Guard<Arc<TokenMap>> {
+        self.tokens.load()
+    }
+
+    /// Adds a token found in the database on a miss.
+    pub fn remember_token(&self, hash: TokenHash, info: Arc<TokenInfo>) {
+        self.tokens.rcu(|tokens| {
+            let mut tokens = TokenMap::clone(tokens);
+            tokens.insert(hash, info.clone());
+            tokens
+        });
+    }
+
+    /// Whether a policy snapshot has been loaded (from the database or the cache), even an empty one.
+    pub fn is_loaded(&self) -> bool {
+        self.loaded.load(Ordering::Acquire)
+    }
+
+    /// Whether the last contact with the database succeeded.
+    pub fn database_up(&self) -> bool {
+        self.database_up.load(Ordering::Relaxed)
+    }
+
+    /// Records whether the database answered.
+    pub fn set_database_up(&self, up: bool) {
+        self.database_up.store(up, Ordering::Relaxed);
+    }
+
+    fn publish(&self, snapshot: Snapshot) {
+        self.snapshot.store(Arc::new(snapshot));
+        self.loaded.store(true, Ordering::Release);
+    }
+}
+
+/// Compiles a stored document.
+pub fn compile_row(row: &LiveRow) -> Result<CompiledPolicy, String> {
+    let bundle = Bundle::from_value(row.document.clone()).map_err(|e| e.to_string())?;
+    CompiledPolicy::compile(&bundle).map_err(|e| e.to_string())
+}
+
+/// Mutable state of the reloader, behind one async lock so reloads never interleave.
+#[derive(Default)]
+struct SyncState {
+    /// Activations that failed to compile, not retried until they change.
+    failed: HashMap<String, i64>,
+    /// The token rows last written to the cache.
+    tokens: Vec<CachedToken>,
+    /// Whether migrations have run in this process.
+    migrated: bool,
+}
+
+/// Keeps a [`PolicyStore`] in step with the database.
+pub struct Reloader {
+    pool: PgPool,
+    store: Arc<PolicyStore>,
+    cache: Cache,
+    replica_id: String,
+    migrate: bool,
+    state: tokio::sync::Mutex<SyncState>,
+}
+
+impl Reloader {
+    /// A reloader for `store`.
+    pub fn new(
+        pool: PgPool,
+        store: Arc<PolicyStore>,
+        cache: Cache,
+        replica_id: String,
+        migrate: bool,
+    ) -> Self {
+        Self {
+            pool,
+            store,
+            cache,
+            replica_id,
+            migrate,
+            state: tokio::sync::Mutex::new(SyncState::default()),
+        }
+    }
+
+    /// The first load: from the database, or from the disk cache when the database is away.
+    pub async fn initial_load(&self) {
+        match self.sync(None).await {
+            Ok(_) => {}
+            Err(error) => {
+                tracing::warn!(error = %error, "database unavailable at start; trying the policy cache");
+                self.load_cache().await;
+            }
+        }
+    }
+
+    async fn load_cache(&self) {
+        let cache = self.cache.clone();
+        let read = tokio::task::spawn_blocking(move || cache.read()).await;
+        let contents = match read {
+            Ok(Ok(Some(contents))) => contents,
+            Ok(Ok(None)) => {
+                tracing::warn!(cache.path = %self.cache.path().display(), "no policy cache; not ready until the database answers");
+                return;
+            }
+            Ok(Err(error)) => {
+                tracing::error!(error = %format!("{error:#}"), "policy cache unreadable; not ready until the database answers");
+                return;
+            }
+            Err(error) => {
+                tracing::error!(error = %error, "policy cache task failed");
+                return;
+            }
+        };
+        let mut state = self.state.lock().await;
+        let mut snapshot = Snapshot::new();
+        for row in contents.policies {
+            match compile_row(&row) {
+                Ok(compiled) => {
+                    snapshot.insert(
+                        row.tenant.clone(),
+                        Arc::new(LivePolicy {
+                            row,
+                            compiled,
+                            loaded_at: Utc::now(),
+                        }),
+                    );
+                }
+                Err(error) => {
+                    tracing::error!(tenant = %row.tenant, activation.id = row.activation_id, error = %error, "cached bundle failed to compile; skipped");
+                }
+            }
+        }
+        let tokens = token_map(&contents.tokens);
+        tracing::info!(
+            policies = snapshot.len(),
+            tokens = tokens.len(),
+            "serving policies from the cache"
+        );
+        self.store.tokens.store(Arc::new(tokens));
+        state.tokens = contents.tokens;
+        self.store.publish(snapshot);
+    }
+
+    /// Brings the given tenants (all when `None`) up to date with the database. Returns how many
+    /// tenants changed.
+    pub async fn sync(&self, tenants: Option<Vec<String>>) -> Result<usize, sqlx::Error> {
+        let result = self.sync_inner(tenants).await;
+        self.store.set_database_up(result.is_ok());
+        result
+    }
+
+    async fn sync_inner(&self, tenants: Option<Vec<String>>) -> Result<usize, sqlx::Error> {
+        let mut state = self.state.lock().await;
+        if self.migrate && !state.migrated {
+            postgres::MIGRATOR
+                .run(&self.pool)
+                .await
+                .map_err(|error| match error {
+                    sqlx::migrate::MigrateError::Execute(error) => error,
+                    other => sqlx::Error::Protocol(format!("migration failed: {other}")),
+                })?;
+            state.migrated = true;
+        }
+        let full = tenants.is_none();
+        let versions = postgres::live_versions(&self.pool, tenants.as_deref()).await?;
+        let current = self.store.snapshot.load_full();
+        let changed: Vec<String> = versions
+            .iter()
+            .filter(|(tenant, id)| {
+                current.get(tenant).map(|live| live.row.activation_id) != Some(*id)
+                    && state.failed.get(tenant) != Some(id)
+            })
+            .map(|(tenant, _)| tenant.clone())
+            .collect();
+        let tokens_changed = if full {
+            self.refresh_tokens(&mut state).await?
+        } else {
+            false
+        };
+        if changed.is_empty() {
+            if !self.store.is_loaded() {
+                self.store.publish(Snapshot::clone(&current));
+            }
+            if tokens_changed {
+                self.write_cache(&current, &state).await;
+            }
+            return Ok(0);
+        }
+        let rows = postgres::live_rows(&self.pool, &changed).await?;
+        let compiled = tokio::task::spawn_blocking(move || {
+            rows.into_iter()
+                .map(|row| (compile_row(&row), row))
+                .collect::<Vec<_>>()
+        })
+        .await
+        .map_err(|error| sqlx::Error::Protocol(format!("compile task failed: {error}")))?;
+        let mut next = Snapshot::clone(&current);
+        let mut count = 0;
+        for (result, row) in compiled {
+            match result {
+                Ok(compiled) => {
+                    tracing::info!(tenant = %row.tenant, activation.id = row.activation_id, bundle.id = row.bundle_id, bundle.sha256 = %row.sha256, "policy loaded");
+                    state.failed.remove(&row.tenant);
+                    next.insert(
+                        row.tenant.clone(),
+                        Arc::new(LivePolicy {
+                            row,
+                            compiled,
+                            loaded_at: Utc::now(),
+                        }),
+                    );
+                    count += 1;
+                }
+                Err(error) => {
+                    tracing::error!(tenant = %row.tenant, activation.id = row.activation_id, bundle.id = row.bundle_id, error = %error, "live bundle failed to compile; keeping the running policy");
+                    state.failed.insert(row.tenant.clone(), row.activation_id);
+                }
+            }
+        }
+        self.store.publish(next.clone());
+        self.write_cache(&next, &state).await;
+        Ok(count)
+    }
+
+    /// Replaces the known tokens with the database's; returns whether they changed.
+    async fn refresh_tokens(&self, state: &mut SyncState) -> Result<bool, sqlx::Error> {
+        let rows = postgres::active_tokens(&self.pool).await?;
+        let mut cached: Vec<CachedToken> = rows
+            .into_iter()
+            .map(|row| CachedToken {
+                hash: hex::encode(&row.hash),
+                id: row.id,
+                role: row.role,
+                tenant: row.tenant,
+            })
+            .collect();
+        cached.sort();
+        if cached == state.tokens {
+            return Ok(false);
+        }
+        self.store.tokens.store(Arc::new(token_map(&cached)));
+        state.tokens = cached;
+        Ok(true)
+    }
+
+    async fn write_cache(&self, snapshot: &Snapshot, state: &SyncState) {
+        let mut policies: Vec<LiveRow> = snapshot.values().map(|live| live.row.clone()).collect();
+        policies.sort_by(|a, b| a.tenant.cmp(&b.tenant));
+        let contents = CacheContents {
+            format: 0,
+            written_by: self.replica_id.clone(),
+            policies,
+            tokens: state.tokens.clone(),
+        };
+        let cache = self.cache.clone();
+        match tokio::task::spawn_blocking(move || cache.write(&contents)).await {
+            Ok(Ok(())) => {}
+            Ok(Err(error)) => {
+                tracing::error!(error = %format!("{error:#}"), "failed to write the policy cache")
+            }
+            Err(error) => tracing::error!(error = %error, "policy cache task failed"),
+        }
+    }
+
+    /// Polls the live versions every `interval`, forever.
+    pub async fn poll(self: Arc<Self>, interval: Duration) {
+        let mut ticker = tokio::time::interval(interval);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        ticker.tick().await;
+        let mut was_up = true;
+        loop {
+            ticker.tick().await;
+            match self.sync(None).await {
+                Ok(changed) => {
+                    if !was_up {
+                        tracing::info!("database reachable again");
+                    }
+                    if changed > 0 {
+                        tracing::info!(tenants = changed, "poll found new activations");
+                    }
+                    was_up = true;
+                }
+                Err(error) => {
+                    if was_up {
+                        tracing::warn!(error = %error, "poll failed; serving the running policies");
+                    }
+                    was_up = false;
+                }
+            }
+        }
+    }
+
+    /// `LISTEN`s for activations on `listener_pool` (a pool of one connection), forever.
+    pub async fn listen(self: Arc<Self>, listener_pool: PgPool) {
+        const FIRST: Duration = Duration::from_millis(100);
+        const CAP: Duration = Duration::from_secs(5);
+        let mut backoff = FIRST;
+        loop {
+            match self.listen_once(&listener_pool, &mut backoff).await {
+                Ok(()) => tracing::warn!("listener connection lost; reconnecting"),
+                Err(error) => {
+                    tracing::warn!(error = %error, backoff_ms = backoff.as_millis() as u64, "listener failed; reconnecting")
+                }
+            }
+            tokio::time::sleep(backoff).await;
+            backoff = (backoff * 2).min(CAP);
+        }
+    }
+
+    async fn listen_once(
+        &self,
+        listener_pool: &PgPool,
+        backoff: &mut Duration,
+    ) -> Result<(), sqlx::Error> {
+        let mut listener = PgListener::connect_with(listener_pool).await?;
+        listener.eager_reconnect(false);
+        listener.listen(CHANNEL).await?;
+        tracing::info!(channel = CHANNEL, "listening for activations");
+        *backoff = Duration::from_millis(100);
+        // Notifications sent while we were not listening are lost: catch up.
+        if let Err(error) = self.sync(None).await {
+            tracing::warn!(error = %error, "resync after connecting the listener failed");
+        }
+        while let Some(notification) = listener.try_recv().await? {
+            let tenant = notification.payload().to_owned();
+            if let Err(error) = self.sync(Some(vec![tenant.clone()])).await {
+                tracing::warn!(tenant = %tenant, error = %error, "reload after notification failed; the poll will retry");
+            }
+        }
+        Ok(())
+    }
+}
+
+fn token_map(tokens: &[CachedToken]) -> TokenMap {
+    tokens
+        .iter()
+        .filter_map(|token| {
+            let hash: TokenHash = hex::decode(&token.hash).ok()?.try_into().ok()?;
+            let info = TokenInfo {
+                id: Some(token.id),
+                role: Role::parse(&token.role)?,
+                tenant: token.tenant.clone(),
+            };
+            Some((hash, Arc::new(info)))
+        })
+        .collect()
+}

@@ -1,0 +1,42 @@
+//! Logging: one tracing subscriber, JSON or compact, filtered by `RUST_LOG`.
+//!
+//! Initialise once per process. Log fields are dotted (`bundle.id`) with units in their names;
+//! tokens, secrets, request bodies and tool input are never logged (`docs/LOGGING.md`).
+
+use tracing_subscriber::EnvFilter;
+
+/// How log lines look.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// One JSON object per line.
+    Json,
+    /// Compact human-readable lines.
+    Compact,
+}
+
+const DEFAULT_FILTER: &str = "info,sqlx=warn";
+
+/// Installs the global subscriber, writing to standard error.
+pub fn init(format: LogFormat) -> anyhow::Result<()> {
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let result = match format {
+        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+        LogFormat::Compact => builder.compact().try_init(),
+    };
+    result.map_err(|error| anyhow::anyhow!("failed to initialise logging: {error}"))
+}
+
+/// Installs a subscriber for tests: captured by the test harness, filtered by `TEST_LOG`
+/// (default `warn`). Ignores a second call.
+pub fn init_for_tests() {
+    let filter = std::env::var("TEST_LOG").unwrap_or_else(|_| "warn".to_owned());
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::new(filter))
+        .with_test_writer()
+        .compact()
+        .try_init();
+}

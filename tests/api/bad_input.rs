@@ -1,0 +1,198 @@
+//! Bodies that are not hook events, and missing or wrong tokens: each gets a clear answer and the
+//! server stays healthy.
+
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::helpers::{TestApp, assert_error, bash, spawn_app};
+
+async fn app_with_agent() -> (TestApp, String) {
+    let app = spawn_app().await;
+    let agent = app.create_token("agent", "team").await;
+    (app, agent)
+}
+
+#[tokio::test]
+async fn malformed_json_is_a_400_naming_the_problem() {
+    let (app, agent) = app_with_agent().await;
+    let response = app
+        .evaluate_raw(Some(&agent), r#"{"hook_event_name": "PreToolUse","#)
+        .await;
+    let message = assert_error(response, StatusCode::BAD_REQUEST, "invalid_event").await;
+    assert!(message.contains("not valid JSON"), "{message}");
+    app.assert_healthy().await;
+}
+
+#[tokio::test]
+async fn wrong_types_are_a_400_naming_the_field() {
+    let (app, agent) = app_with_agent().await;
+    let event = json!({"hook_event_name": "PreToolUse", "tool_name": 5, "tool_input": {}});
+    let response = app
+        .evaluate_raw(Some(&agent), serde_json::to_vec(&event).unwrap())
+        .await;
+    let message = assert_error(response, StatusCode::BAD_REQUEST, "invalid_event").await;
+    assert!(message.contains("tool_name"), "{message}");
+
+    let response = app.evaluate_raw(Some(&agent), "[1, 2]").await;
+    let message = assert_error(response, StatusCode::BAD_REQUEST, "invalid_event").await;
+    assert!(message.contains("object"), "{message}");
+
+    let response = app
+        .evaluate_raw(Some(&agent), r#"{"session_id": "s"}"#)
+        .await;
+    let message = assert_error(response, StatusCode::BAD_REQUEST, "invalid_event").await;
+    assert!(message.contains("hook_event_name"), "{message}");
+    app.assert_healthy().await;
+}
+
+#[tokio::test]
+async fn a_20_mib_body_is_a_413() {
+    let (app, agent) = app_with_agent().await;
+    let mut body =
+        br#"{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"content":""#
+            .to_vec();
+    body.resize(body.len() + 20 * 1024 * 1024, b'a');
+    body.extend_from_slice(br#""}}"#);
+    let response = app.evaluate_raw(Some(&agent), body).await;
+    let message = assert_error(response, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large").await;
+    assert!(message.contains("4194304"), "{message}");
+    app.assert_healthy().await;
+}
+
+#[tokio::test]
+async fn json_nested_10000_deep_is_a_400_without_overflowing_the_stack() {
+    let (app, agent) = app_with_agent().await;
+    let body = format!(
+        r#"{{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{{"command":{}{}}}}}"#,
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    let response = app.evaluate_raw(Some(&agent), body).await;
+    let message = assert_error(response, StatusCode::BAD_REQUEST, "invalid_event").await;
+    assert!(message.contains("nests deeper"), "{message}");
+    app.assert_healthy().await;
+}
+
+#[tokio::test]
+async fn invalid_utf8_is_a_400() {
+    let (app, agent) = app_with_agent().await;
+    let mut body =
+        br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":""#.to_vec();
+    body.extend_from_slice(&[0xff, 0xfe, 0xc3]);
+    body.extend_from_slice(br#""}}"#);
+    let response = app.evaluate_raw(Some(&agent), body).await;
+    assert_error(response, StatusCode::BAD_REQUEST, "invalid_event").await;
+    app.assert_healthy().await;
+}
+
+#[tokio::test]
+async fn unknown_event_names_get_no_opinion() {
+    let (app, agent) = app_with_agent().await;
+    let reply = app
+        .evaluate(
+            &agent,
+            &json!({"hook_event_name": "SomethingNew", "session_id": "s", "extra": [1]}),
+        )
+        .await;
+    assert_eq!(reply, json!({}));
+    app.assert_healthy().await;
+}
+
+#[tokio::test]
+async fn unknown_tools_are_valid_events() {
+    let (app, agent) = app_with_agent().await;
+    let id = app
+        .push("global", &crate::helpers::deny_bundle("g", "WebFetch"))
+        .await;
+    app.activate("global", id).await;
+    let event = json!({
+        "hook_event_name": "PreToolUse",
+        "tool_name": "mcp__somewhere__new_tool",
+        "tool_input": {"anything": {"nested": true}},
+    });
+    let reply = app.evaluate(&agent, &event).await;
+    assert_eq!(reply, json!({}));
+    app.assert_healthy().await;
+}
+
+#[tokio::test]
+async fn a_missing_token_is_a_401() {
+    let app = spawn_app().await;
+    let response = app
+        .evaluate_raw(None, serde_json::to_vec(&bash("ls")).unwrap())
+        .await;
+    assert_eq!(response.headers()["www-authenticate"], "Bearer");
+    assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    app.assert_healthy().await;
+}
+
+#[tokio::test]
+async fn a_wrong_token_is_a_401() {
+    let app = spawn_app().await;
+    let response = app
+        .evaluate_raw(
+            Some("tg_0000000000000000000000000000000000000000000000000000000000000000"),
+            serde_json::to_vec(&bash("ls")).unwrap(),
+        )
+        .await;
+    assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    let response = app
+        .client
+        .post(app.url("/v1/evaluate"))
+        .header("authorization", "Basic abc")
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    app.assert_healthy().await;
+}
+
+#[tokio::test]
+async fn an_admin_token_cannot_evaluate_and_an_agent_token_cannot_administer() {
+    let (app, agent) = app_with_agent().await;
+    let response = app
+        .evaluate_raw(
+            Some(&app.admin_token),
+            serde_json::to_vec(&bash("ls")).unwrap(),
+        )
+        .await;
+    assert_error(response, StatusCode::FORBIDDEN, "forbidden").await;
+    let response = app
+        .push_as(
+            &agent,
+            "team",
+            &crate::helpers::deny_bundle("x", "Bash(rm:*)"),
+        )
+        .await;
+    assert_error(response, StatusCode::FORBIDDEN, "forbidden").await;
+}
+
+#[tokio::test]
+async fn anonymous_loopback_evaluation_is_off_by_default_and_uses_global_when_on() {
+    let app = spawn_app().await;
+    let response = app
+        .evaluate_raw(
+            None,
+            serde_json::to_vec(&crate::helpers::tool("WebFetch")).unwrap(),
+        )
+        .await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+
+    let open =
+        crate::helpers::spawn_app_with(|config| config.allow_anonymous_loopback = true).await;
+    let id = open
+        .push("global", &crate::helpers::deny_bundle("g", "WebFetch"))
+        .await;
+    let activation = open.activate("global", id).await;
+    open.wait_served("global", activation).await;
+    let response = open
+        .evaluate_raw(
+            None,
+            serde_json::to_vec(&crate::helpers::tool("WebFetch")).unwrap(),
+        )
+        .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let reply: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(crate::helpers::decision_of(&reply), "deny", "{reply}");
+}

@@ -1,0 +1,312 @@
+//! The admin API and hot swap on one replica.
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::helpers::{assert_error, decision_of, deny_bundle, spawn_app, tool};
+
+#[tokio::test]
+async fn push_activate_evaluate_changes_the_decision_and_rollback_restores_it() {
+    let app = spawn_app().await;
+    let agent = app.create_token("agent", "team").await;
+    let event = tool("WebFetch");
+    assert_eq!(app.evaluate(&agent, &event).await, json!({}));
+
+    let first = app
+        .push("team", &deny_bundle("no-force-push", "WebFetch"))
+        .await;
+    let activation = app.activate("team", first).await;
+    app.wait_served("team", activation).await;
+    let reply = app.evaluate(&agent, &event).await;
+    assert_eq!(decision_of(&reply), "deny", "{reply}");
+    assert_eq!(reply["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+    assert!(
+        reply["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .is_some_and(|reason| !reason.is_empty())
+    );
+
+    let second = app
+        .push(
+            "team",
+            &json!({"name": "ask-force-push", "permissions": {"ask": ["WebFetch"]}}),
+        )
+        .await;
+    let activation = app.activate("team", second).await;
+    app.wait_served("team", activation).await;
+    assert_eq!(decision_of(&app.evaluate(&agent, &event).await), "ask");
+
+    let response = app.rollback("team").await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let rollback: Value = response.json().await.unwrap();
+    assert_eq!(rollback["bundle_id"], json!(first));
+    assert!(rollback["rollback_of"].is_i64(), "{rollback}");
+    app.wait_served("team", rollback["id"].as_i64().unwrap())
+        .await;
+    assert_eq!(decision_of(&app.evaluate(&agent, &event).await), "deny");
+
+    // Nothing left to roll back to.
+    let response = app.rollback("team").await;
+    assert_error(response, StatusCode::CONFLICT, "conflict").await;
+}
+
+#[tokio::test]
+async fn an_invalid_bundle_is_a_422_listing_every_error_and_nothing_is_stored() {
+    let app = spawn_app().await;
+    let bundle = json!({
+        "name": "broken",
+        "permissions": {"deny": ["Bash(", 5]},
+        "rules": [{"id": "r", "decision": "maybe"}],
+    });
+    let response = app.push_as(&app.admin_token, "team", &bundle).await;
+    assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "invalid_bundle");
+    let errors = body["errors"].as_array().unwrap();
+    assert!(errors.len() >= 3, "{body}");
+    assert!(
+        errors
+            .iter()
+            .all(|e| e["location"].is_string() && e["message"].is_string())
+    );
+
+    let list: Value = app
+        .client
+        .get(app.url("/v1/tenants/team/bundles"))
+        .bearer_auth(&app.admin_token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(list["bundles"], json!([]));
+}
+
+#[tokio::test]
+async fn a_bundle_whose_tests_fail_is_a_422() {
+    let app = spawn_app().await;
+    let bundle = json!({
+        "name": "wrong-tests",
+        "permissions": {"deny": ["WebFetch"]},
+        "tests": [
+            {"name": "fetch is denied", "tool": "WebFetch", "input": {"url": "https://a.example/"}, "expect": "deny"},
+            {"name": "mcp is denied (wrong)", "tool": "mcp__x__y", "input": {}, "expect": "deny"},
+        ],
+    });
+    let response = app.push_as(&app.admin_token, "team", &bundle).await;
+    assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "bundle_tests_failed");
+    assert_eq!(body["errors"].as_array().unwrap().len(), 1, "{body}");
+}
+
+#[tokio::test]
+async fn pushing_identical_content_returns_the_existing_bundle() {
+    let app = spawn_app().await;
+    let bundle = json!({
+        "name": "same",
+        "permissions": {"deny": ["WebFetch"]},
+        "tests": [{"name": "fetch", "tool": "WebFetch", "input": {"url": "https://a.example/"}, "expect": "deny"}],
+    });
+    let first = app.push_as(&app.admin_token, "team", &bundle).await;
+    assert_eq!(first.status(), StatusCode::CREATED);
+    let first: Value = first.json().await.unwrap();
+    assert_eq!(first["tests_passed"], json!(1));
+    assert_eq!(first["sha256"].as_str().unwrap().len(), 64);
+    let again = app.push_as(&app.admin_token, "team", &bundle).await;
+    assert_eq!(again.status(), StatusCode::OK);
+    let again: Value = again.json().await.unwrap();
+    assert_eq!(again["id"], first["id"]);
+    assert_eq!(again["sha256"], first["sha256"]);
+}
+
+#[tokio::test]
+async fn yaml_bundles_are_accepted_and_bundles_can_be_read_back() {
+    let app = spawn_app().await;
+    let yaml = "name: from-yaml\npermissions:\n  deny:\n    - Bash(curl:*)\n";
+    let response = app
+        .client
+        .post(app.url("/v1/tenants/team/bundles"))
+        .bearer_auth(&app.admin_token)
+        .header("content-type", "application/yaml")
+        .body(yaml)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let created: Value = response.json().await.unwrap();
+    let id = created["id"].as_i64().unwrap();
+
+    let one: Value = app
+        .client
+        .get(app.url(&format!("/v1/tenants/team/bundles/{id}")))
+        .bearer_auth(&app.admin_token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(one["name"], "from-yaml");
+    assert_eq!(
+        one["document"]["permissions"]["deny"],
+        json!(["Bash(curl:*)"])
+    );
+
+    let list: Value = app
+        .client
+        .get(app.url("/v1/tenants/team/bundles"))
+        .bearer_auth(&app.admin_token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(list["bundles"][0]["id"], json!(id));
+
+    let response = app
+        .client
+        .get(app.url("/v1/tenants/team/bundles/999999"))
+        .bearer_auth(&app.admin_token)
+        .send()
+        .await
+        .unwrap();
+    assert_error(response, StatusCode::NOT_FOUND, "not_found").await;
+    let response = app.activate_as(&app.admin_token, "team", 999_999).await;
+    assert_error(response, StatusCode::NOT_FOUND, "not_found").await;
+}
+
+#[tokio::test]
+async fn the_global_policy_applies_beside_the_tenants_own_and_the_most_restrictive_wins() {
+    let app = spawn_app().await;
+    let agent = app.create_token("agent", "team").await;
+    let global = app.push("global", &deny_bundle("org", "WebFetch")).await;
+    let activation = app.activate("global", global).await;
+    app.wait_served("global", activation).await;
+    let reply = app.evaluate(&agent, &tool("WebFetch")).await;
+    assert_eq!(decision_of(&reply), "deny", "{reply}");
+
+    let own = app
+        .push(
+            "team",
+            &json!({"name": "team", "permissions": {"allow": ["WebFetch", "mcp__tools"]}}),
+        )
+        .await;
+    let activation = app.activate("team", own).await;
+    app.wait_served("team", activation).await;
+    assert_eq!(
+        decision_of(&app.evaluate(&agent, &tool("WebFetch")).await),
+        "deny"
+    );
+    assert_eq!(
+        decision_of(&app.evaluate(&agent, &tool("mcp__tools__run")).await),
+        "allow"
+    );
+}
+
+#[tokio::test]
+async fn invalid_tenant_names_are_a_400() {
+    let app = spawn_app().await;
+    let response = app
+        .push_as(
+            &app.admin_token,
+            "Bad.Tenant",
+            &deny_bundle("x", "WebFetch"),
+        )
+        .await;
+    assert_error(response, StatusCode::BAD_REQUEST, "invalid_tenant").await;
+}
+
+#[tokio::test]
+async fn stored_bundles_are_immutable() {
+    let app = spawn_app().await;
+    let id = app.push("team", &deny_bundle("x", "WebFetch")).await;
+    let result = sqlx::query("UPDATE bundles SET name = 'changed' WHERE id = $1")
+        .bind(id)
+        .execute(&app.pool)
+        .await;
+    assert!(result.is_err());
+    let result = sqlx::query("DELETE FROM bundles WHERE id = $1")
+        .bind(id)
+        .execute(&app.pool)
+        .await;
+    assert!(result.is_err());
+}
+
+#[tokio::test]
+async fn the_force_push_example_is_denied_in_claude_codes_exact_shape() {
+    let app = spawn_app().await;
+    let agent = app.create_token("agent", "team").await;
+    let id = app
+        .push("team", &deny_bundle("x", "Bash(git push --force:*)"))
+        .await;
+    let activation = app.activate("team", id).await;
+    app.wait_served("team", activation).await;
+    let reply = app
+        .evaluate(
+            &agent,
+            &crate::helpers::bash("git push --force origin main"),
+        )
+        .await;
+    assert_eq!(
+        reply,
+        json!({"hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "denied by permission rule `Bash(git push --force:*)`",
+        }})
+    );
+    // Seen through a wrapper and a compound command.
+    let reply = app
+        .evaluate(
+            &agent,
+            &crate::helpers::bash("cd repo && bash -c 'git push --force origin main'"),
+        )
+        .await;
+    assert_eq!(decision_of(&reply), "deny", "{reply}");
+    assert_eq!(
+        app.evaluate(&agent, &crate::helpers::bash("git push origin main"))
+            .await,
+        json!({})
+    );
+}
+
+#[tokio::test]
+async fn a_live_bundle_that_fails_to_compile_never_replaces_the_running_policy() {
+    let app = spawn_app().await;
+    let agent = app.create_token("agent", "team").await;
+    let good = app.push("team", &deny_bundle("good", "WebFetch")).await;
+    let activation = app.activate("team", good).await;
+    app.wait_served("team", activation).await;
+
+    // A row the API would never have accepted (written straight into the table).
+    let bad: i64 = sqlx::query_scalar(
+        "INSERT INTO bundles (tenant, name, sha256, document) \
+         VALUES ('team', 'bad', repeat('a', 64), '{\"name\": \"bad\", \"permissions\": {\"deny\": [\"Bash(\"]}}') \
+         RETURNING id",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    let bad_activation = app.activate("team", bad).await;
+    // Another tenant's activation afterwards proves the replica has caught up with both.
+    let other = app.push("other", &deny_bundle("o", "WebFetch")).await;
+    let other_activation = app.activate("other", other).await;
+    app.wait_served("other", other_activation).await;
+    // Poll ticks have passed too.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+
+    let policy = app.policy("team").await;
+    assert_eq!(policy["live"]["id"], json!(bad_activation));
+    assert_eq!(
+        policy["served"]["activation_id"],
+        json!(activation),
+        "{policy}"
+    );
+    assert_eq!(
+        decision_of(&app.evaluate(&agent, &tool("WebFetch")).await),
+        "deny"
+    );
+}

@@ -1,0 +1,97 @@
+//! The `toolgate` binary's database and client subcommands against a running server.
+
+use std::process::{Command, Output};
+
+use serde_json::json;
+
+use crate::helpers::{decision_of, spawn_app, tool};
+
+async fn toolgate(args: Vec<String>, env: Vec<(&'static str, String)>) -> Output {
+    tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_toolgate"))
+            .args(args)
+            .envs(env)
+            .env_remove("TOOLGATE_TOKEN")
+            .output()
+            .expect("run toolgate")
+    })
+    .await
+    .unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "toolgate failed: {}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[tokio::test]
+async fn token_create_and_bundle_push_activate_rollback_work_end_to_end() {
+    let app = spawn_app().await;
+    let database = vec![("DATABASE_URL", app.database_url.clone())];
+    let out = toolgate(
+        ["token", "create", "--role", "agent", "--tenant", "team"]
+            .map(String::from)
+            .to_vec(),
+        database.clone(),
+    )
+    .await;
+    let text = stdout(&out);
+    let agent = text.split_whitespace().last().unwrap().to_owned();
+    assert!(agent.starts_with("tg_"), "{text}");
+    assert_eq!(app.evaluate(&agent, &tool("WebFetch")).await, json!({}));
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bundle.yaml");
+    std::fs::write(
+        &file,
+        "name: cli\npermissions:\n  deny: [WebFetch]\ntests:\n  - {name: fetch, tool: WebFetch, input: {url: \"https://a.example/\"}, expect: deny}\n",
+    )
+    .unwrap();
+    let client = vec![
+        ("TOOLGATE_SERVER", app.address.clone()),
+        ("TOOLGATE_TENANT", "team".to_owned()),
+    ];
+    let with_token = |args: &[&str]| {
+        let mut all: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        all.push("--token".into());
+        all.push(app.admin_token.clone());
+        all
+    };
+    let out = toolgate(
+        with_token(&["bundle", "push", file.to_str().unwrap(), "--activate"]),
+        client.clone(),
+    )
+    .await;
+    let text = stdout(&out);
+    assert!(text.contains("pushed bundle `cli`"), "{text}");
+    assert!(text.contains("activated bundle"), "{text}");
+    let policy = app.policy("team").await;
+    app.wait_served("team", policy["live"]["id"].as_i64().unwrap())
+        .await;
+    assert_eq!(
+        decision_of(&app.evaluate(&agent, &tool("WebFetch")).await),
+        "deny"
+    );
+
+    let out = toolgate(with_token(&["bundle", "list"]), client.clone()).await;
+    assert!(stdout(&out).contains("cli"));
+
+    // A bundle with an error: exit 1, the error listed on stderr.
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, r#"{"name":"bad","permissions":{"deny":["Bash("]}}"#).unwrap();
+    let out = toolgate(
+        with_token(&["bundle", "push", bad.to_str().unwrap()]),
+        client.clone(),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("permissions.deny"));
+
+    let out = toolgate(with_token(&["bundle", "rollback"]), client).await;
+    assert_eq!(out.status.code(), Some(1), "nothing to roll back to");
+}

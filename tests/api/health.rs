@@ -1,0 +1,35 @@
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::helpers::spawn_app;
+
+#[tokio::test]
+async fn healthz_is_ok() {
+    let app = spawn_app().await;
+    app.assert_healthy().await;
+}
+
+#[tokio::test]
+async fn readyz_is_ready_once_the_initial_load_finished_even_with_no_bundles() {
+    let app = spawn_app().await;
+    let response = app.client.get(app.url("/readyz")).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["status"], json!("ready"));
+    assert_eq!(body["database"], json!("up"));
+}
+
+#[tokio::test]
+async fn responses_carry_a_request_id() {
+    let app = spawn_app().await;
+    let response = app.client.get(app.url("/healthz")).send().await.unwrap();
+    let id = response.headers()["x-request-id"].to_str().unwrap();
+    assert!(id.starts_with(&app.replica_id), "{id}");
+}
+
+#[tokio::test]
+async fn unknown_routes_answer_a_json_404() {
+    let app = spawn_app().await;
+    let response = app.client.get(app.url("/nope")).send().await.unwrap();
+    crate::helpers::assert_error(response, StatusCode::NOT_FOUND, "not_found").await;
+}

@@ -1,0 +1,315 @@
+//! `spawn_app()` and friends: a fresh database per test on the server from `DATABASE_URL`, the real
+//! server on port 0, and an HTTP client.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::LazyLock;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use reqwest::{Response, StatusCode};
+use serde_json::{Value, json};
+use sqlx::PgPool;
+use sqlx::postgres::PgPoolOptions;
+use toolgate::config::Config;
+use toolgate::startup::Application;
+
+static TRACING: LazyLock<()> = LazyLock::new(toolgate::telemetry::init_for_tests);
+
+pub const ADMIN_TOKEN: &str = "tg_bootstrap_admin_token_for_tests";
+
+static REPLICAS: AtomicU32 = AtomicU32::new(0);
+
+pub struct TestApp {
+    pub address: String,
+    pub database_url: String,
+    pub pool: PgPool,
+    pub client: reqwest::Client,
+    pub admin_token: String,
+    pub cache_dir: PathBuf,
+    pub replica_id: String,
+    _cache: Option<tempfile::TempDir>,
+}
+
+fn base_url() -> String {
+    std::env::var("DATABASE_URL")
+        .expect("DATABASE_URL is not set: run the tests with scripts/test, which starts PostgreSQL")
+}
+
+/// `url` with its database name replaced.
+pub fn with_database(url: &str, database: &str) -> String {
+    let (main, query) = match url.split_once('?') {
+        Some((main, query)) => (main, Some(query)),
+        None => (url, None),
+    };
+    let after_scheme = main.find("://").map(|at| at + 3).unwrap_or(0);
+    let base = match main[after_scheme..].find('/') {
+        Some(at) => &main[..after_scheme + at],
+        None => main,
+    };
+    match query {
+        Some(query) => format!("{base}/{database}?{query}"),
+        None => format!("{base}/{database}"),
+    }
+}
+
+/// Creates an empty database on the server of `server_url` and returns its URL.
+pub async fn create_database(server_url: &str) -> String {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).unwrap();
+    let name = format!("test_{}", hex::encode(bytes));
+    let admin = PgPoolOptions::new()
+        .max_connections(1)
+        .connect(server_url)
+        .await
+        .expect("cannot connect to DATABASE_URL");
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&admin)
+        .await
+        .expect("CREATE DATABASE");
+    admin.close().await;
+    with_database(server_url, &name)
+}
+
+pub fn test_config(database_url: &str) -> Config {
+    let n = REPLICAS.fetch_add(1, Ordering::Relaxed);
+    let mut config = Config::new(database_url);
+    config.listen = "127.0.0.1:0".into();
+    config.admin_token = Some(ADMIN_TOKEN.into());
+    config.poll_interval = Duration::from_millis(200);
+    config.replica_id = format!("test-{}-{n}", std::process::id());
+    config.db_max_connections = 5;
+    config
+}
+
+/// A server on a fresh database.
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(|_| {}).await
+}
+
+/// A server on a fresh database, configured by `configure`.
+pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
+    let database_url = create_database(&base_url()).await;
+    spawn_replica(&database_url, configure).await
+}
+
+/// A server on an existing database (another replica). Its cache directory is a fresh temporary
+/// one unless `configure` sets one.
+pub async fn spawn_replica(database_url: &str, configure: impl FnOnce(&mut Config)) -> TestApp {
+    LazyLock::force(&TRACING);
+    let cache = tempfile::tempdir().expect("tempdir");
+    let mut config = test_config(database_url);
+    config.cache_dir = cache.path().to_owned();
+    configure(&mut config);
+    let cache_dir = config.cache_dir.clone();
+    let replica_id = config.replica_id.clone();
+    let admin_token = config.admin_token.clone().unwrap_or_default();
+    let application = Application::build(config).await.expect("build");
+    let address = format!("http://{}", application.local_addr().unwrap());
+    tokio::spawn(application.run_until(std::future::pending()));
+    let pool = PgPoolOptions::new()
+        .max_connections(2)
+        .acquire_timeout(Duration::from_secs(2))
+        .connect_lazy(database_url)
+        .unwrap();
+    TestApp {
+        address,
+        database_url: database_url.to_owned(),
+        pool,
+        client: reqwest::Client::builder()
+            .timeout(Duration::from_secs(30))
+            .build()
+            .unwrap(),
+        admin_token,
+        cache_dir,
+        replica_id,
+        _cache: Some(cache),
+    }
+}
+
+/// Retries `check` every 20 ms until it returns `Some`, for at most `limit`.
+pub async fn eventually<T, F, Fut>(limit: Duration, what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    let deadline = tokio::time::Instant::now() + limit;
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "gave up waiting for: {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+pub fn bash(command: &str) -> Value {
+    json!({
+        "hook_event_name": "PreToolUse",
+        "session_id": "s",
+        "cwd": "/tmp/p",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+    })
+}
+
+/// A `PreToolUse` for a tool-wide rule (`WebFetch`, `mcp__server`), which needs no shell analysis.
+pub fn tool(name: &str) -> Value {
+    let input = if name == "WebFetch" {
+        json!({"url": "https://example.com/", "prompt": "read it"})
+    } else {
+        json!({"arg": 1})
+    };
+    json!({
+        "hook_event_name": "PreToolUse",
+        "session_id": "s",
+        "cwd": "/tmp/p",
+        "tool_name": name,
+        "tool_input": input,
+    })
+}
+
+pub fn deny_bundle(name: &str, pattern: &str) -> Value {
+    json!({"name": name, "permissions": {"deny": [pattern]}})
+}
+
+pub fn decision_of(reply: &Value) -> &str {
+    reply["hookSpecificOutput"]["permissionDecision"]
+        .as_str()
+        .unwrap_or("none")
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.address)
+    }
+
+    pub async fn create_token(&self, role: &str, tenant: &str) -> String {
+        let token = toolgate::auth::generate_token().unwrap();
+        let hash = toolgate::auth::hash_token(&token);
+        toolgate::store::postgres::insert_token(&self.pool, &hash, "tg_test", role, tenant, None)
+            .await
+            .expect("insert token");
+        token
+    }
+
+    pub async fn push_as(&self, token: &str, tenant: &str, bundle: &Value) -> Response {
+        self.client
+            .post(self.url(&format!("/v1/tenants/{tenant}/bundles")))
+            .bearer_auth(token)
+            .json(bundle)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// Pushes as the bootstrap admin; returns the bundle id.
+    pub async fn push(&self, tenant: &str, bundle: &Value) -> i64 {
+        let response = self.push_as(&self.admin_token, tenant, bundle).await;
+        let status = response.status();
+        let body: Value = response.json().await.unwrap();
+        assert!(status.is_success(), "push failed: {status} {body}");
+        body["id"].as_i64().unwrap()
+    }
+
+    pub async fn activate_as(&self, token: &str, tenant: &str, id: i64) -> Response {
+        self.client
+            .post(self.url(&format!("/v1/tenants/{tenant}/bundles/{id}/activate")))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// Activates as the bootstrap admin; returns the activation id.
+    pub async fn activate(&self, tenant: &str, id: i64) -> i64 {
+        let response = self.activate_as(&self.admin_token, tenant, id).await;
+        let status = response.status();
+        let body: Value = response.json().await.unwrap();
+        assert!(status.is_success(), "activate failed: {status} {body}");
+        body["id"].as_i64().unwrap()
+    }
+
+    pub async fn rollback(&self, tenant: &str) -> Response {
+        self.client
+            .post(self.url(&format!("/v1/tenants/{tenant}/rollback")))
+            .bearer_auth(&self.admin_token)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    pub async fn policy(&self, tenant: &str) -> Value {
+        self.client
+            .get(self.url(&format!("/v1/tenants/{tenant}/policy")))
+            .bearer_auth(&self.admin_token)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
+    /// Waits until this replica serves `activation_id` for `tenant`.
+    pub async fn wait_served(&self, tenant: &str, activation_id: i64) {
+        eventually(
+            Duration::from_secs(10),
+            "the activation to be served",
+            || async {
+                let policy = self.policy(tenant).await;
+                (policy["served"]["activation_id"].as_i64() == Some(activation_id)).then_some(())
+            },
+        )
+        .await;
+    }
+
+    pub async fn evaluate_raw(
+        &self,
+        token: Option<&str>,
+        body: impl Into<reqwest::Body>,
+    ) -> Response {
+        let mut request = self
+            .client
+            .post(self.url("/v1/evaluate"))
+            .header("content-type", "application/json")
+            .body(body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        request.send().await.unwrap()
+    }
+
+    /// Evaluates an event; asserts 200 and returns the reply.
+    pub async fn evaluate(&self, token: &str, event: &Value) -> Value {
+        let response = self
+            .evaluate_raw(Some(token), serde_json::to_vec(event).unwrap())
+            .await;
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(
+            response.headers()["content-type"],
+            "application/json",
+            "evaluate must answer JSON"
+        );
+        response.json().await.unwrap()
+    }
+
+    /// Asserts the server still answers `/healthz`.
+    pub async fn assert_healthy(&self) {
+        let response = self.client.get(self.url("/healthz")).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body, json!({"status": "ok"}));
+    }
+}
+
+/// Asserts an error envelope with `code`; returns the message.
+pub async fn assert_error(response: Response, status: StatusCode, code: &str) -> String {
+    assert_eq!(response.status(), status);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], code, "{body}");
+    body["error"]["message"].as_str().unwrap().to_owned()
+}

@@ -1,0 +1,13 @@
+//! Integration tests: the real server on port 0 over HTTP, a real PostgreSQL (`DATABASE_URL`,
+//! started by `scripts/test`), a fresh database per test.
+
+mod bad_input;
+mod bundles;
+mod cli;
+mod database_down;
+mod failure;
+mod health;
+mod helpers;
+mod pg;
+mod replicas;
+mod tenants;
