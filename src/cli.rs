@@ -60,6 +60,9 @@ pub enum Command {
         /// The bundle file or fragment directory.
         bundle: PathBuf,
     },
+    /// The command-hook client: an agent's event on stdin, its reply on stdout (exit 2 where the
+    /// agent blocks by exit code). Asks a server (`--url`) or decides offline (`--bundle`).
+    Hook(crate::hook::HookArgs),
     /// Run a bundle's own tests.
     Test {
         /// The bundle file or fragment directory.
@@ -146,6 +149,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Eval { bundle, explain } => crate::offline::eval(&bundle, explain),
         Command::Lint { bundle } => crate::offline::lint(&bundle),
         Command::Test { bundle } => crate::offline::test(&bundle),
+        Command::Hook(args) => crate::hook::run(&args),
         Command::Serve(args) => {
             telemetry::init(cli.log_format)?;
             let admin_token = std::env::var("TOOLGATE_ADMIN_TOKEN")

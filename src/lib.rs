@@ -8,6 +8,7 @@ pub mod auth;
 pub mod cli;
 pub mod config;
 pub mod error;
+pub mod hook;
 pub mod metrics;
 pub mod middleware;
 pub mod offline;

@@ -131,7 +131,9 @@ pub fn listener_application_name(replica_id: &str) -> String {
 /// The router with every route and layer.
 pub fn router(state: AppState, limits: &Limits) -> Router {
     let evaluate = middleware::evaluate_layers(
-        Router::new().route("/v1/evaluate", post(evaluate::evaluate_event)),
+        Router::new()
+            .route("/v1/evaluate", post(evaluate::evaluate_event))
+            .route("/v1/evaluate/{agent}", post(evaluate::evaluate_agent_event)),
         limits,
     );
     let admin = middleware::admin_layers(

@@ -1,4 +1,5 @@
-//! `POST /v1/evaluate`: a Claude Code hook event in, Claude Code's reply out.
+//! `POST /v1/evaluate`: a Claude Code hook event in, Claude Code's reply out; and
+//! `POST /v1/evaluate/{agent}`: the same for every other agent, in that agent's own dialect.
 //!
 //! The answer is always 200 with exactly the engine's rendering (`{}` for no opinion), except
 //! for a body that is not a hook event at all (400 `invalid_event`), a missing or unknown token
@@ -15,20 +16,48 @@ use std::time::Instant;
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
-use toolgate_engine::protocol::{HookEvent, render_claude};
+use toolgate_engine::protocol::{self, Agent, HookEvent};
 use toolgate_engine::{Decision, Outcome, evaluate};
 
 use crate::auth::{Caller, GLOBAL_TENANT, Role};
 use crate::error::ApiError;
 use crate::state::AppState;
 
-/// `POST /v1/evaluate`.
+/// `POST /v1/evaluate`: Claude Code.
 pub async fn evaluate_event(
     State(state): State<AppState>,
+    caller: Result<Caller, ApiError>,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    evaluate_as(&state, Agent::ClaudeCode, caller, body)
+}
+
+/// `POST /v1/evaluate/{agent}`: any agent, decoded and answered in its own dialect. An agent
+/// that blocks only by exit code (Windsurf) gets `{"decision":"block","reason":…}`, which
+/// `toolgate hook` turns into exit code 2.
+pub async fn evaluate_agent_event(
+    State(state): State<AppState>,
+    Path(agent): Path<String>,
+    caller: Result<Caller, ApiError>,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    match Agent::parse(&agent) {
+        Some(agent) => evaluate_as(&state, agent, caller, body),
+        None => ApiError::NotFound(format!(
+            "unknown agent `{agent}` (known: {})",
+            Agent::ALL.map(Agent::as_str).join(", ")
+        ))
+        .into_response(),
+    }
+}
+
+fn evaluate_as(
+    state: &AppState,
+    agent: Agent,
     caller: Result<Caller, ApiError>,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
@@ -40,7 +69,7 @@ pub async fn evaluate_event(
         Ok(caller) => caller,
         // An unknown token cannot be checked while the database is away: fail closed.
         Err(ApiError::DatabaseUnavailable(_)) => {
-            return match decode(&body) {
+            return match decode_as(agent, &body) {
                 Ok(event) => Json(failure_reply(
                     state.failure_decision,
                     &event,
@@ -55,11 +84,23 @@ pub async fn evaluate_event(
     if let Err(error) = caller.require(Role::Agent) {
         return error.into_response();
     }
-    let event = match decode(&body) {
+    let event = match decode_as(agent, &body) {
         Ok(event) => event,
         Err(error) => return error.into_response(),
     };
-    Json(decide(&state, &caller.tenant, &event)).into_response()
+    Json(decide(state, &caller.tenant, &event)).into_response()
+}
+
+/// The HTTP body for `decision` in the event's agent's dialect.
+pub fn render_reply(event: &HookEvent, decision: &Decision) -> Value {
+    let reply = protocol::render(event.agent, event, decision);
+    match reply.body {
+        Some(body) => body,
+        None if reply.exit_code == 2 => {
+            json!({ "decision": "block", "reason": reply.stderr.unwrap_or_default() })
+        }
+        None => json!({}),
+    }
 }
 
 /// Maps a failure to read the body to an error answer.
@@ -71,9 +112,14 @@ pub fn body_rejection(limit: usize, rejection: BytesRejection) -> ApiError {
     }
 }
 
-/// Decodes a hook event, or explains why the body is not one (400 `invalid_event`).
+/// Decodes a Claude Code hook event, or explains why the body is not one (400 `invalid_event`).
 pub fn decode(body: &[u8]) -> Result<HookEvent, ApiError> {
-    HookEvent::from_slice(body)
+    decode_as(Agent::ClaudeCode, body)
+}
+
+/// Decodes an agent's hook event, or explains why the body is not one (400 `invalid_event`).
+pub fn decode_as(agent: Agent, body: &[u8]) -> Result<HookEvent, ApiError> {
+    protocol::decode(agent, body)
         .map_err(|error| ApiError::bad_request("invalid_event", error.to_string()))
 }
 
@@ -96,7 +142,7 @@ pub fn decide(state: &AppState, tenant: &str, event: &HookEvent) -> Value {
                 .chain(global)
                 .map(|live| evaluate(&live.compiled, event)),
         );
-        (render_claude(event, &decision), decision)
+        (render_reply(event, &decision), decision)
     }));
     let seconds = started.elapsed().as_secs_f64();
     match result {
@@ -140,7 +186,7 @@ pub fn failure_reply(failure: Outcome, event: &HookEvent, why: &str) -> Value {
         winner: Some("toolgate-failure".to_owned()),
         ..Decision::none()
     };
-    render_claude(event, &decision)
+    render_reply(event, &decision)
 }
 
 #[cfg(test)]

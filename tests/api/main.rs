@@ -8,6 +8,8 @@ mod database_down;
 mod failure;
 mod health;
 mod helpers;
+mod hook;
+mod offline;
 mod pg;
 mod replicas;
 mod tenants;

@@ -1,0 +1,270 @@
+//! `toolgate hook`: the command-hook client every agent can run.
+//!
+//! It reads the agent's event on stdin and writes the agent's reply on stdout, with that agent's
+//! exit-code convention (exit 2 and the reason on stderr where the agent blocks that way). With
+//! `--url` it asks a toolgate server (`POST /v1/evaluate/{agent}`); with `--bundle` it decides
+//! locally, offline. When the server is unreachable, slow or answers garbage, the chosen fail mode
+//! is applied explicitly — closed (deny) by default — and said on stderr. Tool input is never
+//! written anywhere but to the server.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use serde_json::Value;
+use toolgate_engine::protocol::{self, Agent, HookEvent, Reply};
+use toolgate_engine::{CompiledPolicy, Decision, Outcome};
+
+/// Largest event read from stdin.
+const MAX_EVENT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// What to do when the server cannot answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailMode {
+    /// Let the call through (the agent's own permission flow continues).
+    Open,
+    /// Block the call.
+    Closed,
+}
+
+/// `toolgate hook` arguments.
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// The agent whose event arrives on stdin: claude-code, codex, copilot, cursor, gemini,
+    /// vscode, cline, windsurf.
+    #[arg(long, value_parser = parse_agent)]
+    pub agent: Agent,
+    /// The toolgate server's base URL (`http://127.0.0.1:8080`).
+    #[arg(long, required_unless_present = "bundle", conflicts_with = "bundle")]
+    pub url: Option<String>,
+    /// The environment variable holding the agent token.
+    #[arg(long, default_value = "TOOLGATE_TOKEN")]
+    pub token_env: String,
+    /// Decide locally with this bundle (file or fragment directory) instead of asking a server.
+    #[arg(long)]
+    pub bundle: Option<PathBuf>,
+    /// What to do when the server is unreachable, slow or answers garbage.
+    #[arg(long, value_enum, default_value = "closed")]
+    pub fail: FailMode,
+    /// How long to wait for the server, in milliseconds.
+    #[arg(long, default_value_t = 2000)]
+    pub timeout: u64,
+}
+
+fn parse_agent(name: &str) -> Result<Agent, String> {
+    Agent::parse(name).ok_or_else(|| {
+        format!(
+            "unknown agent `{name}` (known: {})",
+            Agent::ALL.map(Agent::as_str).join(", ")
+        )
+    })
+}
+
+/// Runs the hook client.
+pub fn run(args: &HookArgs) -> anyhow::Result<ExitCode> {
+    let mut input = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(MAX_EVENT_BYTES)
+        .read_to_end(&mut input)
+        .context("failed to read the event from stdin")?;
+    let reply = match (&args.bundle, &args.url) {
+        (Some(bundle), _) => decide_locally(args.agent, bundle, &input)?,
+        (None, Some(url)) => ask_server(args, url, &input),
+        (None, None) => unreachable_source(),
+    };
+    emit(&reply)
+}
+
+/// clap guarantees one of `--url` and `--bundle`.
+fn unreachable_source() -> Reply {
+    Reply {
+        body: None,
+        exit_code: 2,
+        stderr: Some("toolgate hook: give --url or --bundle".into()),
+    }
+}
+
+fn decide_locally(agent: Agent, bundle: &std::path::Path, input: &[u8]) -> anyhow::Result<Reply> {
+    let policy = match crate::offline::load_bundle(bundle)?
+        .and_then(|bundle| CompiledPolicy::compile(&bundle))
+    {
+        Ok(policy) => policy,
+        Err(errors) => {
+            let mut message = format!(
+                "toolgate hook: bundle `{}` is invalid; failing closed",
+                bundle.display()
+            );
+            for error in &errors.errors {
+                message.push_str(&format!("\n  {error}"));
+            }
+            return Ok(fail(agent, input, FailMode::Closed, &message));
+        }
+    };
+    Ok(match protocol::decode(agent, input) {
+        Ok(event) => protocol::render(agent, &event, &toolgate_engine::evaluate(&policy, &event)),
+        Err(error) => Reply {
+            body: None,
+            exit_code: 2,
+            stderr: Some(format!(
+                "toolgate hook: the event is not a {} hook event: {error}",
+                agent.as_str()
+            )),
+        },
+    })
+}
+
+fn ask_server(args: &HookArgs, url: &str, input: &[u8]) -> Reply {
+    match post(args, url, input) {
+        Ok(body) => from_server(args.agent, body),
+        Err(why) => fail(
+            args.agent,
+            input,
+            args.fail,
+            &format!("toolgate hook: {why}"),
+        ),
+    }
+}
+
+/// The server's answer as the agent's reply; `{"decision":"block"}` is how the server tells a
+/// command-hook client to block by exit code.
+fn from_server(agent: Agent, body: Value) -> Reply {
+    if agent == Agent::Windsurf {
+        let blocks = body.get("decision").and_then(Value::as_str) == Some("block");
+        let reason = body
+            .get("reason")
+            .and_then(Value::as_str)
+            .unwrap_or("blocked by toolgate policy");
+        return Reply {
+            body: None,
+            exit_code: if blocks { 2 } else { 0 },
+            stderr: blocks.then(|| reason.to_owned()),
+        };
+    }
+    Reply {
+        body: Some(body),
+        exit_code: 0,
+        stderr: None,
+    }
+}
+
+fn post(args: &HookArgs, url: &str, input: &[u8]) -> Result<Value, String> {
+    let endpoint = format!(
+        "{}/v1/evaluate/{}",
+        url.trim_end_matches('/'),
+        args.agent.as_str()
+    );
+    let token = std::env::var(&args.token_env).ok();
+    let timeout = Duration::from_millis(args.timeout);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the HTTP client: {e}"))?;
+    runtime.block_on(async {
+        let client = reqwest::Client::builder()
+            .timeout(timeout)
+            .connect_timeout(timeout)
+            .build()
+            .map_err(|e| format!("cannot start the HTTP client: {e}"))?;
+        let mut request = client
+            .post(&endpoint)
+            .header("content-type", "application/json")
+            .body(input.to_vec());
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.map_err(|e| {
+            if e.is_timeout() {
+                format!("the server did not answer within {} ms", args.timeout)
+            } else {
+                format!("the server at {url} is unreachable ({})", root_cause(&e))
+            }
+        })?;
+        let status = response.status();
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|e| format!("the server's answer was cut short ({})", root_cause(&e)))?;
+        if !status.is_success() {
+            let detail = serde_json::from_slice::<Value>(&bytes)
+                .ok()
+                .and_then(|body| {
+                    body.pointer("/error/message")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                })
+                .unwrap_or_default();
+            return Err(format!("the server answered {status} {detail}")
+                .trim_end()
+                .to_owned());
+        }
+        match serde_json::from_slice::<Value>(&bytes) {
+            Ok(body @ Value::Object(_)) => Ok(body),
+            _ => Err("the server's answer is not a JSON object".to_owned()),
+        }
+    })
+}
+
+fn root_cause(error: &dyn std::error::Error) -> String {
+    let mut cause = error;
+    while let Some(source) = cause.source() {
+        cause = source;
+    }
+    cause.to_string()
+}
+
+/// The reply when no decision could be had: deny (closed) or no opinion (open), in the agent's
+/// own schema, with `why` on stderr.
+fn fail(agent: Agent, input: &[u8], mode: FailMode, why: &str) -> Reply {
+    let outcome = match mode {
+        FailMode::Closed => Outcome::Deny,
+        FailMode::Open => Outcome::None,
+    };
+    let mode_text = match mode {
+        FailMode::Closed => "failing closed",
+        FailMode::Open => "failing open",
+    };
+    let note = format!("{why}; {mode_text}");
+    let Ok(event) = protocol::decode(agent, input) else {
+        // Not even an event: block by exit code, which every agent honours for its pre-hooks.
+        return Reply {
+            body: None,
+            exit_code: if mode == FailMode::Closed { 2 } else { 0 },
+            stderr: Some(note),
+        };
+    };
+    let decision = Decision {
+        outcome,
+        reason: (outcome == Outcome::Deny)
+            .then(|| format!("toolgate could not decide ({why}); its fail mode is closed")),
+        winner: Some("toolgate-failure".to_owned()),
+        ..Decision::none()
+    };
+    let mut reply = protocol::render(agent, &event, &decision);
+    reply.stderr = Some(match reply.stderr {
+        Some(reason) => format!("{reason}\n{note}"),
+        None => note,
+    });
+    reply
+}
+
+fn emit(reply: &Reply) -> anyhow::Result<ExitCode> {
+    if let Some(body) = &reply.body {
+        let mut stdout = std::io::stdout().lock();
+        serde_json::to_writer(&mut stdout, body)?;
+        stdout.write_all(b"\n")?;
+        stdout.flush()?;
+    }
+    if let Some(message) = &reply.stderr {
+        eprintln!("{message}");
+    }
+    Ok(ExitCode::from(reply.exit_code))
+}
+
+/// The event as toolgate reads it, for tests and traces.
+pub fn decode(agent: Agent, input: &[u8]) -> Option<HookEvent> {
+    protocol::decode(agent, input).ok()
+}
