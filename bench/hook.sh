@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# hyperfine benchmark of `toolgate hook`, from process start to reply: against a local server, and
+# offline with `--bundle` (include: [baseline, secrets]). See bench/README.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS="${BENCH_RUNS:-200}"
+command -v hyperfine >/dev/null || { echo "error: hyperfine not found (apt-get install -y hyperfine)" >&2; exit 1; }
+# shellcheck source=scripts/pg.sh
+source scripts/pg.sh
+
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    toolgate_pg_stop
+    rm -rf "${WORK:-}"
+}
+trap cleanup EXIT
+WORK="$(mktemp -d /tmp/toolgate-hook-bench.XXXXXX)"
+
+echo "==> building the release binary" >&2
+cargo build --release --bin toolgate >&2
+TOOLGATE="$PWD/target/release/toolgate"
+
+toolgate_pg_start
+"$TOOLGATE" migrate >&2
+export TOOLGATE_TOKEN
+TOOLGATE_TOKEN="$("$TOOLGATE" token create --role agent --tenant bench | tail -n 1 | awk '{print $NF}')"
+ADMIN_TOKEN="tg_bench_admin_$RANDOM$RANDOM"
+PORT="$(toolgate_pg_free_port)"
+TOOLGATE_ADMIN_TOKEN="$ADMIN_TOKEN" RUST_LOG=warn "$TOOLGATE" serve --listen "127.0.0.1:$PORT" \
+    --cache-dir "$WORK/cache" >"$WORK/toolgate.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 100); do curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+
+printf 'name: hook-bench\ninclude: [baseline, secrets]\n' >"$WORK/bundle.yaml"
+python3 -c 'import json,yaml,sys; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))' "$WORK/bundle.yaml" >"$WORK/bundle.json" 2>/dev/null \
+    || echo '{"name":"hook-bench","include":["baseline","secrets"]}' >"$WORK/bundle.json"
+ID="$(curl -fsS -X POST "http://127.0.0.1:$PORT/v1/tenants/global/bundles" -H "authorization: Bearer $ADMIN_TOKEN" \
+    -H 'content-type: application/json' --data-binary "@$WORK/bundle.json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')"
+curl -fsS -X POST "http://127.0.0.1:$PORT/v1/tenants/global/bundles/$ID/activate" -H "authorization: Bearer $ADMIN_TOKEN" >/dev/null
+echo '{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/home/user/project","transcript_path":"/home/user/.claude/projects/p/s.jsonl","tool_name":"Bash","tool_input":{"command":"git status && cargo test 2>&1 | tail -5"}}' >"$WORK/event.json"
+for _ in $(seq 100); do
+    "$TOOLGATE" hook --agent claude-code --url "http://127.0.0.1:$PORT" <"$WORK/event.json" >/dev/null 2>&1 && break
+    sleep 0.1
+done
+echo "==> sample replies (server, offline):" >&2
+"$TOOLGATE" hook --agent claude-code --url "http://127.0.0.1:$PORT" <"$WORK/event.json" >&2
+"$TOOLGATE" hook --agent claude-code --bundle "$WORK/bundle.yaml" <"$WORK/event.json" >&2
+
+hyperfine --warmup 20 --runs "$RUNS" -N --input "$WORK/event.json" \
+    --export-markdown "$WORK/hook.md" \
+    -n server "$TOOLGATE hook --agent claude-code --url http://127.0.0.1:$PORT" \
+    -n offline "$TOOLGATE hook --agent claude-code --bundle $WORK/bundle.yaml" >&2
+cat "$WORK/hook.md"
+echo "Budget (issue 7): median ≤ 5 ms against a server, ≤ 20 ms offline." >&2
