@@ -47,9 +47,9 @@ echo "==> sample replies (server, offline):" >&2
 "$TOOLGATE" hook --agent claude-code --url "http://127.0.0.1:$PORT" <"$WORK/event.json" >&2
 "$TOOLGATE" hook --agent claude-code --bundle "$WORK/bundle.yaml" <"$WORK/event.json" >&2
 
-hyperfine --warmup 20 --runs "$RUNS" -N --input "$WORK/event.json" \
-    --export-markdown "$WORK/hook.md" \
-    -n server "$TOOLGATE hook --agent claude-code --url http://127.0.0.1:$PORT" \
-    -n offline "$TOOLGATE hook --agent claude-code --bundle $WORK/bundle.yaml" >&2
+# hyperfine runs each command through a shell and subtracts the shell's own start-up time.
+hyperfine --warmup 20 --runs "$RUNS" --export-markdown "$WORK/hook.md" \
+    -n server "$TOOLGATE hook --agent claude-code --url http://127.0.0.1:$PORT < $WORK/event.json" \
+    -n offline "$TOOLGATE hook --agent claude-code --bundle $WORK/bundle.yaml < $WORK/event.json" >&2
 cat "$WORK/hook.md"
 echo "Budget (issue 7): median ≤ 5 ms against a server, ≤ 20 ms offline." >&2
