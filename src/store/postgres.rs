@@ -16,8 +16,8 @@ use sqlx::{Postgres, Row, Transaction};
 /// The channel activations are announced on.
 pub const CHANNEL: &str = "toolgate_policy";
 
-/// The embedded migrations of `migrations/`.
-pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+/// The embedded PostgreSQL migrations of `migrations/postgres/` (SQLite has its own beside them).
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
 /// Connect options for `url` with an `application_name`.
 pub fn connect_options(url: &str, application_name: &str) -> Result<PgConnectOptions, sqlx::Error> {
