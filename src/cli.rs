@@ -11,6 +11,7 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use serde_json::Value;
 
+use crate::audit::store::{AuditStore, Filter};
 use crate::auth::{Role, generate_token, hash_token, valid_tenant};
 use crate::config::{Config, ServeArgs};
 use crate::startup::Application;
@@ -67,6 +68,50 @@ pub enum Command {
     Test {
         /// The bundle file or fragment directory.
         bundle: PathBuf,
+    },
+    /// Check, export and prune the audit log (directly in the database).
+    #[command(subcommand)]
+    Audit(AuditCommand),
+}
+
+/// `toolgate audit …`
+#[derive(Debug, Subcommand)]
+pub enum AuditCommand {
+    /// Check every replica's hash chain; name gaps and edited rows. Exit 1 when anything is wrong.
+    Verify {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        /// Check only this replica's chain.
+        #[arg(long)]
+        replica: Option<String>,
+    },
+    /// Drop the audit months that ended before the cut-off (whole months only).
+    Prune {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        /// Keep rows younger than this (`90d`, `12h`).
+        #[arg(long, value_parser = crate::config::parse_duration)]
+        older_than: std::time::Duration,
+        /// List what would be dropped; change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Write audit rows as JSON Lines to stdout, newest first.
+    Export {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        /// Only this tenant's rows.
+        #[arg(long)]
+        tenant: Option<String>,
+        /// Only this session's rows.
+        #[arg(long)]
+        session_id: Option<String>,
+        /// Only rows at or after this RFC 3339 time.
+        #[arg(long)]
+        since: Option<chrono::DateTime<chrono::Utc>>,
+        /// Only rows before this RFC 3339 time.
+        #[arg(long)]
+        until: Option<chrono::DateTime<chrono::Utc>>,
     },
 }
 
@@ -173,6 +218,101 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             &tenant,
             description.as_deref(),
         )),
+        Command::Audit(command) => runtime()?.block_on(audit(command)),
+    }
+}
+
+async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        AuditCommand::Verify { database, replica } => {
+            let store = AuditStore::Postgres(connect(&database.database_url).await?);
+            let report = store
+                .verify(replica.as_deref())
+                .await
+                .context("failed to read the audit log")?;
+            for note in &report.restarts {
+                println!("note: {note}");
+            }
+            for finding in &report.findings {
+                println!("{finding}");
+            }
+            if report.findings.is_empty() {
+                println!(
+                    "ok: {} rows in {} replica chains verified",
+                    report.rows, report.replicas
+                );
+                Ok(ExitCode::SUCCESS)
+            } else {
+                eprintln!(
+                    "error: {} problems in {} rows of {} replica chains",
+                    report.findings.len(),
+                    report.rows,
+                    report.replicas
+                );
+                Ok(ExitCode::from(1))
+            }
+        }
+        AuditCommand::Prune {
+            database,
+            older_than,
+            dry_run,
+        } => {
+            let store = AuditStore::Postgres(connect(&database.database_url).await?);
+            let cutoff = chrono::Utc::now()
+                - chrono::Duration::from_std(older_than).context("`--older-than` is too large")?;
+            let report = store
+                .prune(cutoff, dry_run)
+                .await
+                .context("failed to prune the audit log")?;
+            if report.busy {
+                eprintln!("error: another prune is running");
+                return Ok(ExitCode::from(1));
+            }
+            let verb = if dry_run { "would drop" } else { "dropped" };
+            if report.partitions.is_empty() {
+                println!("nothing to prune: no audit month ended before {cutoff}");
+            }
+            for partition in &report.partitions {
+                println!("{verb} {partition}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        AuditCommand::Export {
+            database,
+            tenant,
+            session_id,
+            since,
+            until,
+        } => {
+            use std::io::Write as _;
+            let store = AuditStore::Postgres(connect(&database.database_url).await?);
+            let mut filter = Filter {
+                tenant,
+                session_id,
+                since,
+                until,
+                ..Filter::default()
+            };
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            loop {
+                let rows = store
+                    .query(&filter, 1000)
+                    .await
+                    .context("failed to read the audit log")?;
+                for row in &rows {
+                    serde_json::to_writer(&mut out, &row.to_json())?;
+                    out.write_all(b"\n")?;
+                }
+                match rows.last() {
+                    Some(last) if rows.len() == 1000 => {
+                        filter.before = Some((last.time(), last.id.clone()));
+                    }
+                    _ => break,
+                }
+            }
+            out.flush()?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use toolgate_engine::Outcome;
 
+use crate::audit::{AuditMode, AuditSettings};
+
 /// Everything `toolgate serve` needs.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -41,6 +43,10 @@ pub struct Config {
     pub db_max_connections: u32,
     /// `LISTEN` for activations (off only in tests of the polling fallback).
     pub listen_notifications: bool,
+    /// The audit log's mode, spool and limits.
+    pub audit: AuditSettings,
+    /// Drop audit months older than this, checked hourly (`None`: keep everything).
+    pub audit_retention: Option<Duration>,
 }
 
 impl Config {
@@ -62,6 +68,8 @@ impl Config {
             db_acquire_timeout: Duration::from_secs(2),
             db_max_connections: 10,
             listen_notifications: true,
+            audit: AuditSettings::new(PathBuf::from("./.toolgate/spool")),
+            audit_retention: None,
         }
     }
 }
@@ -77,7 +85,7 @@ pub fn default_replica_id() -> String {
     format!("{host}-{}", std::process::id())
 }
 
-/// Parses `250ms`, `5s`, `2m` or a bare number of seconds.
+/// Parses `250ms`, `5s`, `2m`, `12h`, `90d` or a bare number of seconds.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let (number, unit) = match text.find(|c: char| !c.is_ascii_digit() && c != '.') {
@@ -86,12 +94,18 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     };
     let value: f64 = number
         .parse()
-        .map_err(|_| format!("`{text}` is not a duration (try `200ms`, `5s` or `1m`)"))?;
+        .map_err(|_| format!("`{text}` is not a duration (try `200ms`, `5s`, `1m` or `90d`)"))?;
     let seconds = match unit {
         "ms" => value / 1000.0,
         "s" => value,
         "m" => value * 60.0,
-        _ => return Err(format!("unknown unit in `{text}` (use `ms`, `s` or `m`)")),
+        "h" => value * 3600.0,
+        "d" => value * 86400.0,
+        _ => {
+            return Err(format!(
+                "unknown unit in `{text}` (use `ms`, `s`, `m`, `h` or `d`)"
+            ));
+        }
     };
     Duration::try_from_secs_f64(seconds).map_err(|e| format!("`{text}`: {e}"))
 }
@@ -146,6 +160,24 @@ pub struct ServeArgs {
     /// Most database connections.
     #[arg(long, env = "TOOLGATE_DB_MAX_CONNECTIONS", default_value_t = 10)]
     pub db_max_connections: u32,
+    /// When an evaluation is answered relative to its audit row: `durable` (once the row is
+    /// committed or fsync'd), `async` (at once; a crash loses what is queued) or `off` (no audit:
+    /// benchmarks and tests only).
+    #[arg(long, env = "TOOLGATE_AUDIT_MODE", default_value = "durable")]
+    pub audit_mode: AuditMode,
+    /// Where audit rows are spooled while the database is away.
+    #[arg(
+        long,
+        env = "TOOLGATE_AUDIT_SPOOL_DIR",
+        default_value = "./.toolgate/spool"
+    )]
+    pub audit_spool_dir: PathBuf,
+    /// Most bytes the audit spool may hold; past it, evaluations get the failure decision.
+    #[arg(long, env = "TOOLGATE_AUDIT_SPOOL_MAX_BYTES", default_value_t = 1024 * 1024 * 1024)]
+    pub audit_spool_max_bytes: u64,
+    /// Drop audit months older than this (`90d`), checked hourly; unset keeps everything.
+    #[arg(long, env = "TOOLGATE_AUDIT_RETENTION", value_parser = parse_duration)]
+    pub audit_retention: Option<Duration>,
 }
 
 impl ServeArgs {
@@ -167,6 +199,12 @@ impl ServeArgs {
             db_acquire_timeout: Duration::from_secs(2),
             db_max_connections: self.db_max_connections.max(2),
             listen_notifications: true,
+            audit: AuditSettings {
+                mode: self.audit_mode,
+                spool_max_bytes: self.audit_spool_max_bytes,
+                ..AuditSettings::new(self.audit_spool_dir)
+            },
+            audit_retention: self.audit_retention,
         }
     }
 }
@@ -181,7 +219,8 @@ mod tests {
         assert_eq!(parse_duration("5s"), Ok(Duration::from_secs(5)));
         assert_eq!(parse_duration("5"), Ok(Duration::from_secs(5)));
         assert_eq!(parse_duration("1m"), Ok(Duration::from_secs(60)));
-        assert!(parse_duration("5h").is_err());
+        assert_eq!(parse_duration("90d"), Ok(Duration::from_secs(90 * 86400)));
+        assert!(parse_duration("5w").is_err());
         assert!(parse_duration("fast").is_err());
     }
 }

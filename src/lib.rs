@@ -4,6 +4,7 @@
 //! composes every layer, `store` keeps bundles in PostgreSQL and the live policies in memory,
 //! `cli` is the `toolgate` command line.
 
+pub mod audit;
 pub mod auth;
 pub mod cli;
 pub mod config;

@@ -44,8 +44,9 @@ use tower_http::request_id::{
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
+use crate::audit::Audit;
 use crate::error::{ErrorDetail, envelope};
-use crate::routes::evaluate::{decode, failure_reply};
+use crate::routes::evaluate::{Evaluated, answer, decode};
 
 /// Request ids: `<replica>-<counter>`.
 #[derive(Clone)]
@@ -76,6 +77,8 @@ pub struct Limits {
     pub failure_decision: Outcome,
     /// This replica's id, prefixing request ids.
     pub replica_id: String,
+    /// The audit, which records shed evaluations too.
+    pub audit: Option<Audit>,
 }
 
 /// The layers every route shares (1–6 above).
@@ -197,6 +200,7 @@ struct EvaluateGuard {
     timeout: Duration,
     failure_decision: Outcome,
     max_body_bytes: usize,
+    audit: Option<Audit>,
 }
 
 /// The layers of `/v1/evaluate`.
@@ -209,6 +213,7 @@ pub fn evaluate_layers<S: Clone + Send + Sync + 'static>(
         timeout: limits.request_timeout,
         failure_decision: limits.failure_decision,
         max_body_bytes: limits.max_body_bytes,
+        audit: limits.audit.clone(),
     };
     router.layer(axum_mw::from_fn_with_state(guard, evaluate_guard))
 }
@@ -237,12 +242,16 @@ async fn evaluate_guard(
             }
         };
         return match decode(&body) {
-            Ok(event) => Json(failure_reply(
-                guard.failure_decision,
-                &event,
-                "the server is overloaded",
-            ))
-            .into_response(),
+            Ok(event) => {
+                let why = "the server is overloaded";
+                let evaluated = Evaluated::failed(guard.failure_decision, &event, why);
+                match &guard.audit {
+                    Some(audit) => {
+                        answer(audit, guard.failure_decision, None, &event, evaluated).await
+                    }
+                    None => Json(evaluated.reply).into_response(),
+                }
+            }
             Err(error) => error.into_response(),
         };
     };

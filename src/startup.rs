@@ -9,11 +9,13 @@ use axum::Router;
 use axum::routing::{get, post};
 use tokio::net::TcpListener;
 
+use crate::audit::Audit;
+use crate::audit::store::AuditStore;
 use crate::auth::hash_token;
 use crate::config::Config;
 use crate::metrics::Metrics;
 use crate::middleware::{self, Limits};
-use crate::routes::{bundles, evaluate, health};
+use crate::routes::{audit, bundles, evaluate, health};
 use crate::state::{AppState, Inner};
 use crate::store::cache::Cache;
 use crate::store::postgres;
@@ -59,6 +61,17 @@ impl Application {
         let listener = TcpListener::bind(&config.listen)
             .await
             .with_context(|| format!("failed to listen on `{}`", config.listen))?;
+        let metrics = Metrics::new().context("failed to register metrics")?;
+        let audit_store = AuditStore::Postgres(pool.clone());
+        let audit = Audit::start(
+            &config.audit,
+            audit_store.clone(),
+            &config.replica_id,
+            metrics.audit.clone(),
+        )?;
+        if let Some(retention) = config.audit_retention {
+            tokio::spawn(crate::audit::prune_periodically(audit_store, retention));
+        }
         let state = AppState::new(Inner {
             pool,
             store,
@@ -66,8 +79,9 @@ impl Application {
             allow_anonymous_loopback: config.allow_anonymous_loopback,
             failure_decision: config.failure_decision,
             replica_id: config.replica_id.clone(),
-            metrics: Metrics::new().context("failed to register metrics")?,
+            metrics,
             max_body_bytes: config.max_body_bytes,
+            audit: audit.clone(),
         });
         let limits = Limits {
             max_body_bytes: config.max_body_bytes,
@@ -75,6 +89,7 @@ impl Application {
             concurrency_limit: config.concurrency_limit,
             failure_decision: config.failure_decision,
             replica_id: config.replica_id,
+            audit: Some(audit),
         };
         let router = router(state.clone(), &limits);
         Ok(Self {
@@ -104,18 +119,24 @@ impl Application {
         self.run_until(shutdown_signal()).await
     }
 
-    /// Serves until `shutdown` completes.
+    /// Serves until `shutdown` completes, then stops accepting, finishes in-flight requests and
+    /// drains the audit queue to the database or the spool.
     pub async fn run_until(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        axum::serve(
+        let served = axum::serve(
             self.listener,
             self.router
                 .into_make_service_with_connect_info::<SocketAddr>(),
         )
         .with_graceful_shutdown(shutdown)
-        .await
+        .await;
+        self.state
+            .audit
+            .shutdown(std::time::Duration::from_secs(10))
+            .await;
+        served
     }
 }
 
@@ -154,7 +175,8 @@ pub fn router(state: AppState, limits: &Limits) -> Router {
                 "/v1/tenants/{tenant}/rollback",
                 post(bundles::rollback_policy),
             )
-            .route("/v1/tenants/{tenant}/policy", get(bundles::get_policy)),
+            .route("/v1/tenants/{tenant}/policy", get(bundles::get_policy))
+            .route("/v1/audit", get(audit::list_audit)),
         limits,
     );
     let health = Router::new()

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use sqlx::PgPool;
 use toolgate_engine::Outcome;
 
+use crate::audit::Audit;
 use crate::auth::TokenHash;
 use crate::metrics::Metrics;
 use crate::store::reload::PolicyStore;
@@ -32,6 +33,8 @@ pub struct Inner {
     pub metrics: Metrics,
     /// Largest accepted request body.
     pub max_body_bytes: usize,
+    /// The audit log.
+    pub audit: Audit,
 }
 
 impl AppState {

@@ -10,6 +10,10 @@
 //!
 //! The tenant's live policy and the `global` tenant's are evaluated on one snapshot, loaded
 //! once, and combined: the most restrictive answer wins. Tool input is never logged.
+//!
+//! Every answered event, failure answers included, is recorded in the audit before (durable
+//! mode) or while (async mode) it is answered; an event whose row cannot be recorded gets the
+//! failure decision instead.
 
 use std::panic::AssertUnwindSafe;
 use std::time::Instant;
@@ -23,6 +27,8 @@ use serde_json::{Value, json};
 use toolgate_engine::protocol::{self, Agent, HookEvent};
 use toolgate_engine::{Decision, Outcome, evaluate};
 
+use crate::audit::Audit;
+use crate::audit::record::{Evaluation, Row, bundle_ref};
 use crate::auth::{Caller, GLOBAL_TENANT, Role};
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -33,7 +39,7 @@ pub async fn evaluate_event(
     caller: Result<Caller, ApiError>,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    evaluate_as(&state, Agent::ClaudeCode, caller, body)
+    evaluate_as(&state, Agent::ClaudeCode, caller, body).await
 }
 
 /// `POST /v1/evaluate/{agent}`: any agent, decoded and answered in its own dialect. An agent
@@ -46,7 +52,7 @@ pub async fn evaluate_agent_event(
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
     match Agent::parse(&agent) {
-        Some(agent) => evaluate_as(&state, agent, caller, body),
+        Some(agent) => evaluate_as(&state, agent, caller, body).await,
         None => ApiError::NotFound(format!(
             "unknown agent `{agent}` (known: {})",
             Agent::ALL.map(Agent::as_str).join(", ")
@@ -55,7 +61,7 @@ pub async fn evaluate_agent_event(
     }
 }
 
-fn evaluate_as(
+async fn evaluate_as(
     state: &AppState,
     agent: Agent,
     caller: Result<Caller, ApiError>,
@@ -70,12 +76,21 @@ fn evaluate_as(
         // An unknown token cannot be checked while the database is away: fail closed.
         Err(ApiError::DatabaseUnavailable(_)) => {
             return match decode_as(agent, &body) {
-                Ok(event) => Json(failure_reply(
-                    state.failure_decision,
-                    &event,
-                    "the token could not be checked",
-                ))
-                .into_response(),
+                Ok(event) => {
+                    let evaluated = Evaluated::failed(
+                        state.failure_decision,
+                        &event,
+                        "the token could not be checked",
+                    );
+                    answer(
+                        &state.audit,
+                        state.failure_decision,
+                        None,
+                        &event,
+                        evaluated,
+                    )
+                    .await
+                }
                 Err(error) => error.into_response(),
             };
         }
@@ -88,7 +103,73 @@ fn evaluate_as(
         Ok(event) => event,
         Err(error) => return error.into_response(),
     };
-    Json(decide(state, &caller.tenant, &event)).into_response()
+    let evaluated = decide(state, &caller.tenant, &event);
+    answer(
+        &state.audit,
+        state.failure_decision,
+        Some(&caller.tenant),
+        &event,
+        evaluated,
+    )
+    .await
+}
+
+/// One evaluated event: the reply, the decision behind it, what it was made with.
+pub struct Evaluated {
+    /// The HTTP body.
+    pub reply: Value,
+    /// The decision (the failure decision when toolgate failed).
+    pub decision: Decision,
+    /// The bundles evaluated (`tenant:bundle_id:sha256`).
+    pub bundles: Vec<String>,
+    /// Evaluation time in microseconds.
+    pub latency_us: i64,
+    /// Whether this is the failure decision.
+    pub failure: bool,
+}
+
+impl Evaluated {
+    /// The failure answer to `event`, for the reason `why`.
+    pub fn failed(failure: Outcome, event: &HookEvent, why: &str) -> Self {
+        Self {
+            reply: failure_reply(failure, event, why),
+            decision: failure_decision(failure, event, why),
+            bundles: Vec::new(),
+            latency_us: 0,
+            failure: true,
+        }
+    }
+}
+
+/// Records `evaluated` in the audit and answers with it; when the row cannot be recorded,
+/// answers with the failure decision instead.
+pub async fn answer(
+    audit: &Audit,
+    failure: Outcome,
+    tenant: Option<&str>,
+    event: &HookEvent,
+    evaluated: Evaluated,
+) -> Response {
+    if audit.enabled() {
+        let row = Row::build(&Evaluation {
+            tenant,
+            event,
+            decision: &evaluated.decision,
+            bundles: evaluated.bundles,
+            latency_us: evaluated.latency_us,
+            failure: evaluated.failure,
+        });
+        if let Err(error) = audit.record(row).await {
+            tracing::warn!(error = %error, event.name = %event.event, "audit row not recorded; answering with the failure decision");
+            return Json(failure_reply(
+                failure,
+                event,
+                "the audit record could not be written",
+            ))
+            .into_response();
+        }
+    }
+    Json(evaluated.reply).into_response()
 }
 
 /// The HTTP body for `decision` in the event's agent's dialect.
@@ -124,9 +205,9 @@ pub fn decode_as(agent: Agent, body: &[u8]) -> Result<HookEvent, ApiError> {
 }
 
 /// Evaluates `event` for `tenant` against one snapshot of the live policies.
-pub fn decide(state: &AppState, tenant: &str, event: &HookEvent) -> Value {
+pub fn decide(state: &AppState, tenant: &str, event: &HookEvent) -> Evaluated {
     if !state.store.is_loaded() {
-        return failure_reply(state.failure_decision, event, "no policy is loaded yet");
+        return Evaluated::failed(state.failure_decision, event, "no policy is loaded yet");
     }
     let started = Instant::now();
     let snapshot = state.store.snapshot();
@@ -144,7 +225,8 @@ pub fn decide(state: &AppState, tenant: &str, event: &HookEvent) -> Value {
         );
         (render_reply(event, &decision), decision)
     }));
-    let seconds = started.elapsed().as_secs_f64();
+    let elapsed = started.elapsed();
+    let seconds = elapsed.as_secs_f64();
     match result {
         Ok((reply, decision)) => {
             state
@@ -158,7 +240,17 @@ pub fn decide(state: &AppState, tenant: &str, event: &HookEvent) -> Value {
                 decision.winner = decision.winner.as_deref().unwrap_or(""),
                 "evaluated"
             );
-            reply
+            Evaluated {
+                reply,
+                decision,
+                bundles: own
+                    .into_iter()
+                    .chain(global)
+                    .map(|live| bundle_ref(&live.row.tenant, live.row.bundle_id, &live.row.sha256))
+                    .collect(),
+                latency_us: i64::try_from(elapsed.as_micros()).unwrap_or(i64::MAX),
+                failure: false,
+            }
         }
         Err(_) => {
             state
@@ -167,8 +259,26 @@ pub fn decide(state: &AppState, tenant: &str, event: &HookEvent) -> Value {
                 .with_label_values(&["failure"])
                 .inc();
             tracing::error!(tenant, event.name = %event.event, "evaluation panicked; answering with the failure decision");
-            failure_reply(state.failure_decision, event, "the evaluation failed")
+            Evaluated::failed(state.failure_decision, event, "the evaluation failed")
         }
+    }
+}
+
+/// The decision when toolgate cannot decide: `failure` for gating events (`PreToolUse`,
+/// `PermissionRequest`), no opinion for the others; the winner is `toolgate-failure`.
+pub fn failure_decision(failure: Outcome, event: &HookEvent, why: &str) -> Decision {
+    let outcome = if event.is_gate() {
+        failure
+    } else {
+        Outcome::None
+    };
+    Decision {
+        outcome,
+        reason: Some(format!(
+            "toolgate failed to evaluate this call ({why}); its failure policy is to {failure}"
+        )),
+        winner: Some("toolgate-failure".to_owned()),
+        ..Decision::none()
     }
 }
 
@@ -178,15 +288,7 @@ pub fn failure_reply(failure: Outcome, event: &HookEvent, why: &str) -> Value {
     if !event.is_gate() {
         return json!({});
     }
-    let decision = Decision {
-        outcome: failure,
-        reason: Some(format!(
-            "toolgate failed to evaluate this call ({why}); its failure policy is to {failure}"
-        )),
-        winner: Some("toolgate-failure".to_owned()),
-        ..Decision::none()
-    };
-    render_reply(event, &decision)
+    render_reply(event, &failure_decision(failure, event, why))
 }
 
 #[cfg(test)]

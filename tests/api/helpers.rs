@@ -13,6 +13,7 @@ use sqlx::PgPool;
 use sqlx::postgres::PgPoolOptions;
 use toolgate::config::Config;
 use toolgate::startup::Application;
+use toolgate::state::AppState;
 
 static TRACING: LazyLock<()> = LazyLock::new(toolgate::telemetry::init_for_tests);
 
@@ -28,6 +29,7 @@ pub struct TestApp {
     pub admin_token: String,
     pub cache_dir: PathBuf,
     pub replica_id: String,
+    pub state: AppState,
     _cache: Option<tempfile::TempDir>,
 }
 
@@ -100,12 +102,14 @@ pub async fn spawn_replica(database_url: &str, configure: impl FnOnce(&mut Confi
     let cache = tempfile::tempdir().expect("tempdir");
     let mut config = test_config(database_url);
     config.cache_dir = cache.path().to_owned();
+    config.audit.spool_dir = cache.path().join("spool");
     configure(&mut config);
     let cache_dir = config.cache_dir.clone();
     let replica_id = config.replica_id.clone();
     let admin_token = config.admin_token.clone().unwrap_or_default();
     let application = Application::build(config).await.expect("build");
     let address = format!("http://{}", application.local_addr().unwrap());
+    let state = application.state().clone();
     tokio::spawn(application.run_until(std::future::pending()));
     let pool = PgPoolOptions::new()
         .max_connections(2)
@@ -123,6 +127,7 @@ pub async fn spawn_replica(database_url: &str, configure: impl FnOnce(&mut Confi
         admin_token,
         cache_dir,
         replica_id,
+        state,
         _cache: Some(cache),
     }
 }

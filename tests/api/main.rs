@@ -1,6 +1,8 @@
 //! Integration tests: the real server on port 0 over HTTP, a real PostgreSQL (`DATABASE_URL`,
 //! started by `scripts/test`), a fresh database per test.
 
+mod audit;
+mod audit_process;
 mod bad_input;
 mod bundles;
 mod cli;

@@ -1,0 +1,629 @@
+//! The local append-only spool: numbered segment files (`000000000001.seg`, …) of checksummed
+//! records, a `shipped` file saying how far the database has them, and the shared positions the
+//! writer and the shipper agree on.
+//!
+//! Every batch the writer chains is appended here first (one `write`), before it is sent to the
+//! database. Whether the append is also `fdatasync`'d depends on what makes the batch durable:
+//! a database commit needs no sync; when the database cannot take the batch the spool is synced
+//! and that is what the answer waits for. So after a SIGKILL the spool always holds this
+//! replica's chain head, and rows that reached neither the database nor a synced spool were never
+//! acknowledged.
+//!
+//! Record: `b"TGA1"`, payload length (u32 LE), the first 8 bytes of sha256(payload), payload (the
+//! row as JSON). At open, the last segment is scanned and cut at the first record that does not
+//! check (a torn write of an unacknowledged batch). This module must not log record contents.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use sha2::{Digest, Sha256};
+use tokio::sync::Notify;
+
+use super::record::Row;
+
+const MAGIC: &[u8; 4] = b"TGA1";
+const HEADER: usize = 16;
+/// Largest record accepted when reading (a row is far smaller; this only bounds a corrupt length).
+const MAX_RECORD: usize = 8 * 1024 * 1024;
+
+/// A place in the spool: segment number and byte offset. Ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct Position {
+    /// The segment number.
+    pub segment: u64,
+    /// Bytes into the segment.
+    pub offset: u64,
+}
+
+/// The end of a replica's chain: the last row's seq, hash and time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Head {
+    /// Its seq.
+    pub seq: i64,
+    /// Its hash.
+    pub hash: [u8; 32],
+    /// Its time.
+    pub time_us: i64,
+}
+
+impl Head {
+    /// The head a row leaves behind.
+    pub fn of(row: &Row) -> Self {
+        Self {
+            seq: row.seq,
+            hash: row.hash,
+            time_us: row.time_us,
+        }
+    }
+}
+
+/// What the writer and the shipper share, under one short-held lock (never on the request path).
+#[derive(Debug, Default)]
+pub struct SpoolState {
+    /// Rows are being spooled (the database failed, or unshipped rows are waiting): new batches
+    /// are synced to the spool and the shipper drains it in order.
+    pub spooling: bool,
+    /// Everything before this is in the database.
+    pub shipped: Position,
+    /// The end of the last append.
+    pub end: Position,
+    /// Size of every segment file.
+    pub segments: BTreeMap<u64, u64>,
+}
+
+impl SpoolState {
+    /// Bytes on disk.
+    pub fn bytes(&self) -> u64 {
+        self.segments.values().sum()
+    }
+
+    /// Rows are waiting for the database.
+    pub fn unshipped(&self) -> bool {
+        self.shipped < self.end
+    }
+}
+
+/// Shared between the writer and the shipper.
+#[derive(Debug, Default)]
+pub struct SpoolShared {
+    state: Mutex<SpoolState>,
+    /// Wakes the shipper after an append in spooling mode.
+    pub wake: Notify,
+}
+
+impl SpoolShared {
+    /// Locks the state (a poisoned lock is still used: the state is plain data).
+    pub fn lock(&self) -> MutexGuard<'_, SpoolState> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// What was found at open.
+#[derive(Debug, Default)]
+pub struct Recovered {
+    /// The last row in the spool.
+    pub head: Option<Head>,
+    /// Bytes cut from the end of the last segment (a torn, unacknowledged write).
+    pub truncated_bytes: u64,
+}
+
+/// Why the spool could not take a batch.
+#[derive(Debug, thiserror::Error)]
+pub enum SpoolError {
+    /// The size cap would be exceeded.
+    #[error("the audit spool is full ({bytes} of {max} bytes)")]
+    Full {
+        /// Bytes in use.
+        bytes: u64,
+        /// The cap.
+        max: u64,
+    },
+    /// A file system error.
+    #[error("audit spool i/o error: {0}")]
+    Io(#[from] io::Error),
+}
+
+struct Current {
+    number: u64,
+    file: Arc<File>,
+    len: u64,
+    dir_synced: bool,
+}
+
+/// The writer's side of the spool.
+pub struct Spool {
+    dir: PathBuf,
+    segment_bytes: u64,
+    max_bytes: u64,
+    current: Option<Current>,
+    shared: Arc<SpoolShared>,
+}
+
+fn segment_path(dir: &Path, number: u64) -> PathBuf {
+    dir.join(format!("{number:012}.seg"))
+}
+
+fn shipped_path(dir: &Path) -> PathBuf {
+    dir.join("shipped")
+}
+
+fn checksum(payload: &[u8]) -> [u8; 8] {
+    let digest = Sha256::digest(payload);
+    let mut out = [0u8; 8];
+    out.copy_from_slice(&digest[..8]);
+    out
+}
+
+/// Appends one row's record to `buf`.
+pub fn encode(row: &Row, buf: &mut Vec<u8>) {
+    let start = buf.len();
+    buf.extend_from_slice(&[0u8; HEADER]);
+    // Serialising a plain struct of strings and numbers cannot fail.
+    let _ = serde_json::to_writer(&mut *buf, row);
+    let payload_len = buf.len() - start - HEADER;
+    let check = checksum(&buf[start + HEADER..]);
+    let header = &mut buf[start..start + HEADER];
+    header[..4].copy_from_slice(MAGIC);
+    header[4..8].copy_from_slice(&u32::try_from(payload_len).unwrap_or(u32::MAX).to_le_bytes());
+    header[8..].copy_from_slice(&check);
+}
+
+/// Decodes the records in `bytes`; returns the rows and how many bytes were whole, valid records.
+fn decode_all(bytes: &[u8]) -> (Vec<Row>, usize) {
+    let mut rows = Vec::new();
+    let mut at = 0;
+    while let Some((row, len)) = decode_one(&bytes[at..]) {
+        rows.push(row);
+        at += len;
+    }
+    (rows, at)
+}
+
+fn decode_one(bytes: &[u8]) -> Option<(Row, usize)> {
+    let header = bytes.get(..HEADER)?;
+    if &header[..4] != MAGIC {
+        return None;
+    }
+    let len = u32::from_le_bytes(header[4..8].try_into().ok()?) as usize;
+    if len > MAX_RECORD {
+        return None;
+    }
+    let payload = bytes.get(HEADER..HEADER + len)?;
+    if checksum(payload) != header[8..16] {
+        return None;
+    }
+    let row = serde_json::from_slice(payload).ok()?;
+    Some((row, HEADER + len))
+}
+
+fn list_segments(dir: &Path) -> io::Result<BTreeMap<u64, u64>> {
+    let mut segments = BTreeMap::new();
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some(number) = name
+            .to_str()
+            .and_then(|name| name.strip_suffix(".seg"))
+            .and_then(|stem| stem.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        segments.insert(number, entry.metadata()?.len());
+    }
+    Ok(segments)
+}
+
+fn read_shipped(dir: &Path) -> Option<Position> {
+    let bytes = fs::read(shipped_path(dir)).ok()?;
+    let (data, check) = (bytes.get(..16)?, bytes.get(16..24)?);
+    if checksum(data) != check {
+        return None;
+    }
+    Some(Position {
+        segment: u64::from_le_bytes(data[..8].try_into().ok()?),
+        offset: u64::from_le_bytes(data[8..16].try_into().ok()?),
+    })
+}
+
+/// Records how far the database has the spool (no sync: a stale value only replays rows the
+/// database already has, which it ignores).
+pub fn write_shipped(dir: &Path, position: Position) -> io::Result<()> {
+    let mut bytes = Vec::with_capacity(24);
+    bytes.extend_from_slice(&position.segment.to_le_bytes());
+    bytes.extend_from_slice(&position.offset.to_le_bytes());
+    let check = checksum(&bytes);
+    bytes.extend_from_slice(&check);
+    let tmp = dir.join("shipped.tmp");
+    fs::write(&tmp, &bytes)?;
+    fs::rename(tmp, shipped_path(dir))
+}
+
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+impl Spool {
+    /// Opens (or creates) the spool in `dir`: cuts a torn tail, finds the chain head, and sets
+    /// the shared positions (spooling when rows are waiting for the database).
+    pub fn open(
+        dir: &Path,
+        segment_bytes: u64,
+        max_bytes: u64,
+    ) -> io::Result<(Self, Arc<SpoolShared>, Recovered)> {
+        fs::create_dir_all(dir)?;
+        let mut segments = list_segments(dir)?;
+        let mut recovered = Recovered::default();
+        // Scan from the newest segment back to the first one holding a record.
+        let numbers: Vec<u64> = segments.keys().rev().copied().collect();
+        let mut end = Position::default();
+        for (i, number) in numbers.iter().enumerate() {
+            let path = segment_path(dir, *number);
+            let bytes = fs::read(&path)?;
+            let (rows, valid) = decode_all(&bytes);
+            if i == 0 {
+                end = Position {
+                    segment: *number,
+                    offset: valid as u64,
+                };
+                if valid < bytes.len() {
+                    recovered.truncated_bytes = (bytes.len() - valid) as u64;
+                    OpenOptions::new()
+                        .write(true)
+                        .open(&path)?
+                        .set_len(valid as u64)?;
+                    segments.insert(*number, valid as u64);
+                }
+            }
+            if let Some(last) = rows.last() {
+                recovered.head = Some(Head::of(last));
+                break;
+            }
+        }
+        let first = segments.keys().next().copied().unwrap_or(0);
+        let shipped = match read_shipped(dir) {
+            Some(position) if position.segment >= first => position.min(end),
+            _ => Position {
+                segment: first,
+                offset: 0,
+            },
+        };
+        let shared = Arc::new(SpoolShared::default());
+        {
+            let mut state = shared.lock();
+            state.shipped = shipped;
+            state.end = end;
+            state.spooling = shipped < end;
+            state.segments = segments;
+        }
+        let spool = Spool {
+            dir: dir.to_owned(),
+            segment_bytes: segment_bytes.max(4096),
+            max_bytes,
+            current: None,
+            shared: shared.clone(),
+        };
+        Ok((spool, shared, recovered))
+    }
+
+    /// The spool directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Appends `frames` (whole records) in one write; with `sync`, also `fdatasync`s them (and
+    /// the directory, once per new segment). Refuses when the size cap would be exceeded. On a
+    /// failed write the segment is cut back to where it was. Returns the new end.
+    pub async fn append(&mut self, frames: &[u8], sync: bool) -> Result<Position, SpoolError> {
+        {
+            let state = self.shared.lock();
+            let bytes = state.bytes();
+            if bytes + frames.len() as u64 > self.max_bytes {
+                return Err(SpoolError::Full {
+                    bytes,
+                    max: self.max_bytes,
+                });
+            }
+        }
+        self.rotate_if_needed()?;
+        let Some(current) = self.current.as_mut() else {
+            return Err(SpoolError::Io(io::Error::other("no open segment")));
+        };
+        if let Err(error) = (&*current.file).write_all(frames) {
+            let _ = current.file.set_len(current.len);
+            return Err(error.into());
+        }
+        current.len += frames.len() as u64;
+        let end = Position {
+            segment: current.number,
+            offset: current.len,
+        };
+        {
+            let mut state = self.shared.lock();
+            state.segments.insert(current.number, current.len);
+            state.end = end;
+        }
+        if sync {
+            self.sync().await?;
+        }
+        Ok(end)
+    }
+
+    /// `fdatasync`s the segment last appended to (and the directory, once per new segment).
+    pub async fn sync(&mut self) -> Result<(), SpoolError> {
+        let Some(current) = self.current.as_mut() else {
+            return Ok(());
+        };
+        let file = current.file.clone();
+        let dir = (!current.dir_synced).then(|| self.dir.clone());
+        tokio::task::spawn_blocking(move || {
+            file.sync_data()?;
+            if let Some(dir) = dir {
+                sync_dir(&dir)?;
+            }
+            Ok::<(), io::Error>(())
+        })
+        .await
+        .map_err(io::Error::other)??;
+        current.dir_synced = true;
+        Ok(())
+    }
+
+    fn rotate_if_needed(&mut self) -> io::Result<()> {
+        if let Some(current) = &self.current
+            && current.len < self.segment_bytes
+        {
+            return Ok(());
+        }
+        let number = {
+            let state = self.shared.lock();
+            match (&self.current, state.segments.last_key_value()) {
+                // At start, keep appending to the last segment while it has room.
+                (None, Some((number, len))) if *len < self.segment_bytes => *number,
+                (_, Some((number, _))) => number + 1,
+                (_, None) => 1,
+            }
+        };
+        let path = segment_path(&self.dir, number);
+        let file = OpenOptions::new().create(true).append(true).open(&path)?;
+        let len = file.metadata()?.len();
+        self.current = Some(Current {
+            number,
+            file: Arc::new(file),
+            len,
+            dir_synced: false,
+        });
+        self.shared.lock().segments.insert(number, len);
+        Ok(())
+    }
+
+    /// The segment being appended to.
+    pub fn current_segment(&self) -> Option<u64> {
+        self.current.as_ref().map(|current| current.number)
+    }
+}
+
+/// Deletes every segment wholly before `shipped` (never the one being appended to). Returns the
+/// bytes left on disk.
+pub fn delete_shipped(dir: &Path, shared: &SpoolShared, current: Option<u64>) -> u64 {
+    let mut state = shared.lock();
+    let keep_from = state
+        .shipped
+        .segment
+        .min(current.unwrap_or(u64::MAX))
+        .min(state.end.segment);
+    let old: Vec<u64> = state.segments.range(..keep_from).map(|(n, _)| *n).collect();
+    for number in old {
+        match fs::remove_file(segment_path(dir, number)) {
+            Ok(()) => {
+                state.segments.remove(&number);
+            }
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {
+                state.segments.remove(&number);
+            }
+            Err(error) => {
+                tracing::warn!(error = %error, "cannot delete a shipped audit spool segment");
+            }
+        }
+    }
+    state.bytes()
+}
+
+/// Reads up to `max_rows` rows from `from`, not past `to`. Returns the rows and the position
+/// after them. A record that does not check in the middle of a segment ends that segment (it is
+/// reported in the error count).
+pub fn read_range(
+    dir: &Path,
+    from: Position,
+    to: Position,
+    max_rows: usize,
+) -> io::Result<(Vec<Row>, Position, usize)> {
+    let mut rows = Vec::new();
+    let mut at = from;
+    let mut corrupt = 0;
+    while rows.len() < max_rows && at < to {
+        let path = segment_path(dir, at.segment);
+        let mut file = match File::open(&path) {
+            Ok(file) => file,
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {
+                at = next_segment(dir, at.segment, to)?;
+                continue;
+            }
+            Err(error) => return Err(error),
+        };
+        let len = file.metadata()?.len();
+        let stop = if at.segment == to.segment {
+            to.offset.min(len)
+        } else {
+            len
+        };
+        if at.offset >= stop {
+            if at.segment >= to.segment {
+                break;
+            }
+            at = next_segment(dir, at.segment, to)?;
+            continue;
+        }
+        file.seek(SeekFrom::Start(at.offset))?;
+        let want = usize::try_from(stop - at.offset)
+            .unwrap_or(usize::MAX)
+            .min(4 << 20);
+        let mut bytes = vec![0u8; want];
+        file.read_exact(&mut bytes)?;
+        let mut used = 0;
+        while rows.len() < max_rows {
+            match decode_one(&bytes[used..]) {
+                Some((row, n)) => {
+                    rows.push(row);
+                    used += n;
+                }
+                None => break,
+            }
+        }
+        if used == 0 {
+            // A record that does not check (the window always holds a whole record): skip the
+            // rest of this segment.
+            corrupt += 1;
+            at = if at.segment >= to.segment {
+                to
+            } else {
+                next_segment(dir, at.segment, to)?
+            };
+            continue;
+        }
+        at.offset += used as u64;
+    }
+    Ok((rows, at, corrupt))
+}
+
+fn next_segment(dir: &Path, after: u64, to: Position) -> io::Result<Position> {
+    let next = list_segments(dir)?
+        .range(after + 1..=to.segment)
+        .next()
+        .map(|(n, _)| *n)
+        .unwrap_or(to.segment);
+    Ok(if next == to.segment && next <= after {
+        to
+    } else {
+        Position {
+            segment: next,
+            offset: 0,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(seq: i64) -> Row {
+        Row {
+            id: format!("id-{seq}"),
+            time_us: seq,
+            replica_id: "r".into(),
+            seq,
+            prev_hash: [0; 32],
+            hash: [seq as u8; 32],
+            tenant: None,
+            agent: "claude-code".into(),
+            session_id: None,
+            tool_use_id: None,
+            prompt_id: None,
+            event: "PreToolUse".into(),
+            tool: None,
+            decision: "none".into(),
+            mode: "enforced".into(),
+            shadow_decision: None,
+            winner: None,
+            rules: vec![],
+            shadow_rules: vec![],
+            reason: None,
+            bundles: vec![],
+            input: "{}".into(),
+            cwd: None,
+            permission_mode: None,
+            latency_us: 1,
+            repeat: false,
+            failure: false,
+        }
+    }
+
+    fn frames(seqs: std::ops::RangeInclusive<i64>) -> Vec<u8> {
+        let mut buf = Vec::new();
+        for seq in seqs {
+            encode(&row(seq), &mut buf);
+        }
+        buf
+    }
+
+    #[tokio::test]
+    async fn appends_rotate_read_back_and_survive_a_torn_tail() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut spool, shared, recovered) = Spool::open(dir.path(), 4096, 1 << 20).unwrap();
+        assert!(recovered.head.is_none());
+        for batch in 0..20 {
+            spool
+                .append(&frames(batch * 5 + 1..=batch * 5 + 5), batch % 2 == 0)
+                .await
+                .unwrap();
+        }
+        let end = shared.lock().end;
+        assert!(end.segment > 1, "segments rotate");
+        let (rows, at, corrupt) = read_range(dir.path(), Position::default(), end, 1000).unwrap();
+        assert_eq!(corrupt, 0);
+        assert_eq!(at, end);
+        assert_eq!(
+            rows.iter().map(|r| r.seq).collect::<Vec<_>>(),
+            (1..=100).collect::<Vec<_>>()
+        );
+        // A torn write at the end.
+        let last = segment_path(dir.path(), end.segment);
+        let mut file = OpenOptions::new().append(true).open(&last).unwrap();
+        file.write_all(&frames(101..=101)[..30]).unwrap();
+        drop(spool);
+        write_shipped(
+            dir.path(),
+            Position {
+                segment: 1,
+                offset: 0,
+            },
+        )
+        .unwrap();
+        let (_spool, shared, recovered) = Spool::open(dir.path(), 4096, 1 << 20).unwrap();
+        assert_eq!(recovered.head.map(|h| h.seq), Some(100));
+        assert_eq!(recovered.truncated_bytes, 30);
+        let state = shared.lock();
+        assert!(state.spooling, "unshipped rows wait for the database");
+        assert_eq!(state.end, end);
+    }
+
+    #[tokio::test]
+    async fn the_cap_refuses_and_shipped_segments_are_deleted() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut spool, shared, _) = Spool::open(dir.path(), 4096, 8192).unwrap();
+        let mut refused = false;
+        for batch in 0..100 {
+            match spool
+                .append(&frames(batch * 5 + 1..=batch * 5 + 5), false)
+                .await
+            {
+                Ok(_) => {}
+                Err(SpoolError::Full { .. }) => {
+                    refused = true;
+                    break;
+                }
+                Err(error) => panic!("{error}"),
+            }
+        }
+        assert!(refused);
+        let end = shared.lock().end;
+        shared.lock().shipped = end;
+        let left = delete_shipped(dir.path(), &shared, spool.current_segment());
+        assert!(left <= 4096 + 2048, "{left}");
+        spool.append(&frames(1..=1), false).await.unwrap();
+    }
+}

@@ -1,0 +1,354 @@
+//! The writer task (group commit) and the shipper task (spool → database).
+//!
+//! The writer takes everything queued (up to [`MAX_BATCH`] rows), gives the rows this replica's
+//! next seqs, times that never go backwards, repeat flags and chain hashes, appends the batch to
+//! the spool in one write, and makes it durable with one flush: a database insert, or — when the
+//! database fails or rows are already waiting in the spool — an `fdatasync` of the spool. Then it
+//! acknowledges every row of the batch at once. A batch that can be made durable nowhere is
+//! refused: its rows get an error, the chain head does not move, and the evaluations that waited
+//! for them are answered with the failure decision.
+//!
+//! The shipper drains spooled rows into the database in spool order, and hands the writer back
+//! to direct inserts once the spool is empty. Neither task runs on the request path.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::{mpsc, watch};
+
+use super::AuditError;
+use super::queue::{Pending, RecentKeys};
+use super::record::{GENESIS, Row};
+use super::spool::{self, Head, Spool, SpoolError, SpoolShared};
+use super::store::AuditStore;
+use crate::metrics::AuditMetrics;
+
+/// Most rows in one batch.
+pub const MAX_BATCH: usize = 1024;
+/// Most rows the shipper sends in one insert.
+const SHIP_BATCH: usize = 1000;
+
+/// The writer task's state.
+pub struct Writer {
+    /// The queue.
+    pub rx: mpsc::Receiver<Pending>,
+    /// The spool.
+    pub spool: Spool,
+    /// Positions shared with the shipper.
+    pub shared: Arc<SpoolShared>,
+    /// The database.
+    pub store: AuditStore,
+    /// This replica.
+    pub replica_id: String,
+    /// The head found in the spool at open.
+    pub spool_head: Option<Head>,
+    /// Metrics.
+    pub metrics: AuditMetrics,
+    /// How long a database insert may take before the batch goes to the spool.
+    pub db_timeout: Duration,
+}
+
+struct Chainer {
+    head: Head,
+    recent: RecentKeys,
+}
+
+impl Writer {
+    /// Runs until the queue is closed and drained: at shutdown, or when every sender is gone.
+    pub async fn run(mut self, mut shutdown: watch::Receiver<bool>) {
+        let head = self.resolve_head().await;
+        let mut chainer = Chainer {
+            head,
+            recent: RecentKeys::default(),
+        };
+        let mut batch = Vec::with_capacity(MAX_BATCH);
+        let mut last_persist = Instant::now();
+        loop {
+            let received = tokio::select! {
+                biased;
+                n = self.rx.recv_many(&mut batch, MAX_BATCH) => n,
+                _ = shutdown.changed() => {
+                    // Refuse new rows, then write what is queued.
+                    self.rx.close();
+                    continue;
+                }
+            };
+            if received == 0 {
+                break;
+            }
+            self.metrics.queue_depth.set(self.rx.len() as i64);
+            self.process(&mut chainer, &mut batch).await;
+            if last_persist.elapsed() > Duration::from_secs(1) {
+                self.persist_shipped();
+                last_persist = Instant::now();
+            }
+        }
+        self.persist_shipped();
+        tracing::info!("audit writer stopped; queue drained");
+    }
+
+    fn persist_shipped(&self) {
+        let shipped = self.shared.lock().shipped;
+        if let Err(error) = spool::write_shipped(self.spool.dir(), shipped) {
+            tracing::warn!(error = %error, "cannot record the audit spool's shipped position");
+        }
+    }
+
+    /// The chain head: the later of the spool's and the database's. With neither (a replica
+    /// that never wrote and cannot reach the database, or whose spool is gone), the chain
+    /// restarts at a time-based seq above any earlier one, with a zero `prev_hash`.
+    async fn resolve_head(&self) -> Head {
+        let db = tokio::time::timeout(self.db_timeout * 2, self.store.head(&self.replica_id)).await;
+        let db = match db {
+            Ok(Ok(head)) => Ok(head),
+            Ok(Err(error)) => Err(error.to_string()),
+            Err(_) => Err("timed out".to_owned()),
+        };
+        match (self.spool_head, db) {
+            (Some(spool), Ok(Some(db))) if db.seq > spool.seq => db,
+            (Some(spool), _) => spool,
+            (None, Ok(Some(db))) => db,
+            (None, Ok(None)) => Head {
+                seq: 0,
+                hash: GENESIS,
+                time_us: 0,
+            },
+            (None, Err(error)) => {
+                let now = chrono::Utc::now().timestamp_micros();
+                tracing::warn!(
+                    error = %error,
+                    "the audit chain head is unknown (no spool, database unreachable); \
+                     the chain restarts at a time-based seq"
+                );
+                Head {
+                    seq: now,
+                    hash: GENESIS,
+                    time_us: 0,
+                }
+            }
+        }
+    }
+
+    async fn process(&mut self, chainer: &mut Chainer, batch: &mut Vec<Pending>) {
+        let started = Instant::now();
+        let n = batch.len();
+        let mut rows = Vec::with_capacity(n);
+        let mut acks = Vec::with_capacity(n);
+        let mut head = chainer.head;
+        for pending in batch.drain(..) {
+            let mut row = pending.row;
+            row.replica_id.clone_from(&self.replica_id);
+            row.seq = head.seq + 1;
+            row.time_us = row.time_us.max(head.time_us);
+            row.repeat = row
+                .repeat_key()
+                .is_some_and(|key| chainer.recent.check(key));
+            row.prev_hash = head.hash;
+            row.hash = row.compute_hash();
+            head = Head::of(&row);
+            rows.push(row);
+            acks.push(pending.ack);
+        }
+        let mut frames = Vec::with_capacity(n * 1024);
+        for row in &rows {
+            spool::encode(row, &mut frames);
+        }
+
+        let spooling = {
+            let mut state = self.shared.lock();
+            if state.spooling && !state.unshipped() {
+                state.spooling = false;
+            }
+            state.spooling
+        };
+        let result = if spooling {
+            self.spool
+                .append(&frames, true)
+                .await
+                .map(|_| Durable::Spooled)
+                .map_err(AuditError::from)
+        } else {
+            self.direct(&rows, &frames).await
+        };
+        match &result {
+            Ok(durable) => {
+                chainer.head = head;
+                match durable {
+                    Durable::Committed => self.metrics.rows_written.inc_by(n as u64),
+                    Durable::Spooled => {
+                        self.metrics.rows_spooled.inc_by(n as u64);
+                        self.shared.wake.notify_one();
+                    }
+                }
+            }
+            Err(error) => {
+                self.metrics.rows_failed.inc_by(n as u64);
+                tracing::error!(rows = n, error = %error, "audit rows could not be made durable; their evaluations get the failure decision");
+            }
+        }
+        let bytes = {
+            let state = self.shared.lock();
+            state.bytes()
+        };
+        self.metrics.spool_bytes.set(bytes as i64);
+        self.metrics.batch_rows.observe(n as f64);
+        self.metrics
+            .batch_seconds
+            .observe(started.elapsed().as_secs_f64());
+        let outcome = result.map(|_| ());
+        for ack in acks.into_iter().flatten() {
+            let _ = ack.send(outcome.clone());
+        }
+    }
+
+    /// The database is believed up and nothing waits in the spool: append (no sync), insert;
+    /// on failure, sync the spool and switch to spooling.
+    async fn direct(&mut self, rows: &[Row], frames: &[u8]) -> Result<Durable, AuditError> {
+        let appended = match self.spool.append(frames, false).await {
+            Ok(end) => Some(end),
+            Err(error) => {
+                tracing::warn!(error = %error, "cannot append to the audit spool; inserting directly");
+                None
+            }
+        };
+        let inserted = tokio::time::timeout(self.db_timeout, self.store.insert(rows)).await;
+        match inserted {
+            Ok(Ok(())) => {
+                if let Some(end) = appended {
+                    self.shared.lock().shipped = end;
+                    spool::delete_shipped(
+                        self.spool.dir(),
+                        &self.shared,
+                        self.spool.current_segment(),
+                    );
+                }
+                Ok(Durable::Committed)
+            }
+            failed => {
+                let why = match failed {
+                    Ok(Err(error)) => error.to_string(),
+                    _ => "timed out".to_owned(),
+                };
+                if appended.is_none() {
+                    return Err(AuditError::Unavailable(why));
+                }
+                // The batch is in the spool already: make it durable there.
+                self.spool.sync().await?;
+                self.shared.lock().spooling = true;
+                tracing::warn!(error = %why, "audit insert failed; spooling to disk until the database is back");
+                Ok(Durable::Spooled)
+            }
+        }
+    }
+}
+
+enum Durable {
+    Committed,
+    Spooled,
+}
+
+impl From<SpoolError> for AuditError {
+    fn from(error: SpoolError) -> Self {
+        match error {
+            SpoolError::Full { .. } => AuditError::SpoolFull,
+            SpoolError::Io(error) => AuditError::Disk(error.to_string()),
+        }
+    }
+}
+
+/// The shipper's settings.
+pub struct Shipper {
+    /// Positions shared with the writer.
+    pub shared: Arc<SpoolShared>,
+    /// The spool directory.
+    pub dir: std::path::PathBuf,
+    /// The database.
+    pub store: AuditStore,
+    /// Metrics.
+    pub metrics: AuditMetrics,
+    /// Time limit of one insert.
+    pub db_timeout: Duration,
+}
+
+impl Shipper {
+    /// Drains spooled rows into the database, in order, retrying with capped backoff
+    /// (100 ms → 5 s) while it is away. Runs until `shutdown`.
+    pub async fn run(self, mut shutdown: watch::Receiver<bool>) {
+        let mut backoff = Duration::from_millis(100);
+        let mut failing = false;
+        loop {
+            if *shutdown.borrow() {
+                break;
+            }
+            let range = {
+                let state = self.shared.lock();
+                (state.spooling && state.unshipped()).then_some((state.shipped, state.end))
+            };
+            let Some((from, to)) = range else {
+                tokio::select! {
+                    () = self.shared.wake.notified() => {}
+                    () = tokio::time::sleep(Duration::from_millis(500)) => {}
+                    changed = shutdown.changed() => if changed.is_err() { break },
+                }
+                continue;
+            };
+            let dir = self.dir.clone();
+            let read =
+                tokio::task::spawn_blocking(move || spool::read_range(&dir, from, to, SHIP_BATCH))
+                    .await;
+            let (rows, next, corrupt) = match read {
+                Ok(Ok(read)) => read,
+                Ok(Err(error)) => {
+                    tracing::error!(error = %error, "cannot read the audit spool");
+                    tokio::time::sleep(backoff).await;
+                    continue;
+                }
+                Err(error) => {
+                    tracing::error!(error = %error, "audit spool reader failed");
+                    continue;
+                }
+            };
+            if corrupt > 0 {
+                tracing::error!(
+                    segments = corrupt,
+                    "audit spool records failed their checksum; the rest of those segments is skipped"
+                );
+            }
+            let inserted = tokio::time::timeout(self.db_timeout, self.store.insert(&rows)).await;
+            match inserted {
+                Ok(Ok(())) => {
+                    {
+                        let mut state = self.shared.lock();
+                        if state.shipped == from {
+                            state.shipped = next;
+                        }
+                    }
+                    self.metrics.rows_replayed.inc_by(rows.len() as u64);
+                    let bytes = spool::delete_shipped(&self.dir, &self.shared, Some(to.segment));
+                    self.metrics.spool_bytes.set(bytes as i64);
+                    let _ = spool::write_shipped(&self.dir, next);
+                    if failing {
+                        tracing::info!("the audit database is back; replaying the spool");
+                        failing = false;
+                    }
+                    backoff = Duration::from_millis(100);
+                }
+                failed => {
+                    if !failing {
+                        let why = match failed {
+                            Ok(Err(error)) => error.to_string(),
+                            _ => "timed out".to_owned(),
+                        };
+                        tracing::warn!(error = %why, "audit spool replay failed; retrying with backoff");
+                        failing = true;
+                    }
+                    tokio::select! {
+                        () = tokio::time::sleep(backoff) => {}
+                        changed = shutdown.changed() => if changed.is_err() { break },
+                    }
+                    backoff = (backoff * 2).min(Duration::from_secs(5));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! `GET /v1/audit`: the audit log for auditors and admins, newest first, with keyset pagination
+//! (`cursor`), or the whole filtered log streamed as JSON Lines (`format=jsonl`).
+//!
+//! A token of a tenant other than `global` sees only its own tenant's rows; asking for another
+//! tenant is 403. Agent tokens get 403. Unknown parameters and malformed values are 400
+//! `invalid_query`, naming the parameter.
+
+use std::collections::HashMap;
+
+use axum::Json;
+use axum::body::{Body, Bytes};
+use axum::extract::{Query, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
+use serde_json::json;
+
+use crate::audit::store::{AuditStore, Filter};
+use crate::auth::{Caller, GLOBAL_TENANT, Role, parse_tenant};
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// Default page size.
+pub const DEFAULT_LIMIT: i64 = 100;
+/// Largest page size.
+pub const MAX_LIMIT: i64 = 1000;
+/// Rows per database page of a JSON Lines export.
+const EXPORT_PAGE: i64 = 1000;
+
+const PARAMETERS: [&str; 10] = [
+    "tenant",
+    "session_id",
+    "decision",
+    "tool",
+    "rule",
+    "since",
+    "until",
+    "limit",
+    "cursor",
+    "format",
+];
+
+fn invalid(message: String) -> ApiError {
+    ApiError::bad_request("invalid_query", message)
+}
+
+/// An opaque keyset cursor: hex of `<time µs>:<id>`.
+pub fn encode_cursor(time_us: i64, id: &str) -> String {
+    hex::encode(format!("{time_us}:{id}"))
+}
+
+fn decode_cursor(cursor: &str) -> Option<(DateTime<Utc>, String)> {
+    let text = String::from_utf8(hex::decode(cursor).ok()?).ok()?;
+    let (time, id) = text.split_once(':')?;
+    let time = DateTime::from_timestamp_micros(time.parse().ok()?)?;
+    let valid_id = id.len() == 36 && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
+    valid_id.then(|| (time, id.to_owned()))
+}
+
+fn parse_time(name: &str, value: &str) -> Result<DateTime<Utc>, ApiError> {
+    DateTime::parse_from_rfc3339(value)
+        .map(|time| time.with_timezone(&Utc))
+        .map_err(|_| {
+            invalid(format!(
+                "`{name}` must be an RFC 3339 time such as `2026-11-01T00:00:00Z`; got `{}`",
+                value.escape_debug()
+            ))
+        })
+}
+
+fn bounded(name: &str, value: &str) -> Result<String, ApiError> {
+    if value.len() > 512 {
+        return Err(invalid(format!("`{name}` is longer than 512 bytes")));
+    }
+    Ok(value.to_owned())
+}
+
+/// A parsed query: the filter, the page size and the format.
+#[derive(Debug)]
+pub struct AuditQuery {
+    /// The filter (tenant already scoped to the caller).
+    pub filter: Filter,
+    /// Page size.
+    pub limit: i64,
+    /// Stream JSON Lines.
+    pub jsonl: bool,
+}
+
+/// Parses and checks the query parameters for `caller`.
+pub fn parse_query(
+    caller: &Caller,
+    params: &HashMap<String, String>,
+) -> Result<AuditQuery, ApiError> {
+    if let Some(unknown) = params
+        .keys()
+        .find(|key| !PARAMETERS.contains(&key.as_str()))
+    {
+        return Err(invalid(format!(
+            "unknown parameter `{}` (known: {})",
+            unknown.escape_debug(),
+            PARAMETERS.join(", ")
+        )));
+    }
+    let get = |name: &str| params.get(name).filter(|value| !value.is_empty());
+    let mut filter = Filter::default();
+    let requested = get("tenant").map(|t| parse_tenant(t)).transpose()?;
+    filter.tenant = if caller.tenant == GLOBAL_TENANT {
+        requested.map(str::to_owned)
+    } else {
+        if let Some(tenant) = requested {
+            caller.require_tenant(tenant)?;
+        }
+        Some(caller.tenant.clone())
+    };
+    filter.session_id = get("session_id")
+        .map(|v| bounded("session_id", v))
+        .transpose()?;
+    filter.tool = get("tool").map(|v| bounded("tool", v)).transpose()?;
+    filter.rule = get("rule").map(|v| bounded("rule", v)).transpose()?;
+    if let Some(decision) = get("decision") {
+        if !matches!(decision.as_str(), "deny" | "ask" | "allow" | "none") {
+            return Err(invalid(format!(
+                "`decision` must be `deny`, `ask`, `allow` or `none`; got `{}`",
+                decision.escape_debug()
+            )));
+        }
+        filter.decision = Some(decision.clone());
+    }
+    filter.since = get("since").map(|v| parse_time("since", v)).transpose()?;
+    filter.until = get("until").map(|v| parse_time("until", v)).transpose()?;
+    if let Some(cursor) = get("cursor") {
+        filter.before = Some(
+            decode_cursor(cursor)
+                .ok_or_else(|| invalid("`cursor` is not a cursor this API returned".to_owned()))?,
+        );
+    }
+    let limit = match get("limit") {
+        None => DEFAULT_LIMIT,
+        Some(limit) => limit
+            .parse::<i64>()
+            .ok()
+            .filter(|n| (1..=MAX_LIMIT).contains(n))
+            .ok_or_else(|| {
+                invalid(format!(
+                    "`limit` must be an integer from 1 to {MAX_LIMIT}; got `{}`",
+                    limit.escape_debug()
+                ))
+            })?,
+    };
+    let jsonl = match get("format").map(String::as_str) {
+        None | Some("json") => false,
+        Some("jsonl") => true,
+        Some(other) => {
+            return Err(invalid(format!(
+                "`format` must be `json` or `jsonl`; got `{}`",
+                other.escape_debug()
+            )));
+        }
+    };
+    Ok(AuditQuery {
+        filter,
+        limit,
+        jsonl,
+    })
+}
+
+/// `GET /v1/audit`.
+pub async fn list_audit(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(params): Query<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    if !matches!(caller.role, Role::Auditor | Role::Admin) {
+        return Err(ApiError::Forbidden(format!(
+            "reading the audit needs a token with role `auditor` or `admin`; this token has role `{}`",
+            caller.role
+        )));
+    }
+    let query = parse_query(&caller, &params)?;
+    let store = AuditStore::Postgres(state.pool.clone());
+    if query.jsonl {
+        return Ok(export(store, query.filter));
+    }
+    let mut rows = store.query(&query.filter, query.limit + 1).await?;
+    let more = rows.len() as i64 > query.limit;
+    rows.truncate(usize::try_from(query.limit).unwrap_or(0));
+    let next_cursor = more
+        .then(|| rows.last().map(|row| encode_cursor(row.time_us, &row.id)))
+        .flatten();
+    Ok(Json(json!({
+        "rows": rows.iter().map(|row| row.to_json()).collect::<Vec<_>>(),
+        "next_cursor": next_cursor,
+    }))
+    .into_response())
+}
+
+/// Streams every row matching `filter` as JSON Lines, paging through the database by keyset.
+/// A database failure mid-stream aborts the body, so a client never mistakes a cut export for
+/// a whole one.
+fn export(store: AuditStore, mut filter: Filter) -> Response {
+    let (tx, rx) = tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(4);
+    tokio::spawn(async move {
+        loop {
+            let rows = match store.query(&filter, EXPORT_PAGE).await {
+                Ok(rows) => rows,
+                Err(error) => {
+                    tracing::error!(error = %error, "audit export failed");
+                    let _ = tx.send(Err(std::io::Error::other("export failed"))).await;
+                    return;
+                }
+            };
+            let Some(last) = rows.last() else {
+                return;
+            };
+            filter.before = Some((last.time(), last.id.clone()));
+            let mut chunk = Vec::with_capacity(rows.len() * 512);
+            for row in &rows {
+                let _ = serde_json::to_writer(&mut chunk, &row.to_json());
+                chunk.push(b'\n');
+            }
+            if tx.send(Ok(Bytes::from(chunk))).await.is_err() {
+                return;
+            }
+            if (rows.len() as i64) < EXPORT_PAGE {
+                return;
+            }
+        }
+    });
+    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|item| (item, rx))
+    });
+    (
+        [(header::CONTENT_TYPE, "application/jsonl")],
+        Body::from_stream(stream),
+    )
+        .into_response()
+}

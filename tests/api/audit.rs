@@ -1,0 +1,587 @@
+//! The audit log through the real server: one row per answered evaluation, chained per replica;
+//! `toolgate audit verify` names edited and deleted rows; `GET /v1/audit` filters, pages and
+//! scopes by tenant; a database outage under load loses nothing; a full spool refuses.
+
+use std::collections::{HashMap, HashSet};
+use std::process::Command;
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use sqlx::PgPool;
+use toolgate::audit::store::AuditStore;
+
+use crate::helpers::{TestApp, assert_error, decision_of, eventually, spawn_app, spawn_replica};
+use crate::pg::PrivatePostgres;
+
+/// A PreToolUse Bash event with its own tool use id.
+pub fn bash_call(session: &str, tool_use_id: &str, command: &str) -> Value {
+    json!({
+        "hook_event_name": "PreToolUse",
+        "session_id": session,
+        "tool_use_id": tool_use_id,
+        "cwd": "/tmp/p",
+        "permission_mode": "default",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+    })
+}
+
+/// Every audit row as the API shows it, in chain order.
+pub async fn audit_rows(pool: &PgPool) -> Vec<Value> {
+    let store = AuditStore::Postgres(pool.clone());
+    let mut rows = store
+        .query(&Default::default(), 1_000_000)
+        .await
+        .expect("query the audit");
+    rows.sort_by(|a, b| (&a.replica_id, a.seq).cmp(&(&b.replica_id, b.seq)));
+    rows.iter().map(|row| row.to_json()).collect()
+}
+
+/// Runs `toolgate audit verify` against `database_url`; returns (exit code, stdout).
+pub async fn verify_cli(database_url: &str) -> (Option<i32>, String) {
+    let url = database_url.to_owned();
+    let output = tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_toolgate"))
+            .args(["audit", "verify"])
+            .env("DATABASE_URL", url)
+            .output()
+            .expect("run toolgate audit verify")
+    })
+    .await
+    .unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+async fn count_rows(pool: &PgPool) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM audit")
+        .fetch_one(pool)
+        .await
+        .unwrap_or(-1)
+}
+
+#[tokio::test]
+async fn every_evaluation_is_recorded_with_its_decision_bundles_and_chain() {
+    let app = spawn_app().await;
+    let agent = app.create_token("agent", "team").await;
+    let bundle = json!({
+        "name": "team-policy",
+        "permissions": {"deny": ["Bash(git push --force:*)"]},
+        "rules": [{"id": "curl-seen", "program": ["curl"], "decision": "ask",
+                   "reason": "curl is watched", "mode": "warn"}],
+    });
+    let id = app.push("team", &bundle).await;
+    let activation = app.activate("team", id).await;
+    app.wait_served("team", activation).await;
+
+    let force = bash_call("s1", "t1", "git push --force origin main");
+    assert_eq!(decision_of(&app.evaluate(&agent, &force).await), "deny");
+    app.evaluate(&agent, &bash_call("s1", "t2", "curl https://example.com"))
+        .await;
+    // The same call again: recorded, and marked as a repeat.
+    assert_eq!(decision_of(&app.evaluate(&agent, &force).await), "deny");
+
+    let rows = audit_rows(&app.pool).await;
+    assert_eq!(rows.len(), 3, "{rows:#?}");
+    let first = &rows[0];
+    assert_eq!(first["tenant"], "team");
+    assert_eq!(first["agent"], "claude-code");
+    assert_eq!(first["session_id"], "s1");
+    assert_eq!(first["tool_use_id"], "t1");
+    assert_eq!(first["event"], "PreToolUse");
+    assert_eq!(first["tool"], "Bash");
+    assert_eq!(first["decision"], "deny");
+    assert_eq!(first["mode"], "enforced");
+    assert_eq!(first["winner"], "Bash(git push --force:*)");
+    assert_eq!(first["rules"], json!(["Bash(git push --force:*)"]));
+    assert_eq!(first["cwd"], "/tmp/p");
+    assert_eq!(first["permission_mode"], "default");
+    assert_eq!(
+        first["input"],
+        json!({"tool_input": {"command": "git push --force origin main"}})
+    );
+    assert_eq!(first["bundles"][0]["tenant"], "team");
+    assert_eq!(first["bundles"][0]["id"], id);
+    assert_eq!(first["bundles"][0]["sha256"].as_str().unwrap().len(), 64);
+    assert_eq!(first["replica_id"], app.replica_id.as_str());
+    assert_eq!(first["repeat"], false);
+    assert_eq!(first["failure"], false);
+    let curl = &rows[1];
+    assert_eq!(curl["mode"], "shadow");
+    assert_eq!(curl["decision"], "none");
+    assert_eq!(curl["shadow_decision"], "ask");
+    assert_eq!(curl["shadow_rules"], json!(["curl-seen"]));
+    assert_eq!(rows[2]["repeat"], true);
+    let seqs: Vec<i64> = rows.iter().map(|r| r["seq"].as_i64().unwrap()).collect();
+    assert_eq!(seqs, vec![1, 2, 3]);
+    assert_eq!(rows[1]["prev_hash"], rows[0]["hash"]);
+    assert_eq!(rows[2]["prev_hash"], rows[1]["hash"]);
+
+    let (code, out) = verify_cli(&app.database_url).await;
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("3 rows"), "{out}");
+}
+
+#[tokio::test]
+async fn failure_answers_are_audited_too() {
+    let app = spawn_app().await;
+    let agent = app.create_token("agent", "team").await;
+    // A non-gating event is answered `{}`; a gate with nothing live is `none`: both recorded.
+    app.evaluate(&agent, &bash_call("s", "t", "ls")).await;
+    app.evaluate(
+        &agent,
+        &json!({"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": "hello"}),
+    )
+    .await;
+    let rows = audit_rows(&app.pool).await;
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[1]["event"], "UserPromptSubmit");
+    assert_eq!(rows[1]["input"], json!({"prompt": "hello"}));
+    // An unknown token while the database cannot check it is a failure answer (covered with a
+    // stopped database in `a_database_outage_under_load_loses_no_answered_evaluation`).
+}
+
+#[tokio::test]
+async fn verify_names_an_edited_row_and_a_deleted_row() {
+    let app = spawn_app().await;
+    let agent = app.create_token("agent", "team").await;
+    for i in 0..6 {
+        app.evaluate(&agent, &bash_call("s", &format!("t{i}"), "ls"))
+            .await;
+    }
+    let rows = audit_rows(&app.pool).await;
+    assert_eq!(rows.len(), 6);
+    let (code, out) = verify_cli(&app.database_url).await;
+    assert_eq!(code, Some(0), "{out}");
+
+    // Edit row 2's decision.
+    let edited = rows[1]["id"].as_str().unwrap().to_owned();
+    sqlx::query("UPDATE audit SET decision = 'allow' WHERE id = $1::uuid")
+        .bind(&edited)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let (code, out) = verify_cli(&app.database_url).await;
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains(&format!("edited: row {edited}")), "{out}");
+    sqlx::query("UPDATE audit SET decision = 'none' WHERE id = $1::uuid")
+        .bind(&edited)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(verify_cli(&app.database_url).await.0, Some(0));
+
+    // Delete row 4: a gap between rows 3 and 5.
+    let deleted = rows[3]["id"].as_str().unwrap();
+    sqlx::query("DELETE FROM audit WHERE id = $1::uuid")
+        .bind(deleted)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let (code, out) = verify_cli(&app.database_url).await;
+    assert_eq!(code, Some(1), "{out}");
+    let (before, after) = (
+        rows[2]["id"].as_str().unwrap(),
+        rows[4]["id"].as_str().unwrap(),
+    );
+    assert!(
+        out.contains(&format!(
+            "seq 4 is missing, between row {before} and row {after}"
+        )),
+        "{out}"
+    );
+}
+
+#[tokio::test]
+async fn prune_drops_old_months_and_verify_starts_from_the_checkpoint() {
+    let app = spawn_app().await;
+    let agent = app.create_token("agent", "team").await;
+    for i in 0..4 {
+        app.evaluate(&agent, &bash_call("s", &format!("t{i}"), "ls"))
+            .await;
+    }
+    // Move the first two rows (and their month) into the past by rewriting them through the
+    // writer's own encoding: re-insert them as an old month's rows with recomputed hashes.
+    let store = AuditStore::Postgres(app.pool.clone());
+    let mut rows = store.query(&Default::default(), 100).await.unwrap();
+    rows.sort_by_key(|row| row.seq);
+    let old = chrono::DateTime::parse_from_rfc3339("2020-01-15T00:00:00Z")
+        .unwrap()
+        .timestamp_micros();
+    sqlx::query("DELETE FROM audit")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let mut prev = toolgate::audit::record::GENESIS;
+    for (i, row) in rows.iter_mut().enumerate() {
+        if i < 2 {
+            row.time_us = old + i as i64;
+        }
+        row.prev_hash = prev;
+        row.hash = row.compute_hash();
+        prev = row.hash;
+    }
+    store.insert(&rows).await.unwrap();
+    assert_eq!(verify_cli(&app.database_url).await.0, Some(0));
+
+    let output = tokio::task::spawn_blocking({
+        let url = app.database_url.clone();
+        move || {
+            Command::new(env!("CARGO_BIN_EXE_toolgate"))
+                .args(["audit", "prune", "--older-than", "30d"])
+                .env("DATABASE_URL", url)
+                .output()
+                .unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{out}");
+    assert!(out.contains("dropped audit_y2020m01"), "{out}");
+    assert_eq!(count_rows(&app.pool).await, 2);
+    // The kept rows start at seq 3: not a gap, thanks to the checkpoint.
+    let (code, out) = verify_cli(&app.database_url).await;
+    assert_eq!(code, Some(0), "{out}");
+}
+
+async fn get_audit(app: &TestApp, token: &str, query: &str) -> reqwest::Response {
+    app.client
+        .get(app.url(&format!("/v1/audit{query}")))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap()
+}
+
+async fn get_rows(app: &TestApp, token: &str, query: &str) -> Value {
+    let response = get_audit(app, token, query).await;
+    assert_eq!(response.status(), StatusCode::OK, "{query}");
+    response.json().await.unwrap()
+}
+
+#[tokio::test]
+async fn get_audit_filters_pages_and_keeps_tenants_apart() {
+    let app = spawn_app().await;
+    let agent_a = app.create_token("agent", "team-a").await;
+    let agent_b = app.create_token("agent", "team-b").await;
+    let auditor_a = app.create_token("auditor", "team-a").await;
+    let auditor_global = app.create_token("auditor", "global").await;
+    let admin_b = app.create_token("admin", "team-b").await;
+    let id = app
+        .push(
+            "team-a",
+            &json!({"name": "a", "permissions": {"deny": ["Bash(rm:*)"]}}),
+        )
+        .await;
+    let activation = app.activate("team-a", id).await;
+    app.wait_served("team-a", activation).await;
+    for i in 0..5 {
+        app.evaluate(&agent_a, &bash_call("sa", &format!("a{i}"), "ls"))
+            .await;
+    }
+    app.evaluate(&agent_a, &bash_call("sa2", "a-rm", "rm -r x"))
+        .await;
+    for i in 0..3 {
+        app.evaluate(&agent_b, &bash_call("sb", &format!("b{i}"), "ls"))
+            .await;
+    }
+
+    // An agent token may not read the audit.
+    assert_error(
+        get_audit(&app, &agent_a, "").await,
+        StatusCode::FORBIDDEN,
+        "forbidden",
+    )
+    .await;
+    // Another tenant's rows: 403 when asked for, never visible otherwise.
+    assert_error(
+        get_audit(&app, &auditor_a, "?tenant=team-b").await,
+        StatusCode::FORBIDDEN,
+        "forbidden",
+    )
+    .await;
+    let own = get_rows(&app, &auditor_a, "").await;
+    let own = own["rows"].as_array().unwrap();
+    assert_eq!(own.len(), 6);
+    assert!(own.iter().all(|row| row["tenant"] == "team-a"));
+    let b = get_rows(&app, &admin_b, "").await;
+    assert_eq!(b["rows"].as_array().unwrap().len(), 3);
+    assert!(
+        b["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|row| row["tenant"] == "team-b")
+    );
+    let all = get_rows(&app, &auditor_global, "").await;
+    assert_eq!(all["rows"].as_array().unwrap().len(), 9);
+    let only_b = get_rows(&app, &auditor_global, "?tenant=team-b").await;
+    assert_eq!(only_b["rows"].as_array().unwrap().len(), 3);
+
+    // Filters.
+    let denied = get_rows(&app, &auditor_a, "?decision=deny").await;
+    let denied = denied["rows"].as_array().unwrap();
+    assert_eq!(denied.len(), 1);
+    assert_eq!(denied[0]["tool_use_id"], "a-rm");
+    let by_rule = get_rows(&app, &auditor_global, "?rule=Bash(rm:*)").await;
+    assert_eq!(by_rule["rows"].as_array().unwrap().len(), 1);
+    let by_session = get_rows(&app, &auditor_global, "?session_id=sb").await;
+    assert_eq!(by_session["rows"].as_array().unwrap().len(), 3);
+    let by_tool = get_rows(&app, &auditor_global, "?tool=Read").await;
+    assert_eq!(by_tool["rows"].as_array().unwrap().len(), 0);
+    let future = get_rows(&app, &auditor_global, "?since=2999-01-01T00:00:00Z").await;
+    assert_eq!(future["rows"].as_array().unwrap().len(), 0);
+    let past = get_rows(&app, &auditor_global, "?until=2000-01-01T00:00:00Z").await;
+    assert_eq!(past["rows"].as_array().unwrap().len(), 0);
+
+    // Keyset pages of 2 walk every row once, newest first.
+    let mut seen = Vec::new();
+    let mut query = "?limit=2".to_owned();
+    loop {
+        let page = get_rows(&app, &auditor_global, &query).await;
+        let rows = page["rows"].as_array().unwrap();
+        assert!(rows.len() <= 2);
+        seen.extend(
+            rows.iter()
+                .map(|row| row["id"].as_str().unwrap().to_owned()),
+        );
+        match page["next_cursor"].as_str() {
+            Some(cursor) => query = format!("?limit=2&cursor={cursor}"),
+            None => break,
+        }
+    }
+    assert_eq!(seen.len(), 9);
+    assert_eq!(seen.iter().collect::<HashSet<_>>().len(), 9);
+    let newest_first: Vec<String> = all["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(seen, newest_first);
+
+    // JSON Lines export of the filtered log.
+    let response = get_audit(&app, &auditor_a, "?format=jsonl").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["content-type"], "application/jsonl");
+    let text = response.text().await.unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 6);
+    assert!(lines.iter().all(|row| row["tenant"] == "team-a"));
+
+    // Bad parameters are named.
+    for (query, field) in [
+        ("?limit=0", "limit"),
+        ("?limit=abc", "limit"),
+        ("?decision=block", "decision"),
+        ("?since=yesterday", "since"),
+        ("?cursor=zz", "cursor"),
+        ("?format=csv", "format"),
+        ("?colour=red", "colour"),
+    ] {
+        let message = assert_error(
+            get_audit(&app, &auditor_global, query).await,
+            StatusCode::BAD_REQUEST,
+            "invalid_query",
+        )
+        .await;
+        assert!(
+            message.contains(&format!("`{field}`")),
+            "{query}: {message}"
+        );
+    }
+    assert_error(
+        get_audit(&app, &auditor_global, "?tenant=Bad!").await,
+        StatusCode::BAD_REQUEST,
+        "invalid_tenant",
+    )
+    .await;
+}
+
+/// N evaluations from concurrent clients at full speed, with PostgreSQL stopped (immediate)
+/// in the middle: every answered evaluation has a row, each client's rows are in its request
+/// order along the replica's chain, and verify passes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_outage_under_load_loses_no_answered_evaluation() {
+    const CLIENTS: usize = 8;
+    const BEFORE: usize = 300;
+    const DURING: usize = 600;
+    const AFTER: usize = 300;
+    let pg = std::sync::Arc::new(PrivatePostgres::start());
+    let app = std::sync::Arc::new(spawn_replica(&pg.url(), |_| {}).await);
+    let agent = app.create_token("agent", "team").await;
+    app.evaluate(&agent, &bash_call("warm", "warm", "ls")).await;
+
+    let fired = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let phase = |until: usize| {
+        let mut clients = Vec::new();
+        for client in 0..CLIENTS {
+            let app = app.clone();
+            let agent = agent.clone();
+            let fired = fired.clone();
+            clients.push(tokio::spawn(async move {
+                let mut answered = Vec::new();
+                loop {
+                    let n = fired.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if n >= until {
+                        return answered;
+                    }
+                    let id = format!("c{client}-{n}");
+                    let response = app
+                        .evaluate_raw(
+                            Some(&agent),
+                            serde_json::to_vec(&bash_call(&format!("c{client}"), &id, "ls"))
+                                .unwrap(),
+                        )
+                        .await;
+                    assert_eq!(response.status(), StatusCode::OK);
+                    let reply: Value = response.json().await.unwrap();
+                    assert_eq!(reply, json!({}), "no evaluation may be refused: {reply}");
+                    answered.push(id);
+                }
+            }));
+        }
+        clients
+    };
+    let mut answered: HashMap<usize, Vec<String>> = HashMap::new();
+    let collect = |answered: &mut HashMap<usize, Vec<String>>, ids: Vec<String>| {
+        for id in ids {
+            let client: usize = id[1..id.find('-').unwrap()].parse().unwrap();
+            answered.entry(client).or_default().push(id);
+        }
+    };
+    // Before: the database is up. Then stop it while clients keep firing.
+    let before = phase(BEFORE);
+    for client in before {
+        collect(&mut answered, client.await.unwrap());
+    }
+    let during = phase(BEFORE + DURING);
+    let stopper = {
+        let pg = pg.clone();
+        tokio::task::spawn_blocking(move || pg.stop())
+    };
+    stopper.await.unwrap();
+    for client in during {
+        collect(&mut answered, client.await.unwrap());
+    }
+    let spooled = app.state.metrics.audit.rows_spooled.get();
+    assert!(
+        spooled > 0,
+        "rows went to the spool while the database was down"
+    );
+    {
+        let pg = pg.clone();
+        tokio::task::spawn_blocking(move || pg.start_server())
+            .await
+            .unwrap();
+    }
+    let after = phase(BEFORE + DURING + AFTER);
+    for client in after {
+        collect(&mut answered, client.await.unwrap());
+    }
+    // Each phase ends when the shared counter passes its mark (each client overshoots by one).
+    let total: usize = answered.values().map(Vec::len).sum();
+    assert!(total >= BEFORE + DURING + AFTER - 3 * CLIENTS, "{total}");
+    assert_eq!(app.state.metrics.audit.refused_evaluations.get(), 0);
+
+    eventually(
+        Duration::from_secs(60),
+        "every answered evaluation to reach the database",
+        || async { (count_rows(&app.pool).await == total as i64 + 1).then_some(()) },
+    )
+    .await;
+    let rows = audit_rows(&app.pool).await;
+    let seq_of: HashMap<String, i64> = rows
+        .iter()
+        .map(|row| {
+            (
+                row["tool_use_id"].as_str().unwrap().to_owned(),
+                row["seq"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    for ids in answered.values() {
+        let seqs: Vec<i64> = ids
+            .iter()
+            .map(|id| *seq_of.get(id).unwrap_or_else(|| panic!("no row for {id}")))
+            .collect();
+        assert!(
+            seqs.windows(2).all(|w| w[0] < w[1]),
+            "a client's rows follow its request order"
+        );
+    }
+    assert!(app.state.metrics.audit.rows_replayed.get() >= spooled);
+    let (code, out) = verify_cli(&pg.url()).await;
+    assert_eq!(code, Some(0), "{out}");
+}
+
+#[tokio::test]
+async fn a_full_spool_refuses_evaluations_with_the_failure_decision() {
+    let pg = PrivatePostgres::start();
+    let app = spawn_replica(&pg.url(), |config| {
+        config.audit.spool_max_bytes = 64 * 1024;
+    })
+    .await;
+    let agent = app.create_token("agent", "team").await;
+    app.evaluate(&agent, &bash_call("s", "warm", "ls")).await;
+    pg.stop();
+
+    // Fire until the spool is full (bounded: 64 KiB holds well under 2000 rows).
+    let mut recorded = 1;
+    let mut refusal = None;
+    for _ in 0..2000 {
+        let reply = app
+            .evaluate(&agent, &bash_call("s", &format!("t{recorded}"), "ls"))
+            .await;
+        if reply != json!({}) {
+            refusal = Some(reply);
+            break;
+        }
+        recorded += 1;
+    }
+    let reason = refusal.expect("the spool never filled up");
+    assert_eq!(decision_of(&reason), "deny", "{reason}");
+    let text = reason["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap();
+    assert!(
+        text.contains("the audit record could not be written"),
+        "{text}"
+    );
+    let metrics = &app.state.metrics.audit;
+    assert!(metrics.refused_evaluations.get() >= 1);
+    assert!(metrics.rows_failed.get() >= 1);
+    assert!(metrics.spool_bytes.get() > 0);
+
+    // Back: the spool drains, evaluations are recorded again, nothing answered is missing.
+    pg.start_server();
+    eventually(
+        Duration::from_secs(30),
+        "evaluations to be recorded again",
+        || async {
+            let reply = app.evaluate(&agent, &bash_call("s", "again", "ls")).await;
+            (reply == json!({})).then_some(())
+        },
+    )
+    .await;
+    let rows = audit_rows(&app.pool).await;
+    let ids: HashSet<&str> = rows
+        .iter()
+        .filter_map(|row| row["tool_use_id"].as_str())
+        .collect();
+    for n in 1..recorded {
+        assert!(
+            ids.contains(format!("t{n}").as_str()),
+            "t{n} was answered but not recorded"
+        );
+    }
+    let (code, out) = verify_cli(&pg.url()).await;
+    assert_eq!(code, Some(0), "{out}");
+}

@@ -1,0 +1,393 @@
+//! The audit against the real `toolgate serve` binary as a child process: SIGKILL loses no
+//! answered evaluation, and generated credentials never reach the audit table or the logs.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use sqlx::PgPool;
+use sqlx::postgres::PgPoolOptions;
+
+use crate::audit::{bash_call, verify_cli};
+use crate::helpers::{create_database, eventually};
+use crate::pg::PrivatePostgres;
+
+const ADMIN: &str = "tg_process_test_admin_token";
+
+/// A `toolgate serve` child with its standard error captured.
+struct Server {
+    child: Child,
+    address: String,
+    log: Arc<Mutex<String>>,
+}
+
+impl Server {
+    async fn start(database_url: &str, dir: &Path, replica: &str, log_level: &str) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+            .args(["--log-format", "json", "serve", "--listen", "127.0.0.1:0"])
+            .args(["--replica-id", replica])
+            .arg("--cache-dir")
+            .arg(dir.join("cache"))
+            .arg("--audit-spool-dir")
+            .arg(dir.join("spool"))
+            .env("DATABASE_URL", database_url)
+            .env("TOOLGATE_ADMIN_TOKEN", ADMIN)
+            .env("RUST_LOG", log_level)
+            .env_remove("TOOLGATE_AUDIT_MODE")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start toolgate serve");
+        let stderr = child.stderr.take().unwrap();
+        let log = Arc::new(Mutex::new(String::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        {
+            let log = log.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stderr).lines() {
+                    let Ok(line) = line else { break };
+                    let marker = "\"address\":\"";
+                    if let Some(at) = line.find(marker) {
+                        let address: String = line[at + marker.len()..]
+                            .chars()
+                            .take_while(|c| *c != '"')
+                            .collect();
+                        let _ = tx.send(address);
+                    }
+                    let mut log = log.lock().unwrap();
+                    log.push_str(&line);
+                    log.push('\n');
+                }
+            });
+        }
+        let address = tokio::task::spawn_blocking(move || rx.recv_timeout(Duration::from_secs(60)))
+            .await
+            .unwrap()
+            .expect("toolgate serve did not report its address");
+        Server {
+            child,
+            address: format!("http://{address}"),
+            log,
+        }
+    }
+
+    fn kill(&mut self) {
+        // SIGKILL.
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+
+    fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn pool(url: &str) -> PgPool {
+    PgPoolOptions::new()
+        .max_connections(2)
+        .acquire_timeout(Duration::from_secs(2))
+        .connect_lazy(url)
+        .unwrap()
+}
+
+async fn agent_token(pool: &PgPool) -> String {
+    toolgate::store::postgres::MIGRATOR.run(pool).await.unwrap();
+    let token = toolgate::auth::generate_token().unwrap();
+    let hash = toolgate::auth::hash_token(&token);
+    toolgate::store::postgres::insert_token(pool, &hash, "tg_test", "agent", "team", None)
+        .await
+        .unwrap();
+    token
+}
+
+async fn evaluate(
+    client: &reqwest::Client,
+    server: &str,
+    token: &str,
+    event: &Value,
+) -> Option<Value> {
+    let response = client
+        .post(format!("{server}/v1/evaluate"))
+        .bearer_auth(token)
+        .json(event)
+        .send()
+        .await
+        .ok()?;
+    if response.status() != StatusCode::OK {
+        return None;
+    }
+    response.json().await.ok()
+}
+
+async fn recorded_ids(pool: &PgPool) -> Vec<String> {
+    sqlx::query_scalar("SELECT tool_use_id FROM audit WHERE tool_use_id IS NOT NULL")
+        .fetch_all(pool)
+        .await
+        .unwrap_or_default()
+}
+
+/// K evaluations answered (some with the database up, some while it is down and rows go to
+/// the spool, the last ones racing the kill), SIGKILL, restart with the same replica id: every
+/// answered evaluation is in the audit and the chain verifies.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_evaluation_answered_before_a_sigkill_is_in_the_audit_after_a_restart() {
+    let pg = Arc::new(PrivatePostgres::start());
+    let url = pg.url();
+    let db = pool(&url).await;
+    let token = agent_token(&db).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(&url, dir.path(), "killed-replica", "info").await;
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap();
+
+    let mut answered = Vec::new();
+    for i in 0..20 {
+        let id = format!("up-{i}");
+        let reply = evaluate(&client, &server.address, &token, &bash_call("s", &id, "ls")).await;
+        assert_eq!(reply, Some(json!({})));
+        answered.push(id);
+    }
+    {
+        let pg = pg.clone();
+        tokio::task::spawn_blocking(move || pg.stop())
+            .await
+            .unwrap();
+    }
+    // Concurrent clients keep firing; the kill lands while requests are in flight.
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut clients = Vec::new();
+    for c in 0..4 {
+        let (client, address, token, stop) = (
+            client.clone(),
+            server.address.clone(),
+            token.clone(),
+            stop.clone(),
+        );
+        clients.push(tokio::spawn(async move {
+            let mut answered = Vec::new();
+            for i in 0.. {
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
+                }
+                let id = format!("down-{c}-{i}");
+                match evaluate(&client, &address, &token, &bash_call("s", &id, "ls")).await {
+                    Some(reply) => {
+                        assert_eq!(reply, json!({}), "nothing may be refused");
+                        answered.push(id);
+                    }
+                    None => break,
+                }
+            }
+            answered
+        }));
+    }
+    eventually(Duration::from_secs(60), "rows to be spooled", || async {
+        let spool = dir.path().join("spool");
+        let bytes: u64 = std::fs::read_dir(&spool)
+            .ok()?
+            .filter_map(|e| e.ok()?.metadata().ok())
+            .map(|m| m.len())
+            .sum();
+        (bytes > 64 * 1024).then_some(())
+    })
+    .await;
+    server.kill();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for client in clients {
+        answered.extend(client.await.unwrap());
+    }
+    assert!(answered.len() > 40, "{} answered", answered.len());
+
+    {
+        let pg = pg.clone();
+        tokio::task::spawn_blocking(move || pg.start_server())
+            .await
+            .unwrap();
+    }
+    let server = Server::start(&url, dir.path(), "killed-replica", "info").await;
+    // New evaluations continue the same chain.
+    let reply = evaluate(
+        &client,
+        &server.address,
+        &token,
+        &bash_call("s", "after", "ls"),
+    )
+    .await;
+    assert_eq!(reply, Some(json!({})));
+    answered.push("after".into());
+    let missing = eventually(
+        Duration::from_secs(60),
+        "every answered evaluation to be in the audit",
+        || async {
+            let recorded = recorded_ids(&db).await;
+            let missing: Vec<&String> = answered
+                .iter()
+                .filter(|id| !recorded.contains(id))
+                .collect();
+            missing.is_empty().then_some(missing.len())
+        },
+    )
+    .await;
+    assert_eq!(missing, 0);
+    let (code, out) = verify_cli(&url).await;
+    assert_eq!(code, Some(0), "{out}");
+    let replicas: Vec<String> = sqlx::query_scalar("SELECT DISTINCT replica_id FROM audit")
+        .fetch_all(&db)
+        .await
+        .unwrap();
+    assert_eq!(replicas, vec!["killed-replica".to_owned()]);
+}
+
+/// Tiny deterministic generator, so no realistic credential is ever committed.
+struct Rng(u64);
+
+impl Rng {
+    fn chars(&mut self, n: usize, alphabet: &str) -> String {
+        let a = alphabet.as_bytes();
+        (0..n)
+            .map(|_| {
+                self.0 ^= self.0 >> 12;
+                self.0 ^= self.0 << 25;
+                self.0 ^= self.0 >> 27;
+                let x = self.0.wrapping_mul(0x2545_f491_4f6c_dd1d);
+                char::from(a[(x % a.len() as u64) as usize])
+            })
+            .collect()
+    }
+}
+
+const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/// (name, secret, the text that carries it).
+fn credentials() -> Vec<(&'static str, String, String)> {
+    let mut r = Rng(0x5eed_1234_abcd);
+    let github = format!("ghp_{}", r.chars(36, ALNUM));
+    let aws = format!("AKIA{}", r.chars(16, &[UPPER, "234567"].concat()));
+    let slack = format!(
+        "xoxb-{}-{}-{}",
+        r.chars(12, "0123456789"),
+        r.chars(13, "0123456789"),
+        r.chars(24, ALNUM)
+    );
+    let key_body: Vec<String> = (0..12)
+        .map(|_| r.chars(64, &[ALNUM, "+/"].concat()))
+        .collect();
+    let key_line = key_body[3].clone();
+    let private_key = format!(
+        "-----BEGIN RSA {}-----\n{}\n-----END RSA {}-----",
+        "PRIVATE KEY",
+        key_body.join("\n"),
+        "PRIVATE KEY"
+    );
+    let password = format!("S3cr3t-{}", r.chars(6, ALNUM));
+    vec![
+        (
+            "github",
+            github.clone(),
+            format!("export GITHUB_TOKEN={github}\n"),
+        ),
+        (
+            "aws",
+            aws.clone(),
+            format!("[default]\naws_access_key_id = {aws}\nregion = eu-west-1\n"),
+        ),
+        (
+            "slack",
+            slack.clone(),
+            format!("curl -d token={slack} https://slack.com/api/chat.postMessage"),
+        ),
+        ("private-key", key_line, format!("{private_key}\n")),
+        (
+            "url-credentials",
+            password.clone(),
+            [
+                "psql postgres://admin",
+                ":",
+                &password,
+                "@db.internal:5432/app",
+            ]
+            .concat(),
+        ),
+    ]
+}
+
+#[tokio::test]
+async fn generated_credentials_never_reach_the_audit_table_or_the_logs() {
+    let url = create_database(&std::env::var("DATABASE_URL").unwrap()).await;
+    let db = pool(&url).await;
+    let token = agent_token(&db).await;
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&url, dir.path(), "secret-replica", "debug").await;
+    let client = reqwest::Client::new();
+
+    let credentials = credentials();
+    let mut events = Vec::new();
+    for (name, _, text) in &credentials {
+        events.push(json!({"hook_event_name": "PreToolUse", "session_id": "s",
+            "tool_use_id": format!("write-{name}"), "cwd": "/tmp/p", "tool_name": "Write",
+            "tool_input": {"file_path": "/tmp/p/config", "content": text}}));
+        events.push(bash_call(
+            "s",
+            &format!("bash-{name}"),
+            &format!("echo '{text}' > /tmp/x"),
+        ));
+        events.push(
+            json!({"hook_event_name": "UserPromptSubmit", "session_id": "s",
+            "prompt_id": format!("prompt-{name}"), "prompt": format!("use this: {text}")}),
+        );
+        events.push(json!({"hook_event_name": "PostToolUse", "session_id": "s",
+            "tool_use_id": format!("post-{name}"), "tool_name": "Bash",
+            "tool_input": {"command": "cat config"}, "tool_response": {"stdout": text}}));
+        // A large Write whose secret sits where the stored head is cut.
+        let mut big = "x".repeat(4096 - 20);
+        big.push('\n');
+        big.push_str(text);
+        big.push_str(&"y".repeat(30_000));
+        events.push(json!({"hook_event_name": "PreToolUse", "session_id": "s",
+            "tool_use_id": format!("big-{name}"), "tool_name": "Write",
+            "tool_input": {"file_path": "/tmp/p/big", "content": big}}));
+    }
+    for event in &events {
+        assert!(
+            evaluate(&client, &server.address, &token, event)
+                .await
+                .is_some()
+        );
+    }
+    let texts: Vec<String> = sqlx::query_scalar("SELECT a::text FROM audit a")
+        .fetch_all(&db)
+        .await
+        .unwrap();
+    assert_eq!(texts.len(), events.len());
+    let all = texts.join("\n");
+    assert!(
+        all.contains("[REDACTED:"),
+        "secrets are masked, not dropped"
+    );
+    let log = server.log();
+    assert!(log.contains("evaluated"), "debug logs were captured");
+    for (name, secret, _) in &credentials {
+        assert!(
+            !all.contains(secret.as_str()),
+            "the {name} credential is in the audit table"
+        );
+        assert!(
+            !log.contains(secret.as_str()),
+            "the {name} credential is in the logs"
+        );
+    }
+}
