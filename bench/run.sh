@@ -31,13 +31,22 @@ AGENT_TOKEN="$("$TOOLGATE" token create --role agent --tenant bench | tail -n 1 
 export TOOLGATE_BENCH_TOKEN="$AGENT_TOKEN"
 ADMIN_TOKEN="tg_bench_admin_$RANDOM$RANDOM"
 
-PORT="$(toolgate_pg_free_port)"
 NOOP_PORT="$(toolgate_pg_free_port)"
-echo "==> starting toolgate on 127.0.0.1:$PORT" >&2
-TOOLGATE_ADMIN_TOKEN="$ADMIN_TOKEN" RUST_LOG=warn "$TOOLGATE" serve --listen "127.0.0.1:$PORT" \
-    --cache-dir "$WORK/cache" >"$WORK/toolgate.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 100); do curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+# One server per audit mode, side by side on the same database (distinct replica ids and spools).
+MODES=(off async durable)
+declare -A PORTS
+for mode in "${MODES[@]}"; do
+    PORTS[$mode]="$(toolgate_pg_free_port)"
+    echo "==> starting toolgate --audit-mode $mode on 127.0.0.1:${PORTS[$mode]}" >&2
+    TOOLGATE_ADMIN_TOKEN="$ADMIN_TOKEN" RUST_LOG=warn "$TOOLGATE" serve --listen "127.0.0.1:${PORTS[$mode]}" \
+        --cache-dir "$WORK/cache-$mode" --audit-spool-dir "$WORK/spool-$mode" --audit-mode "$mode" \
+        --replica-id "bench-$mode" >"$WORK/toolgate-$mode.log" 2>&1 &
+    PIDS+=($!)
+done
+PORT="${PORTS[durable]}"
+for mode in "${MODES[@]}"; do
+    for _ in $(seq 100); do curl -fsS "http://127.0.0.1:${PORTS[$mode]}/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+done
 
 python3 bench/make_bundle.py >"$WORK/bundle.json"
 push() { # tenant file
@@ -51,11 +60,13 @@ echo '{"name":"org","permissions":{"deny":["Bash(shutdown:*)","Read(/etc/shadow)
 GLOBAL_ID="$(push global "$WORK/global.json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')"
 curl -fsS -X POST "http://127.0.0.1:$PORT/v1/tenants/global/bundles/$GLOBAL_ID/activate" \
     -H "authorization: Bearer $ADMIN_TOKEN" >/dev/null
-for _ in $(seq 100); do
-    served="$(curl -fsS "http://127.0.0.1:$PORT/v1/tenants/bench/policy" -H "authorization: Bearer $ADMIN_TOKEN" \
-        | python3 -c 'import json,sys; print((json.load(sys.stdin).get("served") or {}).get("bundle_id"))')"
-    [ "$served" = "$BUNDLE_ID" ] && break
-    sleep 0.1
+for mode in "${MODES[@]}"; do
+    for _ in $(seq 100); do
+        served="$(curl -fsS "http://127.0.0.1:${PORTS[$mode]}/v1/tenants/bench/policy" -H "authorization: Bearer $ADMIN_TOKEN" \
+            | python3 -c 'import json,sys; print((json.load(sys.stdin).get("served") or {}).get("bundle_id"))')"
+        [ "$served" = "$BUNDLE_ID" ] && break
+        sleep 0.1
+    done
 done
 echo "==> sample decision:" >&2
 curl -fsS "http://127.0.0.1:$PORT/v1/evaluate" -H "authorization: Bearer $AGENT_TOKEN" \
@@ -71,12 +82,13 @@ run_wrk() { # name port
     echo "==> wrk -t$THREADS -c$CONNECTIONS -d$DURATION against $1" >&2
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/events.lua "http://127.0.0.1:$2" | tee "$WORK/$1.txt" >&2
 }
-# Warm up both, then measure.
+# Warm up, then measure each server in turn.
 BENCH_DURATION_SAVED="$DURATION"; DURATION=2s
-run_wrk warmup-toolgate "$PORT" >/dev/null 2>&1; run_wrk warmup-noop "$NOOP_PORT" >/dev/null 2>&1
+run_wrk warmup-noop "$NOOP_PORT" >/dev/null 2>&1
+for mode in "${MODES[@]}"; do run_wrk "warmup-$mode" "${PORTS[$mode]}" >/dev/null 2>&1; done
 DURATION="$BENCH_DURATION_SAVED"
 run_wrk noop "$NOOP_PORT"
-run_wrk toolgate "$PORT"
+for mode in "${MODES[@]}"; do run_wrk "audit-$mode" "${PORTS[$mode]}"; done
 
 summary() { # file -> "rps p50 p99 non2xx"
     awk '
@@ -87,9 +99,15 @@ summary() { # file -> "rps p50 p99 non2xx"
         END {printf "%s %s %s %s", rps, p50, p99, (bad==""?0:bad)}' "$1"
 }
 read -r NOOP_RPS NOOP_P50 NOOP_P99 NOOP_BAD <<<"$(summary "$WORK/noop.txt")"
-read -r TG_RPS TG_P50 TG_P99 TG_BAD <<<"$(summary "$WORK/toolgate.txt")"
+read -r OFF_RPS _ _ _ <<<"$(summary "$WORK/audit-off.txt")"
 echo
-echo "                     req/s        p50        p99   non-2xx"
-printf "no-op axum     %11s %10s %10s %9s\n" "$NOOP_RPS" "$NOOP_P50" "$NOOP_P99" "$NOOP_BAD"
-printf "toolgate       %11s %10s %10s %9s\n" "$TG_RPS" "$TG_P50" "$TG_P99" "$TG_BAD"
-python3 -c "print(f'toolgate / no-op: {float(\"$TG_RPS\")/float(\"$NOOP_RPS\")*100:.1f} % of the requests per second')"
+echo "                         req/s        p50        p99   non-2xx   vs no-op   vs audit off"
+printf "no-op axum         %11s %10s %10s %9s\n" "$NOOP_RPS" "$NOOP_P50" "$NOOP_P99" "$NOOP_BAD"
+for mode in "${MODES[@]}"; do
+    read -r RPS P50 P99 BAD <<<"$(summary "$WORK/audit-$mode.txt")"
+    printf "toolgate %-9s %11s %10s %10s %9s %9s %13s\n" "$mode" "$RPS" "$P50" "$P99" "$BAD" \
+        "$(python3 -c "print(f'{float(\"$RPS\")/float(\"$NOOP_RPS\")*100:.1f} %')")" \
+        "$(python3 -c "print(f'{float(\"$RPS\")/float(\"$OFF_RPS\")*100:.1f} %')")"
+done
+ROWS="$(psql "$DATABASE_URL" -At -c "SELECT replica_id || ' ' || count(*) FROM audit GROUP BY 1 ORDER BY 1" 2>/dev/null || true)"
+echo "audit rows per replica: $(echo "$ROWS" | tr '\n' ' ')"

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Throwaway PostgreSQL from the machine's own binaries. Source this file, then call
 # `toolgate_pg_start` (exports DATABASE_URL and TOOLGATE_TEST_PG_BIN) and `toolgate_pg_stop`.
+# TOOLGATE_PG_EXTRA_OPTIONS adds server options (`-c fsync=on -c synchronous_commit=on`).
 # initdb refuses to run as root, so as root the server runs as the `postgres` user.
 
 toolgate_pg_bin() {
@@ -58,7 +59,7 @@ toolgate_pg_start() {
         --no-sync -E UTF8 --locale=C >"$TOOLGATE_PG_DIR/initdb.log" 2>&1 \
         || { cat "$TOOLGATE_PG_DIR/initdb.log" >&2; return 1; }
     toolgate_pg_as_owner "$bin/pg_ctl" -D "$TOOLGATE_PG_DIR/data" -l "$TOOLGATE_PG_DIR/server.log" -w \
-        -o "-p $TOOLGATE_PG_PORT -k $TOOLGATE_PG_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400" \
+        -o "-p $TOOLGATE_PG_PORT -k $TOOLGATE_PG_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400 ${TOOLGATE_PG_EXTRA_OPTIONS:-}" \
         start >/dev/null \
         || { cat "$TOOLGATE_PG_DIR/server.log" >&2; return 1; }
     export DATABASE_URL="postgres://postgres@127.0.0.1:$TOOLGATE_PG_PORT/postgres"

@@ -100,7 +100,18 @@ pub struct Row {
 
 /// The bundle an evaluation used, for [`Row::bundles`].
 pub fn bundle_ref(tenant: &str, bundle_id: i64, sha256: &str) -> String {
-    format!("{tenant}:{bundle_id}:{sha256}")
+    list_item(&format!("{tenant}:{bundle_id}:{sha256}"))
+}
+
+/// An item of a list column: never empty and without U+001F, the separator the database insert
+/// splits on, so a list reads back exactly as it was hashed.
+fn list_item(text: &str) -> String {
+    let item = short(text).replace('\u{1f}', "\u{FFFD}");
+    if item.is_empty() {
+        "\u{FFFD}".to_owned()
+    } else {
+        item
+    }
 }
 
 /// What the request path knows about one evaluated event.
@@ -131,7 +142,7 @@ impl Row {
             .matched
             .iter()
             .filter(|hit| hit.mode == Mode::Warn)
-            .map(|hit| short(&hit.rule_id))
+            .map(|hit| list_item(&hit.rule_id))
             .collect();
         let shadow_decision = (!shadow_rules.is_empty()).then(|| {
             decision
@@ -414,15 +425,30 @@ fn mask_string(text: &str, budget: &mut usize) -> Value {
     }})
 }
 
-/// A UUIDv7: 48 bits of Unix milliseconds, then random bits.
+/// A UUIDv7: 48 bits of Unix milliseconds, then 74 bits from a per-thread xorshift generator
+/// seeded once from the OS (ids must be unique, not unguessable; no syscall per row).
 pub fn uuid_v7(time_us: i64) -> String {
-    let mut bytes = [0u8; 16];
-    if getrandom::fill(&mut bytes).is_err() {
-        // No randomness: a process-wide counter keeps ids unique within this replica.
-        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        bytes[8..].copy_from_slice(&n.to_be_bytes());
+    use std::cell::Cell;
+    thread_local! {
+        static STATE: Cell<u64> = Cell::new({
+            let mut seed = [0u8; 8];
+            let _ = getrandom::fill(&mut seed);
+            u64::from_le_bytes(seed) | 1
+        });
     }
+    let next = || {
+        STATE.with(|state| {
+            let mut x = state.get();
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            state.set(x);
+            x
+        })
+    };
+    let mut bytes = [0u8; 16];
+    bytes[..8].copy_from_slice(&next().to_le_bytes());
+    bytes[8..].copy_from_slice(&next().to_le_bytes());
     let ms = u64::try_from(time_us / 1000).unwrap_or_default();
     bytes[..6].copy_from_slice(&ms.to_be_bytes()[2..]);
     bytes[6] = 0x70 | (bytes[6] & 0x0f);

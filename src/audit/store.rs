@@ -32,9 +32,9 @@ const INSERT: &str = "INSERT INTO audit (id, time, replica_id, seq, prev_hash, h
     SELECT u.id::uuid, u.time, u.replica_id, u.seq, u.prev_hash, u.hash, u.tenant, u.agent, \
     u.session_id, u.tool_use_id, u.prompt_id, u.event, u.tool, u.decision, u.mode, \
     u.shadow_decision, u.winner, \
-    ARRAY(SELECT jsonb_array_elements_text(u.rules::jsonb)), \
-    ARRAY(SELECT jsonb_array_elements_text(u.shadow_rules::jsonb)), \
-    u.reason, ARRAY(SELECT jsonb_array_elements_text(u.bundles::jsonb)), u.input, u.cwd, \
+    string_to_array(u.rules, chr(31)), \
+    string_to_array(u.shadow_rules, chr(31)), \
+    u.reason, string_to_array(u.bundles, chr(31)), u.input, u.cwd, \
     u.permission_mode, u.latency_us, u.repeat, u.failure \
     FROM UNNEST($1::text[], $2::timestamptz[], $3::text[], $4::int8[], $5::bytea[], \
     $6::bytea[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], \
@@ -227,8 +227,10 @@ fn from_pg(row: &PgRow) -> Result<Row, sqlx::Error> {
     })
 }
 
-fn json_list(items: &[String]) -> String {
-    serde_json::Value::from(items).to_string()
+/// A list as one text, items separated by U+001F (which `record` keeps out of items), for
+/// `string_to_array` on the server.
+fn joined(items: &[String]) -> String {
+    items.join("\u{1f}")
 }
 
 fn is_missing_partition(error: &sqlx::Error) -> bool {
@@ -326,10 +328,10 @@ impl AuditStore {
             modes.push(row.mode.as_str());
             shadow_decisions.push(row.shadow_decision.as_deref());
             winners.push(row.winner.as_deref());
-            rules.push(json_list(&row.rules));
-            shadow_rules.push(json_list(&row.shadow_rules));
+            rules.push(joined(&row.rules));
+            shadow_rules.push(joined(&row.shadow_rules));
             reasons.push(row.reason.as_deref());
-            bundles.push(json_list(&row.bundles));
+            bundles.push(joined(&row.bundles));
             inputs.push(row.input.as_str());
             cwds.push(row.cwd.as_deref());
             permission_modes.push(row.permission_mode.as_deref());

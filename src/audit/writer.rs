@@ -4,9 +4,12 @@
 //! next seqs, times that never go backwards, repeat flags and chain hashes, appends the batch to
 //! the spool in one write, and makes it durable with one flush: a database insert, or — when the
 //! database fails or rows are already waiting in the spool — an `fdatasync` of the spool. Then it
-//! acknowledges every row of the batch at once. A batch that can be made durable nowhere is
-//! refused: its rows get an error, the chain head does not move, and the evaluations that waited
-//! for them are answered with the failure decision.
+//! acknowledges every row of the batch at once. Up to [`MAX_IN_FLIGHT`] inserts run at once, so
+//! the next batch forms and goes out while one commits; they complete in batch order. A batch
+//! that can be made durable nowhere is refused: its rows get an error and the evaluations that
+//! waited for them are answered with the failure decision. A batch refused by a full spool does
+//! not move the chain head; one whose insert and then spool sync both fail (disk and database
+//! down together) leaves a gap that `verify` reports.
 //!
 //! The shipper drains spooled rows into the database in spool order, and hands the writer back
 //! to direct inserts once the spool is empty. Neither task runs on the request path.
@@ -14,17 +17,21 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use futures_util::StreamExt;
+use futures_util::stream::FuturesOrdered;
 use tokio::sync::{mpsc, watch};
 
 use super::AuditError;
 use super::queue::{Pending, RecentKeys};
-use super::record::{GENESIS, Row};
+use super::record::GENESIS;
 use super::spool::{self, Head, Spool, SpoolError, SpoolShared};
 use super::store::AuditStore;
 use crate::metrics::AuditMetrics;
 
 /// Most rows in one batch.
 pub const MAX_BATCH: usize = 1024;
+/// Most batches whose insert is in flight at once: the next batch forms while one commits.
+pub const MAX_IN_FLIGHT: usize = 2;
 /// Most rows the shipper sends in one insert.
 const SHIP_BATCH: usize = 1000;
 
@@ -53,6 +60,17 @@ struct Chainer {
     recent: RecentKeys,
 }
 
+/// A batch whose insert is in flight.
+struct InFlight {
+    rows: u64,
+    acks: Vec<Option<tokio::sync::oneshot::Sender<Result<(), AuditError>>>>,
+    /// The spool end after this batch's append (`None`: the append failed).
+    end: Option<spool::Position>,
+    started: Instant,
+}
+
+type Insert = std::pin::Pin<Box<dyn Future<Output = (InFlight, Result<(), String>)> + Send>>;
+
 impl Writer {
     /// Runs until the queue is closed and drained: at shutdown, or when every sender is gone.
     pub async fn run(mut self, mut shutdown: watch::Receiver<bool>) {
@@ -62,26 +80,38 @@ impl Writer {
             recent: RecentKeys::default(),
         };
         let mut batch = Vec::with_capacity(MAX_BATCH);
+        let mut inflight: FuturesOrdered<Insert> = FuturesOrdered::new();
+        let mut closed = false;
         let mut last_persist = Instant::now();
         loop {
-            let received = tokio::select! {
+            tokio::select! {
                 biased;
-                n = self.rx.recv_many(&mut batch, MAX_BATCH) => n,
-                _ = shutdown.changed() => {
-                    // Refuse new rows, then write what is queued.
-                    self.rx.close();
-                    continue;
+                Some((flight, result)) = inflight.next(), if !inflight.is_empty() => {
+                    self.complete(flight, result).await;
                 }
-            };
-            if received == 0 {
-                break;
+                n = self.rx.recv_many(&mut batch, MAX_BATCH), if inflight.len() < MAX_IN_FLIGHT => {
+                    if n == 0 {
+                        break;
+                    }
+                    self.metrics.queue_depth.set(self.rx.len() as i64);
+                    if let Some(insert) = self.process(&mut chainer, &mut batch).await {
+                        inflight.push_back(insert);
+                    }
+                }
+                changed = shutdown.changed(), if !closed => {
+                    // Refuse new rows, then write what is queued. (A dropped sender counts too.)
+                    let _ = changed;
+                    self.rx.close();
+                    closed = true;
+                }
             }
-            self.metrics.queue_depth.set(self.rx.len() as i64);
-            self.process(&mut chainer, &mut batch).await;
             if last_persist.elapsed() > Duration::from_secs(1) {
                 self.persist_shipped();
                 last_persist = Instant::now();
             }
+        }
+        while let Some((flight, result)) = inflight.next().await {
+            self.complete(flight, result).await;
         }
         self.persist_shipped();
         tracing::info!("audit writer stopped; queue drained");
@@ -129,7 +159,10 @@ impl Writer {
         }
     }
 
-    async fn process(&mut self, chainer: &mut Chainer, batch: &mut Vec<Pending>) {
+    /// Chains a batch and appends it to the spool. While spooling, syncs it and acknowledges
+    /// at once; otherwise returns its insert, to run beside at most [`MAX_IN_FLIGHT`] - 1
+    /// others. A batch the spool refuses (full) is refused without moving the chain head.
+    async fn process(&mut self, chainer: &mut Chainer, batch: &mut Vec<Pending>) -> Option<Insert> {
         let started = Instant::now();
         let n = batch.len();
         let mut rows = Vec::with_capacity(n);
@@ -153,6 +186,7 @@ impl Writer {
         for row in &rows {
             spool::encode(row, &mut frames);
         }
+        self.metrics.batch_rows.observe(n as f64);
 
         let spooling = {
             let mut state = self.shared.lock();
@@ -161,90 +195,95 @@ impl Writer {
             }
             state.spooling
         };
-        let result = if spooling {
-            self.spool
-                .append(&frames, true)
-                .await
-                .map(|_| Durable::Spooled)
-                .map_err(AuditError::from)
-        } else {
-            self.direct(&rows, &frames).await
+        let mut flight = InFlight {
+            rows: n as u64,
+            acks,
+            end: None,
+            started,
         };
-        match &result {
-            Ok(durable) => {
+        if spooling {
+            let result = self.spool.append(&frames, true).await;
+            if result.is_ok() {
                 chainer.head = head;
-                match durable {
-                    Durable::Committed => self.metrics.rows_written.inc_by(n as u64),
-                    Durable::Spooled => {
-                        self.metrics.rows_spooled.inc_by(n as u64);
-                        self.shared.wake.notify_one();
-                    }
-                }
+                self.metrics.rows_spooled.inc_by(flight.rows);
+                self.shared.wake.notify_one();
             }
-            Err(error) => {
-                self.metrics.rows_failed.inc_by(n as u64);
-                tracing::error!(rows = n, error = %error, "audit rows could not be made durable; their evaluations get the failure decision");
+            self.finish(flight, result.map(|_| ()).map_err(AuditError::from));
+            return None;
+        }
+        match self.spool.append(&frames, false).await {
+            Ok(end) => flight.end = Some(end),
+            Err(SpoolError::Full { .. }) => {
+                self.finish(flight, Err(AuditError::SpoolFull));
+                return None;
             }
-        }
-        let bytes = {
-            let state = self.shared.lock();
-            state.bytes()
-        };
-        self.metrics.spool_bytes.set(bytes as i64);
-        self.metrics.batch_rows.observe(n as f64);
-        self.metrics
-            .batch_seconds
-            .observe(started.elapsed().as_secs_f64());
-        let outcome = result.map(|_| ());
-        for ack in acks.into_iter().flatten() {
-            let _ = ack.send(outcome.clone());
-        }
-    }
-
-    /// The database is believed up and nothing waits in the spool: append (no sync), insert;
-    /// on failure, sync the spool and switch to spooling.
-    async fn direct(&mut self, rows: &[Row], frames: &[u8]) -> Result<Durable, AuditError> {
-        let appended = match self.spool.append(frames, false).await {
-            Ok(end) => Some(end),
             Err(error) => {
                 tracing::warn!(error = %error, "cannot append to the audit spool; inserting directly");
-                None
-            }
-        };
-        let inserted = tokio::time::timeout(self.db_timeout, self.store.insert(rows)).await;
-        match inserted {
-            Ok(Ok(())) => {
-                if let Some(end) = appended {
-                    self.shared.lock().shipped = end;
-                    spool::delete_shipped(
-                        self.spool.dir(),
-                        &self.shared,
-                        self.spool.current_segment(),
-                    );
-                }
-                Ok(Durable::Committed)
-            }
-            failed => {
-                let why = match failed {
-                    Ok(Err(error)) => error.to_string(),
-                    _ => "timed out".to_owned(),
-                };
-                if appended.is_none() {
-                    return Err(AuditError::Unavailable(why));
-                }
-                // The batch is in the spool already: make it durable there.
-                self.spool.sync().await?;
-                self.shared.lock().spooling = true;
-                tracing::warn!(error = %why, "audit insert failed; spooling to disk until the database is back");
-                Ok(Durable::Spooled)
             }
         }
+        chainer.head = head;
+        let store = self.store.clone();
+        let timeout = self.db_timeout;
+        Some(Box::pin(async move {
+            let result = match tokio::time::timeout(timeout, store.insert(&rows)).await {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(error)) => Err(error.to_string()),
+                Err(_) => Err("timed out".to_owned()),
+            };
+            (flight, result)
+        }))
     }
-}
 
-enum Durable {
-    Committed,
-    Spooled,
+    /// An insert finished (in batch order). Committed: the spool is shipped up to its end. Failed:
+    /// the batch is in the spool already, so sync it there and switch to spooling.
+    async fn complete(&mut self, flight: InFlight, inserted: Result<(), String>) {
+        let result = match (inserted, flight.end) {
+            (Ok(()), end) => {
+                if let Some(end) = end {
+                    let mut state = self.shared.lock();
+                    if !state.spooling && end > state.shipped {
+                        state.shipped = end;
+                    }
+                }
+                spool::delete_shipped(self.spool.dir(), &self.shared, self.spool.current_segment());
+                self.metrics.rows_written.inc_by(flight.rows);
+                Ok(())
+            }
+            (Err(why), Some(_)) => match self.spool.sync().await {
+                Ok(()) => {
+                    let newly = {
+                        let mut state = self.shared.lock();
+                        !std::mem::replace(&mut state.spooling, true)
+                    };
+                    if newly {
+                        tracing::warn!(error = %why, "audit insert failed; spooling to disk until the database is back");
+                    }
+                    self.metrics.rows_spooled.inc_by(flight.rows);
+                    self.shared.wake.notify_one();
+                    Ok(())
+                }
+                Err(error) => Err(AuditError::from(error)),
+            },
+            (Err(why), None) => Err(AuditError::Unavailable(why)),
+        };
+        self.finish(flight, result);
+    }
+
+    /// Acknowledges a batch and records its metrics.
+    fn finish(&self, flight: InFlight, result: Result<(), AuditError>) {
+        if let Err(error) = &result {
+            self.metrics.rows_failed.inc_by(flight.rows);
+            tracing::error!(rows = flight.rows, error = %error, "audit rows could not be made durable; their evaluations get the failure decision");
+        }
+        let bytes = self.shared.lock().bytes();
+        self.metrics.spool_bytes.set(bytes as i64);
+        self.metrics
+            .batch_seconds
+            .observe(flight.started.elapsed().as_secs_f64());
+        for ack in flight.acks.into_iter().flatten() {
+            let _ = ack.send(result.clone());
+        }
+    }
 }
 
 impl From<SpoolError> for AuditError {
