@@ -182,10 +182,11 @@ impl Row {
                 .map(|hit| short(&hit.rule_id))
                 .collect(),
             shadow_rules,
+            // Reasons never quote the input (the engine's `RuleHit::reason` contract).
             reason: decision
                 .reason
                 .as_deref()
-                .map(|reason| clean(&Scanner::builtin().redact(reason), LONG_LIMIT)),
+                .map(|reason| clean(reason, LONG_LIMIT)),
             bundles: evaluation.bundles.clone(),
             input: mask_input(event),
             cwd: event

@@ -27,6 +27,16 @@ struct Server {
 
 impl Server {
     async fn start(database_url: &str, dir: &Path, replica: &str, log_level: &str) -> Server {
+        Self::start_with(database_url, dir, replica, log_level, &[]).await
+    }
+
+    async fn start_with(
+        database_url: &str,
+        dir: &Path,
+        replica: &str,
+        log_level: &str,
+        extra: &[&str],
+    ) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate"))
             .args(["--log-format", "json", "serve", "--listen", "127.0.0.1:0"])
             .args(["--replica-id", replica])
@@ -34,6 +44,7 @@ impl Server {
             .arg(dir.join("cache"))
             .arg("--audit-spool-dir")
             .arg(dir.join("spool"))
+            .args(extra)
             .env("DATABASE_URL", database_url)
             .env("TOOLGATE_ADMIN_TOKEN", ADMIN)
             .env("RUST_LOG", log_level)
@@ -249,6 +260,70 @@ async fn every_evaluation_answered_before_a_sigkill_is_in_the_audit_after_a_rest
         .await
         .unwrap();
     assert_eq!(replicas, vec!["killed-replica".to_owned()]);
+}
+
+/// SIGTERM stops accepting, finishes in-flight requests and drains the audit queue: in async
+/// mode (answer first, write behind) every answered evaluation is still in the audit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_drains_the_audit_queue() {
+    let url = create_database(&std::env::var("DATABASE_URL").unwrap()).await;
+    let db = pool(&url).await;
+    let token = agent_token(&db).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start_with(
+        &url,
+        dir.path(),
+        "drained-replica",
+        "info",
+        &["--audit-mode", "async"],
+    )
+    .await;
+    let client = reqwest::Client::new();
+    let mut firing = Vec::new();
+    for c in 0..8 {
+        let (client, address, token) = (client.clone(), server.address.clone(), token.clone());
+        firing.push(tokio::spawn(async move {
+            let mut answered = Vec::new();
+            for i in 0..50 {
+                let id = format!("term-{c}-{i}");
+                if evaluate(&client, &address, &token, &bash_call("s", &id, "ls"))
+                    .await
+                    .is_some()
+                {
+                    answered.push(id);
+                }
+            }
+            answered
+        }));
+    }
+    let mut answered = Vec::new();
+    for task in firing {
+        answered.extend(task.await.unwrap());
+    }
+    assert_eq!(answered.len(), 400);
+    let pid = server.child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let status = tokio::task::spawn_blocking(move || {
+        let status = server.child.wait().unwrap();
+        (status, server)
+    })
+    .await
+    .unwrap();
+    assert!(status.0.success(), "{:?}", status.0);
+    let server = status.1;
+    eventually(Duration::from_secs(5), "the drain to be logged", || async {
+        server.log().contains("queue drained").then_some(())
+    })
+    .await;
+    let recorded = recorded_ids(&db).await;
+    let missing = answered.iter().filter(|id| !recorded.contains(id)).count();
+    assert_eq!(missing, 0, "answered evaluations missing after SIGTERM");
 }
 
 /// Tiny deterministic generator, so no realistic credential is ever committed.
