@@ -34,7 +34,7 @@ ADMIN_TOKEN="tg_bench_admin_$RANDOM$RANDOM"
 NOOP_PORT="$(toolgate_pg_free_port)"
 # One server per audit mode, side by side on the same database (distinct replica ids and spools).
 MODES=(off async durable)
-declare -A PORTS
+declare -A PORTS MODE_PID CPU_TG CPU_PG
 for mode in "${MODES[@]}"; do
     PORTS[$mode]="$(toolgate_pg_free_port)"
     echo "==> starting toolgate --audit-mode $mode on 127.0.0.1:${PORTS[$mode]}" >&2
@@ -42,6 +42,7 @@ for mode in "${MODES[@]}"; do
         --cache-dir "$WORK/cache-$mode" --audit-spool-dir "$WORK/spool-$mode" --audit-mode "$mode" \
         --replica-id "bench-$mode" >"$WORK/toolgate-$mode.log" 2>&1 &
     PIDS+=($!)
+    MODE_PID[$mode]=$!
 done
 PORT="${PORTS[durable]}"
 for mode in "${MODES[@]}"; do
@@ -88,7 +89,15 @@ run_wrk warmup-noop "$NOOP_PORT" >/dev/null 2>&1
 for mode in "${MODES[@]}"; do run_wrk "warmup-$mode" "${PORTS[$mode]}" >/dev/null 2>&1; done
 DURATION="$BENCH_DURATION_SAVED"
 run_wrk noop "$NOOP_PORT"
-for mode in "${MODES[@]}"; do run_wrk "audit-$mode" "${PORTS[$mode]}"; done
+# CPU time (clock ticks) of a process, and of every PostgreSQL backend.
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+PG_PID="$(head -n 1 "$TOOLGATE_PG_DIR/data/postmaster.pid")"
+pg_ticks() { local t=0 p; for p in $(pgrep -P "$PG_PID"); do t=$((t + $(ticks "$p"))); done; echo "$t"; }
+for mode in "${MODES[@]}"; do
+    t0="$(ticks "${MODE_PID[$mode]}")"; p0="$(pg_ticks)"
+    run_wrk "audit-$mode" "${PORTS[$mode]}"
+    CPU_TG[$mode]=$(( $(ticks "${MODE_PID[$mode]}") - t0 )); CPU_PG[$mode]=$(( $(pg_ticks) - p0 ))
+done
 
 summary() { # file -> "rps p50 p99 non2xx"
     awk '
@@ -101,13 +110,16 @@ summary() { # file -> "rps p50 p99 non2xx"
 read -r NOOP_RPS NOOP_P50 NOOP_P99 NOOP_BAD <<<"$(summary "$WORK/noop.txt")"
 read -r OFF_RPS _ _ _ <<<"$(summary "$WORK/audit-off.txt")"
 echo
-echo "                         req/s        p50        p99   non-2xx   vs no-op   vs audit off"
+HZ="$(getconf CLK_TCK)"
+SECONDS_RUN="$(python3 -c "d='$DURATION'; print(float(d[:-1]) * (60 if d.endswith('m') else 1))")"
+echo "                         req/s        p50        p99   non-2xx   vs no-op   vs audit off   CPU µs/req toolgate + postgres"
 printf "no-op axum         %11s %10s %10s %9s\n" "$NOOP_RPS" "$NOOP_P50" "$NOOP_P99" "$NOOP_BAD"
 for mode in "${MODES[@]}"; do
     read -r RPS P50 P99 BAD <<<"$(summary "$WORK/audit-$mode.txt")"
-    printf "toolgate %-9s %11s %10s %10s %9s %9s %13s\n" "$mode" "$RPS" "$P50" "$P99" "$BAD" \
+    printf "toolgate %-9s %11s %10s %10s %9s %9s %13s   %s\n" "$mode" "$RPS" "$P50" "$P99" "$BAD" \
         "$(python3 -c "print(f'{float(\"$RPS\")/float(\"$NOOP_RPS\")*100:.1f} %')")" \
-        "$(python3 -c "print(f'{float(\"$RPS\")/float(\"$OFF_RPS\")*100:.1f} %')")"
+        "$(python3 -c "print(f'{float(\"$RPS\")/float(\"$OFF_RPS\")*100:.1f} %')")" \
+        "$(python3 -c "n=float('$RPS')*$SECONDS_RUN; print(f'{${CPU_TG[$mode]}/$HZ*1e6/n:.0f} + {${CPU_PG[$mode]}/$HZ*1e6/n:.0f}')")"
 done
-ROWS="$(psql "$DATABASE_URL" -At -c "SELECT replica_id || ' ' || count(*) FROM audit GROUP BY 1 ORDER BY 1" 2>/dev/null || true)"
-echo "audit rows per replica: $(echo "$ROWS" | tr '\n' ' ')"
+ROWS="$(psql "$DATABASE_URL" -At -F ' ' -c "SELECT replica_id, count(*) FROM audit GROUP BY replica_id ORDER BY 1" 2>&1 || true)"
+echo "audit rows per replica: $(echo "$ROWS" | tr '\n' ';')"
