@@ -75,15 +75,18 @@ impl Server {
                 }
             });
         }
+        // Built before waiting, so that a failed start still kills the child (on drop).
+        let mut server = Server {
+            child,
+            address: String::new(),
+            log,
+        };
         let address = tokio::task::spawn_blocking(move || rx.recv_timeout(Duration::from_secs(60)))
             .await
             .unwrap()
             .expect("toolgate serve did not report its address");
-        Server {
-            child,
-            address: format!("http://{address}"),
-            log,
-        }
+        server.address = format!("http://{address}");
+        server
     }
 
     fn kill(&mut self) {
