@@ -32,11 +32,12 @@ pub(super) const MAX_OPENERS: usize = 4096;
 const STACK_PER_OPENER: usize = 64 * 1024;
 /// Smallest dedicated parse stack.
 const MIN_STACK: usize = 8 * 1024 * 1024;
-/// Deepest nesting of operator parentheses (subshells, `((…))`, `[[ ( … ) ]]`) parsed at all.
-/// brush-parser backtracks exponentially on unbalanced operator parentheses (each `(` is tried as
-/// the start of a nested group, then again as a plain token): 20 levels cost ~85 ms, 30 would cost
-/// minutes. No real command nests them this deep.
-pub(super) const MAX_PAREN_DEPTH: usize = 10;
+/// Deepest nesting of parentheses, of any kind, parsed at all. brush-parser backtracks
+/// exponentially on unbalanced parentheses — operator ones (`((`, subshells, `[[ ( ]]`) in its
+/// grammar and word ones (`$(`, extglob `@(`) in its word parser: each `(` is tried as the start
+/// of a nested group, then again as a plain token. 20 levels cost ~85 ms, 40 would cost hours.
+/// Quotes do not protect it (an unterminated quote is only found late), so the count is raw.
+pub(super) const MAX_PAREN_DEPTH: usize = 12;
 /// Longest parse error message kept.
 const MAX_MESSAGE: usize = 120;
 
@@ -45,53 +46,20 @@ pub(super) fn guarded<T>(f: impl FnOnce() -> T) -> Option<T> {
     catch_unwind(AssertUnwindSafe(f)).ok()
 }
 
-/// The deepest nesting of operator parentheses in `text`, unclosed ones included. Parentheses inside
-/// quotes, after a backslash, or opening a substitution (`$(`, `<(`, `>(`, `=(` of an array) do not
-/// count: substitutions are parsed on their own, each with this same check.
-pub(super) fn operator_paren_depth(text: &str) -> usize {
-    let bytes = text.as_bytes();
-    let mut stack: Vec<bool> = Vec::new();
-    let mut operators = 0usize;
+/// The deepest nesting of parentheses in `text`, unclosed ones included, counting every `(` and
+/// `)` character wherever it stands.
+pub(super) fn paren_depth(text: &str) -> usize {
+    let mut depth = 0usize;
     let mut deepest = 0usize;
-    let mut at = 0usize;
-    let mut previous = b' ';
-    while let Some(&byte) = bytes.get(at) {
+    for byte in text.bytes() {
         match byte {
-            b'\\' => at += 1,
-            b'\'' => {
-                at += bytes
-                    .get(at + 1..)
-                    .and_then(|rest| rest.iter().position(|b| *b == b'\''))
-                    .map_or(bytes.len(), |end| end + 1);
-            }
-            b'"' => {
-                let mut end = at + 1;
-                while let Some(&inner) = bytes.get(end) {
-                    match inner {
-                        b'\\' => end += 1,
-                        b'"' => break,
-                        _ => {}
-                    }
-                    end += 1;
-                }
-                at = end;
-            }
             b'(' => {
-                let operator = !matches!(
-                    previous,
-                    b'$' | b'<' | b'>' | b'=' | b'@' | b'?' | b'*' | b'+' | b'!'
-                );
-                stack.push(operator);
-                if operator {
-                    operators += 1;
-                    deepest = deepest.max(operators);
-                }
+                depth += 1;
+                deepest = deepest.max(depth);
             }
-            b')' if stack.pop() == Some(true) => operators -= 1,
+            b')' => depth = depth.saturating_sub(1),
             _ => {}
         }
-        previous = byte;
-        at += 1;
     }
     deepest
 }

@@ -1035,21 +1035,24 @@ fn known_text_piped_into_a_shell_is_analysed() {
 }
 
 #[test]
-fn unbalanced_operator_parentheses_are_refused_before_the_parser_backtracks() {
+fn unbalanced_parentheses_are_refused_before_the_parser_backtracks() {
     // brush-parser backtracks exponentially on these (found by fuzzing): never hand them over.
-    for shape in ["(( ", "( ( ", "for (( ", "[[ "] {
-        let command = format!("{shape}{}1", "( ".repeat(40));
+    for shape in [
+        "(( ",
+        "( ( ",
+        "for (( ",
+        "[[ ",
+        "echo x(",
+        "cat <<EOF\n$(a \"=\" 'b --x",
+    ] {
+        let command = format!("{shape}{}1", "(".repeat(40));
         let analysis = analyze(&command, &ShellLimits::default());
         assert_eq!(analysis.unresolved, [Unresolved::TooDeep], "{shape}");
     }
-    assert_eq!(
-        super::parse::operator_paren_depth("echo '((((((((((((' \"((((((((((((\" $( $( $(x) ) )"),
-        0
+    assert_eq!(super::parse::paren_depth("( (cd a) ) && ((i++))"), 2);
+    let fine = analyze(
+        "(cd a && (cd b && (ls))) && echo $(( (1+2) * (3+4) ))",
+        &ShellLimits::default(),
     );
-    assert_eq!(
-        super::parse::operator_paren_depth("( (cd a) ) && ((i++))"),
-        2
-    );
-    let fine = analyze("(cd a && (cd b && (ls)))", &ShellLimits::default());
     assert!(fine.unresolved.is_empty(), "{:?}", fine.unresolved);
 }
