@@ -46,19 +46,17 @@ pub(super) fn guarded<T>(f: impl FnOnce() -> T) -> Option<T> {
     catch_unwind(AssertUnwindSafe(f)).ok()
 }
 
-/// The deepest nesting of parentheses in `text`, unclosed ones included, counting every `(` and
-/// `)` character wherever it stands.
-pub(super) fn paren_depth(text: &str) -> usize {
+/// The deepest nesting of `open`…`close` pairs in `text`, unclosed ones included, counting every
+/// `open` and `close` byte wherever it stands (quoted or not).
+pub(super) fn nesting_depth(text: &str, open: u8, close: u8) -> usize {
     let mut depth = 0usize;
     let mut deepest = 0usize;
     for byte in text.bytes() {
-        match byte {
-            b'(' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b')' => depth = depth.saturating_sub(1),
-            _ => {}
+        if byte == open {
+            depth += 1;
+            deepest = deepest.max(depth);
+        } else if byte == close {
+            depth = depth.saturating_sub(1);
         }
     }
     deepest

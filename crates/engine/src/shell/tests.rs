@@ -1035,6 +1035,28 @@ fn known_text_piped_into_a_shell_is_analysed() {
 }
 
 #[test]
+fn deeply_nested_braces_are_not_brace_expanded() {
+    // brush-parser's brace parser backtracks exponentially on these (found by fuzzing: 18 unclosed
+    // braces before a comma took ~30 s): such a word is unparseable, never handed over.
+    for command in [
+        format!("echo {},", "{".repeat(18)),
+        format!("rm -rf a{{,b{}", "{".repeat(30)),
+        "echo x{a,b{c,d{e,f{g,h{i,j{k,l{m,n}}}}}}}".to_owned(),
+    ] {
+        let analysis = analyze(&command, &ShellLimits::default());
+        assert!(!analysis.unresolved.is_empty(), "{command}");
+    }
+    // Quoted whole, bash does not brace-expand at all: deep JSON payloads stay data.
+    let json =
+        r#"curl -d '{"a":{"b":{"c":{"d":{"e":{"f":{"g":{"h":1,"i":2}}}}}}}}' https://x.test"#;
+    let analysis = analyze(json, &ShellLimits::default());
+    assert!(analysis.unresolved.is_empty(), "{:?}", analysis.unresolved);
+    // Ordinary brace expressions still expand.
+    let analysis = analyze("rm -rf /{etc,usr}", &ShellLimits::default());
+    assert_eq!(analysis.commands[0].argv, ["rm", "-rf", "/etc", "/usr"]);
+}
+
+#[test]
 fn unbalanced_parentheses_are_refused_before_the_parser_backtracks() {
     // brush-parser backtracks exponentially on these (found by fuzzing): never hand them over.
     for shape in [
@@ -1049,7 +1071,10 @@ fn unbalanced_parentheses_are_refused_before_the_parser_backtracks() {
         let analysis = analyze(&command, &ShellLimits::default());
         assert_eq!(analysis.unresolved, [Unresolved::TooDeep], "{shape}");
     }
-    assert_eq!(super::parse::paren_depth("( (cd a) ) && ((i++))"), 2);
+    assert_eq!(
+        super::parse::nesting_depth("( (cd a) ) && ((i++))", b'(', b')'),
+        2
+    );
     let fine = analyze(
         "(cd a && (cd b && (ls))) && echo $(( (1+2) * (3+4) ))",
         &ShellLimits::default(),
