@@ -809,6 +809,13 @@ fn inputs_that_panic_brush_parser_are_contained() {
     ] {
         let _ = run(text);
     }
+    // An fd number past `i32` panics inside brush-parser's grammar (found by fuzzing): the command
+    // is unparseable, and so never allowed.
+    let analysis = analyze(
+        "echo hi 4444444444444444444444>out",
+        &ShellLimits::default(),
+    );
+    assert!(!analysis.unresolved.is_empty(), "{analysis:?}");
 }
 
 #[test]
