@@ -144,11 +144,42 @@ pub(super) fn with_stack<T: Send>(
 
 /// Parses a whole script. The error message never echoes the script.
 pub(super) fn parse_program(text: &str) -> Result<Program, String> {
+    if has_empty_here_tag(text) {
+        // brush-parser's tokenizer loops, allocating without end, on an empty here-document
+        // delimiter followed by blanks at the end of the input (`cat << "" `; found by fuzzing).
+        return Err("empty here-document delimiter".to_owned());
+    }
     match guarded(|| Parser::new(text.as_bytes(), &OPTIONS).parse_program()) {
         Some(Ok(program)) => Ok(program),
         Some(Err(error)) => Err(describe(&error)),
         None => Err("the parser failed on this input".to_owned()),
     }
+}
+
+/// Whether a here-document operator (`<<`, `<<-`) in `text` has a delimiter made of quotes only
+/// (`""`, `''`, `""''`): an empty delimiter. Looked for anywhere, quoted or not.
+fn has_empty_here_tag(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(found) = memchr::memmem::find(bytes.get(from..).unwrap_or_default(), b"<<") {
+        let at = from + found + 2;
+        from = at;
+        if bytes.get(at) == Some(&b'<') {
+            continue;
+        }
+        let rest = bytes.get(at..).unwrap_or_default();
+        let rest = rest.strip_prefix(b"-").unwrap_or(rest);
+        let tag = rest.trim_ascii_start();
+        let tag_len = tag
+            .iter()
+            .position(|b| b.is_ascii_whitespace() || b"; &|<>()".contains(b))
+            .unwrap_or(tag.len());
+        let tag = tag.get(..tag_len).unwrap_or_default();
+        if !tag.is_empty() && tag.iter().all(|b| matches!(b, b'"' | b'\'')) {
+            return true;
+        }
+    }
+    false
 }
 
 /// A parse error's message, without the input text brush-parser quotes in some of them

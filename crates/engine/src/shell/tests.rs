@@ -809,6 +809,17 @@ fn inputs_that_panic_brush_parser_are_contained() {
     ] {
         let _ = run(text);
     }
+    // An empty here-document delimiter followed by blanks at the end makes brush-parser's
+    // tokenizer allocate without end (found by fuzzing): refused before it is handed over.
+    for text in ["n << \"\" ", "cat <<-'' \t", "cat << \"\"'' "] {
+        let analysis = analyze(text, &ShellLimits::default());
+        assert!(
+            matches!(analysis.unresolved.as_slice(), [Unresolved::Parse(_)]),
+            "{text:?}: {analysis:?}"
+        );
+    }
+    let fine = analyze("cat <<'EOF' > notes\nhi\nEOF\n", &ShellLimits::default());
+    assert!(fine.unresolved.is_empty(), "{fine:?}");
     // An fd number past `i32` panics inside brush-parser's grammar (found by fuzzing): the command
     // is unparseable, and so never allowed.
     let analysis = analyze(
