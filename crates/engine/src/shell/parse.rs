@@ -146,7 +146,8 @@ pub(super) fn with_stack<T: Send>(
 pub(super) fn parse_program(text: &str) -> Result<Program, String> {
     if has_empty_here_tag(text) {
         // brush-parser's tokenizer loops, allocating without end, on an empty here-document
-        // delimiter followed by blanks at the end of the input (`cat << "" `; found by fuzzing).
+        // delimiter followed by blanks at the end of the input (`cat << "" `, `cat <<\r `;
+        // found by fuzzing).
         return Err("empty here-document delimiter".to_owned());
     }
     match guarded(|| Parser::new(text.as_bytes(), &OPTIONS).parse_program()) {
@@ -156,8 +157,9 @@ pub(super) fn parse_program(text: &str) -> Result<Program, String> {
     }
 }
 
-/// Whether a here-document operator (`<<`, `<<-`) in `text` has a delimiter made of quotes only
-/// (`""`, `''`, `""''`): an empty delimiter. Looked for anywhere, quoted or not.
+/// Whether a here-document operator (`<<`, `<<-`) in `text` has an empty delimiter: one made of
+/// nothing but quotes and whitespace other than blanks (`""`, `''`, `\r`, form feed). Looked for
+/// anywhere, quoted or not.
 fn has_empty_here_tag(text: &str) -> bool {
     let bytes = text.as_bytes();
     let mut from = 0;
@@ -169,13 +171,21 @@ fn has_empty_here_tag(text: &str) -> bool {
         }
         let rest = bytes.get(at..).unwrap_or_default();
         let rest = rest.strip_prefix(b"-").unwrap_or(rest);
-        let tag = rest.trim_ascii_start();
-        let tag_len = tag
+        let start = rest
             .iter()
-            .position(|b| b.is_ascii_whitespace() || b"; &|<>()".contains(b))
+            .position(|b| !matches!(b, b' ' | b'\t'))
+            .unwrap_or(rest.len());
+        let tag = rest.get(start..).unwrap_or_default();
+        let end = tag
+            .iter()
+            .position(|b| b" \t\n;&|<>()".contains(b))
             .unwrap_or(tag.len());
-        let tag = tag.get(..tag_len).unwrap_or_default();
-        if !tag.is_empty() && tag.iter().all(|b| matches!(b, b'"' | b'\'')) {
+        let tag = tag.get(..end).unwrap_or_default();
+        if !tag.is_empty()
+            && tag
+                .iter()
+                .all(|b| matches!(b, b'"' | b'\'') || b.is_ascii_whitespace())
+        {
             return true;
         }
     }

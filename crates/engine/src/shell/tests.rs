@@ -811,7 +811,13 @@ fn inputs_that_panic_brush_parser_are_contained() {
     }
     // An empty here-document delimiter followed by blanks at the end makes brush-parser's
     // tokenizer allocate without end (found by fuzzing): refused before it is handed over.
-    for text in ["n << \"\" ", "cat <<-'' \t", "cat << \"\"'' "] {
+    for text in [
+        "n << \"\" ",
+        "cat <<-'' \t",
+        "cat << \"\"'' ",
+        "cat <<\r ",
+        "cat <<\x0c ",
+    ] {
         let analysis = analyze(text, &ShellLimits::default());
         assert!(
             matches!(analysis.unresolved.as_slice(), [Unresolved::Parse(_)]),
