@@ -22,6 +22,8 @@ static REPLICAS: AtomicU32 = AtomicU32::new(0);
 
 pub struct TestApp {
     pub address: String,
+    /// The `--metrics-listen` listener's base URL, when there is one.
+    pub metrics_address: Option<String>,
     pub database_url: String,
     pub pool: PgPool,
     pub client: reqwest::Client,
@@ -106,6 +108,9 @@ pub async fn spawn_replica(database_url: &str, configure: impl FnOnce(&mut Confi
     let admin_token = config.admin_token.clone().unwrap_or_default();
     let application = Application::build(config).await.expect("build");
     let address = format!("http://{}", application.local_addr().unwrap());
+    let metrics_address = application
+        .metrics_addr()
+        .map(|address| format!("http://{address}"));
     tokio::spawn(application.run_until(std::future::pending()));
     let pool = PgPoolOptions::new()
         .max_connections(2)
@@ -114,6 +119,7 @@ pub async fn spawn_replica(database_url: &str, configure: impl FnOnce(&mut Confi
         .unwrap();
     TestApp {
         address,
+        metrics_address,
         database_url: database_url.to_owned(),
         pool,
         client: reqwest::Client::builder()

@@ -9,6 +9,7 @@ mod failure;
 mod health;
 mod helpers;
 mod hook;
+mod metrics;
 mod offline;
 mod pg;
 mod replicas;
