@@ -5,7 +5,8 @@
 //! | metric | labels |
 //! |---|---|
 //! | `decisions_total` | `agent`, `event`, `tool`, `decision`, `mode` |
-//! | `rule_hits_total` | `rule`, `mode` |
+//! | `tenant_decisions_total` | `tenant`, `decision` (enforced answers) |
+//! | `rule_hits_total` | `rule`, `mode`, `decision` (what the rule says) |
 //! | `evaluation_failures_total` | `reason` (`not_loaded`, `panic`, `shed`, `token_unchecked`) |
 //! | `evaluation_duration_seconds` (histogram) | `gate` |
 //! | `http_request_duration_seconds` (histogram) | `method`, `path` (the route template), `status` |
@@ -28,9 +29,11 @@
 //! events outside Claude Code's event list are `other`; tools outside Claude Code's tool list are
 //! `other`, MCP tools are grouped per server as `mcp__<server>__*` for the first
 //! [`MAX_MCP_SERVERS`] servers seen (later ones, and malformed names, are `mcp__*`); rule ids
-//! (pack rules, permission-rule texts, extended-rule ids) keep their own series for the first
-//! [`MAX_RULE_LABELS`] distinct ids and are `other` after that, and are cut to
-//! [`MAX_RULE_LABEL_BYTES`] bytes; HTTP paths are the matched route template or `unmatched`.
+//! (pack rules, permission-rule texts, extended-rule ids, all from bundles) and tenant names keep
+//! their own series for the first [`MAX_RULE_LABELS`] / [`MAX_TENANT_LABELS`] distinct values
+//! and are `other` after that, cut to [`MAX_LABEL_BYTES`] bytes; HTTP paths are the matched route
+//! template or `unmatched`. Tenants get a counter of their own rather than a label on
+//! `decisions_total`, which would multiply its series by the number of tenants.
 //!
 //! The request path resolves each label set to its counter once: the children live in maps
 //! behind `ArcSwap`, keyed by small integers where possible, and a miss (the first time a label
@@ -52,8 +55,10 @@ use toolgate_engine::{Decision, Outcome};
 
 /// Distinct rule ids that get a series of their own; the rest are counted as `other`.
 pub const MAX_RULE_LABELS: usize = 1000;
-/// Longest rule label value, in bytes (cut on a character boundary).
-pub const MAX_RULE_LABEL_BYTES: usize = 200;
+/// Distinct tenants that get a series of their own; the rest are counted as `other`.
+pub const MAX_TENANT_LABELS: usize = 1000;
+/// Longest rule or tenant label value, in bytes (cut on a character boundary).
+pub const MAX_LABEL_BYTES: usize = 200;
 /// MCP servers that get a `mcp__<server>__*` tool label; tools of later servers are `mcp__*`.
 pub const MAX_MCP_SERVERS: usize = 64;
 
@@ -248,9 +253,11 @@ struct Inner {
     decisions: IntCounterVec,
     decision_children: Children<u64, IntCounter>,
     mcp_servers: ArcSwap<McpServers>,
+    tenant_decisions: IntCounterVec,
+    tenant_children: Capped<4>,
     rule_hits: IntCounterVec,
-    rule_children: ArcSwap<HashMap<Box<str>, [IntCounter; 2]>>,
-    rule_other: [IntCounter; 2],
+    /// Per rule: a slot per (mode, decision).
+    rule_children: Capped<8>,
     failures: [IntCounter; 4],
     gate_seconds: Histogram,
     other_seconds: Histogram,
@@ -293,6 +300,60 @@ impl<K: Hash + Eq + Copy, M: Clone> Children<K, M> {
     }
 }
 
+/// Counters of a label whose values come from outside (rule ids, tenants): one entry per value
+/// for the first `cap` values, then `other`; each entry has `N` slots for the other labels'
+/// combinations, filled when first used (so unused combinations export no series).
+struct Capped<const N: usize> {
+    map: ArcSwap<HashMap<Box<str>, [Option<IntCounter>; N]>>,
+    cap: usize,
+}
+
+impl<const N: usize> Capped<N> {
+    const OTHER: &'static str = "other";
+
+    fn new(cap: usize) -> Self {
+        Self {
+            map: ArcSwap::from_pointee(HashMap::new()),
+            cap,
+        }
+    }
+
+    /// The counter of `value` (or `other`) in `slot`, made by `make(label value)` the first time.
+    fn get(&self, value: &str, slot: usize, make: impl FnOnce(&str) -> IntCounter) -> IntCounter {
+        let value = truncate(value, MAX_LABEL_BYTES);
+        let map = self.map.load();
+        let key = if map.contains_key(value) || self.has_room(&map) {
+            value
+        } else {
+            Self::OTHER
+        };
+        if let Some(counter) = map.get(key).and_then(|slots| slots.get(slot)?.clone()) {
+            return counter;
+        }
+        let counter = make(key);
+        self.map.rcu(|map| {
+            let mut map = HashMap::clone(map);
+            let key = if map.contains_key(key) || self.has_room(&map) {
+                key
+            } else {
+                Self::OTHER
+            };
+            let slots = map
+                .entry(key.into())
+                .or_insert_with(|| std::array::from_fn(|_| None));
+            if let Some(entry) = slots.get_mut(slot) {
+                entry.get_or_insert_with(|| counter.clone());
+            }
+            map
+        });
+        counter
+    }
+
+    fn has_room(&self, map: &HashMap<Box<str>, [Option<IntCounter>; N]>) -> bool {
+        map.len() - usize::from(map.contains_key(Self::OTHER)) < self.cap
+    }
+}
+
 /// MCP servers seen so far, each with its tool label id.
 #[derive(Default, Clone)]
 struct McpServers {
@@ -323,10 +384,16 @@ impl Metrics {
              given; warn: what matching shadow rules would have answered)",
             &["agent", "event", "tool", "decision", "mode"],
         )?;
+        let tenant_decisions = counters(
+            "toolgate_tenant_decisions_total",
+            "Enforced answers by tenant (the first 1000 tenants; later ones as `other`)",
+            &["tenant", "decision"],
+        )?;
         let rule_hits = counters(
             "toolgate_rule_hits_total",
-            "Rule matches by rule id (the first 1000 ids; later ones as `other`) and mode",
-            &["rule", "mode"],
+            "Rule matches by rule id (the first 1000 ids; later ones as `other`), mode and the \
+             rule's decision",
+            &["rule", "mode", "decision"],
         )?;
         let failures = counters(
             "toolgate_evaluation_failures_total",
@@ -402,8 +469,8 @@ impl Metrics {
         let inner = Inner {
             decision_children: Children::new(),
             mcp_servers: ArcSwap::from_pointee(McpServers::default()),
-            rule_children: ArcSwap::from_pointee(HashMap::new()),
-            rule_other: modes().map(|mode| rule_hits.with_label_values(&["other", mode])),
+            tenant_children: Capped::new(MAX_TENANT_LABELS),
+            rule_children: Capped::new(MAX_RULE_LABELS),
             failures: Failure::ALL.map(|reason| failures.with_label_values(&[reason.as_str()])),
             gate_seconds: evaluation_seconds.with_label_values(&["true"]),
             other_seconds: evaluation_seconds.with_label_values(&["false"]),
@@ -413,6 +480,7 @@ impl Metrics {
             registry,
             decisions,
             rule_hits,
+            tenant_decisions,
             http_seconds,
             bundle_info,
             bundle_activated,
@@ -433,10 +501,25 @@ impl Metrics {
         TextEncoder::new().encode_to_string(&self.0.registry.gather())
     }
 
-    /// Counts one evaluated event: its decision (and its shadow decision), every rule hit, and
-    /// the evaluation's duration.
-    pub fn observe_evaluation(&self, event: &HookEvent, decision: &Decision, seconds: f64) {
+    /// Counts one event evaluated for `tenant`: its decision (and its shadow decision), every
+    /// rule hit, and the evaluation's duration.
+    pub fn observe_evaluation(
+        &self,
+        tenant: &str,
+        event: &HookEvent,
+        decision: &Decision,
+        seconds: f64,
+    ) {
         let inner = &self.0;
+        let outcome = decision.outcome;
+        inner
+            .tenant_children
+            .get(tenant, outcome as usize, |tenant| {
+                inner
+                    .tenant_decisions
+                    .with_label_values(&[tenant, outcome.as_str()])
+            })
+            .inc();
         let agent = agent_index(event.agent);
         let event_id = index_of(EVENTS, &event.event);
         let tool = self.tool_id(event.tool_name.as_deref());
@@ -448,7 +531,7 @@ impl Metrics {
             if hit.mode == Mode::Warn {
                 shadow = shadow.max(Some(hit.outcome));
             }
-            self.rule_counter(&hit.rule_id, mode).inc();
+            self.rule_counter(&hit.rule_id, mode, hit.outcome).inc();
         }
         if let Some(outcome) = shadow {
             self.decision_counter(event, agent, event_id, tool, outcome, 1)
@@ -586,25 +669,14 @@ impl Metrics {
         })
     }
 
-    fn rule_counter(&self, rule: &str, mode: usize) -> IntCounter {
+    fn rule_counter(&self, rule: &str, mode: usize, outcome: Outcome) -> IntCounter {
         let inner = &self.0;
-        let rule = truncate(rule, MAX_RULE_LABEL_BYTES);
-        if let Some(children) = inner.rule_children.load().get(rule) {
-            return children[mode].clone();
-        }
-        if inner.rule_children.load().len() >= MAX_RULE_LABELS {
-            return inner.rule_other[mode].clone();
-        }
-        let children = modes().map(|m| inner.rule_hits.with_label_values(&[rule, m]));
-        let counter = children[mode].clone();
-        inner.rule_children.rcu(|map| {
-            let mut map = HashMap::clone(map);
-            if map.len() < MAX_RULE_LABELS {
-                map.entry(rule.into()).or_insert_with(|| children.clone());
-            }
-            map
-        });
-        counter
+        let slot = mode * 4 + outcome as usize;
+        inner.rule_children.get(rule, slot, |rule| {
+            inner
+                .rule_hits
+                .with_label_values(&[rule, modes()[mode], outcome.as_str()])
+        })
     }
 
     /// The label id of a tool name.
@@ -752,14 +824,20 @@ mod tests {
             ],
             ..Decision::none()
         };
-        metrics.observe_evaluation(&event("PreToolUse", Some("Bash")), &answer, 0.000_02);
+        metrics.observe_evaluation(
+            "team",
+            &event("PreToolUse", Some("Bash")),
+            &answer,
+            0.000_02,
+        );
         assert_samples(
             &metrics,
             &[
                 &decision("PreToolUse", "Bash", "ask", "enforce", 1),
                 &decision("PreToolUse", "Bash", "deny", "warn", 1),
-                r#"toolgate_rule_hits_total{mode="enforce",rule="Bash(terraform apply:*)"} 1"#,
-                r#"toolgate_rule_hits_total{mode="warn",rule="curl-pipe"} 1"#,
+                r#"toolgate_tenant_decisions_total{decision="ask",tenant="team"} 1"#,
+                r#"toolgate_rule_hits_total{decision="ask",mode="enforce",rule="Bash(terraform apply:*)"} 1"#,
+                r#"toolgate_rule_hits_total{decision="deny",mode="warn",rule="curl-pipe"} 1"#,
                 r#"toolgate_evaluation_duration_seconds_count{gate="true"} 1"#,
             ],
         );
@@ -778,7 +856,7 @@ mod tests {
             ("PreToolUse", Some("SomethingNew")),
             ("MadeUpEvent", None),
         ] {
-            metrics.observe_evaluation(&event(name, tool), &none, 0.0);
+            metrics.observe_evaluation("team", &event(name, tool), &none, 0.0);
         }
         assert_samples(
             &metrics,
@@ -792,7 +870,7 @@ mod tests {
         );
         for server in 0..MAX_MCP_SERVERS + 10 {
             let tool = format!("mcp__s{server}__t");
-            metrics.observe_evaluation(&event("PreToolUse", Some(&tool)), &none, 0.0);
+            metrics.observe_evaluation("team", &event("PreToolUse", Some(&tool)), &none, 0.0);
         }
         let text = metrics.encode().unwrap();
         let servers = text
@@ -810,7 +888,7 @@ mod tests {
     #[test]
     fn rule_labels_are_capped_and_cut() {
         let metrics = Metrics::new().unwrap();
-        let long = "é".repeat(MAX_RULE_LABEL_BYTES);
+        let long = "é".repeat(MAX_LABEL_BYTES);
         let hits: Vec<RuleHit> = (0..MAX_RULE_LABELS + 5)
             .map(|n| hit(&format!("rule-{n}"), Outcome::Deny, Mode::Enforce))
             .chain([hit(&long, Outcome::Deny, Mode::Warn)])
@@ -820,27 +898,40 @@ mod tests {
             matched: hits,
             ..Decision::none()
         };
-        metrics.observe_evaluation(&event("PreToolUse", Some("Bash")), &answer, 0.0);
+        metrics.observe_evaluation("team", &event("PreToolUse", Some("Bash")), &answer, 0.0);
         let text = metrics.encode().unwrap();
         let counted = text
             .lines()
-            .filter(|line| line.starts_with("toolgate_rule_hits_total{mode=\"enforce\""))
+            .filter(|line| {
+                line.starts_with("toolgate_rule_hits_total{decision=\"deny\",mode=\"enforce\"")
+            })
             .filter(|line| line.ends_with(" 1") || line.ends_with(" 5"))
             .count();
         assert_eq!(counted, MAX_RULE_LABELS + 1, "1000 rules and `other`");
         assert_samples(
             &metrics,
             &[
-                r#"toolgate_rule_hits_total{mode="enforce",rule="other"} 5"#,
+                r#"toolgate_rule_hits_total{decision="deny",mode="enforce",rule="other"} 5"#,
                 // A new rule past the cap is `other` too.
-                r#"toolgate_rule_hits_total{mode="warn",rule="other"} 1"#,
+                r#"toolgate_rule_hits_total{decision="deny",mode="warn",rule="other"} 1"#,
             ],
         );
-        assert_eq!(
-            truncate(&long, MAX_RULE_LABEL_BYTES).len(),
-            MAX_RULE_LABEL_BYTES
-        );
+        assert_eq!(truncate(&long, MAX_LABEL_BYTES).len(), MAX_LABEL_BYTES);
         assert_eq!(truncate("aé", 2), "a");
+    }
+
+    #[test]
+    fn capped_labels_fold_into_other_past_the_cap() {
+        let vec = IntCounterVec::new(Opts::new("t", "t"), &["tenant"]).unwrap();
+        let capped = Capped::<1>::new(2);
+        for tenant in ["a", "b", "c", "a", "d"] {
+            capped
+                .get(tenant, 0, |label| vec.with_label_values(&[label]))
+                .inc();
+        }
+        let count = |label: &str| vec.with_label_values(&[label]).get();
+        assert_eq!((count("a"), count("b"), count("other")), (2, 1, 2));
+        assert_eq!(capped.map.load().len(), 3, "`a`, `b` and `other`");
     }
 
     #[test]

@@ -152,7 +152,9 @@ pub fn decide(state: &AppState, tenant: &str, event: &HookEvent) -> Value {
     let seconds = started.elapsed().as_secs_f64();
     match result {
         Ok((reply, decision)) => {
-            state.metrics.observe_evaluation(event, &decision, seconds);
+            state
+                .metrics
+                .observe_evaluation(tenant, event, &decision, seconds);
             tracing::debug!(
                 tenant,
                 event.name = %event.event,

@@ -11,6 +11,7 @@ mod helpers;
 mod hook;
 mod metrics;
 mod offline;
+mod openapi;
 mod pg;
 mod replicas;
 mod tenants;

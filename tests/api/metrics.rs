@@ -132,7 +132,16 @@ async fn evaluations_appear_as_labelled_series() {
     assert_eq!(sample(&text, "toolgate_decisions_total", &other), Some(1.0));
     assert!(!text.contains("SomethingInvented") && !text.contains("BrandNewTool"));
 
-    let force_push = [("rule", "Bash(git push --force:*)"), ("mode", "enforce")];
+    let team_denies = [("tenant", "team"), ("decision", "deny")];
+    assert_eq!(
+        sample(&text, "toolgate_tenant_decisions_total", &team_denies),
+        Some(3.0)
+    );
+    let force_push = [
+        ("rule", "Bash(git push --force:*)"),
+        ("mode", "enforce"),
+        ("decision", "deny"),
+    ];
     assert_eq!(
         sample(&text, "toolgate_rule_hits_total", &force_push),
         Some(2.0)
