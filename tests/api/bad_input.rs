@@ -209,15 +209,6 @@ async fn a_bundle_with_a_nul_character_or_a_null_name_is_a_422_and_nothing_is_st
         assert_eq!(body["error"]["code"], "invalid_bundle", "{body}");
         assert_eq!(body["errors"][0]["location"], location, "{body}");
     }
-    let list: Value = app
-        .client
-        .get(app.url("/v1/tenants/team/bundles"))
-        .bearer_auth(&app.admin_token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let list = app.list_bundles("team").await;
     assert_eq!(list["bundles"], json!([]));
 }

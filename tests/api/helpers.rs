@@ -248,9 +248,10 @@ impl TestApp {
             .unwrap()
     }
 
-    pub async fn policy(&self, tenant: &str) -> Value {
+    /// `GET path` as the bootstrap admin; the JSON body.
+    pub async fn get_as_admin(&self, path: &str) -> Value {
         self.client
-            .get(self.url(&format!("/v1/tenants/{tenant}/policy")))
+            .get(self.url(path))
             .bearer_auth(&self.admin_token)
             .send()
             .await
@@ -258,6 +259,16 @@ impl TestApp {
             .json()
             .await
             .unwrap()
+    }
+
+    pub async fn list_bundles(&self, tenant: &str) -> Value {
+        self.get_as_admin(&format!("/v1/tenants/{tenant}/bundles"))
+            .await
+    }
+
+    pub async fn policy(&self, tenant: &str) -> Value {
+        self.get_as_admin(&format!("/v1/tenants/{tenant}/policy"))
+            .await
     }
 
     /// Waits until this replica serves `activation_id` for `tenant`.
