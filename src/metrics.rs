@@ -40,7 +40,7 @@
 //! set is seen) copies the map. Nothing here locks on the request path.
 
 use std::collections::HashMap;
-use std::hash::Hash;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwap;
@@ -273,22 +273,23 @@ struct Inner {
 }
 
 /// Children of a metric vector, resolved once per key: lock-free reads, copy-on-write inserts
-/// (there are few distinct keys, and each is inserted once).
+/// (there are few distinct keys, and each is inserted once). Keys are small packed integers,
+/// hashed by one multiplication.
 struct Children<K, M> {
-    map: ArcSwap<HashMap<K, M>>,
+    map: ArcSwap<HashMap<K, M, BuildHasherDefault<PackedKeyHasher>>>,
 }
 
 impl<K: Hash + Eq + Copy, M: Clone> Children<K, M> {
     fn new() -> Self {
         Self {
-            map: ArcSwap::from_pointee(HashMap::new()),
+            map: ArcSwap::from_pointee(HashMap::default()),
         }
     }
 
-    /// The child for `key`, made by `make` the first time.
-    fn get(&self, key: K, make: impl FnOnce() -> M) -> M {
+    /// Applies `apply` to the child for `key`, made by `make` the first time.
+    fn with(&self, key: K, make: impl FnOnce() -> M, apply: impl FnOnce(&M)) {
         if let Some(child) = self.map.load().get(&key) {
-            return child.clone();
+            return apply(child);
         }
         let child = make();
         self.map.rcu(|map| {
@@ -296,7 +297,32 @@ impl<K: Hash + Eq + Copy, M: Clone> Children<K, M> {
             map.entry(key).or_insert_with(|| child.clone());
             map
         });
-        child
+        apply(&child);
+    }
+}
+
+/// Hashes a packed integer key by a Fibonacci multiplication (the keys are few and distinct, and
+/// come from this module, not from requests).
+#[derive(Default)]
+struct PackedKeyHasher(u64);
+
+impl Hasher for PackedKeyHasher {
+    fn finish(&self) -> u64 {
+        self.0.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*byte);
+        }
+    }
+
+    fn write_u32(&mut self, value: u32) {
+        self.0 ^= u64::from(value);
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 ^= value;
     }
 }
 
@@ -318,19 +344,21 @@ impl<const N: usize> Capped<N> {
         }
     }
 
-    /// The counter of `value` (or `other`) in `slot`, made by `make(label value)` the first time.
-    fn get(&self, value: &str, slot: usize, make: impl FnOnce(&str) -> IntCounter) -> IntCounter {
+    /// Increments the counter of `value` (or `other`) in `slot`, made by `make(label value)` the
+    /// first time.
+    fn inc(&self, value: &str, slot: usize, make: impl FnOnce(&str) -> IntCounter) {
         let value = truncate(value, MAX_LABEL_BYTES);
         let map = self.map.load();
-        let key = if map.contains_key(value) || self.has_room(&map) {
-            value
-        } else {
-            Self::OTHER
+        let (key, slots) = match map.get(value) {
+            Some(slots) => (value, Some(slots)),
+            None if self.has_room(&map) => (value, None),
+            None => (Self::OTHER, map.get(Self::OTHER)),
         };
-        if let Some(counter) = map.get(key).and_then(|slots| slots.get(slot)?.clone()) {
-            return counter;
+        if let Some(Some(counter)) = slots.and_then(|slots| slots.get(slot)) {
+            return counter.inc();
         }
         let counter = make(key);
+        counter.inc();
         self.map.rcu(|map| {
             let mut map = HashMap::clone(map);
             let key = if map.contains_key(key) || self.has_room(&map) {
@@ -346,7 +374,6 @@ impl<const N: usize> Capped<N> {
             }
             map
         });
-        counter
     }
 
     fn has_room(&self, map: &HashMap<Box<str>, [Option<IntCounter>; N]>) -> bool {
@@ -514,28 +541,25 @@ impl Metrics {
         let outcome = decision.outcome;
         inner
             .tenant_children
-            .get(tenant, outcome as usize, |tenant| {
+            .inc(tenant, outcome as usize, |tenant| {
                 inner
                     .tenant_decisions
                     .with_label_values(&[tenant, outcome.as_str()])
-            })
-            .inc();
+            });
         let agent = agent_index(event.agent);
         let event_id = index_of(EVENTS, &event.event);
         let tool = self.tool_id(event.tool_name.as_deref());
-        self.decision_counter(event, agent, event_id, tool, decision.outcome, 0)
-            .inc();
+        self.count_decision(event, agent, event_id, tool, decision.outcome, 0);
         let mut shadow: Option<Outcome> = None;
         for hit in &decision.matched {
             let mode = usize::from(hit.mode == Mode::Warn);
             if hit.mode == Mode::Warn {
                 shadow = shadow.max(Some(hit.outcome));
             }
-            self.rule_counter(&hit.rule_id, mode, hit.outcome).inc();
+            self.count_rule_hit(&hit.rule_id, mode, hit.outcome);
         }
         if let Some(outcome) = shadow {
-            self.decision_counter(event, agent, event_id, tool, outcome, 1)
-                .inc();
+            self.count_decision(event, agent, event_id, tool, outcome, 1);
         }
         let histogram = if event.is_gate() {
             &inner.gate_seconds
@@ -557,21 +581,21 @@ impl Metrics {
         let method_id = index_of(METHODS, method);
         let route_id = route.map_or(u8::MAX, |route| u8::try_from(route).unwrap_or(u8::MAX));
         let key = (u32::from(method_id) << 24) | (u32::from(route_id) << 16) | u32::from(status);
+        let make = || {
+            let method = METHODS
+                .get(usize::from(method_id))
+                .copied()
+                .unwrap_or("other");
+            let path = route
+                .and_then(|route| crate::routes::ROUTES.get(route))
+                .map_or("unmatched", |route| route.path);
+            self.0
+                .http_seconds
+                .with_label_values(&[method, path, &status.to_string()])
+        };
         self.0
             .http_children
-            .get(key, || {
-                let method = METHODS
-                    .get(usize::from(method_id))
-                    .copied()
-                    .unwrap_or("other");
-                let path = route
-                    .and_then(|route| crate::routes::ROUTES.get(route))
-                    .map_or("unmatched", |route| route.path);
-                self.0
-                    .http_seconds
-                    .with_label_values(&[method, path, &status.to_string()])
-            })
-            .observe(seconds);
+            .with(key, make, |histogram| histogram.observe(seconds));
     }
 
     /// Exports the live bundles: one `toolgate_bundle_info` series per tenant, the series of
@@ -639,7 +663,7 @@ impl Metrics {
         self.0.database_up.set(i64::from(up));
     }
 
-    fn decision_counter(
+    fn count_decision(
         &self,
         event: &HookEvent,
         agent: u8,
@@ -647,13 +671,13 @@ impl Metrics {
         tool: u16,
         outcome: Outcome,
         mode: u8,
-    ) -> IntCounter {
+    ) {
         let key = u64::from(agent) << 40
             | u64::from(event_id) << 32
             | u64::from(tool) << 16
             | u64::from(outcome as u8) << 8
             | u64::from(mode);
-        self.0.decision_children.get(key, || {
+        let make = || {
             let event_label = EVENTS
                 .get(usize::from(event_id))
                 .copied()
@@ -666,13 +690,14 @@ impl Metrics {
                 outcome.as_str(),
                 modes()[usize::from(mode)],
             ])
-        })
+        };
+        self.0.decision_children.with(key, make, IntCounter::inc);
     }
 
-    fn rule_counter(&self, rule: &str, mode: usize, outcome: Outcome) -> IntCounter {
+    fn count_rule_hit(&self, rule: &str, mode: usize, outcome: Outcome) {
         let inner = &self.0;
         let slot = mode * 4 + outcome as usize;
-        inner.rule_children.get(rule, slot, |rule| {
+        inner.rule_children.inc(rule, slot, |rule| {
             inner
                 .rule_hits
                 .with_label_values(&[rule, modes()[mode], outcome.as_str()])
@@ -925,9 +950,7 @@ mod tests {
         let vec = IntCounterVec::new(Opts::new("t", "t"), &["tenant"]).unwrap();
         let capped = Capped::<1>::new(2);
         for tenant in ["a", "b", "c", "a", "d"] {
-            capped
-                .get(tenant, 0, |label| vec.with_label_values(&[label]))
-                .inc();
+            capped.inc(tenant, 0, |label| vec.with_label_values(&[label]));
         }
         let count = |label: &str| vec.with_label_values(&[label]).get();
         assert_eq!((count("a"), count("b"), count("other")), (2, 1, 2));
