@@ -63,6 +63,13 @@ pub enum Command {
     /// The command-hook client: an agent's event on stdin, its reply on stdout (exit 2 where the
     /// agent blocks by exit code). Asks a server (`--url`) or decides offline (`--bundle`).
     Hook(crate::hook::HookArgs),
+    /// Exit 0 when a server answers 200 on `--url` within 2 s (a container HEALTHCHECK: the
+    /// image has no curl).
+    Healthcheck {
+        /// The URL to probe.
+        #[arg(long, default_value = "http://127.0.0.1:8080/readyz")]
+        url: String,
+    },
     /// Run a bundle's own tests.
     Test {
         /// The bundle file or fragment directory.
@@ -150,6 +157,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Lint { bundle } => crate::offline::lint(&bundle),
         Command::Test { bundle } => crate::offline::test(&bundle),
         Command::Hook(args) => crate::hook::run(&args),
+        Command::Healthcheck { url } => runtime()?.block_on(healthcheck(&url)),
         Command::Serve(args) => {
             telemetry::init(cli.log_format)?;
             let admin_token = std::env::var("TOOLGATE_ADMIN_TOKEN")
@@ -173,6 +181,25 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             &tenant,
             description.as_deref(),
         )),
+    }
+}
+
+async fn healthcheck(url: &str) -> anyhow::Result<ExitCode> {
+    let client = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(2))
+        .build()
+        .context("failed to build an HTTP client")?;
+    let status = client
+        .get(url)
+        .send()
+        .await
+        .with_context(|| format!("`{url}` did not answer"))?
+        .status();
+    if status.is_success() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("error: `{url}` answered {status}");
+        Ok(ExitCode::FAILURE)
     }
 }
 

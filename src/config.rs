@@ -13,6 +13,8 @@ use toolgate_engine::Outcome;
 pub struct Config {
     /// Address to listen on (`127.0.0.1:8080`; port 0 picks a free one).
     pub listen: String,
+    /// Serve `/metrics` on this address only, instead of on `listen`.
+    pub metrics_listen: Option<String>,
     /// PostgreSQL URL.
     pub database_url: String,
     /// The bootstrap admin token of the `global` tenant (`TOOLGATE_ADMIN_TOKEN`).
@@ -48,6 +50,7 @@ impl Config {
     pub fn new(database_url: impl Into<String>) -> Self {
         Self {
             listen: "127.0.0.1:8080".to_owned(),
+            metrics_listen: None,
             database_url: database_url.into(),
             admin_token: None,
             max_body_bytes: 4 * 1024 * 1024,
@@ -112,6 +115,9 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "TOOLGATE_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: String,
+    /// Serve `/metrics` on this address (e.g. `0.0.0.0:9090`) and not on `--listen`.
+    #[arg(long, env = "TOOLGATE_METRICS_LISTEN")]
+    pub metrics_listen: Option<String>,
     /// PostgreSQL URL.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
     pub database_url: String,
@@ -153,6 +159,7 @@ impl ServeArgs {
     pub fn into_config(self, admin_token: Option<String>) -> Config {
         Config {
             listen: self.listen,
+            metrics_listen: self.metrics_listen,
             database_url: self.database_url,
             admin_token,
             max_body_bytes: self.max_body_bytes,

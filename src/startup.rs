@@ -6,14 +6,13 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use axum::Router;
-use axum::routing::{get, post};
 use tokio::net::TcpListener;
 
 use crate::auth::hash_token;
 use crate::config::Config;
 use crate::metrics::Metrics;
 use crate::middleware::{self, Limits};
-use crate::routes::{bundles, evaluate, health};
+use crate::routes::{Group, ROUTES, Route};
 use crate::state::{AppState, Inner};
 use crate::store::cache::Cache;
 use crate::store::postgres;
@@ -23,6 +22,8 @@ use crate::store::reload::{PolicyStore, Reloader};
 pub struct Application {
     listener: TcpListener,
     router: Router,
+    /// `--metrics-listen`: `/metrics` alone, on its own socket.
+    metrics: Option<(TcpListener, Router)>,
     state: AppState,
 }
 
@@ -42,6 +43,7 @@ impl Application {
             1,
             config.db_acquire_timeout,
         );
+        let metrics = Metrics::new().context("failed to register metrics")?;
         let store = Arc::new(PolicyStore::new());
         let reloader = Arc::new(Reloader::new(
             pool.clone(),
@@ -49,6 +51,7 @@ impl Application {
             Cache::new(&config.cache_dir),
             config.replica_id.clone(),
             config.migrate,
+            metrics.clone(),
         ));
         reloader.initial_load().await;
         if config.listen_notifications {
@@ -59,6 +62,14 @@ impl Application {
         let listener = TcpListener::bind(&config.listen)
             .await
             .with_context(|| format!("failed to listen on `{}`", config.listen))?;
+        let metrics_listener = match &config.metrics_listen {
+            Some(address) => Some(
+                TcpListener::bind(address)
+                    .await
+                    .with_context(|| format!("failed to listen on `{address}` for metrics"))?,
+            ),
+            None => None,
+        };
         let state = AppState::new(Inner {
             pool,
             store,
@@ -66,7 +77,7 @@ impl Application {
             allow_anonymous_loopback: config.allow_anonymous_loopback,
             failure_decision: config.failure_decision,
             replica_id: config.replica_id.clone(),
-            metrics: Metrics::new().context("failed to register metrics")?,
+            metrics: metrics.clone(),
             max_body_bytes: config.max_body_bytes,
         });
         let limits = Limits {
@@ -75,11 +86,22 @@ impl Application {
             concurrency_limit: config.concurrency_limit,
             failure_decision: config.failure_decision,
             replica_id: config.replica_id,
+            metrics,
         };
-        let router = router(state.clone(), &limits);
+        let separate = metrics_listener.is_some();
+        let router = build_router(state.clone(), &limits, |route| {
+            !(separate && route.group == Group::Metrics)
+        });
+        let metrics = metrics_listener.map(|listener| {
+            let router = build_router(state.clone(), &limits, |route| {
+                route.group == Group::Metrics
+            });
+            (listener, router)
+        });
         Ok(Self {
             listener,
             router,
+            metrics,
             state,
         })
     }
@@ -87,6 +109,13 @@ impl Application {
     /// The bound address.
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
         self.listener.local_addr()
+    }
+
+    /// The bound address of the separate metrics listener, if there is one.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics
+            .as_ref()
+            .and_then(|(listener, _)| listener.local_addr().ok())
     }
 
     /// The bound port.
@@ -104,18 +133,35 @@ impl Application {
         self.run_until(shutdown_signal()).await
     }
 
-    /// Serves until `shutdown` completes.
+    /// Serves until `shutdown` completes (both listeners, when metrics have their own).
     pub async fn run_until(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        axum::serve(
-            self.listener,
-            self.router
-                .into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(shutdown)
-        .await
+        let (stop, stopped) = tokio::sync::watch::channel(());
+        tokio::spawn(async move {
+            shutdown.await;
+            let _ = stop.send(());
+        });
+        let serve = |listener: TcpListener, router: Router| {
+            let mut stopped = stopped.clone();
+            axum::serve(
+                listener,
+                router.into_make_service_with_connect_info::<SocketAddr>(),
+            )
+            .with_graceful_shutdown(async move {
+                let _ = stopped.changed().await;
+            })
+            .into_future()
+        };
+        let main = serve(self.listener, self.router);
+        match self.metrics {
+            Some((listener, router)) => {
+                let (main, metrics) = tokio::join!(main, serve(listener, router));
+                main.and(metrics)
+            }
+            None => main.await,
+        }
     }
 }
 
@@ -128,39 +174,28 @@ pub fn listener_application_name(replica_id: &str) -> String {
     name
 }
 
-/// The router with every route and layer.
+/// The router with every route of [`ROUTES`] and every layer.
 pub fn router(state: AppState, limits: &Limits) -> Router {
-    let evaluate = middleware::evaluate_layers(
-        Router::new()
-            .route("/v1/evaluate", post(evaluate::evaluate_event))
-            .route("/v1/evaluate/{agent}", post(evaluate::evaluate_agent_event)),
-        limits,
-    );
-    let admin = middleware::admin_layers(
-        Router::new()
-            .route(
-                "/v1/tenants/{tenant}/bundles",
-                post(bundles::create_bundle).get(bundles::list_bundles),
-            )
-            .route(
-                "/v1/tenants/{tenant}/bundles/{id}",
-                get(bundles::get_bundle),
-            )
-            .route(
-                "/v1/tenants/{tenant}/bundles/{id}/activate",
-                post(bundles::activate_bundle),
-            )
-            .route(
-                "/v1/tenants/{tenant}/rollback",
-                post(bundles::rollback_policy),
-            )
-            .route("/v1/tenants/{tenant}/policy", get(bundles::get_policy)),
-        limits,
-    );
-    let health = Router::new()
-        .route("/healthz", get(health::get_health))
-        .route("/readyz", get(health::get_readiness));
-    let router = Router::new().merge(evaluate).merge(admin).merge(health);
+    build_router(state, limits, |_| true)
+}
+
+/// The router with the routes of [`ROUTES`] that `include` keeps, each behind its group's layers.
+fn build_router(state: AppState, limits: &Limits, include: impl Fn(&Route) -> bool) -> Router {
+    let mut evaluate = Router::new();
+    let mut admin = Router::new();
+    let mut plain = Router::new();
+    for route in ROUTES.iter().filter(|route| include(route)) {
+        let group = match route.group {
+            Group::Evaluate => &mut evaluate,
+            Group::Admin => &mut admin,
+            Group::Health | Group::Metrics => &mut plain,
+        };
+        *group = std::mem::take(group).route(route.path, route.method_router());
+    }
+    let router = Router::new()
+        .merge(middleware::evaluate_layers(evaluate, limits))
+        .merge(middleware::admin_layers(admin, limits))
+        .merge(plain);
     middleware::common_layers(router, limits).with_state(state)
 }
 

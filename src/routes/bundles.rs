@@ -56,9 +56,47 @@ impl From<ActivateError> for ApiError {
     }
 }
 
+/// Where in `value` a string or key holds U+0000, which PostgreSQL cannot store (JSON allows it
+/// as `\u0000`).
+fn nul_location(value: &Value, at: &str) -> Option<String> {
+    let join = |key: &str| {
+        if at.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{at}.{key}")
+        }
+    };
+    match value {
+        Value::String(text) => text.contains('\0').then(|| at.to_owned()),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, item)| nul_location(item, &format!("{at}[{i}]"))),
+        Value::Object(map) => map.iter().find_map(|(key, item)| {
+            let location = join(&key.escape_debug().to_string());
+            if key.contains('\0') {
+                Some(location)
+            } else {
+                nul_location(item, &location)
+            }
+        }),
+        _ => None,
+    }
+}
+
 /// Loads, compiles and tests a bundle text. CPU-bound: run it on a blocking thread.
 fn check_bundle(text: &str, format: Format) -> Result<(Bundle, usize), ApiError> {
     let bundle = Bundle::parse(text, format).map_err(invalid_bundle)?;
+    if let Some(location) = nul_location(&bundle.document, "") {
+        return Err(ApiError::InvalidBundle {
+            code: "invalid_bundle",
+            message: "the bundle has 1 error; nothing was stored".to_owned(),
+            errors: vec![ErrorItem {
+                location,
+                message: "contains the character U+0000, which cannot be stored".to_owned(),
+            }],
+        });
+    }
     let compiled = CompiledPolicy::compile(&bundle).map_err(invalid_bundle)?;
     let report = compiled.run_tests();
     if !report.failures.is_empty() {

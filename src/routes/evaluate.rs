@@ -25,6 +25,7 @@ use toolgate_engine::{Decision, Outcome, evaluate};
 
 use crate::auth::{Caller, GLOBAL_TENANT, Role};
 use crate::error::ApiError;
+use crate::metrics::Failure;
 use crate::state::AppState;
 
 /// `POST /v1/evaluate`: Claude Code.
@@ -70,12 +71,15 @@ fn evaluate_as(
         // An unknown token cannot be checked while the database is away: fail closed.
         Err(ApiError::DatabaseUnavailable(_)) => {
             return match decode_as(agent, &body) {
-                Ok(event) => Json(failure_reply(
-                    state.failure_decision,
-                    &event,
-                    "the token could not be checked",
-                ))
-                .into_response(),
+                Ok(event) => {
+                    state.metrics.observe_failure(Failure::TokenUnchecked);
+                    Json(failure_reply(
+                        state.failure_decision,
+                        &event,
+                        "the token could not be checked",
+                    ))
+                    .into_response()
+                }
                 Err(error) => error.into_response(),
             };
         }
@@ -126,6 +130,7 @@ pub fn decode_as(agent: Agent, body: &[u8]) -> Result<HookEvent, ApiError> {
 /// Evaluates `event` for `tenant` against one snapshot of the live policies.
 pub fn decide(state: &AppState, tenant: &str, event: &HookEvent) -> Value {
     if !state.store.is_loaded() {
+        state.metrics.observe_failure(Failure::NotLoaded);
         return failure_reply(state.failure_decision, event, "no policy is loaded yet");
     }
     let started = Instant::now();
@@ -149,7 +154,7 @@ pub fn decide(state: &AppState, tenant: &str, event: &HookEvent) -> Value {
         Ok((reply, decision)) => {
             state
                 .metrics
-                .observe_evaluation(decision.outcome, event.is_gate(), seconds);
+                .observe_evaluation(tenant, event, &decision, seconds);
             tracing::debug!(
                 tenant,
                 event.name = %event.event,
@@ -161,11 +166,7 @@ pub fn decide(state: &AppState, tenant: &str, event: &HookEvent) -> Value {
             reply
         }
         Err(_) => {
-            state
-                .metrics
-                .evaluations
-                .with_label_values(&["failure"])
-                .inc();
+            state.metrics.observe_failure(Failure::Panic);
             tracing::error!(tenant, event.name = %event.event, "evaluation panicked; answering with the failure decision");
             failure_reply(state.failure_decision, event, "the evaluation failed")
         }

@@ -28,6 +28,7 @@ use toolgate_engine::{Bundle, CompiledPolicy};
 use super::cache::{Cache, CacheContents, CachedToken};
 use super::postgres::{self, CHANNEL, LiveRow};
 use crate::auth::{Role, TokenHash, TokenInfo, TokenMap};
+use crate::metrics::{LiveBundle, Metrics, Reload};
 
 /// One tenant's live policy, compiled.
 #[derive(Debug)]
@@ -133,6 +134,7 @@ pub struct Reloader {
     cache: Cache,
     replica_id: String,
     migrate: bool,
+    metrics: Metrics,
     state: tokio::sync::Mutex<SyncState>,
 }
 
@@ -144,6 +146,7 @@ impl Reloader {
         cache: Cache,
         replica_id: String,
         migrate: bool,
+        metrics: Metrics,
     ) -> Self {
         Self {
             pool,
@@ -151,6 +154,7 @@ impl Reloader {
             cache,
             replica_id,
             migrate,
+            metrics,
             state: tokio::sync::Mutex::new(SyncState::default()),
         }
     }
@@ -211,7 +215,8 @@ impl Reloader {
         );
         self.store.tokens.store(Arc::new(tokens));
         state.tokens = contents.tokens;
-        self.store.publish(snapshot);
+        self.metrics.observe_reload(Reload::Cache, 1);
+        self.publish(snapshot);
     }
 
     /// Brings the given tenants (all when `None`) up to date with the database. Returns how many
@@ -219,6 +224,12 @@ impl Reloader {
     pub async fn sync(&self, tenants: Option<Vec<String>>) -> Result<usize, sqlx::Error> {
         let result = self.sync_inner(tenants).await;
         self.store.set_database_up(result.is_ok());
+        self.metrics.set_database_up(result.is_ok());
+        match &result {
+            Ok(0) => self.metrics.observe_reload(Reload::Unchanged, 1),
+            Ok(_) => {}
+            Err(_) => self.metrics.observe_reload(Reload::DatabaseError, 1),
+        }
         result
     }
 
@@ -252,7 +263,7 @@ impl Reloader {
         };
         if changed.is_empty() {
             if !self.store.is_loaded() {
-                self.store.publish(Snapshot::clone(&current));
+                self.publish(Snapshot::clone(&current));
             }
             if tokens_changed {
                 self.write_cache(&current, &state).await;
@@ -283,16 +294,32 @@ impl Reloader {
                         }),
                     );
                     count += 1;
+                    self.metrics.observe_reload(Reload::Loaded, 1);
                 }
                 Err(error) => {
                     tracing::error!(tenant = %row.tenant, activation.id = row.activation_id, bundle.id = row.bundle_id, error = %error, "live bundle failed to compile; keeping the running policy");
                     state.failed.insert(row.tenant.clone(), row.activation_id);
+                    self.metrics.observe_reload(Reload::CompileError, 1);
                 }
             }
         }
-        self.store.publish(next.clone());
+        self.publish(next.clone());
         self.write_cache(&next, &state).await;
         Ok(count)
+    }
+
+    /// Swaps `snapshot` in and exports its bundles as metrics.
+    fn publish(&self, snapshot: Snapshot) {
+        self.metrics
+            .set_live_bundles(snapshot.values().map(|live| LiveBundle {
+                tenant: live.row.tenant.clone(),
+                bundle_id: live.row.bundle_id,
+                sha256: live.row.sha256.clone(),
+                activation_id: live.row.activation_id,
+                activated_at: unix_seconds(live.row.activated_at),
+                loaded_at: unix_seconds(live.loaded_at),
+            }));
+        self.store.publish(snapshot);
     }
 
     /// Replaces the known tokens with the database's; returns whether they changed.
@@ -402,6 +429,10 @@ impl Reloader {
         }
         Ok(())
     }
+}
+
+fn unix_seconds(time: DateTime<Utc>) -> f64 {
+    time.timestamp_micros() as f64 / 1e6
 }
 
 fn token_map(tokens: &[CachedToken]) -> TokenMap {

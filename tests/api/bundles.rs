@@ -70,16 +70,7 @@ async fn an_invalid_bundle_is_a_422_listing_every_error_and_nothing_is_stored() 
             .all(|e| e["location"].is_string() && e["message"].is_string())
     );
 
-    let list: Value = app
-        .client
-        .get(app.url("/v1/tenants/team/bundles"))
-        .bearer_auth(&app.admin_token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let list = app.list_bundles("team").await;
     assert_eq!(list["bundles"], json!([]));
 }
 
@@ -154,16 +145,7 @@ async fn yaml_bundles_are_accepted_and_bundles_can_be_read_back() {
         json!(["Bash(curl:*)"])
     );
 
-    let list: Value = app
-        .client
-        .get(app.url("/v1/tenants/team/bundles"))
-        .bearer_auth(&app.admin_token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let list = app.list_bundles("team").await;
     assert_eq!(list["bundles"][0]["id"], json!(id));
 
     let response = app

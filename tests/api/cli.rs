@@ -95,3 +95,22 @@ async fn token_create_and_bundle_push_activate_rollback_work_end_to_end() {
     let out = toolgate(with_token(&["bundle", "rollback"]), client).await;
     assert_eq!(out.status.code(), Some(1), "nothing to roll back to");
 }
+
+#[tokio::test]
+async fn healthcheck_exits_0_on_a_ready_server_and_1_on_a_404_or_nothing() {
+    let app = spawn_app().await;
+    let probe = |url: String| toolgate(vec!["healthcheck".into(), "--url".into(), url], vec![]);
+    assert!(probe(app.url("/readyz")).await.status.success());
+    let missing = probe(app.url("/no-such-route")).await;
+    assert_eq!(missing.status.code(), Some(1));
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed = format!("http://{}/readyz", listener.local_addr().unwrap());
+    drop(listener);
+    let refused = probe(closed).await;
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("did not answer"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+}

@@ -22,6 +22,8 @@ static REPLICAS: AtomicU32 = AtomicU32::new(0);
 
 pub struct TestApp {
     pub address: String,
+    /// The `--metrics-listen` listener's base URL, when there is one.
+    pub metrics_address: Option<String>,
     pub database_url: String,
     pub pool: PgPool,
     pub client: reqwest::Client,
@@ -106,6 +108,9 @@ pub async fn spawn_replica(database_url: &str, configure: impl FnOnce(&mut Confi
     let admin_token = config.admin_token.clone().unwrap_or_default();
     let application = Application::build(config).await.expect("build");
     let address = format!("http://{}", application.local_addr().unwrap());
+    let metrics_address = application
+        .metrics_addr()
+        .map(|address| format!("http://{address}"));
     tokio::spawn(application.run_until(std::future::pending()));
     let pool = PgPoolOptions::new()
         .max_connections(2)
@@ -114,6 +119,7 @@ pub async fn spawn_replica(database_url: &str, configure: impl FnOnce(&mut Confi
         .unwrap();
     TestApp {
         address,
+        metrics_address,
         database_url: database_url.to_owned(),
         pool,
         client: reqwest::Client::builder()
@@ -242,9 +248,10 @@ impl TestApp {
             .unwrap()
     }
 
-    pub async fn policy(&self, tenant: &str) -> Value {
+    /// `GET path` as the bootstrap admin; the JSON body.
+    pub async fn get_as_admin(&self, path: &str) -> Value {
         self.client
-            .get(self.url(&format!("/v1/tenants/{tenant}/policy")))
+            .get(self.url(path))
             .bearer_auth(&self.admin_token)
             .send()
             .await
@@ -252,6 +259,16 @@ impl TestApp {
             .json()
             .await
             .unwrap()
+    }
+
+    pub async fn list_bundles(&self, tenant: &str) -> Value {
+        self.get_as_admin(&format!("/v1/tenants/{tenant}/bundles"))
+            .await
+    }
+
+    pub async fn policy(&self, tenant: &str) -> Value {
+        self.get_as_admin(&format!("/v1/tenants/{tenant}/policy"))
+            .await
     }
 
     /// Waits until this replica serves `activation_id` for `tenant`.
