@@ -100,7 +100,7 @@ impl Application {
         })
     }
 
-    /// The store, for logs: `postgres` or `sqlite <file>`.
+    /// The store, for logs: `postgres` or `sqlite:<file>`.
     pub fn store(&self) -> &str {
         &self.store
     }

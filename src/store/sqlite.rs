@@ -138,3 +138,46 @@ pub(super) async fn live_rows(
     .fetch_all(pool)
     .await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Database, is_unavailable};
+
+    #[tokio::test]
+    async fn a_locked_store_is_unavailable_and_a_bad_row_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = SqliteConnectOptions::new().filename(dir.path().join("t.db"));
+        let pool = open(options.clone(), 2, Duration::from_secs(5))
+            .await
+            .unwrap();
+        let db = Database::Sqlite(pool.clone());
+        db.migrate().await.unwrap();
+
+        // Another writer holds the write lock past this connection's busy timeout.
+        let holder = begin_write(&pool).await.unwrap();
+        let impatient = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(connect_options(options).busy_timeout(Duration::from_millis(20)))
+            .await
+            .unwrap();
+        let error = Database::Sqlite(impatient)
+            .insert_token(&[7; 32], "tg_test", "agent", "team", None)
+            .await
+            .unwrap_err();
+        assert!(is_unavailable(&error), "{error}");
+        drop(holder);
+
+        // A CHECK violation is a bad query, not an unavailable store.
+        let error = db
+            .insert_token(&[7; 3], "tg_test", "agent", "team", None)
+            .await
+            .unwrap_err();
+        assert!(!is_unavailable(&error), "{error}");
+        assert!(
+            db.insert_token(&[7; 32], "tg_test", "agent", "team", None)
+                .await
+                .is_ok()
+        );
+    }
+}

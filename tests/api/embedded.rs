@@ -12,7 +12,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    ADMIN_TOKEN, assert_error, attach, bash, decision_of, deny_bundle, spawn_embedded, tool,
+    ADMIN_TOKEN, assert_error, attach, bash, decision_of, deny_bundle, spawn_embedded,
+    spawn_replica, tool,
 };
 
 /// `toolgate serve` running in its own process.
@@ -253,10 +254,11 @@ async fn anonymous_loopback_evaluation_can_be_turned_off_on_the_embedded_store()
 }
 
 #[tokio::test]
-async fn an_activation_on_the_embedded_store_is_served_when_its_answer_arrives() {
+async fn an_activation_on_an_sqlite_url_is_served_when_its_answer_arrives() {
     let data = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", data.path().join("store.db").display());
     // A poll far slower than the test: only the in-process reload can make it visible.
-    let app = spawn_embedded(data.path(), |config| {
+    let app = spawn_replica(&url, |config| {
         config.starter_bundle = false;
         config.poll_interval = Duration::from_secs(3600);
     })
