@@ -1,4 +1,5 @@
-//! Building and running the server: pools, the initial policy load, the reload tasks, the router
+//! Building and running the server: the database (PostgreSQL pools, or the embedded SQLite file
+//! with its migrations and starter bundle), the initial policy load, the reload tasks, the router
 //! and the listening socket.
 
 use std::net::SocketAddr;
@@ -8,15 +9,15 @@ use anyhow::Context;
 use axum::Router;
 use tokio::net::TcpListener;
 
-use crate::auth::hash_token;
+use crate::auth::{GLOBAL_TENANT, hash_token};
 use crate::config::Config;
 use crate::metrics::Metrics;
 use crate::middleware::{self, Limits};
 use crate::routes::{Group, ROUTES, Route};
 use crate::state::{AppState, Inner};
 use crate::store::cache::Cache;
-use crate::store::postgres;
 use crate::store::reload::{PolicyStore, Reloader};
+use crate::store::{Database, Location, postgres, sqlite, starter};
 
 /// A built server, bound to its port, with its background tasks running.
 pub struct Application {
@@ -25,24 +26,34 @@ pub struct Application {
     /// `--metrics-listen`: `/metrics` alone, on its own socket.
     metrics: Option<(TcpListener, Router)>,
     state: AppState,
+    store: String,
 }
 
 impl Application {
-    /// Connects (lazily) to the database, loads the live policies (from the database, or from
-    /// the cache while it is away), starts the reload tasks and binds the listening socket.
+    /// Connects to the database — lazily to PostgreSQL; to the embedded SQLite file at once,
+    /// applying its migrations and activating the starter bundle on an empty store — loads the
+    /// live policies (from the database, or from the cache while it is away), starts the reload
+    /// tasks and binds the listening socket.
     pub async fn build(config: Config) -> anyhow::Result<Self> {
-        let options = postgres::connect_options(&config.database_url, "toolgate")
-            .context("invalid DATABASE_URL")?;
-        let pool = postgres::lazy_pool(
-            options.clone(),
-            config.db_max_connections,
-            config.db_acquire_timeout,
-        );
-        let listener_pool = postgres::lazy_pool(
-            options.application_name(&listener_application_name(&config.replica_id)),
-            1,
-            config.db_acquire_timeout,
-        );
+        let location = config.location().map_err(anyhow::Error::msg)?;
+        let (pool, listener_pool) = match &location {
+            Location::Postgres(url) => {
+                let options =
+                    postgres::connect_options(url, "toolgate").context("invalid DATABASE_URL")?;
+                let pool = postgres::lazy_pool(
+                    options.clone(),
+                    config.db_max_connections,
+                    config.db_acquire_timeout,
+                );
+                let listener_pool = postgres::lazy_pool(
+                    options.application_name(&listener_application_name(&config.replica_id)),
+                    1,
+                    config.db_acquire_timeout,
+                );
+                (Database::Postgres(pool), Some(listener_pool))
+            }
+            Location::Sqlite(options) => (open_embedded(&location, options, &config).await?, None),
+        };
         let metrics = Metrics::new().context("failed to register metrics")?;
         let store = Arc::new(PolicyStore::new());
         let reloader = Arc::new(Reloader::new(
@@ -50,11 +61,14 @@ impl Application {
             store.clone(),
             Cache::new(&config.cache_dir),
             config.replica_id.clone(),
-            config.migrate,
+            // The embedded store was migrated above.
+            config.migrate && !pool.is_embedded(),
             metrics.clone(),
         ));
         reloader.initial_load().await;
-        if config.listen_notifications {
+        if let Some(listener_pool) = listener_pool
+            && config.listen_notifications
+        {
             tokio::spawn(reloader.clone().listen(listener_pool));
         }
         tokio::spawn(reloader.clone().poll(config.poll_interval));
@@ -73,6 +87,7 @@ impl Application {
         let state = AppState::new(Inner {
             pool,
             store,
+            reloader,
             admin_token_hash: config.admin_token.as_deref().map(hash_token),
             allow_anonymous_loopback: config.allow_anonymous_loopback,
             failure_decision: config.failure_decision,
@@ -103,7 +118,13 @@ impl Application {
             router,
             metrics,
             state,
+            store: location.describe(),
         })
+    }
+
+    /// The store, for logs: `postgres` or `sqlite:<file>`.
+    pub fn store(&self) -> &str {
+        &self.store
     }
 
     /// The bound address.
@@ -163,6 +184,60 @@ impl Application {
             None => main.await,
         }
     }
+}
+
+/// Opens the SQLite store (creating its directory and file), applies its migrations unless told
+/// not to, and on a store with no bundle at all activates the starter bundle.
+async fn open_embedded(
+    location: &Location,
+    options: &sqlx::sqlite::SqliteConnectOptions,
+    config: &Config,
+) -> anyhow::Result<Database> {
+    let file = location.sqlite_file().unwrap_or_default();
+    let file = file.display();
+    location
+        .create_dir()
+        .with_context(|| format!("failed to create the directory of `{file}`"))?;
+    let pool = sqlite::open(
+        options.clone(),
+        config.db_max_connections,
+        config.db_acquire_timeout,
+    )
+    .await
+    .with_context(|| format!("failed to open the SQLite store `{file}`"))?;
+    let db = Database::Sqlite(pool);
+    if config.migrate {
+        db.migrate()
+            .await
+            .with_context(|| format!("failed to apply the migrations to `{file}`"))?;
+    }
+    if config.starter_bundle {
+        activate_starter(&db).await?;
+    }
+    Ok(db)
+}
+
+/// Pushes and activates the starter bundle for `global` when the store has no bundle at all.
+/// Idempotent even when two processes race: the same content is the same bundle, and
+/// activating the live bundle again adds nothing.
+async fn activate_starter(db: &Database) -> anyhow::Result<()> {
+    if db.has_bundles().await.context("failed to read the store")? {
+        return Ok(());
+    }
+    let bundle = starter::bundle().map_err(anyhow::Error::msg)?;
+    let sha256 = bundle.sha256();
+    let (summary, _) = db
+        .insert_bundle(GLOBAL_TENANT, &bundle.name, &sha256, &bundle.document, None)
+        .await
+        .context("failed to store the starter bundle")?;
+    let (activation, created) = db
+        .activate(GLOBAL_TENANT, summary.id, None)
+        .await
+        .context("failed to activate the starter bundle")?;
+    if created {
+        tracing::info!(tenant = %GLOBAL_TENANT, bundle.id = summary.id, bundle.sha256 = %sha256, activation.id = activation.id, "empty store: starter bundle (baseline, secrets) activated");
+    }
+    Ok(())
 }
 
 /// The `application_name` of a replica's LISTEN connection (PostgreSQL keeps 63 bytes).

@@ -1,11 +1,13 @@
 //! Hot swap: the per-tenant compiled policies behind one `ArcSwap`, and the background tasks that
-//! keep them equal to the live activations in PostgreSQL.
+//! keep them equal to the live activations in the database.
 //!
 //! - Request handlers call [`PolicyStore::snapshot`] once and use that snapshot for the whole
 //!   decision; they never lock.
 //! - A listener task `LISTEN`s on `toolgate_policy` (its own connection, application name
 //!   `toolgate-listener <replica id>`), reconnecting with capped exponential backoff (100 ms → 5 s); after
 //!   every (re)connect it resyncs everything, since notifications may have been missed.
+//! - With the embedded SQLite store there is no `LISTEN`: one node, so an activation or rollback
+//!   reloads its tenant in-process right after it commits ([`Reloader::reload_after_commit`]).
 //! - A poll task compares the live (tenant, activation id) pairs every `poll_interval` and
 //!   reloads what changed, so a lost notification costs one interval. It also refreshes the
 //!   token hashes and notices whether the database is up.
@@ -26,7 +28,8 @@ use sqlx::postgres::{PgListener, PgPool};
 use toolgate_engine::{Bundle, CompiledPolicy};
 
 use super::cache::{Cache, CacheContents, CachedToken};
-use super::postgres::{self, CHANNEL, LiveRow};
+use super::database::{Database, LiveRow};
+use super::postgres::CHANNEL;
 use crate::auth::{Role, TokenHash, TokenInfo, TokenMap};
 use crate::metrics::{LiveBundle, Metrics, Reload};
 
@@ -129,7 +132,7 @@ struct SyncState {
 
 /// Keeps a [`PolicyStore`] in step with the database.
 pub struct Reloader {
-    pool: PgPool,
+    db: Database,
     store: Arc<PolicyStore>,
     cache: Cache,
     replica_id: String,
@@ -141,7 +144,7 @@ pub struct Reloader {
 impl Reloader {
     /// A reloader for `store`.
     pub fn new(
-        pool: PgPool,
+        db: Database,
         store: Arc<PolicyStore>,
         cache: Cache,
         replica_id: String,
@@ -149,7 +152,7 @@ impl Reloader {
         metrics: Metrics,
     ) -> Self {
         Self {
-            pool,
+            db,
             store,
             cache,
             replica_id,
@@ -236,17 +239,14 @@ impl Reloader {
     async fn sync_inner(&self, tenants: Option<Vec<String>>) -> Result<usize, sqlx::Error> {
         let mut state = self.state.lock().await;
         if self.migrate && !state.migrated {
-            postgres::MIGRATOR
-                .run(&self.pool)
-                .await
-                .map_err(|error| match error {
-                    sqlx::migrate::MigrateError::Execute(error) => error,
-                    other => sqlx::Error::Protocol(format!("migration failed: {other}")),
-                })?;
+            self.db.migrate().await.map_err(|error| match error {
+                sqlx::migrate::MigrateError::Execute(error) => error,
+                other => sqlx::Error::Protocol(format!("migration failed: {other}")),
+            })?;
             state.migrated = true;
         }
         let full = tenants.is_none();
-        let versions = postgres::live_versions(&self.pool, tenants.as_deref()).await?;
+        let versions = self.db.live_versions(tenants.as_deref()).await?;
         let current = self.store.snapshot.load_full();
         let changed: Vec<String> = versions
             .iter()
@@ -270,7 +270,7 @@ impl Reloader {
             }
             return Ok(0);
         }
-        let rows = postgres::live_rows(&self.pool, &changed).await?;
+        let rows = self.db.live_rows(&changed).await?;
         let compiled = tokio::task::spawn_blocking(move || {
             rows.into_iter()
                 .map(|row| (compile_row(&row), row))
@@ -324,7 +324,7 @@ impl Reloader {
 
     /// Replaces the known tokens with the database's; returns whether they changed.
     async fn refresh_tokens(&self, state: &mut SyncState) -> Result<bool, sqlx::Error> {
-        let rows = postgres::active_tokens(&self.pool).await?;
+        let rows = self.db.active_tokens().await?;
         let mut cached: Vec<CachedToken> = rows
             .into_iter()
             .map(|row| CachedToken {
@@ -359,6 +359,19 @@ impl Reloader {
                 tracing::error!(error = %format!("{error:#}"), "failed to write the policy cache")
             }
             Err(error) => tracing::error!(error = %error, "policy cache task failed"),
+        }
+    }
+
+    /// Called after an activation or rollback of `tenant` committed. With the embedded store
+    /// (one node, no `NOTIFY`) it reloads the tenant now, so the answer to the activation goes
+    /// out once this node serves it; with PostgreSQL the `NOTIFY` sent in the transaction does
+    /// that on every replica, and this does nothing. A failure is logged: the poll retries.
+    pub async fn reload_after_commit(&self, tenant: &str) {
+        if !self.db.is_embedded() {
+            return;
+        }
+        if let Err(error) = self.sync(Some(vec![tenant.to_owned()])).await {
+            tracing::warn!(tenant = %tenant, error = %error, "reload after the activation failed; the poll will retry");
         }
     }
 

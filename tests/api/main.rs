@@ -1,10 +1,12 @@
 //! Integration tests: the real server on port 0 over HTTP, a real PostgreSQL (`DATABASE_URL`,
-//! started by `scripts/test`), a fresh database per test.
+//! started by `scripts/test`), a fresh database per test — or a fresh SQLite file in a temporary
+//! directory for the embedded store (`helpers::Backend`).
 
 mod bad_input;
 mod bundles;
 mod cli;
 mod database_down;
+mod embedded;
 mod failure;
 mod health;
 mod helpers;
