@@ -18,7 +18,6 @@ use subtle::ConstantTimeEq;
 
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::store::postgres;
 
 /// The prefix of every toolgate token.
 pub const TOKEN_PREFIX: &str = "tg_";
@@ -211,7 +210,7 @@ pub async fn authenticate(state: &AppState, parts: &Parts) -> Result<Caller, Api
     let info = match known {
         Some(info) => info,
         None => {
-            let row = postgres::token_by_hash(&state.pool, &hash).await?;
+            let row = state.pool.token_by_hash(&hash).await?;
             let Some(info) = row.and_then(|row| {
                 Some(TokenInfo {
                     id: Some(row.id),

@@ -13,9 +13,9 @@ use serde_json::Value;
 
 use crate::audit::store::{AuditStore, Filter};
 use crate::auth::{Role, generate_token, hash_token, valid_tenant};
-use crate::config::{Config, ServeArgs};
+use crate::config::{Config, DEFAULT_DATA_DIR, ServeArgs};
 use crate::startup::Application;
-use crate::store::postgres;
+use crate::store::{Database, Location, postgres, sqlite};
 use crate::telemetry::{self, LogFormat};
 
 /// toolgate: policy decisions for AI coding agents' tool calls.
@@ -39,12 +39,12 @@ pub struct Cli {
 pub enum Command {
     /// Run the HTTP service (`POST /v1/evaluate`, the admin API, health checks).
     Serve(Box<ServeArgs>),
-    /// Apply the database migrations.
+    /// Apply the database migrations (PostgreSQL, or the embedded SQLite file).
     Migrate(DatabaseArgs),
     /// Push, list, activate and roll back bundles on a running server.
     #[command(subcommand)]
     Bundle(BundleCommand),
-    /// Create tokens (directly in the database).
+    /// Create tokens (directly in the database: PostgreSQL, or the embedded SQLite file).
     #[command(subcommand)]
     Token(TokenCommand),
     /// Evaluate hook events from stdin against a bundle, offline; one JSON reply per line.
@@ -64,6 +64,13 @@ pub enum Command {
     /// The command-hook client: an agent's event on stdin, its reply on stdout (exit 2 where the
     /// agent blocks by exit code). Asks a server (`--url`) or decides offline (`--bundle`).
     Hook(crate::hook::HookArgs),
+    /// Exit 0 when a server answers 200 on `--url` within 2 s (a container HEALTHCHECK: the
+    /// image has no curl).
+    Healthcheck {
+        /// The URL to probe.
+        #[arg(long, default_value = "http://127.0.0.1:8080/readyz")]
+        url: String,
+    },
     /// Run a bundle's own tests.
     Test {
         /// The bundle file or fragment directory.
@@ -118,9 +125,19 @@ pub enum AuditCommand {
 /// Where the database is.
 #[derive(Debug, Args)]
 pub struct DatabaseArgs {
-    /// PostgreSQL URL.
+    /// PostgreSQL URL (`postgres://…`), or an SQLite file (`sqlite://path`). Default: the
+    /// embedded SQLite file `toolgate.db` in `--data-dir`.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
-    pub database_url: String,
+    pub database_url: Option<String>,
+    /// Where the embedded store (`toolgate.db`) lives.
+    #[arg(long, env = "TOOLGATE_DATA_DIR", default_value = DEFAULT_DATA_DIR)]
+    pub data_dir: PathBuf,
+}
+
+impl DatabaseArgs {
+    fn location(&self) -> anyhow::Result<Location> {
+        Location::resolve(self.database_url.as_deref(), &self.data_dir).map_err(anyhow::Error::msg)
+    }
 }
 
 /// Where the server is and who is asking.
@@ -195,6 +212,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Lint { bundle } => crate::offline::lint(&bundle),
         Command::Test { bundle } => crate::offline::test(&bundle),
         Command::Hook(args) => crate::hook::run(&args),
+        Command::Healthcheck { url } => runtime()?.block_on(healthcheck(&url)),
         Command::Serve(args) => {
             telemetry::init(cli.log_format)?;
             let admin_token = std::env::var("TOOLGATE_ADMIN_TOKEN")
@@ -204,7 +222,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Migrate(database) => {
             telemetry::init(cli.log_format)?;
-            runtime()?.block_on(migrate(&database.database_url))
+            runtime()?.block_on(migrate(&database))
         }
         Command::Bundle(command) => runtime()?.block_on(bundle(command)),
         Command::Token(TokenCommand::Create {
@@ -213,7 +231,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             tenant,
             description,
         }) => runtime()?.block_on(create_token(
-            &database.database_url,
+            &database,
             &role,
             &tenant,
             description.as_deref(),
@@ -225,7 +243,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
     match command {
         AuditCommand::Verify { database, replica } => {
-            let store = AuditStore::Postgres(connect(&database.database_url).await?);
+            let store = AuditStore::from(open_store(&database).await?);
             let report = store
                 .verify(replica.as_deref())
                 .await
@@ -257,7 +275,7 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
             older_than,
             dry_run,
         } => {
-            let store = AuditStore::Postgres(connect(&database.database_url).await?);
+            let store = AuditStore::from(open_store(&database).await?);
             let cutoff = chrono::Utc::now()
                 - chrono::Duration::from_std(older_than).context("`--older-than` is too large")?;
             let report = store
@@ -285,7 +303,7 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
             until,
         } => {
             use std::io::Write as _;
-            let store = AuditStore::Postgres(connect(&database.database_url).await?);
+            let store = AuditStore::from(open_store(&database).await?);
             let mut filter = Filter {
                 tenant,
                 session_id,
@@ -316,6 +334,25 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
+async fn healthcheck(url: &str) -> anyhow::Result<ExitCode> {
+    let client = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(2))
+        .build()
+        .context("failed to build an HTTP client")?;
+    let status = client
+        .get(url)
+        .send()
+        .await
+        .with_context(|| format!("`{url}` did not answer"))?
+        .status();
+    if status.is_success() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("error: `{url}` answered {status}");
+        Ok(ExitCode::FAILURE)
+    }
+}
+
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -325,33 +362,67 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 
 async fn serve(config: Config) -> anyhow::Result<ExitCode> {
     let application = Application::build(config).await?;
-    tracing::info!(address = %application.local_addr()?, "toolgate listening");
+    let address = application.local_addr()?;
+    let store = application.store();
+    if application.state().allow_anonymous_loopback {
+        tracing::info!(address = %address, store = %store, anonymous_loopback = true, "toolgate listening; evaluation without a token is open to loopback clients, against the `global` policy (--allow-anonymous-loopback=false closes it)");
+    } else {
+        tracing::info!(address = %address, store = %store, anonymous_loopback = false, "toolgate listening");
+    }
     application.run_until_stopped().await?;
     Ok(ExitCode::SUCCESS)
 }
 
-async fn connect(database_url: &str) -> anyhow::Result<sqlx::PgPool> {
-    let options =
-        postgres::connect_options(database_url, "toolgate-cli").context("invalid DATABASE_URL")?;
-    sqlx::postgres::PgPoolOptions::new()
-        .max_connections(1)
-        .connect_with(options)
-        .await
-        .context("failed to connect to the database")
+/// One connection to the database; the embedded store's file and directory are created.
+async fn connect(location: &Location) -> anyhow::Result<Database> {
+    match location {
+        Location::Postgres(url) => {
+            let options =
+                postgres::connect_options(url, "toolgate-cli").context("invalid DATABASE_URL")?;
+            let pool = sqlx::postgres::PgPoolOptions::new()
+                .max_connections(1)
+                .connect_with(options)
+                .await
+                .context("failed to connect to the database")?;
+            Ok(Database::Postgres(pool))
+        }
+        Location::Sqlite(options) => {
+            let file = location.sqlite_file().unwrap_or_default();
+            let file = file.display();
+            location
+                .create_dir()
+                .with_context(|| format!("failed to create the directory of `{file}`"))?;
+            let pool = sqlite::open((**options).clone(), 1, std::time::Duration::from_secs(10))
+                .await
+                .with_context(|| format!("failed to open the SQLite store `{file}`"))?;
+            Ok(Database::Sqlite(pool))
+        }
+    }
 }
 
-async fn migrate(database_url: &str) -> anyhow::Result<ExitCode> {
-    let pool = connect(database_url).await?;
-    postgres::MIGRATOR
-        .run(&pool)
-        .await
-        .context("failed to apply migrations")?;
-    println!("migrations applied");
+/// The store of `database`, with the embedded one migrated: it looks after itself, so a token
+/// may be made, or the audit read, before the first `serve`.
+async fn open_store(database: &DatabaseArgs) -> anyhow::Result<Database> {
+    let db = connect(&database.location()?).await?;
+    if db.is_embedded() {
+        db.migrate()
+            .await
+            .context("failed to apply migrations to the embedded store")?;
+    }
+    Ok(db)
+}
+
+async fn migrate(database: &DatabaseArgs) -> anyhow::Result<ExitCode> {
+    let location = database.location()?;
+    let db = connect(&location).await?;
+    db.migrate().await.context("failed to apply migrations")?;
+    db.close().await;
+    println!("migrations applied ({})", location.describe());
     Ok(ExitCode::SUCCESS)
 }
 
 async fn create_token(
-    database_url: &str,
+    database: &DatabaseArgs,
     role: &str,
     tenant: &str,
     description: Option<&str>,
@@ -362,13 +433,15 @@ async fn create_token(
         valid_tenant(tenant),
         "invalid tenant `{tenant}`: names match `[a-z0-9][a-z0-9_-]{{0,62}}`"
     );
-    let pool = connect(database_url).await?;
+    let db = open_store(database).await?;
     let token = generate_token().context("no randomness available")?;
     let hash = hash_token(&token);
     let prefix: String = token.chars().take(10).collect();
-    let id = postgres::insert_token(&pool, &hash, &prefix, role.as_str(), tenant, description)
+    let id = db
+        .insert_token(&hash, &prefix, role.as_str(), tenant, description)
         .await
         .context("failed to store the token (has `toolgate migrate` run?)")?;
+    db.close().await;
     println!("created {role} token {id} for tenant `{tenant}`; it is shown only once:");
     println!("{token}");
     Ok(ExitCode::SUCCESS)
@@ -550,10 +623,49 @@ async fn activate_bundle(client: &Client, id: i64) -> anyhow::Result<ExitCode> {
 
 #[cfg(test)]
 mod tests {
-    use clap::CommandFactory;
+    use std::path::Path;
+
+    use clap::{CommandFactory, Parser};
+
+    use super::{Cli, Command, Config};
 
     #[test]
     fn verify_cli() {
-        super::Cli::command().debug_assert();
+        Cli::command().debug_assert();
+    }
+
+    /// `toolgate serve ARGS` as a configuration (`--database-url` is given, so the environment's
+    /// `DATABASE_URL` does not count).
+    fn serve_config(args: &[&str]) -> Config {
+        let cli = Cli::try_parse_from(["toolgate", "serve"].iter().chain(args)).unwrap();
+        let Command::Serve(args) = cli.command else {
+            panic!("not serve")
+        };
+        args.into_config(None)
+    }
+
+    #[test]
+    fn anonymous_loopback_is_on_by_default_only_for_the_embedded_store() {
+        let embedded = serve_config(&["--database-url="]);
+        assert!(embedded.allow_anonymous_loopback);
+        assert_eq!(embedded.database_url, None);
+        assert!(serve_config(&["--database-url=sqlite://t.db"]).allow_anonymous_loopback);
+        let closed = serve_config(&["--database-url=", "--allow-anonymous-loopback=false"]);
+        assert!(!closed.allow_anonymous_loopback);
+        assert!(!serve_config(&["--database-url=postgres://h/db"]).allow_anonymous_loopback);
+        let opened = serve_config(&[
+            "--database-url=postgres://h/db",
+            "--allow-anonymous-loopback",
+        ]);
+        assert!(opened.allow_anonymous_loopback);
+    }
+
+    #[test]
+    fn the_cache_lives_in_the_data_dir_unless_told_otherwise() {
+        let config = serve_config(&["--database-url=", "--data-dir=/d"]);
+        assert_eq!(config.data_dir, Path::new("/d"));
+        assert_eq!(config.cache_dir, Path::new("/d/cache"));
+        let config = serve_config(&["--database-url=", "--data-dir=/d", "--cache-dir=/c"]);
+        assert_eq!(config.cache_dir, Path::new("/c"));
     }
 }

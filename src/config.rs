@@ -10,13 +10,23 @@ use toolgate_engine::Outcome;
 
 use crate::audit::{AuditMode, AuditSettings};
 
+use crate::store::Location;
+
+/// The default data directory: the embedded store and the policy cache live under it.
+pub const DEFAULT_DATA_DIR: &str = "./.toolgate";
+
 /// Everything `toolgate serve` needs.
 #[derive(Debug, Clone)]
 pub struct Config {
     /// Address to listen on (`127.0.0.1:8080`; port 0 picks a free one).
     pub listen: String,
-    /// PostgreSQL URL.
-    pub database_url: String,
+    /// Serve `/metrics` on this address only, instead of on `listen`.
+    pub metrics_listen: Option<String>,
+    /// PostgreSQL URL (`postgres://…`) or SQLite file (`sqlite://path`); `None`: the embedded
+    /// SQLite file in `data_dir`.
+    pub database_url: Option<String>,
+    /// Where the embedded store (`toolgate.db`) lives.
+    pub data_dir: PathBuf,
     /// The bootstrap admin token of the `global` tenant (`TOOLGATE_ADMIN_TOKEN`).
     pub admin_token: Option<String>,
     /// Largest accepted request body.
@@ -31,8 +41,12 @@ pub struct Config {
     pub cache_dir: PathBuf,
     /// This replica's id.
     pub replica_id: String,
-    /// Let loopback peers evaluate without a token, against the `global` policy.
+    /// Let loopback peers evaluate without a token, against the `global` policy (on by default
+    /// with the embedded store, off with PostgreSQL).
     pub allow_anonymous_loopback: bool,
+    /// With the embedded store: push and activate the starter bundle for `global` when the store
+    /// has no bundle at all.
+    pub starter_bundle: bool,
     /// The answer to a gating event when toolgate fails (`deny` or `ask`).
     pub failure_decision: Outcome,
     /// Apply migrations at start.
@@ -50,27 +64,50 @@ pub struct Config {
 }
 
 impl Config {
-    /// A configuration with the defaults of `toolgate serve`.
+    /// A configuration with the defaults of `toolgate serve` on PostgreSQL (or on the SQLite
+    /// file of a `sqlite://` URL, with PostgreSQL's defaults).
     pub fn new(database_url: impl Into<String>) -> Self {
         Self {
             listen: "127.0.0.1:8080".to_owned(),
-            database_url: database_url.into(),
+            metrics_listen: None,
+            database_url: Some(database_url.into()),
+            data_dir: PathBuf::from(DEFAULT_DATA_DIR),
             admin_token: None,
             max_body_bytes: 4 * 1024 * 1024,
             request_timeout: Duration::from_secs(10),
             concurrency_limit: 1024,
             poll_interval: Duration::from_secs(5),
-            cache_dir: PathBuf::from("./.toolgate/cache"),
+            cache_dir: PathBuf::from(DEFAULT_DATA_DIR).join("cache"),
             replica_id: default_replica_id(),
             allow_anonymous_loopback: false,
+            starter_bundle: true,
             failure_decision: Outcome::Deny,
             migrate: true,
             db_acquire_timeout: Duration::from_secs(2),
             db_max_connections: 10,
             listen_notifications: true,
-            audit: AuditSettings::new(PathBuf::from("./.toolgate/spool")),
+            audit: AuditSettings::new(PathBuf::from(DEFAULT_DATA_DIR).join("spool")),
             audit_retention: None,
         }
+    }
+
+    /// A configuration with the defaults of `toolgate serve` with no `DATABASE_URL`: the
+    /// embedded SQLite store in `data_dir`, the starter bundle, anonymous loopback evaluation.
+    pub fn embedded(data_dir: impl Into<PathBuf>) -> Self {
+        let data_dir = data_dir.into();
+        Self {
+            database_url: None,
+            cache_dir: data_dir.join("cache"),
+            audit: AuditSettings::new(data_dir.join("spool")),
+            data_dir,
+            allow_anonymous_loopback: true,
+            ..Self::new("")
+        }
+    }
+
+    /// Where the store is.
+    pub fn location(&self) -> Result<Location, String> {
+        Location::resolve(self.database_url.as_deref(), &self.data_dir)
     }
 }
 
@@ -126,9 +163,16 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "TOOLGATE_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: String,
-    /// PostgreSQL URL.
+    /// Serve `/metrics` on this address (e.g. `0.0.0.0:9090`) and not on `--listen`.
+    #[arg(long, env = "TOOLGATE_METRICS_LISTEN")]
+    pub metrics_listen: Option<String>,
+    /// PostgreSQL URL (`postgres://…`), or an SQLite file (`sqlite://path`). Default: the
+    /// embedded SQLite file `toolgate.db` in `--data-dir`.
     #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
-    pub database_url: String,
+    pub database_url: Option<String>,
+    /// Where the embedded store (`toolgate.db`) and, by default, the policy cache live.
+    #[arg(long, env = "TOOLGATE_DATA_DIR", default_value = DEFAULT_DATA_DIR)]
+    pub data_dir: PathBuf,
     /// Largest accepted request body, in bytes.
     #[arg(long, env = "TOOLGATE_MAX_BODY_BYTES", default_value_t = 4 * 1024 * 1024)]
     pub max_body_bytes: usize,
@@ -141,16 +185,26 @@ pub struct ServeArgs {
     /// How often every replica polls the live bundle versions (a safety net under LISTEN/NOTIFY).
     #[arg(long, env = "TOOLGATE_POLL_INTERVAL", default_value = "5s", value_parser = parse_duration)]
     pub poll_interval: Duration,
-    /// Where the last good policies are cached for starts while the database is down.
-    #[arg(long, env = "TOOLGATE_CACHE_DIR", default_value = "./.toolgate/cache")]
-    pub cache_dir: PathBuf,
+    /// Where the last good policies are cached for starts while the database is down (default:
+    /// `cache` in `--data-dir`).
+    #[arg(long, env = "TOOLGATE_CACHE_DIR")]
+    pub cache_dir: Option<PathBuf>,
     /// This replica's id (default: host name and process id).
     #[arg(long, env = "TOOLGATE_REPLICA_ID")]
     pub replica_id: Option<String>,
     /// Let loopback peers evaluate without a token, against the `global` policy. For local
-    /// development only.
-    #[arg(long, env = "TOOLGATE_ALLOW_ANONYMOUS_LOOPBACK")]
-    pub allow_anonymous_loopback: bool,
+    /// development only. Default: on with the embedded store, off with PostgreSQL;
+    /// `--allow-anonymous-loopback=false` turns it off.
+    #[arg(
+        long,
+        env = "TOOLGATE_ALLOW_ANONYMOUS_LOOPBACK",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        value_name = "BOOL",
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    pub allow_anonymous_loopback: Option<bool>,
     /// The answer to a PreToolUse/PermissionRequest event when toolgate fails (`deny` or `ask`).
     #[arg(long, env = "TOOLGATE_FAILURE_DECISION", default_value = "deny", value_parser = parse_failure_decision)]
     pub failure_decision: Outcome,
@@ -165,13 +219,10 @@ pub struct ServeArgs {
     /// benchmarks and tests only).
     #[arg(long, env = "TOOLGATE_AUDIT_MODE", default_value = "durable")]
     pub audit_mode: AuditMode,
-    /// Where audit rows are spooled while the database is away.
-    #[arg(
-        long,
-        env = "TOOLGATE_AUDIT_SPOOL_DIR",
-        default_value = "./.toolgate/spool"
-    )]
-    pub audit_spool_dir: PathBuf,
+    /// Where audit rows are spooled while the database is away (default: `spool` in
+    /// `--data-dir`).
+    #[arg(long, env = "TOOLGATE_AUDIT_SPOOL_DIR")]
+    pub audit_spool_dir: Option<PathBuf>,
     /// Most bytes the audit spool may hold; past it, evaluations get the failure decision.
     #[arg(long, env = "TOOLGATE_AUDIT_SPOOL_MAX_BYTES", default_value_t = 1024 * 1024 * 1024)]
     pub audit_spool_max_bytes: u64,
@@ -183,17 +234,26 @@ pub struct ServeArgs {
 impl ServeArgs {
     /// The configuration these flags describe; `admin_token` comes from `TOOLGATE_ADMIN_TOKEN`.
     pub fn into_config(self, admin_token: Option<String>) -> Config {
+        let embedded = Location::is_embedded_url(self.database_url.as_deref());
+        let spool_dir = self
+            .audit_spool_dir
+            .unwrap_or_else(|| self.data_dir.join("spool"));
         Config {
             listen: self.listen,
-            database_url: self.database_url,
+            metrics_listen: self.metrics_listen,
+            database_url: self.database_url.filter(|url| !url.is_empty()),
+            cache_dir: self
+                .cache_dir
+                .unwrap_or_else(|| self.data_dir.join("cache")),
+            data_dir: self.data_dir,
             admin_token,
             max_body_bytes: self.max_body_bytes,
             request_timeout: self.request_timeout,
             concurrency_limit: self.concurrency_limit.max(1),
             poll_interval: self.poll_interval,
-            cache_dir: self.cache_dir,
             replica_id: self.replica_id.unwrap_or_else(default_replica_id),
-            allow_anonymous_loopback: self.allow_anonymous_loopback,
+            allow_anonymous_loopback: self.allow_anonymous_loopback.unwrap_or(embedded),
+            starter_bundle: true,
             failure_decision: self.failure_decision,
             migrate: !self.no_migrate,
             db_acquire_timeout: Duration::from_secs(2),
@@ -202,7 +262,7 @@ impl ServeArgs {
             audit: AuditSettings {
                 mode: self.audit_mode,
                 spool_max_bytes: self.audit_spool_max_bytes,
-                ..AuditSettings::new(self.audit_spool_dir)
+                ..AuditSettings::new(spool_dir)
             },
             audit_retention: self.audit_retention,
         }

@@ -128,7 +128,7 @@ impl ApiError {
 
 impl From<sqlx::Error> for ApiError {
     fn from(error: sqlx::Error) -> Self {
-        if crate::store::postgres::is_unavailable(&error) {
+        if crate::store::is_unavailable(&error) {
             Self::DatabaseUnavailable(error.to_string())
         } else {
             Self::Internal(format!("database error: {error}"))

@@ -1,8 +1,8 @@
 //! toolgate: the policy decision service and CLI around `toolgate-engine`.
 //!
 //! `startup` builds the server from a `config::Config`; `routes` hold the handlers, `middleware`
-//! composes every layer, `store` keeps bundles in PostgreSQL and the live policies in memory,
-//! `cli` is the `toolgate` command line.
+//! composes every layer, `store` keeps bundles in PostgreSQL or the embedded SQLite file and the
+//! live policies in memory, `cli` is the `toolgate` command line.
 
 pub mod audit;
 pub mod auth;

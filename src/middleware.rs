@@ -4,14 +4,16 @@
 //!
 //! 1. `SetRequestId` — gives every request an `x-request-id` (kept if the client sent one), so
 //!    that the trace span and the response carry it.
-//! 2. `Trace` — one span per request (debug level) with method, path and request id.
-//! 3. `PropagateRequestId` — copies the id onto the response.
-//! 4. `json_errors` — turns the bare errors of the framework and of the layers below (404, 405,
+//! 2. [`record_http`] — `toolgate_http_request_duration_seconds` by method, matched route
+//!    template (never the raw path) and status; outside the rest, so every answer is counted.
+//! 3. `Trace` — one span per request (debug level) with method, path and request id.
+//! 4. `PropagateRequestId` — copies the id onto the response.
+//! 5. `json_errors` — turns the bare errors of the framework and of the layers below (404, 405,
 //!    408, 413, 503, a caught panic's 500) into the JSON envelope, and logs each 5xx's internal
 //!    detail once. It sits outside the layers that produce such errors.
-//! 5. `CatchPanic` — a panic in a handler becomes a generic 500 (evaluation catches its own
+//! 6. `CatchPanic` — a panic in a handler becomes a generic 500 (evaluation catches its own
 //!    panics first and answers with the failure decision).
-//! 6. `RequestBodyLimit` — 413 for bodies over `--max-body-bytes`, checked on `Content-Length`
+//! 7. `RequestBodyLimit` — 413 for bodies over `--max-body-bytes`, checked on `Content-Length`
 //!    before reading and enforced while reading.
 //!
 //! Then per route group ([`evaluate_layers`], [`admin_layers`]); health checks get none, so they
@@ -23,13 +25,13 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::Json;
 use axum::Router;
 use axum::body::Body;
 use axum::error_handling::HandleErrorLayer;
-use axum::extract::{Request, State};
+use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self as axum_mw, Next};
 use axum::response::{IntoResponse, Response};
@@ -46,6 +48,7 @@ use tower_http::trace::TraceLayer;
 
 use crate::audit::Audit;
 use crate::error::{ErrorDetail, envelope};
+use crate::metrics::{Failure, Metrics};
 use crate::routes::evaluate::{Evaluated, answer, decode};
 
 /// Request ids: `<replica>-<counter>`.
@@ -77,11 +80,13 @@ pub struct Limits {
     pub failure_decision: Outcome,
     /// This replica's id, prefixing request ids.
     pub replica_id: String,
+    /// Where HTTP latencies and shed requests are counted.
+    pub metrics: Metrics,
     /// The audit, which records shed evaluations too.
     pub audit: Option<Audit>,
 }
 
-/// The layers every route shares (1–6 above).
+/// The layers every route shares (1–7 above).
 pub fn common_layers<S: Clone + Send + Sync + 'static>(
     router: Router<S>,
     limits: &Limits,
@@ -91,9 +96,13 @@ pub fn common_layers<S: Clone + Send + Sync + 'static>(
         next: Arc::new(AtomicU64::new(1)),
     };
     let max_body_bytes = limits.max_body_bytes;
+    let metrics = limits.metrics.clone();
     router.layer(
         ServiceBuilder::new()
             .layer(SetRequestIdLayer::x_request_id(request_ids))
+            .layer(axum_mw::from_fn(move |request: Request, next: Next| {
+                record_http(metrics.clone(), request, next)
+            }))
             .layer(
                 // 5xx details are logged once by `json_errors`; the trace layer logs no failures.
                 TraceLayer::new_for_http().on_failure(()).make_span_with(
@@ -129,6 +138,25 @@ pub fn common_layers<S: Clone + Send + Sync + 'static>(
             }))
             .layer(RequestBodyLimitLayer::new(max_body_bytes)),
     )
+}
+
+/// Observes one request's latency, labelled by method, matched route template (never the raw
+/// path) and status.
+async fn record_http(metrics: Metrics, request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let method = request.method().clone();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .and_then(|path| crate::routes::route_index(path.as_str()));
+    let response = next.run(request).await;
+    metrics.observe_http(
+        method.as_str(),
+        route,
+        response.status().as_u16(),
+        started.elapsed().as_secs_f64(),
+    );
+    response
 }
 
 fn sanitize_header(text: &str) -> String {
@@ -200,6 +228,7 @@ struct EvaluateGuard {
     timeout: Duration,
     failure_decision: Outcome,
     max_body_bytes: usize,
+    metrics: Metrics,
     audit: Option<Audit>,
 }
 
@@ -213,6 +242,7 @@ pub fn evaluate_layers<S: Clone + Send + Sync + 'static>(
         timeout: limits.request_timeout,
         failure_decision: limits.failure_decision,
         max_body_bytes: limits.max_body_bytes,
+        metrics: limits.metrics.clone(),
         audit: limits.audit.clone(),
     };
     router.layer(axum_mw::from_fn_with_state(guard, evaluate_guard))
@@ -243,6 +273,7 @@ async fn evaluate_guard(
         };
         return match decode(&body) {
             Ok(event) => {
+                guard.metrics.observe_failure(Failure::Shed);
                 let why = "the server is overloaded";
                 let evaluated = Evaluated::failed(guard.failure_decision, &event, why);
                 match &guard.audit {

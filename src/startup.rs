@@ -1,4 +1,5 @@
-//! Building and running the server: pools, the initial policy load, the reload tasks, the router
+//! Building and running the server: the database (PostgreSQL pools, or the embedded SQLite file
+//! with its migrations and starter bundle), the initial policy load, the reload tasks, the router
 //! and the listening socket.
 
 use std::net::SocketAddr;
@@ -6,54 +7,70 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use axum::Router;
-use axum::routing::{get, post};
 use tokio::net::TcpListener;
 
 use crate::audit::Audit;
 use crate::audit::store::AuditStore;
-use crate::auth::hash_token;
+use crate::auth::{GLOBAL_TENANT, hash_token};
 use crate::config::Config;
 use crate::metrics::Metrics;
 use crate::middleware::{self, Limits};
-use crate::routes::{audit, bundles, evaluate, health};
+use crate::routes::{Group, ROUTES, Route};
 use crate::state::{AppState, Inner};
 use crate::store::cache::Cache;
-use crate::store::postgres;
 use crate::store::reload::{PolicyStore, Reloader};
+use crate::store::{Database, Location, postgres, sqlite, starter};
 
 /// A built server, bound to its port, with its background tasks running.
 pub struct Application {
     listener: TcpListener,
     router: Router,
+    /// `--metrics-listen`: `/metrics` alone, on its own socket.
+    metrics: Option<(TcpListener, Router)>,
     state: AppState,
+    store: String,
 }
 
 impl Application {
-    /// Connects (lazily) to the database, loads the live policies (from the database, or from
-    /// the cache while it is away), starts the reload tasks and binds the listening socket.
+    /// Connects to the database — lazily to PostgreSQL; to the embedded SQLite file at once,
+    /// applying its migrations and activating the starter bundle on an empty store — loads the
+    /// live policies (from the database, or from the cache while it is away), starts the reload
+    /// tasks and binds the listening socket.
     pub async fn build(config: Config) -> anyhow::Result<Self> {
-        let options = postgres::connect_options(&config.database_url, "toolgate")
-            .context("invalid DATABASE_URL")?;
-        let pool = postgres::lazy_pool(
-            options.clone(),
-            config.db_max_connections,
-            config.db_acquire_timeout,
-        );
-        let listener_pool = postgres::lazy_pool(
-            options.application_name(&listener_application_name(&config.replica_id)),
-            1,
-            config.db_acquire_timeout,
-        );
+        let location = config.location().map_err(anyhow::Error::msg)?;
+        let (pool, listener_pool) = match &location {
+            Location::Postgres(url) => {
+                let options =
+                    postgres::connect_options(url, "toolgate").context("invalid DATABASE_URL")?;
+                let pool = postgres::lazy_pool(
+                    options.clone(),
+                    config.db_max_connections,
+                    config.db_acquire_timeout,
+                );
+                let listener_pool = postgres::lazy_pool(
+                    options.application_name(&listener_application_name(&config.replica_id)),
+                    1,
+                    config.db_acquire_timeout,
+                );
+                (Database::Postgres(pool), Some(listener_pool))
+            }
+            Location::Sqlite(options) => (open_embedded(&location, options, &config).await?, None),
+        };
+        let metrics = Metrics::new().context("failed to register metrics")?;
         let store = Arc::new(PolicyStore::new());
         let reloader = Arc::new(Reloader::new(
             pool.clone(),
             store.clone(),
             Cache::new(&config.cache_dir),
             config.replica_id.clone(),
-            config.migrate,
+            // The embedded store was migrated above.
+            config.migrate && !pool.is_embedded(),
+            metrics.clone(),
         ));
         reloader.initial_load().await;
-        if config.listen_notifications {
+        if let Some(listener_pool) = listener_pool
+            && config.listen_notifications
+        {
             tokio::spawn(reloader.clone().listen(listener_pool));
         }
         tokio::spawn(reloader.clone().poll(config.poll_interval));
@@ -61,13 +78,20 @@ impl Application {
         let listener = TcpListener::bind(&config.listen)
             .await
             .with_context(|| format!("failed to listen on `{}`", config.listen))?;
-        let metrics = Metrics::new().context("failed to register metrics")?;
-        let audit_store = AuditStore::Postgres(pool.clone());
+        let metrics_listener = match &config.metrics_listen {
+            Some(address) => Some(
+                TcpListener::bind(address)
+                    .await
+                    .with_context(|| format!("failed to listen on `{address}` for metrics"))?,
+            ),
+            None => None,
+        };
+        let audit_store = AuditStore::from(pool.clone());
         let audit = Audit::start(
             &config.audit,
             audit_store.clone(),
             &config.replica_id,
-            metrics.audit.clone(),
+            metrics.audit().clone(),
         )?;
         if let Some(retention) = config.audit_retention {
             tokio::spawn(crate::audit::prune_periodically(audit_store, retention));
@@ -75,11 +99,12 @@ impl Application {
         let state = AppState::new(Inner {
             pool,
             store,
+            reloader,
             admin_token_hash: config.admin_token.as_deref().map(hash_token),
             allow_anonymous_loopback: config.allow_anonymous_loopback,
             failure_decision: config.failure_decision,
             replica_id: config.replica_id.clone(),
-            metrics,
+            metrics: metrics.clone(),
             max_body_bytes: config.max_body_bytes,
             audit: audit.clone(),
         });
@@ -89,19 +114,43 @@ impl Application {
             concurrency_limit: config.concurrency_limit,
             failure_decision: config.failure_decision,
             replica_id: config.replica_id,
+            metrics,
             audit: Some(audit),
         };
-        let router = router(state.clone(), &limits);
+        let separate = metrics_listener.is_some();
+        let router = build_router(state.clone(), &limits, |route| {
+            !(separate && route.group == Group::Metrics)
+        });
+        let metrics = metrics_listener.map(|listener| {
+            let router = build_router(state.clone(), &limits, |route| {
+                route.group == Group::Metrics
+            });
+            (listener, router)
+        });
         Ok(Self {
             listener,
             router,
+            metrics,
             state,
+            store: location.describe(),
         })
+    }
+
+    /// The store, for logs: `postgres` or `sqlite:<file>`.
+    pub fn store(&self) -> &str {
+        &self.store
     }
 
     /// The bound address.
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
         self.listener.local_addr()
+    }
+
+    /// The bound address of the separate metrics listener, if there is one.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics
+            .as_ref()
+            .and_then(|(listener, _)| listener.local_addr().ok())
     }
 
     /// The bound port.
@@ -119,25 +168,97 @@ impl Application {
         self.run_until(shutdown_signal()).await
     }
 
-    /// Serves until `shutdown` completes, then stops accepting, finishes in-flight requests and
-    /// drains the audit queue to the database or the spool.
+    /// Serves until `shutdown` completes (both listeners, when metrics have their own), then
+    /// stops accepting, finishes in-flight requests and drains the audit queue to the database
+    /// or the spool.
     pub async fn run_until(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        let served = axum::serve(
-            self.listener,
-            self.router
-                .into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(shutdown)
-        .await;
+        let (stop, stopped) = tokio::sync::watch::channel(());
+        tokio::spawn(async move {
+            shutdown.await;
+            let _ = stop.send(());
+        });
+        let serve = |listener: TcpListener, router: Router| {
+            let mut stopped = stopped.clone();
+            axum::serve(
+                listener,
+                router.into_make_service_with_connect_info::<SocketAddr>(),
+            )
+            .with_graceful_shutdown(async move {
+                let _ = stopped.changed().await;
+            })
+            .into_future()
+        };
+        let main = serve(self.listener, self.router);
+        let served = match self.metrics {
+            Some((listener, router)) => {
+                let (main, metrics) = tokio::join!(main, serve(listener, router));
+                main.and(metrics)
+            }
+            None => main.await,
+        };
         self.state
             .audit
             .shutdown(std::time::Duration::from_secs(10))
             .await;
         served
     }
+}
+
+/// Opens the SQLite store (creating its directory and file), applies its migrations unless told
+/// not to, and on a store with no bundle at all activates the starter bundle.
+async fn open_embedded(
+    location: &Location,
+    options: &sqlx::sqlite::SqliteConnectOptions,
+    config: &Config,
+) -> anyhow::Result<Database> {
+    let file = location.sqlite_file().unwrap_or_default();
+    let file = file.display();
+    location
+        .create_dir()
+        .with_context(|| format!("failed to create the directory of `{file}`"))?;
+    let pool = sqlite::open(
+        options.clone(),
+        config.db_max_connections,
+        config.db_acquire_timeout,
+    )
+    .await
+    .with_context(|| format!("failed to open the SQLite store `{file}`"))?;
+    let db = Database::Sqlite(pool);
+    if config.migrate {
+        db.migrate()
+            .await
+            .with_context(|| format!("failed to apply the migrations to `{file}`"))?;
+    }
+    if config.starter_bundle {
+        activate_starter(&db).await?;
+    }
+    Ok(db)
+}
+
+/// Pushes and activates the starter bundle for `global` when the store has no bundle at all.
+/// Idempotent even when two processes race: the same content is the same bundle, and
+/// activating the live bundle again adds nothing.
+async fn activate_starter(db: &Database) -> anyhow::Result<()> {
+    if db.has_bundles().await.context("failed to read the store")? {
+        return Ok(());
+    }
+    let bundle = starter::bundle().map_err(anyhow::Error::msg)?;
+    let sha256 = bundle.sha256();
+    let (summary, _) = db
+        .insert_bundle(GLOBAL_TENANT, &bundle.name, &sha256, &bundle.document, None)
+        .await
+        .context("failed to store the starter bundle")?;
+    let (activation, created) = db
+        .activate(GLOBAL_TENANT, summary.id, None)
+        .await
+        .context("failed to activate the starter bundle")?;
+    if created {
+        tracing::info!(tenant = %GLOBAL_TENANT, bundle.id = summary.id, bundle.sha256 = %sha256, activation.id = activation.id, "empty store: starter bundle (baseline, secrets) activated");
+    }
+    Ok(())
 }
 
 /// The `application_name` of a replica's LISTEN connection (PostgreSQL keeps 63 bytes).
@@ -149,40 +270,28 @@ pub fn listener_application_name(replica_id: &str) -> String {
     name
 }
 
-/// The router with every route and layer.
+/// The router with every route of [`ROUTES`] and every layer.
 pub fn router(state: AppState, limits: &Limits) -> Router {
-    let evaluate = middleware::evaluate_layers(
-        Router::new()
-            .route("/v1/evaluate", post(evaluate::evaluate_event))
-            .route("/v1/evaluate/{agent}", post(evaluate::evaluate_agent_event)),
-        limits,
-    );
-    let admin = middleware::admin_layers(
-        Router::new()
-            .route(
-                "/v1/tenants/{tenant}/bundles",
-                post(bundles::create_bundle).get(bundles::list_bundles),
-            )
-            .route(
-                "/v1/tenants/{tenant}/bundles/{id}",
-                get(bundles::get_bundle),
-            )
-            .route(
-                "/v1/tenants/{tenant}/bundles/{id}/activate",
-                post(bundles::activate_bundle),
-            )
-            .route(
-                "/v1/tenants/{tenant}/rollback",
-                post(bundles::rollback_policy),
-            )
-            .route("/v1/tenants/{tenant}/policy", get(bundles::get_policy))
-            .route("/v1/audit", get(audit::list_audit)),
-        limits,
-    );
-    let health = Router::new()
-        .route("/healthz", get(health::get_health))
-        .route("/readyz", get(health::get_readiness));
-    let router = Router::new().merge(evaluate).merge(admin).merge(health);
+    build_router(state, limits, |_| true)
+}
+
+/// The router with the routes of [`ROUTES`] that `include` keeps, each behind its group's layers.
+fn build_router(state: AppState, limits: &Limits, include: impl Fn(&Route) -> bool) -> Router {
+    let mut evaluate = Router::new();
+    let mut admin = Router::new();
+    let mut plain = Router::new();
+    for route in ROUTES.iter().filter(|route| include(route)) {
+        let group = match route.group {
+            Group::Evaluate => &mut evaluate,
+            Group::Admin => &mut admin,
+            Group::Health | Group::Metrics => &mut plain,
+        };
+        *group = std::mem::take(group).route(route.path, route.method_router());
+    }
+    let router = Router::new()
+        .merge(middleware::evaluate_layers(evaluate, limits))
+        .merge(middleware::admin_layers(admin, limits))
+        .merge(plain);
     middleware::common_layers(router, limits).with_state(state)
 }
 

@@ -1,15 +1,15 @@
-//! The state every handler shares: the pool, the policy store, and the settings handlers need.
+//! The state every handler shares: the database, the policy store, and the settings handlers need.
 
 use std::ops::Deref;
 use std::sync::Arc;
 
-use sqlx::PgPool;
 use toolgate_engine::Outcome;
 
 use crate::audit::Audit;
 use crate::auth::TokenHash;
 use crate::metrics::Metrics;
-use crate::store::reload::PolicyStore;
+use crate::store::Database;
+use crate::store::reload::{PolicyStore, Reloader};
 
 /// Cheap to clone: one `Arc`.
 #[derive(Clone)]
@@ -17,10 +17,12 @@ pub struct AppState(Arc<Inner>);
 
 /// What [`AppState`] holds.
 pub struct Inner {
-    /// The database.
-    pub pool: PgPool,
+    /// The database (PostgreSQL, or the embedded SQLite file).
+    pub pool: Database,
     /// Live policies and known tokens.
     pub store: Arc<PolicyStore>,
+    /// Keeps `store` in step with the database; reloads after a commit on the embedded store.
+    pub reloader: Arc<Reloader>,
     /// sha256 of `TOOLGATE_ADMIN_TOKEN`.
     pub admin_token_hash: Option<TokenHash>,
     /// Evaluate without a token from loopback, against `global`.

@@ -177,7 +177,7 @@ pub async fn list_audit(
         )));
     }
     let query = parse_query(&caller, &params)?;
-    let store = AuditStore::Postgres(state.pool.clone());
+    let store = AuditStore::from(state.pool.clone());
     if query.jsonl {
         return Ok(export(store, query.filter));
     }

@@ -19,7 +19,7 @@ use crate::auth::{Caller, Role, parse_tenant};
 use crate::error::{ApiError, ErrorItem};
 use crate::routes::evaluate::body_rejection;
 use crate::state::AppState;
-use crate::store::postgres::{self, ActivateError};
+use crate::store::{ActivateError, is_unavailable};
 
 fn authorize(caller: &Caller, tenant: &str) -> Result<(), ApiError> {
     parse_tenant(tenant)?;
@@ -56,9 +56,47 @@ impl From<ActivateError> for ApiError {
     }
 }
 
+/// Where in `value` a string or key holds U+0000, which PostgreSQL cannot store (JSON allows it
+/// as `\u0000`).
+fn nul_location(value: &Value, at: &str) -> Option<String> {
+    let join = |key: &str| {
+        if at.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{at}.{key}")
+        }
+    };
+    match value {
+        Value::String(text) => text.contains('\0').then(|| at.to_owned()),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, item)| nul_location(item, &format!("{at}[{i}]"))),
+        Value::Object(map) => map.iter().find_map(|(key, item)| {
+            let location = join(&key.escape_debug().to_string());
+            if key.contains('\0') {
+                Some(location)
+            } else {
+                nul_location(item, &location)
+            }
+        }),
+        _ => None,
+    }
+}
+
 /// Loads, compiles and tests a bundle text. CPU-bound: run it on a blocking thread.
 fn check_bundle(text: &str, format: Format) -> Result<(Bundle, usize), ApiError> {
     let bundle = Bundle::parse(text, format).map_err(invalid_bundle)?;
+    if let Some(location) = nul_location(&bundle.document, "") {
+        return Err(ApiError::InvalidBundle {
+            code: "invalid_bundle",
+            message: "the bundle has 1 error; nothing was stored".to_owned(),
+            errors: vec![ErrorItem {
+                location,
+                message: "contains the character U+0000, which cannot be stored".to_owned(),
+            }],
+        });
+    }
     let compiled = CompiledPolicy::compile(&bundle).map_err(invalid_bundle)?;
     let report = compiled.run_tests();
     if !report.failures.is_empty() {
@@ -112,15 +150,16 @@ pub async fn create_bundle(
         .await
         .map_err(|error| ApiError::Internal(format!("bundle check task failed: {error}")))??;
     let sha256 = bundle.sha256();
-    let (summary, created) = postgres::insert_bundle(
-        &state.pool,
-        &tenant,
-        &bundle.name,
-        &sha256,
-        &bundle.document,
-        caller.token_id,
-    )
-    .await?;
+    let (summary, created) = state
+        .pool
+        .insert_bundle(
+            &tenant,
+            &bundle.name,
+            &sha256,
+            &bundle.document,
+            caller.token_id,
+        )
+        .await?;
     tracing::info!(tenant = %tenant, bundle.id = summary.id, bundle.sha256 = %sha256, created, "bundle pushed");
     let status = if created {
         StatusCode::CREATED
@@ -144,7 +183,7 @@ pub async fn list_bundles(
     Path(tenant): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     authorize(&caller, &tenant)?;
-    let bundles = postgres::list_bundles(&state.pool, &tenant).await?;
+    let bundles = state.pool.list_bundles(&tenant).await?;
     Ok(Json(json!({"tenant": tenant, "bundles": bundles})))
 }
 
@@ -155,28 +194,29 @@ pub async fn get_bundle(
     Path((tenant, id)): Path<(String, i64)>,
 ) -> Result<Json<Value>, ApiError> {
     authorize(&caller, &tenant)?;
-    let (summary, document) = postgres::get_bundle(&state.pool, &tenant, id)
-        .await?
-        .ok_or_else(|| {
-            ApiError::NotFound(format!("bundle {id} does not exist in tenant `{tenant}`"))
-        })?;
-    let mut body = serde_json::to_value(&summary)
+    let stored = state.pool.get_bundle(&tenant, id).await?.ok_or_else(|| {
+        ApiError::NotFound(format!("bundle {id} does not exist in tenant `{tenant}`"))
+    })?;
+    let mut body = serde_json::to_value(&stored.summary)
         .map_err(|error| ApiError::Internal(format!("serialising a bundle: {error}")))?;
     if let Value::Object(map) = &mut body {
-        map.insert("document".into(), document);
+        map.insert("document".into(), stored.document);
     }
     Ok(Json(body))
 }
 
-/// `POST /v1/tenants/{tenant}/bundles/{id}/activate`: makes the bundle live on every replica.
+/// `POST /v1/tenants/{tenant}/bundles/{id}/activate`: makes the bundle live on every replica
+/// (PostgreSQL: through `NOTIFY`; the embedded store: reloaded here before the answer).
 pub async fn activate_bundle(
     State(state): State<AppState>,
     caller: Caller,
     Path((tenant, id)): Path<(String, i64)>,
 ) -> Result<Response, ApiError> {
     authorize(&caller, &tenant)?;
-    let (activation, created) =
-        postgres::activate(&state.pool, &tenant, id, caller.token_id).await?;
+    let (activation, created) = state.pool.activate(&tenant, id, caller.token_id).await?;
+    if created {
+        state.reloader.reload_after_commit(&tenant).await;
+    }
     tracing::info!(tenant = %tenant, bundle.id = id, activation.id = activation.id, created, "bundle activated");
     let status = if created {
         StatusCode::CREATED
@@ -193,7 +233,8 @@ pub async fn rollback_policy(
     Path(tenant): Path<String>,
 ) -> Result<Response, ApiError> {
     authorize(&caller, &tenant)?;
-    let activation = postgres::rollback(&state.pool, &tenant, caller.token_id).await?;
+    let activation = state.pool.rollback(&tenant, caller.token_id).await?;
+    state.reloader.reload_after_commit(&tenant).await;
     tracing::info!(tenant = %tenant, bundle.id = activation.bundle_id, activation.id = activation.id, "policy rolled back");
     Ok((StatusCode::CREATED, Json(activation)).into_response())
 }
@@ -207,9 +248,9 @@ pub async fn get_policy(
     Path(tenant): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     authorize(&caller, &tenant)?;
-    let (live, database) = match postgres::live_activation(&state.pool, &tenant).await {
+    let (live, database) = match state.pool.live_activation(&tenant).await {
         Ok(live) => (live, "up"),
-        Err(error) if postgres::is_unavailable(&error) => (None, "down"),
+        Err(error) if is_unavailable(&error) => (None, "down"),
         Err(error) => return Err(error.into()),
     };
     let served = state.store.snapshot().get(&tenant).map(|policy| {

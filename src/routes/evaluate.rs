@@ -31,6 +31,7 @@ use crate::audit::Audit;
 use crate::audit::record::{Evaluation, Row, bundle_ref};
 use crate::auth::{Caller, GLOBAL_TENANT, Role};
 use crate::error::ApiError;
+use crate::metrics::Failure;
 use crate::state::AppState;
 
 /// `POST /v1/evaluate`: Claude Code.
@@ -77,6 +78,7 @@ async fn evaluate_as(
         Err(ApiError::DatabaseUnavailable(_)) => {
             return match decode_as(agent, &body) {
                 Ok(event) => {
+                    state.metrics.observe_failure(Failure::TokenUnchecked);
                     let evaluated = Evaluated::failed(
                         state.failure_decision,
                         &event,
@@ -207,6 +209,7 @@ pub fn decode_as(agent: Agent, body: &[u8]) -> Result<HookEvent, ApiError> {
 /// Evaluates `event` for `tenant` against one snapshot of the live policies.
 pub fn decide(state: &AppState, tenant: &str, event: &HookEvent) -> Evaluated {
     if !state.store.is_loaded() {
+        state.metrics.observe_failure(Failure::NotLoaded);
         return Evaluated::failed(state.failure_decision, event, "no policy is loaded yet");
     }
     let started = Instant::now();
@@ -231,7 +234,7 @@ pub fn decide(state: &AppState, tenant: &str, event: &HookEvent) -> Evaluated {
         Ok((reply, decision)) => {
             state
                 .metrics
-                .observe_evaluation(decision.outcome, event.is_gate(), seconds);
+                .observe_evaluation(tenant, event, &decision, seconds);
             tracing::debug!(
                 tenant,
                 event.name = %event.event,
@@ -253,11 +256,7 @@ pub fn decide(state: &AppState, tenant: &str, event: &HookEvent) -> Evaluated {
             }
         }
         Err(_) => {
-            state
-                .metrics
-                .evaluations
-                .with_label_values(&["failure"])
-                .inc();
+            state.metrics.observe_failure(Failure::Panic);
             tracing::error!(tenant, event.name = %event.event, "evaluation panicked; answering with the failure decision");
             Evaluated::failed(state.failure_decision, event, "the evaluation failed")
         }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use super::postgres::LiveRow;
+use super::database::LiveRow;
 
 /// The cache file's format version.
 const FORMAT: u32 = 1;

@@ -1,6 +1,119 @@
-//! Where bundles, activations and tokens live (PostgreSQL, [`postgres`]) and how the live
-//! policies get from there into every replica's memory ([`reload`]) and its disk cache ([`cache`]).
+//! Where bundles, activations, tokens and tenants live ([`Database`]: PostgreSQL, [`postgres`],
+//! or the embedded SQLite file, [`sqlite`]) and how the live policies get from there into every
+//! replica's memory ([`reload`]) and its disk cache ([`cache`]). [`starter`] is the bundle an
+//! empty embedded store starts with.
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use sqlx::sqlite::SqliteConnectOptions;
 
 pub mod cache;
+pub mod database;
 pub mod postgres;
 pub mod reload;
+pub mod sqlite;
+pub mod starter;
+
+pub use database::{
+    ActivateError, Activation, BundleSummary, Database, LiveRow, StoredBundle, TokenRow,
+    is_unavailable,
+};
+
+/// Where the store is, from `DATABASE_URL` and the data directory.
+#[derive(Debug, Clone)]
+pub enum Location {
+    /// A PostgreSQL URL (never logged: it may hold a password).
+    Postgres(String),
+    /// An SQLite file.
+    Sqlite(Box<SqliteConnectOptions>),
+}
+
+impl Location {
+    /// `database_url` when given — `postgres://…`/`postgresql://…`, or `sqlite://path` — else the
+    /// embedded file `<data_dir>/toolgate.db`.
+    pub fn resolve(database_url: Option<&str>, data_dir: &Path) -> Result<Self, String> {
+        let Some(url) = database_url.filter(|url| !url.is_empty()) else {
+            return Ok(Self::embedded(data_dir));
+        };
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Ok(Self::Postgres(url.to_owned()))
+        } else if url.starts_with("sqlite:") {
+            SqliteConnectOptions::from_str(url)
+                .map(|options| Self::Sqlite(Box::new(options)))
+                .map_err(|error| format!("invalid SQLite DATABASE_URL: {error}"))
+        } else {
+            Err(
+                "DATABASE_URL must start with `postgres://`, `postgresql://` or `sqlite://`"
+                    .to_owned(),
+            )
+        }
+    }
+
+    /// The embedded file in `data_dir`.
+    pub fn embedded(data_dir: &Path) -> Self {
+        Self::Sqlite(Box::new(
+            SqliteConnectOptions::new().filename(data_dir.join(sqlite::FILE_NAME)),
+        ))
+    }
+
+    /// Whether `database_url` names the embedded store (unset, empty, or `sqlite:`).
+    pub fn is_embedded_url(database_url: Option<&str>) -> bool {
+        database_url.is_none_or(|url| url.is_empty() || url.starts_with("sqlite:"))
+    }
+
+    /// The SQLite file, for SQLite.
+    pub fn sqlite_file(&self) -> Option<PathBuf> {
+        match self {
+            Self::Postgres(_) => None,
+            Self::Sqlite(options) => Some(options.get_filename().to_owned()),
+        }
+    }
+
+    /// What to say in logs: `postgres` (never its URL: it may hold a password), or
+    /// `sqlite:<file>`.
+    pub fn describe(&self) -> String {
+        match self.sqlite_file() {
+            None => "postgres".to_owned(),
+            Some(file) => format!("sqlite:{}", file.display()),
+        }
+    }
+
+    /// Creates the directory an SQLite file goes in (nothing for PostgreSQL or in-memory SQLite).
+    pub fn create_dir(&self) -> std::io::Result<()> {
+        match self.sqlite_file().as_deref().and_then(Path::parent) {
+            Some(dir) if !dir.as_os_str().is_empty() => std::fs::create_dir_all(dir),
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locations_resolve() {
+        let dir = Path::new("/data");
+        let embedded = Location::resolve(None, dir).unwrap();
+        assert_eq!(
+            embedded.sqlite_file(),
+            Some(PathBuf::from("/data/toolgate.db"))
+        );
+        assert_eq!(embedded.describe(), "sqlite:/data/toolgate.db");
+        assert!(
+            Location::resolve(Some(""), dir)
+                .unwrap()
+                .sqlite_file()
+                .is_some()
+        );
+        let explicit = Location::resolve(Some("sqlite:///tmp/x/t.db"), dir).unwrap();
+        assert_eq!(explicit.sqlite_file(), Some(PathBuf::from("/tmp/x/t.db")));
+        let pg = Location::resolve(Some("postgres://u:secret@h/db"), dir).unwrap();
+        assert_eq!(pg.describe(), "postgres");
+        assert!(Location::resolve(Some("mysql://h/db"), dir).is_err());
+        assert!(Location::is_embedded_url(None));
+        assert!(Location::is_embedded_url(Some("sqlite://t.db")));
+        assert!(!Location::is_embedded_url(Some("postgresql://h/db")));
+    }
+}

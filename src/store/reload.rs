@@ -1,11 +1,13 @@
 //! Hot swap: the per-tenant compiled policies behind one `ArcSwap`, and the background tasks that
-//! keep them equal to the live activations in PostgreSQL.
+//! keep them equal to the live activations in the database.
 //!
 //! - Request handlers call [`PolicyStore::snapshot`] once and use that snapshot for the whole
 //!   decision; they never lock.
 //! - A listener task `LISTEN`s on `toolgate_policy` (its own connection, application name
 //!   `toolgate-listener <replica id>`), reconnecting with capped exponential backoff (100 ms → 5 s); after
 //!   every (re)connect it resyncs everything, since notifications may have been missed.
+//! - With the embedded SQLite store there is no `LISTEN`: one node, so an activation or rollback
+//!   reloads its tenant in-process right after it commits ([`Reloader::reload_after_commit`]).
 //! - A poll task compares the live (tenant, activation id) pairs every `poll_interval` and
 //!   reloads what changed, so a lost notification costs one interval. It also refreshes the
 //!   token hashes and notices whether the database is up.
@@ -26,8 +28,10 @@ use sqlx::postgres::{PgListener, PgPool};
 use toolgate_engine::{Bundle, CompiledPolicy};
 
 use super::cache::{Cache, CacheContents, CachedToken};
-use super::postgres::{self, CHANNEL, LiveRow};
+use super::database::{Database, LiveRow};
+use super::postgres::CHANNEL;
 use crate::auth::{Role, TokenHash, TokenInfo, TokenMap};
+use crate::metrics::{LiveBundle, Metrics, Reload};
 
 /// One tenant's live policy, compiled.
 #[derive(Debug)]
@@ -128,29 +132,32 @@ struct SyncState {
 
 /// Keeps a [`PolicyStore`] in step with the database.
 pub struct Reloader {
-    pool: PgPool,
+    db: Database,
     store: Arc<PolicyStore>,
     cache: Cache,
     replica_id: String,
     migrate: bool,
+    metrics: Metrics,
     state: tokio::sync::Mutex<SyncState>,
 }
 
 impl Reloader {
     /// A reloader for `store`.
     pub fn new(
-        pool: PgPool,
+        db: Database,
         store: Arc<PolicyStore>,
         cache: Cache,
         replica_id: String,
         migrate: bool,
+        metrics: Metrics,
     ) -> Self {
         Self {
-            pool,
+            db,
             store,
             cache,
             replica_id,
             migrate,
+            metrics,
             state: tokio::sync::Mutex::new(SyncState::default()),
         }
     }
@@ -211,7 +218,8 @@ impl Reloader {
         );
         self.store.tokens.store(Arc::new(tokens));
         state.tokens = contents.tokens;
-        self.store.publish(snapshot);
+        self.metrics.observe_reload(Reload::Cache, 1);
+        self.publish(snapshot);
     }
 
     /// Brings the given tenants (all when `None`) up to date with the database. Returns how many
@@ -219,23 +227,26 @@ impl Reloader {
     pub async fn sync(&self, tenants: Option<Vec<String>>) -> Result<usize, sqlx::Error> {
         let result = self.sync_inner(tenants).await;
         self.store.set_database_up(result.is_ok());
+        self.metrics.set_database_up(result.is_ok());
+        match &result {
+            Ok(0) => self.metrics.observe_reload(Reload::Unchanged, 1),
+            Ok(_) => {}
+            Err(_) => self.metrics.observe_reload(Reload::DatabaseError, 1),
+        }
         result
     }
 
     async fn sync_inner(&self, tenants: Option<Vec<String>>) -> Result<usize, sqlx::Error> {
         let mut state = self.state.lock().await;
         if self.migrate && !state.migrated {
-            postgres::MIGRATOR
-                .run(&self.pool)
-                .await
-                .map_err(|error| match error {
-                    sqlx::migrate::MigrateError::Execute(error) => error,
-                    other => sqlx::Error::Protocol(format!("migration failed: {other}")),
-                })?;
+            self.db.migrate().await.map_err(|error| match error {
+                sqlx::migrate::MigrateError::Execute(error) => error,
+                other => sqlx::Error::Protocol(format!("migration failed: {other}")),
+            })?;
             state.migrated = true;
         }
         let full = tenants.is_none();
-        let versions = postgres::live_versions(&self.pool, tenants.as_deref()).await?;
+        let versions = self.db.live_versions(tenants.as_deref()).await?;
         let current = self.store.snapshot.load_full();
         let changed: Vec<String> = versions
             .iter()
@@ -252,14 +263,14 @@ impl Reloader {
         };
         if changed.is_empty() {
             if !self.store.is_loaded() {
-                self.store.publish(Snapshot::clone(&current));
+                self.publish(Snapshot::clone(&current));
             }
             if tokens_changed {
                 self.write_cache(&current, &state).await;
             }
             return Ok(0);
         }
-        let rows = postgres::live_rows(&self.pool, &changed).await?;
+        let rows = self.db.live_rows(&changed).await?;
         let compiled = tokio::task::spawn_blocking(move || {
             rows.into_iter()
                 .map(|row| (compile_row(&row), row))
@@ -283,21 +294,37 @@ impl Reloader {
                         }),
                     );
                     count += 1;
+                    self.metrics.observe_reload(Reload::Loaded, 1);
                 }
                 Err(error) => {
                     tracing::error!(tenant = %row.tenant, activation.id = row.activation_id, bundle.id = row.bundle_id, error = %error, "live bundle failed to compile; keeping the running policy");
                     state.failed.insert(row.tenant.clone(), row.activation_id);
+                    self.metrics.observe_reload(Reload::CompileError, 1);
                 }
             }
         }
-        self.store.publish(next.clone());
+        self.publish(next.clone());
         self.write_cache(&next, &state).await;
         Ok(count)
     }
 
+    /// Swaps `snapshot` in and exports its bundles as metrics.
+    fn publish(&self, snapshot: Snapshot) {
+        self.metrics
+            .set_live_bundles(snapshot.values().map(|live| LiveBundle {
+                tenant: live.row.tenant.clone(),
+                bundle_id: live.row.bundle_id,
+                sha256: live.row.sha256.clone(),
+                activation_id: live.row.activation_id,
+                activated_at: unix_seconds(live.row.activated_at),
+                loaded_at: unix_seconds(live.loaded_at),
+            }));
+        self.store.publish(snapshot);
+    }
+
     /// Replaces the known tokens with the database's; returns whether they changed.
     async fn refresh_tokens(&self, state: &mut SyncState) -> Result<bool, sqlx::Error> {
-        let rows = postgres::active_tokens(&self.pool).await?;
+        let rows = self.db.active_tokens().await?;
         let mut cached: Vec<CachedToken> = rows
             .into_iter()
             .map(|row| CachedToken {
@@ -332,6 +359,19 @@ impl Reloader {
                 tracing::error!(error = %format!("{error:#}"), "failed to write the policy cache")
             }
             Err(error) => tracing::error!(error = %error, "policy cache task failed"),
+        }
+    }
+
+    /// Called after an activation or rollback of `tenant` committed. With the embedded store
+    /// (one node, no `NOTIFY`) it reloads the tenant now, so the answer to the activation goes
+    /// out once this node serves it; with PostgreSQL the `NOTIFY` sent in the transaction does
+    /// that on every replica, and this does nothing. A failure is logged: the poll retries.
+    pub async fn reload_after_commit(&self, tenant: &str) {
+        if !self.db.is_embedded() {
+            return;
+        }
+        if let Err(error) = self.sync(Some(vec![tenant.to_owned()])).await {
+            tracing::warn!(tenant = %tenant, error = %error, "reload after the activation failed; the poll will retry");
         }
     }
 
@@ -402,6 +442,10 @@ impl Reloader {
         }
         Ok(())
     }
+}
+
+fn unix_seconds(time: DateTime<Utc>) -> f64 {
+    time.timestamp_micros() as f64 / 1e6
 }
 
 fn token_map(tokens: &[CachedToken]) -> TokenMap {

@@ -8,10 +8,14 @@ use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use sqlx::PgPool;
 use toolgate::audit::store::AuditStore;
+use toolgate::on_pool;
+use toolgate::store::Database;
 
-use crate::helpers::{TestApp, assert_error, decision_of, eventually, spawn_app, spawn_replica};
+use crate::helpers::{
+    Backend, TestApp, assert_error, decision_of, eventually, on_both_backends, spawn_app_on,
+    spawn_replica,
+};
 use crate::pg::PrivatePostgres;
 
 /// A PreToolUse Bash event with its own tool use id.
@@ -28,8 +32,8 @@ pub fn bash_call(session: &str, tool_use_id: &str, command: &str) -> Value {
 }
 
 /// Every audit row as the API shows it, in chain order.
-pub async fn audit_rows(pool: &PgPool) -> Vec<Value> {
-    let store = AuditStore::Postgres(pool.clone());
+pub async fn audit_rows(db: &Database) -> Vec<Value> {
+    let store = AuditStore::from(db.clone());
     let mut rows = store
         .query(&Default::default(), 1_000_000)
         .await
@@ -56,16 +60,26 @@ pub async fn verify_cli(database_url: &str) -> (Option<i32>, String) {
     )
 }
 
-async fn count_rows(pool: &PgPool) -> i64 {
-    sqlx::query_scalar("SELECT count(*) FROM audit")
+async fn count_rows(db: &Database) -> i64 {
+    on_pool!(db, |pool| sqlx::query_scalar("SELECT count(*) FROM audit")
         .fetch_one(pool)
         .await
-        .unwrap_or(-1)
+        .unwrap_or(-1))
 }
 
-#[tokio::test]
-async fn every_evaluation_is_recorded_with_its_decision_bundles_and_chain() {
-    let app = spawn_app().await;
+/// Runs `sql` (one `$1` parameter) on the test's own connection to the server's database.
+async fn execute(db: &Database, sql: &'static str, parameter: i64) {
+    on_pool!(db, |pool| sqlx::query(sql)
+        .bind(parameter)
+        .execute(pool)
+        .await
+        .map(drop)
+        .unwrap())
+}
+
+on_both_backends!(every_evaluation_is_recorded_with_its_decision_bundles_and_chain);
+async fn every_evaluation_is_recorded_with_its_decision_bundles_and_chain(backend: Backend) {
+    let app = spawn_app_on(backend).await;
     let agent = app.create_token("agent", "team").await;
     let bundle = json!({
         "name": "team-policy",
@@ -84,7 +98,7 @@ async fn every_evaluation_is_recorded_with_its_decision_bundles_and_chain() {
     // The same call again: recorded, and marked as a repeat.
     assert_eq!(decision_of(&app.evaluate(&agent, &force).await), "deny");
 
-    let rows = audit_rows(&app.pool).await;
+    let rows = audit_rows(&app.db).await;
     assert_eq!(rows.len(), 3, "{rows:#?}");
     let first = &rows[0];
     assert_eq!(first["tenant"], "team");
@@ -125,9 +139,9 @@ async fn every_evaluation_is_recorded_with_its_decision_bundles_and_chain() {
     assert!(out.contains("3 rows"), "{out}");
 }
 
-#[tokio::test]
-async fn failure_answers_are_audited_too() {
-    let app = spawn_app().await;
+on_both_backends!(failure_answers_are_audited_too);
+async fn failure_answers_are_audited_too(backend: Backend) {
+    let app = spawn_app_on(backend).await;
     let agent = app.create_token("agent", "team").await;
     // A non-gating event is answered `{}`; a gate with nothing live is `none`: both recorded.
     app.evaluate(&agent, &bash_call("s", "t", "ls")).await;
@@ -136,7 +150,7 @@ async fn failure_answers_are_audited_too() {
         &json!({"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": "hello"}),
     )
     .await;
-    let rows = audit_rows(&app.pool).await;
+    let rows = audit_rows(&app.db).await;
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[1]["event"], "UserPromptSubmit");
     assert_eq!(rows[1]["input"], json!({"prompt": "hello"}));
@@ -144,43 +158,40 @@ async fn failure_answers_are_audited_too() {
     // stopped database in `a_database_outage_under_load_loses_no_answered_evaluation`).
 }
 
-#[tokio::test]
-async fn verify_names_an_edited_row_and_a_deleted_row() {
-    let app = spawn_app().await;
+on_both_backends!(verify_names_an_edited_row_and_a_deleted_row);
+async fn verify_names_an_edited_row_and_a_deleted_row(backend: Backend) {
+    let app = spawn_app_on(backend).await;
     let agent = app.create_token("agent", "team").await;
     for i in 0..6 {
         app.evaluate(&agent, &bash_call("s", &format!("t{i}"), "ls"))
             .await;
     }
-    let rows = audit_rows(&app.pool).await;
+    let rows = audit_rows(&app.db).await;
     assert_eq!(rows.len(), 6);
     let (code, out) = verify_cli(&app.database_url).await;
     assert_eq!(code, Some(0), "{out}");
 
     // Edit row 2's decision.
     let edited = rows[1]["id"].as_str().unwrap().to_owned();
-    sqlx::query("UPDATE audit SET decision = 'allow' WHERE id = $1::uuid")
-        .bind(&edited)
-        .execute(&app.pool)
-        .await
-        .unwrap();
+    execute(
+        &app.db,
+        "UPDATE audit SET decision = 'allow' WHERE seq = $1",
+        2,
+    )
+    .await;
     let (code, out) = verify_cli(&app.database_url).await;
     assert_eq!(code, Some(1), "{out}");
     assert!(out.contains(&format!("edited: row {edited}")), "{out}");
-    sqlx::query("UPDATE audit SET decision = 'none' WHERE id = $1::uuid")
-        .bind(&edited)
-        .execute(&app.pool)
-        .await
-        .unwrap();
+    execute(
+        &app.db,
+        "UPDATE audit SET decision = 'none' WHERE seq = $1",
+        2,
+    )
+    .await;
     assert_eq!(verify_cli(&app.database_url).await.0, Some(0));
 
     // Delete row 4: a gap between rows 3 and 5.
-    let deleted = rows[3]["id"].as_str().unwrap();
-    sqlx::query("DELETE FROM audit WHERE id = $1::uuid")
-        .bind(deleted)
-        .execute(&app.pool)
-        .await
-        .unwrap();
+    execute(&app.db, "DELETE FROM audit WHERE seq = $1", 4).await;
     let (code, out) = verify_cli(&app.database_url).await;
     assert_eq!(code, Some(1), "{out}");
     let (before, after) = (
@@ -195,9 +206,9 @@ async fn verify_names_an_edited_row_and_a_deleted_row() {
     );
 }
 
-#[tokio::test]
-async fn prune_drops_old_months_and_verify_starts_from_the_checkpoint() {
-    let app = spawn_app().await;
+on_both_backends!(prune_drops_old_months_and_verify_starts_from_the_checkpoint);
+async fn prune_drops_old_months_and_verify_starts_from_the_checkpoint(backend: Backend) {
+    let app = spawn_app_on(backend).await;
     let agent = app.create_token("agent", "team").await;
     for i in 0..4 {
         app.evaluate(&agent, &bash_call("s", &format!("t{i}"), "ls"))
@@ -205,16 +216,13 @@ async fn prune_drops_old_months_and_verify_starts_from_the_checkpoint() {
     }
     // Move the first two rows (and their month) into the past by rewriting them through the
     // writer's own encoding: re-insert them as an old month's rows with recomputed hashes.
-    let store = AuditStore::Postgres(app.pool.clone());
+    let store = AuditStore::from(app.db.clone());
     let mut rows = store.query(&Default::default(), 100).await.unwrap();
     rows.sort_by_key(|row| row.seq);
     let old = chrono::DateTime::parse_from_rfc3339("2020-01-15T00:00:00Z")
         .unwrap()
         .timestamp_micros();
-    sqlx::query("DELETE FROM audit")
-        .execute(&app.pool)
-        .await
-        .unwrap();
+    execute(&app.db, "DELETE FROM audit WHERE seq > $1", 0).await;
     let mut prev = toolgate::audit::record::GENESIS;
     for (i, row) in rows.iter_mut().enumerate() {
         if i < 2 {
@@ -242,7 +250,7 @@ async fn prune_drops_old_months_and_verify_starts_from_the_checkpoint() {
     let out = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{out}");
     assert!(out.contains("dropped audit_y2020m01"), "{out}");
-    assert_eq!(count_rows(&app.pool).await, 2);
+    assert_eq!(count_rows(&app.db).await, 2);
     // The kept rows start at seq 3: not a gap, thanks to the checkpoint.
     let (code, out) = verify_cli(&app.database_url).await;
     assert_eq!(code, Some(0), "{out}");
@@ -263,9 +271,9 @@ async fn get_rows(app: &TestApp, token: &str, query: &str) -> Value {
     response.json().await.unwrap()
 }
 
-#[tokio::test]
-async fn get_audit_filters_pages_and_keeps_tenants_apart() {
-    let app = spawn_app().await;
+on_both_backends!(get_audit_filters_pages_and_keeps_tenants_apart);
+async fn get_audit_filters_pages_and_keeps_tenants_apart(backend: Backend) {
+    let app = spawn_app_on(backend).await;
     let agent_a = app.create_token("agent", "team-a").await;
     let agent_b = app.create_token("agent", "team-b").await;
     let auditor_a = app.create_token("auditor", "team-a").await;
@@ -471,7 +479,7 @@ async fn a_database_outage_under_load_loses_no_answered_evaluation() {
     for client in during {
         collect(&mut answered, client.await.unwrap());
     }
-    let spooled = app.state.metrics.audit.rows_spooled.get();
+    let spooled = app.state().metrics.audit().rows_spooled.get();
     assert!(
         spooled > 0,
         "rows went to the spool while the database was down"
@@ -489,15 +497,15 @@ async fn a_database_outage_under_load_loses_no_answered_evaluation() {
     // Each phase ends when the shared counter passes its mark (each client overshoots by one).
     let total: usize = answered.values().map(Vec::len).sum();
     assert!(total >= BEFORE + DURING + AFTER - 3 * CLIENTS, "{total}");
-    assert_eq!(app.state.metrics.audit.refused_evaluations.get(), 0);
+    assert_eq!(app.state().metrics.audit().refused_evaluations.get(), 0);
 
     eventually(
         Duration::from_secs(60),
         "every answered evaluation to reach the database",
-        || async { (count_rows(&app.pool).await == total as i64 + 1).then_some(()) },
+        || async { (count_rows(&app.db).await == total as i64 + 1).then_some(()) },
     )
     .await;
-    let rows = audit_rows(&app.pool).await;
+    let rows = audit_rows(&app.db).await;
     let seq_of: HashMap<String, i64> = rows
         .iter()
         .map(|row| {
@@ -517,7 +525,7 @@ async fn a_database_outage_under_load_loses_no_answered_evaluation() {
             "a client's rows follow its request order"
         );
     }
-    assert!(app.state.metrics.audit.rows_replayed.get() >= spooled);
+    assert!(app.state().metrics.audit().rows_replayed.get() >= spooled);
     let (code, out) = verify_cli(&pg.url()).await;
     assert_eq!(code, Some(0), "{out}");
 }
@@ -555,7 +563,7 @@ async fn a_full_spool_refuses_evaluations_with_the_failure_decision() {
         text.contains("the audit record could not be written"),
         "{text}"
     );
-    let metrics = &app.state.metrics.audit;
+    let metrics = &app.state().metrics.audit();
     assert!(metrics.refused_evaluations.get() >= 1);
     assert!(metrics.rows_failed.get() >= 1);
     assert!(metrics.spool_bytes.get() > 0);
@@ -571,7 +579,7 @@ async fn a_full_spool_refuses_evaluations_with_the_failure_decision() {
         },
     )
     .await;
-    let rows = audit_rows(&app.pool).await;
+    let rows = audit_rows(&app.db).await;
     let ids: HashSet<&str> = rows
         .iter()
         .filter_map(|row| row["tool_use_id"].as_str())

@@ -119,7 +119,8 @@ async fn agent_token(pool: &PgPool) -> String {
     toolgate::store::postgres::MIGRATOR.run(pool).await.unwrap();
     let token = toolgate::auth::generate_token().unwrap();
     let hash = toolgate::auth::hash_token(&token);
-    toolgate::store::postgres::insert_token(pool, &hash, "tg_test", "agent", "team", None)
+    toolgate::store::Database::Postgres(pool.clone())
+        .insert_token(&hash, "tg_test", "agent", "team", None)
         .await
         .unwrap();
     token

@@ -2,7 +2,7 @@
 //! server stays healthy.
 
 use reqwest::StatusCode;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::helpers::{TestApp, assert_error, bash, spawn_app};
 
@@ -195,4 +195,20 @@ async fn anonymous_loopback_evaluation_is_off_by_default_and_uses_global_when_on
     assert_eq!(response.status(), StatusCode::OK);
     let reply: serde_json::Value = response.json().await.unwrap();
     assert_eq!(crate::helpers::decision_of(&reply), "deny", "{reply}");
+}
+
+#[tokio::test]
+async fn a_bundle_with_a_nul_character_or_a_null_name_is_a_422_and_nothing_is_stored() {
+    let app = spawn_app().await;
+    let nul = json!({"name": "n", "permissions": {"deny": ["Bash(rm:*)", "Bash(x\u{0}y)"]}});
+    let null_name = json!({"name": null});
+    for (bundle, location) in [(nul, "permissions.deny[1]"), (null_name, "name")] {
+        let response = app.push_as(&app.admin_token, "team", &bundle).await;
+        assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["error"]["code"], "invalid_bundle", "{body}");
+        assert_eq!(body["errors"][0]["location"], location, "{body}");
+    }
+    let list = app.list_bundles("team").await;
+    assert_eq!(list["bundles"], json!([]));
 }

@@ -1,13 +1,28 @@
-//! The admin API and hot swap on one replica.
+//! The admin API and hot swap on one replica, on both stores.
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::helpers::{assert_error, decision_of, deny_bundle, spawn_app, tool};
+use crate::helpers::{
+    Backend, assert_error, decision_of, deny_bundle, on_both_backends, spawn_app_on, tool,
+};
 
-#[tokio::test]
-async fn push_activate_evaluate_changes_the_decision_and_rollback_restores_it() {
-    let app = spawn_app().await;
+on_both_backends!(
+    push_activate_evaluate_changes_the_decision_and_rollback_restores_it,
+    an_invalid_bundle_is_a_422_listing_every_error_and_nothing_is_stored,
+    a_bundle_whose_tests_fail_is_a_422,
+    pushing_identical_content_returns_the_existing_bundle,
+    yaml_bundles_are_accepted_and_bundles_can_be_read_back,
+    the_global_policy_applies_beside_the_tenants_own_and_the_most_restrictive_wins,
+    invalid_tenant_names_are_a_400,
+    stored_bundles_and_activations_are_immutable,
+    the_force_push_example_is_denied_in_claude_codes_exact_shape,
+    a_live_bundle_that_fails_to_compile_never_replaces_the_running_policy,
+    concurrent_activations_of_a_tenant_are_serialised,
+);
+
+async fn push_activate_evaluate_changes_the_decision_and_rollback_restores_it(backend: Backend) {
+    let app = spawn_app_on(backend).await;
     let agent = app.create_token("agent", "team").await;
     let event = tool("WebFetch");
     assert_eq!(app.evaluate(&agent, &event).await, json!({}));
@@ -50,9 +65,8 @@ async fn push_activate_evaluate_changes_the_decision_and_rollback_restores_it() 
     assert_error(response, StatusCode::CONFLICT, "conflict").await;
 }
 
-#[tokio::test]
-async fn an_invalid_bundle_is_a_422_listing_every_error_and_nothing_is_stored() {
-    let app = spawn_app().await;
+async fn an_invalid_bundle_is_a_422_listing_every_error_and_nothing_is_stored(backend: Backend) {
+    let app = spawn_app_on(backend).await;
     let bundle = json!({
         "name": "broken",
         "permissions": {"deny": ["Bash(", 5]},
@@ -70,22 +84,12 @@ async fn an_invalid_bundle_is_a_422_listing_every_error_and_nothing_is_stored() 
             .all(|e| e["location"].is_string() && e["message"].is_string())
     );
 
-    let list: Value = app
-        .client
-        .get(app.url("/v1/tenants/team/bundles"))
-        .bearer_auth(&app.admin_token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let list = app.list_bundles("team").await;
     assert_eq!(list["bundles"], json!([]));
 }
 
-#[tokio::test]
-async fn a_bundle_whose_tests_fail_is_a_422() {
-    let app = spawn_app().await;
+async fn a_bundle_whose_tests_fail_is_a_422(backend: Backend) {
+    let app = spawn_app_on(backend).await;
     let bundle = json!({
         "name": "wrong-tests",
         "permissions": {"deny": ["WebFetch"]},
@@ -101,9 +105,8 @@ async fn a_bundle_whose_tests_fail_is_a_422() {
     assert_eq!(body["errors"].as_array().unwrap().len(), 1, "{body}");
 }
 
-#[tokio::test]
-async fn pushing_identical_content_returns_the_existing_bundle() {
-    let app = spawn_app().await;
+async fn pushing_identical_content_returns_the_existing_bundle(backend: Backend) {
+    let app = spawn_app_on(backend).await;
     let bundle = json!({
         "name": "same",
         "permissions": {"deny": ["WebFetch"]},
@@ -121,9 +124,8 @@ async fn pushing_identical_content_returns_the_existing_bundle() {
     assert_eq!(again["sha256"], first["sha256"]);
 }
 
-#[tokio::test]
-async fn yaml_bundles_are_accepted_and_bundles_can_be_read_back() {
-    let app = spawn_app().await;
+async fn yaml_bundles_are_accepted_and_bundles_can_be_read_back(backend: Backend) {
+    let app = spawn_app_on(backend).await;
     let yaml = "name: from-yaml\npermissions:\n  deny:\n    - Bash(curl:*)\n";
     let response = app
         .client
@@ -138,32 +140,16 @@ async fn yaml_bundles_are_accepted_and_bundles_can_be_read_back() {
     let created: Value = response.json().await.unwrap();
     let id = created["id"].as_i64().unwrap();
 
-    let one: Value = app
-        .client
-        .get(app.url(&format!("/v1/tenants/team/bundles/{id}")))
-        .bearer_auth(&app.admin_token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let one = app
+        .get_json(&format!("/v1/tenants/team/bundles/{id}"))
+        .await;
     assert_eq!(one["name"], "from-yaml");
     assert_eq!(
         one["document"]["permissions"]["deny"],
         json!(["Bash(curl:*)"])
     );
 
-    let list: Value = app
-        .client
-        .get(app.url("/v1/tenants/team/bundles"))
-        .bearer_auth(&app.admin_token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let list = app.list_bundles("team").await;
     assert_eq!(list["bundles"][0]["id"], json!(id));
 
     let response = app
@@ -178,9 +164,10 @@ async fn yaml_bundles_are_accepted_and_bundles_can_be_read_back() {
     assert_error(response, StatusCode::NOT_FOUND, "not_found").await;
 }
 
-#[tokio::test]
-async fn the_global_policy_applies_beside_the_tenants_own_and_the_most_restrictive_wins() {
-    let app = spawn_app().await;
+async fn the_global_policy_applies_beside_the_tenants_own_and_the_most_restrictive_wins(
+    backend: Backend,
+) {
+    let app = spawn_app_on(backend).await;
     let agent = app.create_token("agent", "team").await;
     let global = app.push("global", &deny_bundle("org", "WebFetch")).await;
     let activation = app.activate("global", global).await;
@@ -206,9 +193,8 @@ async fn the_global_policy_applies_beside_the_tenants_own_and_the_most_restricti
     );
 }
 
-#[tokio::test]
-async fn invalid_tenant_names_are_a_400() {
-    let app = spawn_app().await;
+async fn invalid_tenant_names_are_a_400(backend: Backend) {
+    let app = spawn_app_on(backend).await;
     let response = app
         .push_as(
             &app.admin_token,
@@ -219,25 +205,33 @@ async fn invalid_tenant_names_are_a_400() {
     assert_error(response, StatusCode::BAD_REQUEST, "invalid_tenant").await;
 }
 
-#[tokio::test]
-async fn stored_bundles_are_immutable() {
-    let app = spawn_app().await;
+async fn stored_bundles_and_activations_are_immutable(backend: Backend) {
+    let app = spawn_app_on(backend).await;
     let id = app.push("team", &deny_bundle("x", "WebFetch")).await;
-    let result = sqlx::query("UPDATE bundles SET name = 'changed' WHERE id = $1")
-        .bind(id)
-        .execute(&app.pool)
+    let activation = app.activate("team", id).await;
+    for sql in [
+        "UPDATE bundles SET name = 'changed' WHERE id = $1",
+        "DELETE FROM bundles WHERE id = $1",
+        "UPDATE activations SET bundle_id = bundle_id WHERE id = $1",
+        "DELETE FROM activations WHERE id = $1",
+    ] {
+        let row = if sql.contains("bundles") {
+            id
+        } else {
+            activation
+        };
+        let error = app.execute(sql, row).await.expect_err(sql);
+        assert!(error.to_string().contains("immutable"), "{sql}: {error}");
+    }
+    let bundle = app
+        .get_json(&format!("/v1/tenants/team/bundles/{id}"))
         .await;
-    assert!(result.is_err());
-    let result = sqlx::query("DELETE FROM bundles WHERE id = $1")
-        .bind(id)
-        .execute(&app.pool)
-        .await;
-    assert!(result.is_err());
+    assert_eq!(bundle["name"], "x");
+    assert_eq!(app.policy("team").await["live"]["id"], json!(activation));
 }
 
-#[tokio::test]
-async fn the_force_push_example_is_denied_in_claude_codes_exact_shape() {
-    let app = spawn_app().await;
+async fn the_force_push_example_is_denied_in_claude_codes_exact_shape(backend: Backend) {
+    let app = spawn_app_on(backend).await;
     let agent = app.create_token("agent", "team").await;
     let id = app
         .push("team", &deny_bundle("x", "Bash(git push --force:*)"))
@@ -273,23 +267,20 @@ async fn the_force_push_example_is_denied_in_claude_codes_exact_shape() {
     );
 }
 
-#[tokio::test]
-async fn a_live_bundle_that_fails_to_compile_never_replaces_the_running_policy() {
-    let app = spawn_app().await;
+async fn a_live_bundle_that_fails_to_compile_never_replaces_the_running_policy(backend: Backend) {
+    let app = spawn_app_on(backend).await;
     let agent = app.create_token("agent", "team").await;
     let good = app.push("team", &deny_bundle("good", "WebFetch")).await;
     let activation = app.activate("team", good).await;
     app.wait_served("team", activation).await;
 
     // A row the API would never have accepted (written straight into the table).
-    let bad: i64 = sqlx::query_scalar(
-        "INSERT INTO bundles (tenant, name, sha256, document) \
-         VALUES ('team', 'bad', repeat('a', 64), '{\"name\": \"bad\", \"permissions\": {\"deny\": [\"Bash(\"]}}') \
-         RETURNING id",
-    )
-    .fetch_one(&app.pool)
-    .await
-    .unwrap();
+    let bad = app
+        .insert_raw_bundle(
+            "team",
+            &json!({"name": "bad", "permissions": {"deny": ["Bash("]}}),
+        )
+        .await;
     let bad_activation = app.activate("team", bad).await;
     // Another tenant's activation afterwards proves the replica has caught up with both.
     let other = app.push("other", &deny_bundle("o", "WebFetch")).await;
@@ -309,4 +300,33 @@ async fn a_live_bundle_that_fails_to_compile_never_replaces_the_running_policy()
         decision_of(&app.evaluate(&agent, &tool("WebFetch")).await),
         "deny"
     );
+}
+
+async fn concurrent_activations_of_a_tenant_are_serialised(backend: Backend) {
+    let app = spawn_app_on(backend).await;
+    let a = app.push("team", &deny_bundle("a", "WebFetch")).await;
+    let b = app.push("team", &deny_bundle("b", "mcp__b")).await;
+    let mut requests = tokio::task::JoinSet::new();
+    for i in 0..12 {
+        let request = app
+            .client
+            .post(app.url(&format!(
+                "/v1/tenants/team/bundles/{}/activate",
+                if i % 2 == 0 { a } else { b }
+            )))
+            .bearer_auth(&app.admin_token);
+        requests.spawn(request.send());
+    }
+    while let Some(response) = requests.join_next().await {
+        let status = response.unwrap().unwrap().status();
+        assert!(status.is_success(), "{status}");
+    }
+    // One chain: every activation's `previous_id` is the one committed just before it.
+    let history = app.activation_history("team").await;
+    assert!(!history.is_empty());
+    let mut previous = None;
+    for (id, previous_id) in history {
+        assert_eq!(previous_id, previous, "activation {id}");
+        previous = Some(id);
+    }
 }

@@ -1,17 +1,24 @@
-//! The `toolgate` binary's database and client subcommands against a running server.
+//! The `toolgate` binary's database and client subcommands against a running server, on both
+//! stores.
 
 use std::process::{Command, Output};
 
 use serde_json::json;
 
-use crate::helpers::{decision_of, spawn_app, tool};
+use crate::helpers::{
+    Backend, bash, decision_of, on_both_backends, spawn_app, spawn_app_on, spawn_embedded, tool,
+};
+
+on_both_backends!(token_create_and_bundle_push_activate_rollback_work_end_to_end);
 
 async fn toolgate(args: Vec<String>, env: Vec<(&'static str, String)>) -> Output {
     tokio::task::spawn_blocking(move || {
         Command::new(env!("CARGO_BIN_EXE_toolgate"))
             .args(args)
-            .envs(env)
             .env_remove("TOOLGATE_TOKEN")
+            .env_remove("DATABASE_URL")
+            .env_remove("TOOLGATE_DATA_DIR")
+            .envs(env)
             .output()
             .expect("run toolgate")
     })
@@ -29,9 +36,8 @@ fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-#[tokio::test]
-async fn token_create_and_bundle_push_activate_rollback_work_end_to_end() {
-    let app = spawn_app().await;
+async fn token_create_and_bundle_push_activate_rollback_work_end_to_end(backend: Backend) {
+    let app = spawn_app_on(backend).await;
     let database = vec![("DATABASE_URL", app.database_url.clone())];
     let out = toolgate(
         ["token", "create", "--role", "agent", "--tenant", "team"]
@@ -94,4 +100,57 @@ async fn token_create_and_bundle_push_activate_rollback_work_end_to_end() {
 
     let out = toolgate(with_token(&["bundle", "rollback"]), client).await;
     assert_eq!(out.status.code(), Some(1), "nothing to roll back to");
+}
+
+#[tokio::test]
+async fn healthcheck_exits_0_on_a_ready_server_and_1_on_a_404_or_nothing() {
+    let app = spawn_app().await;
+    let probe = |url: String| toolgate(vec!["healthcheck".into(), "--url".into(), url], vec![]);
+    assert!(probe(app.url("/readyz")).await.status.success());
+    let missing = probe(app.url("/no-such-route")).await;
+    assert_eq!(missing.status.code(), Some(1));
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed = format!("http://{}/readyz", listener.local_addr().unwrap());
+    drop(listener);
+    let refused = probe(closed).await;
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("did not answer"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+}
+
+#[tokio::test]
+async fn migrate_and_token_create_default_to_the_embedded_store_in_the_data_dir() {
+    let data = tempfile::tempdir().unwrap();
+    let data_dir = data.path().to_str().unwrap().to_owned();
+    let out = toolgate(
+        vec!["migrate".into(), "--data-dir".into(), data_dir.clone()],
+        vec![],
+    )
+    .await;
+    let text = stdout(&out);
+    let file = data.path().join("toolgate.db");
+    assert!(
+        text.contains(&format!("migrations applied (sqlite:{})", file.display())),
+        "{text}"
+    );
+    // Before any server ran on it; the data directory from the environment this time.
+    let out = toolgate(
+        ["token", "create", "--role", "agent", "--tenant", "team"]
+            .map(String::from)
+            .to_vec(),
+        vec![("TOOLGATE_DATA_DIR", data_dir)],
+    )
+    .await;
+    let text = stdout(&out);
+    let agent = text.split_whitespace().last().unwrap().to_owned();
+    assert!(agent.starts_with("tg_"), "{text}");
+
+    // The server on that store accepts the token, and the starter bundle of `global` applies.
+    let app = spawn_embedded(data.path(), |_| {}).await;
+    let reply = app.evaluate(&agent, &bash("rm -rf ~")).await;
+    assert_eq!(decision_of(&reply), "deny", "{reply}");
+    assert_eq!(app.evaluate(&agent, &bash("cargo test")).await, json!({}));
 }

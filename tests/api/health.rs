@@ -1,7 +1,9 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::helpers::spawn_app;
+use crate::helpers::{Backend, on_both_backends, spawn_app, spawn_app_on};
+
+on_both_backends!(readyz_is_ready_once_the_initial_load_finished_even_with_no_bundles);
 
 #[tokio::test]
 async fn healthz_is_ok() {
@@ -9,9 +11,8 @@ async fn healthz_is_ok() {
     app.assert_healthy().await;
 }
 
-#[tokio::test]
-async fn readyz_is_ready_once_the_initial_load_finished_even_with_no_bundles() {
-    let app = spawn_app().await;
+async fn readyz_is_ready_once_the_initial_load_finished_even_with_no_bundles(backend: Backend) {
+    let app = spawn_app_on(backend).await;
     let response = app.client.get(app.url("/readyz")).send().await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     let body: Value = response.json().await.unwrap();

@@ -1,5 +1,8 @@
-//! `spawn_app()` and friends: a fresh database per test on the server from `DATABASE_URL`, the real
-//! server on port 0, and an HTTP client.
+//! `spawn_app()` and friends: a fresh database per test on the server from `DATABASE_URL` (or a
+//! fresh SQLite file in a temporary directory), the real server on port 0, and an HTTP client.
+//!
+//! Tests that hold for both stores are written once, as `async fn name(backend: Backend)`, and
+//! listed in `on_both_backends!`, which makes `name::postgres` and `name::sqlite` of them.
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -14,6 +17,7 @@ use sqlx::postgres::PgPoolOptions;
 use toolgate::config::Config;
 use toolgate::startup::Application;
 use toolgate::state::AppState;
+use toolgate::store::{Database, Location, sqlite};
 
 static TRACING: LazyLock<()> = LazyLock::new(toolgate::telemetry::init_for_tests);
 
@@ -21,16 +25,47 @@ pub const ADMIN_TOKEN: &str = "tg_bootstrap_admin_token_for_tests";
 
 static REPLICAS: AtomicU32 = AtomicU32::new(0);
 
+/// The store a test runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// A fresh database on the PostgreSQL server of `DATABASE_URL`.
+    Postgres,
+    /// The embedded store: a fresh SQLite file in a temporary data directory.
+    Sqlite,
+}
+
+/// Makes `name::postgres` and `name::sqlite` tests of each `async fn name(backend: Backend)`.
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test]
+            async fn postgres() {
+                super::$name(crate::helpers::Backend::Postgres).await
+            }
+            #[tokio::test]
+            async fn sqlite() {
+                super::$name(crate::helpers::Backend::Sqlite).await
+            }
+        }
+    )*};
+}
+pub(crate) use on_both_backends;
+
 pub struct TestApp {
     pub address: String,
+    /// The `--metrics-listen` listener's base URL, when there is one.
+    pub metrics_address: Option<String>,
+    /// `postgres://…` or `sqlite://…`, as the CLI takes it.
     pub database_url: String,
-    pub pool: PgPool,
+    /// A pool of the test's own on the server's database.
+    pub db: Database,
     pub client: reqwest::Client,
     pub admin_token: String,
     pub cache_dir: PathBuf,
     pub replica_id: String,
-    pub state: AppState,
-    _cache: Option<tempfile::TempDir>,
+    /// The server's state, when it runs in this process.
+    pub state: Option<AppState>,
+    _dirs: Vec<tempfile::TempDir>,
 }
 
 fn base_url() -> String {
@@ -89,6 +124,38 @@ pub async fn spawn_app() -> TestApp {
     spawn_app_with(|_| {}).await
 }
 
+/// A server on a fresh store of `backend`. An SQLite store starts without the starter bundle
+/// here, so that both backends start empty.
+pub async fn spawn_app_on(backend: Backend) -> TestApp {
+    match backend {
+        Backend::Postgres => spawn_app().await,
+        Backend::Sqlite => {
+            let data = tempfile::tempdir().expect("tempdir");
+            let mut app = spawn_embedded(data.path(), |config| config.starter_bundle = false).await;
+            app._dirs.push(data);
+            app
+        }
+    }
+}
+
+/// A server on the embedded store in `data_dir`, with `toolgate serve`'s embedded defaults
+/// (starter bundle, anonymous loopback evaluation) unless `configure` changes them.
+pub async fn spawn_embedded(
+    data_dir: &std::path::Path,
+    configure: impl FnOnce(&mut Config),
+) -> TestApp {
+    let mut config = test_config("");
+    let embedded = Config::embedded(data_dir);
+    config.database_url = embedded.database_url;
+    config.data_dir = embedded.data_dir;
+    config.cache_dir = embedded.cache_dir;
+    config.allow_anonymous_loopback = embedded.allow_anonymous_loopback;
+    config.audit.spool_dir = embedded.audit.spool_dir;
+    configure(&mut config);
+    let file = config.location().unwrap().sqlite_file().unwrap();
+    start(config, format!("sqlite://{}", file.display()), None).await
+}
+
 /// A server on a fresh database, configured by `configure`.
 pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
     let database_url = create_database(&base_url()).await;
@@ -98,28 +165,47 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
 /// A server on an existing database (another replica). Its cache directory is a fresh temporary
 /// one unless `configure` sets one.
 pub async fn spawn_replica(database_url: &str, configure: impl FnOnce(&mut Config)) -> TestApp {
-    LazyLock::force(&TRACING);
     let cache = tempfile::tempdir().expect("tempdir");
     let mut config = test_config(database_url);
     config.cache_dir = cache.path().to_owned();
     config.audit.spool_dir = cache.path().join("spool");
     configure(&mut config);
+    start(config, database_url.to_owned(), Some(cache)).await
+}
+
+/// Builds and runs the server of `config`, and a pool of the test's own on its database.
+async fn start(config: Config, database_url: String, cache: Option<tempfile::TempDir>) -> TestApp {
+    LazyLock::force(&TRACING);
     let cache_dir = config.cache_dir.clone();
     let replica_id = config.replica_id.clone();
     let admin_token = config.admin_token.clone().unwrap_or_default();
+    let location = config.location().unwrap();
     let application = Application::build(config).await.expect("build");
     let address = format!("http://{}", application.local_addr().unwrap());
     let state = application.state().clone();
+    let metrics_address = application
+        .metrics_addr()
+        .map(|address| format!("http://{address}"));
     tokio::spawn(application.run_until(std::future::pending()));
-    let pool = PgPoolOptions::new()
-        .max_connections(2)
-        .acquire_timeout(Duration::from_secs(2))
-        .connect_lazy(database_url)
-        .unwrap();
+    let db = match location {
+        Location::Postgres(url) => Database::Postgres(
+            PgPoolOptions::new()
+                .max_connections(2)
+                .acquire_timeout(Duration::from_secs(2))
+                .connect_lazy(&url)
+                .unwrap(),
+        ),
+        Location::Sqlite(options) => Database::Sqlite(
+            sqlite::open(*options, 2, Duration::from_secs(10))
+                .await
+                .expect("open the SQLite store"),
+        ),
+    };
     TestApp {
         address,
-        database_url: database_url.to_owned(),
-        pool,
+        metrics_address,
+        database_url,
+        db,
         client: reqwest::Client::builder()
             .timeout(Duration::from_secs(30))
             .build()
@@ -127,8 +213,36 @@ pub async fn spawn_replica(database_url: &str, configure: impl FnOnce(&mut Confi
         admin_token,
         cache_dir,
         replica_id,
-        state,
-        _cache: Some(cache),
+        state: Some(state),
+        _dirs: cache.into_iter().collect(),
+    }
+}
+
+/// A client for a server running in another process on the embedded store in `data_dir`.
+pub async fn attach(address: &str, data_dir: &std::path::Path, admin_token: &str) -> TestApp {
+    let location = Location::embedded(data_dir);
+    let file = location.sqlite_file().unwrap();
+    let Location::Sqlite(options) = location else {
+        unreachable!("the embedded store is SQLite")
+    };
+    TestApp {
+        address: address.to_owned(),
+        metrics_address: None,
+        database_url: format!("sqlite://{}", file.display()),
+        db: Database::Sqlite(
+            sqlite::open(*options, 2, Duration::from_secs(10))
+                .await
+                .expect("open the SQLite store"),
+        ),
+        client: reqwest::Client::builder()
+            .timeout(Duration::from_secs(30))
+            .build()
+            .unwrap(),
+        admin_token: admin_token.to_owned(),
+        cache_dir: data_dir.join("cache"),
+        replica_id: String::new(),
+        state: None,
+        _dirs: Vec::new(),
     }
 }
 
@@ -188,17 +302,96 @@ pub fn decision_of(reply: &Value) -> &str {
 }
 
 impl TestApp {
+    /// The state of the server running in this process.
+    pub fn state(&self) -> &AppState {
+        self.state
+            .as_ref()
+            .expect("the server runs in another process")
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.address)
+    }
+
+    /// The PostgreSQL pool of a PostgreSQL test.
+    pub fn pg(&self) -> &PgPool {
+        self.db.as_postgres().expect("a PostgreSQL test")
     }
 
     pub async fn create_token(&self, role: &str, tenant: &str) -> String {
         let token = toolgate::auth::generate_token().unwrap();
         let hash = toolgate::auth::hash_token(&token);
-        toolgate::store::postgres::insert_token(&self.pool, &hash, "tg_test", role, tenant, None)
+        self.db
+            .insert_token(&hash, "tg_test", role, tenant, None)
             .await
             .expect("insert token");
         token
+    }
+
+    /// Runs `sql` with `id` bound to `$1` straight on the database, past the API.
+    pub async fn execute(&self, sql: &'static str, id: i64) -> Result<u64, sqlx::Error> {
+        toolgate::on_pool!(&self.db, |pool| sqlx::query(sql)
+            .bind(id)
+            .execute(pool)
+            .await
+            .map(|done| done.rows_affected()))
+    }
+
+    /// Stores a bundle straight in the table, past the API's checks; returns its id.
+    pub async fn insert_raw_bundle(&self, tenant: &str, document: &Value) -> i64 {
+        toolgate::on_pool!(&self.db, |pool| sqlx::query_scalar(
+            "INSERT INTO bundles (tenant, name, sha256, document) \
+             VALUES ($1, 'raw', $2, $3) RETURNING id"
+        )
+        .bind(tenant)
+        .bind("a".repeat(64))
+        .bind(sqlx::types::Json(document))
+        .fetch_one(pool)
+        .await
+        .unwrap())
+    }
+
+    /// The (id, previous_id) of every activation of `tenant`, oldest first.
+    pub async fn activation_history(&self, tenant: &str) -> Vec<(i64, Option<i64>)> {
+        toolgate::on_pool!(&self.db, |pool| sqlx::query_as(
+            "SELECT id, previous_id FROM activations WHERE tenant = $1 ORDER BY id"
+        )
+        .bind(tenant)
+        .fetch_all(pool)
+        .await
+        .unwrap())
+    }
+
+    /// `GET path` as the bootstrap admin; the JSON answer.
+    pub async fn get_json(&self, path: &str) -> Value {
+        self.client
+            .get(self.url(path))
+            .bearer_auth(&self.admin_token)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
+    /// The activation this replica serves for `tenant`.
+    pub async fn served(&self, tenant: &str) -> Option<i64> {
+        self.policy(tenant).await["served"]["activation_id"].as_i64()
+    }
+
+    /// The decision for `event` with `token`: `deny`, `ask`, `allow` or `none`.
+    pub async fn decide(&self, token: &str, event: &Value) -> String {
+        decision_of(&self.evaluate(token, event).await).to_owned()
+    }
+
+    /// Evaluates an event without a token; asserts 200 and returns the reply.
+    pub async fn evaluate_anonymously(&self, event: &Value) -> Value {
+        let response = self
+            .evaluate_raw(None, serde_json::to_vec(event).unwrap())
+            .await;
+        assert_eq!(response.status(), StatusCode::OK);
+        response.json().await.unwrap()
     }
 
     pub async fn push_as(&self, token: &str, tenant: &str, bundle: &Value) -> Response {
@@ -248,15 +441,12 @@ impl TestApp {
     }
 
     pub async fn policy(&self, tenant: &str) -> Value {
-        self.client
-            .get(self.url(&format!("/v1/tenants/{tenant}/policy")))
-            .bearer_auth(&self.admin_token)
-            .send()
+        self.get_json(&format!("/v1/tenants/{tenant}/policy")).await
+    }
+
+    pub async fn list_bundles(&self, tenant: &str) -> Value {
+        self.get_json(&format!("/v1/tenants/{tenant}/bundles"))
             .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
     }
 
     /// Waits until this replica serves `activation_id` for `tenant`.
@@ -264,10 +454,7 @@ impl TestApp {
         eventually(
             Duration::from_secs(10),
             "the activation to be served",
-            || async {
-                let policy = self.policy(tenant).await;
-                (policy["served"]["activation_id"].as_i64() == Some(activation_id)).then_some(())
-            },
+            || async { (self.served(tenant).await == Some(activation_id)).then_some(()) },
         )
         .await;
     }

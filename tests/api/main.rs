@@ -1,5 +1,6 @@
 //! Integration tests: the real server on port 0 over HTTP, a real PostgreSQL (`DATABASE_URL`,
-//! started by `scripts/test`), a fresh database per test.
+//! started by `scripts/test`), a fresh database per test — or a fresh SQLite file in a temporary
+//! directory for the embedded store (`helpers::Backend`).
 
 mod audit;
 mod audit_process;
@@ -7,11 +8,14 @@ mod bad_input;
 mod bundles;
 mod cli;
 mod database_down;
+mod embedded;
 mod failure;
 mod health;
 mod helpers;
 mod hook;
+mod metrics;
 mod offline;
+mod openapi;
 mod pg;
 mod replicas;
 mod tenants;

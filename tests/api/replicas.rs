@@ -37,7 +37,7 @@ async fn b_converges_by_polling_when_its_listen_connection_is_killed() {
         || async {
             sqlx::query_scalar("SELECT pid FROM pg_stat_activity WHERE application_name = $1")
                 .bind(&name)
-                .fetch_optional(&a.pool)
+                .fetch_optional(a.pg())
                 .await
                 .unwrap()
         },
@@ -45,7 +45,7 @@ async fn b_converges_by_polling_when_its_listen_connection_is_killed() {
     .await;
     let killed: bool = sqlx::query_scalar("SELECT pg_terminate_backend($1)")
         .bind(pid)
-        .fetch_one(&a.pool)
+        .fetch_one(a.pg())
         .await
         .unwrap();
     assert!(killed);
@@ -65,7 +65,7 @@ async fn b_converges_by_polling_when_its_listen_connection_is_killed() {
             let pid: Option<i32> =
                 sqlx::query_scalar("SELECT pid FROM pg_stat_activity WHERE application_name = $1")
                     .bind(&name)
-                    .fetch_optional(&a.pool)
+                    .fetch_optional(a.pg())
                     .await
                     .unwrap();
             pid.filter(|new| *new != 0).map(|_| ())

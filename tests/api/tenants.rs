@@ -4,11 +4,14 @@
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::helpers::{assert_error, decision_of, deny_bundle, spawn_app, tool};
+use crate::helpers::{
+    Backend, assert_error, decision_of, deny_bundle, on_both_backends, spawn_app_on, tool,
+};
 
-#[tokio::test]
-async fn tokens_are_confined_to_their_tenant() {
-    let app = spawn_app().await;
+on_both_backends!(tokens_are_confined_to_their_tenant);
+
+async fn tokens_are_confined_to_their_tenant(backend: Backend) {
+    let app = spawn_app_on(backend).await;
     let admin_a = app.create_token("admin", "tenant-a").await;
     let agent_a = app.create_token("agent", "tenant-a").await;
     let agent_b = app.create_token("agent", "tenant-b").await;

@@ -12,6 +12,12 @@ fn errors(document: serde_json::Value) -> Vec<String> {
 }
 
 #[test]
+fn a_null_name_is_missing() {
+    assert_eq!(errors(json!({ "name": null })), ["name: is required"]);
+    assert_eq!(errors(json!({ "name": 5 })), ["name: must be a string"]);
+}
+
+#[test]
 fn collects_every_error_with_its_location() {
     let found = errors(json!({
         "permissions": { "deny": ["Bash(rm -rf", "Read(.env)", 7], "allow": "Bash" },

@@ -132,7 +132,8 @@ pub(super) fn validate(document: Value) -> Result<Bundle, BundleErrors> {
     }
     let name = walker.string(map, "name", "");
     match &name {
-        None if !map.contains_key("name") => walker.error("name", "is required"),
+        // Missing or null; a name of another type was reported by `string`.
+        None if map.get("name").is_none_or(Value::is_null) => walker.error("name", "is required"),
         Some(name) if name.trim().is_empty() => walker.error("name", "must not be empty"),
         _ => {}
     }

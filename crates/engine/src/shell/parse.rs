@@ -32,11 +32,12 @@ pub(super) const MAX_OPENERS: usize = 4096;
 const STACK_PER_OPENER: usize = 64 * 1024;
 /// Smallest dedicated parse stack.
 const MIN_STACK: usize = 8 * 1024 * 1024;
-/// Deepest nesting of operator parentheses (subshells, `((…))`, `[[ ( … ) ]]`) parsed at all.
-/// brush-parser backtracks exponentially on unbalanced operator parentheses (each `(` is tried as
-/// the start of a nested group, then again as a plain token): 20 levels cost ~85 ms, 30 would cost
-/// minutes. No real command nests them this deep.
-pub(super) const MAX_PAREN_DEPTH: usize = 10;
+/// Deepest nesting of parentheses, of any kind, parsed at all. brush-parser backtracks
+/// exponentially on unbalanced parentheses — operator ones (`((`, subshells, `[[ ( ]]`) in its
+/// grammar and word ones (`$(`, extglob `@(`) in its word parser: each `(` is tried as the start
+/// of a nested group, then again as a plain token. 20 levels cost ~85 ms, 40 would cost hours.
+/// Quotes do not protect it (an unterminated quote is only found late), so the count is raw.
+pub(super) const MAX_PAREN_DEPTH: usize = 12;
 /// Longest parse error message kept.
 const MAX_MESSAGE: usize = 120;
 
@@ -45,53 +46,18 @@ pub(super) fn guarded<T>(f: impl FnOnce() -> T) -> Option<T> {
     catch_unwind(AssertUnwindSafe(f)).ok()
 }
 
-/// The deepest nesting of operator parentheses in `text`, unclosed ones included. Parentheses inside
-/// quotes, after a backslash, or opening a substitution (`$(`, `<(`, `>(`, `=(` of an array) do not
-/// count: substitutions are parsed on their own, each with this same check.
-pub(super) fn operator_paren_depth(text: &str) -> usize {
-    let bytes = text.as_bytes();
-    let mut stack: Vec<bool> = Vec::new();
-    let mut operators = 0usize;
+/// The deepest nesting of `open`…`close` pairs in `text`, unclosed ones included, counting every
+/// `open` and `close` byte wherever it stands (quoted or not).
+pub(super) fn nesting_depth(text: &str, open: u8, close: u8) -> usize {
+    let mut depth = 0usize;
     let mut deepest = 0usize;
-    let mut at = 0usize;
-    let mut previous = b' ';
-    while let Some(&byte) = bytes.get(at) {
-        match byte {
-            b'\\' => at += 1,
-            b'\'' => {
-                at += bytes
-                    .get(at + 1..)
-                    .and_then(|rest| rest.iter().position(|b| *b == b'\''))
-                    .map_or(bytes.len(), |end| end + 1);
-            }
-            b'"' => {
-                let mut end = at + 1;
-                while let Some(&inner) = bytes.get(end) {
-                    match inner {
-                        b'\\' => end += 1,
-                        b'"' => break,
-                        _ => {}
-                    }
-                    end += 1;
-                }
-                at = end;
-            }
-            b'(' => {
-                let operator = !matches!(
-                    previous,
-                    b'$' | b'<' | b'>' | b'=' | b'@' | b'?' | b'*' | b'+' | b'!'
-                );
-                stack.push(operator);
-                if operator {
-                    operators += 1;
-                    deepest = deepest.max(operators);
-                }
-            }
-            b')' if stack.pop() == Some(true) => operators -= 1,
-            _ => {}
+    for byte in text.bytes() {
+        if byte == open {
+            depth += 1;
+            deepest = deepest.max(depth);
+        } else if byte == close {
+            depth = depth.saturating_sub(1);
         }
-        previous = byte;
-        at += 1;
     }
     deepest
 }
@@ -178,11 +144,52 @@ pub(super) fn with_stack<T: Send>(
 
 /// Parses a whole script. The error message never echoes the script.
 pub(super) fn parse_program(text: &str) -> Result<Program, String> {
+    if has_empty_here_tag(text) {
+        // brush-parser's tokenizer loops, allocating without end, on an empty here-document
+        // delimiter followed by blanks at the end of the input (`cat << "" `, `cat <<\r `;
+        // found by fuzzing).
+        return Err("empty here-document delimiter".to_owned());
+    }
     match guarded(|| Parser::new(text.as_bytes(), &OPTIONS).parse_program()) {
         Some(Ok(program)) => Ok(program),
         Some(Err(error)) => Err(describe(&error)),
         None => Err("the parser failed on this input".to_owned()),
     }
+}
+
+/// Whether a here-document operator (`<<`, `<<-`) in `text` has an empty delimiter: one made of
+/// nothing but quotes and whitespace other than blanks (`""`, `''`, `\r`, form feed). Looked for
+/// anywhere, quoted or not.
+fn has_empty_here_tag(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(found) = memchr::memmem::find(bytes.get(from..).unwrap_or_default(), b"<<") {
+        let at = from + found + 2;
+        from = at;
+        if bytes.get(at) == Some(&b'<') {
+            continue;
+        }
+        let rest = bytes.get(at..).unwrap_or_default();
+        let rest = rest.strip_prefix(b"-").unwrap_or(rest);
+        let start = rest
+            .iter()
+            .position(|b| !matches!(b, b' ' | b'\t'))
+            .unwrap_or(rest.len());
+        let tag = rest.get(start..).unwrap_or_default();
+        let end = tag
+            .iter()
+            .position(|b| b" \t\n;&|<>()".contains(b))
+            .unwrap_or(tag.len());
+        let tag = tag.get(..end).unwrap_or_default();
+        if !tag.is_empty()
+            && tag
+                .iter()
+                .all(|b| matches!(b, b'"' | b'\'') || b.is_ascii_whitespace())
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// A parse error's message, without the input text brush-parser quotes in some of them

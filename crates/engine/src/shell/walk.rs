@@ -13,7 +13,7 @@ use brush_parser::ast;
 
 use super::exec::{self, Nested, PROCESS_SUBSTITUTION_READ, PROCESS_SUBSTITUTION_WRITE};
 use super::parse::{
-    MAX_OPENERS, MAX_PAREN_DEPTH, StackBudget, nesting_budget, operator_paren_depth, parse_program,
+    MAX_OPENERS, MAX_PAREN_DEPTH, StackBudget, nesting_budget, nesting_depth, parse_program,
     with_stack,
 };
 use super::views::{allow_view, deny_views};
@@ -131,7 +131,7 @@ impl<'l> Walker<'l> {
             return;
         }
         let budget = nesting_budget(text);
-        if budget > MAX_OPENERS || operator_paren_depth(text) > MAX_PAREN_DEPTH {
+        if budget > MAX_OPENERS || nesting_depth(text, b'(', b')') > MAX_PAREN_DEPTH {
             self.unresolved(Unresolved::TooDeep);
             return;
         }

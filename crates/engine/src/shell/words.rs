@@ -12,10 +12,15 @@ use brush_parser::word::{
     self, BraceExpressionMember, BraceExpressionOrText, WordPiece, WordPieceWithSource,
 };
 
-use super::parse::{OPTIONS, guarded};
+use super::parse::{OPTIONS, guarded, nesting_depth};
 
 /// Most fields one word may brace-expand to; a larger expansion is left unexpanded.
 const MAX_BRACE_FIELDS: usize = 256;
+/// Deepest `{` nesting that brace expansion is tried on. brush-parser's brace-expansion parser
+/// backtracks exponentially with nesting, balanced or not (18 unclosed `{` before a comma cost
+/// ~30 s; found by fuzzing), while real brace expressions nest two or three deep. A deeper word is
+/// not expanded and counts as unparseable, unless it is quoted whole: bash never brace-expands that.
+const MAX_BRACE_DEPTH: usize = 6;
 /// Deepest nesting of `${…}` / `$((…))` scanned for substitutions inside one word.
 const MAX_SCAN_DEPTH: usize = 32;
 /// Longest digit run handed to the word parser; brush-parser panics on integer overflow in
@@ -55,8 +60,15 @@ pub(super) fn normalize(raw: &str, subs: &mut Vec<String>) -> NormWord {
     };
     let mut out = Rendered::default();
     out.render(raw, &pieces, subs, 0);
-    let fields = if out.dynamic || out.failed {
+    let fields = if out.dynamic || out.failed || quoted_whole(raw) {
         vec![out.text.clone()]
+    } else if nesting_depth(raw, b'{', b'}') > MAX_BRACE_DEPTH {
+        return NormWord {
+            text: raw.to_owned(),
+            dynamic: true,
+            fields: vec![raw.to_owned()],
+            failed: true,
+        };
     } else {
         brace_fields(raw).unwrap_or_else(|| vec![out.text.clone()])
     };
@@ -190,6 +202,15 @@ impl Rendered {
             None => self.failed = true,
         }
     }
+}
+
+/// Whether `raw` is one single- or double-quoted string with no other quote (or escape) inside.
+fn quoted_whole(raw: &str) -> bool {
+    ['\'', '"'].into_iter().any(|quote| {
+        raw.strip_prefix(quote)
+            .and_then(|rest| rest.strip_suffix(quote))
+            .is_some_and(|inner| !inner.contains(quote) && (quote == '\'' || !inner.contains('\\')))
+    })
 }
 
 /// Brace-expands a static word, returning its unquoted fields, or `None` when the word holds no

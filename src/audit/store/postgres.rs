@@ -1,0 +1,336 @@
+//! The audit on PostgreSQL: rows go in with one multi-row `INSERT … SELECT FROM UNNEST(…) ON
+//! CONFLICT DO NOTHING` per batch (a single statement is its own transaction, and a replayed row
+//! is ignored); a missing month partition is created and the insert retried once. Pruning drops
+//! whole month partitions.
+
+use chrono::{DateTime, Utc};
+use futures_util::TryStreamExt as _;
+use sqlx::postgres::{PgPool, PgRow};
+use sqlx::{QueryBuilder, Row as _};
+
+use super::{Filter, PruneReport, Verifier, VerifyReport, decode_row, hash32, month_end};
+use crate::audit::record::Row;
+use crate::audit::spool::Head;
+
+const COLUMNS: &str = "id::text AS id, time, replica_id, seq, prev_hash, hash, tenant, agent, \
+    session_id, tool_use_id, prompt_id, event, tool, decision, mode, shadow_decision, winner, \
+    rules, shadow_rules, reason, bundles, input, cwd, permission_mode, latency_us, repeat, failure";
+
+const INSERT: &str = "INSERT INTO audit (id, time, replica_id, seq, prev_hash, hash, tenant, \
+    agent, session_id, tool_use_id, prompt_id, event, tool, decision, mode, shadow_decision, \
+    winner, rules, shadow_rules, reason, bundles, input, cwd, permission_mode, latency_us, \
+    repeat, failure) \
+    SELECT u.id::uuid, u.time, u.replica_id, u.seq, u.prev_hash, u.hash, u.tenant, u.agent, \
+    u.session_id, u.tool_use_id, u.prompt_id, u.event, u.tool, u.decision, u.mode, \
+    u.shadow_decision, u.winner, \
+    string_to_array(u.rules, chr(31)), \
+    string_to_array(u.shadow_rules, chr(31)), \
+    u.reason, string_to_array(u.bundles, chr(31)), u.input, u.cwd, \
+    u.permission_mode, u.latency_us, u.repeat, u.failure \
+    FROM UNNEST($1::text[], $2::timestamptz[], $3::text[], $4::int8[], $5::bytea[], \
+    $6::bytea[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], \
+    $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], \
+    $20::text[], $21::text[], $22::text[], $23::text[], $24::text[], $25::int8[], $26::bool[], \
+    $27::bool[]) AS u(id, time, replica_id, seq, prev_hash, hash, tenant, agent, session_id, \
+    tool_use_id, prompt_id, event, tool, decision, mode, shadow_decision, winner, rules, \
+    shadow_rules, reason, bundles, input, cwd, permission_mode, latency_us, repeat, failure) \
+    ON CONFLICT DO NOTHING";
+
+fn from_pg(row: &PgRow) -> Result<Row, sqlx::Error> {
+    let time: DateTime<Utc> = row.try_get("time")?;
+    let lists = [
+        row.try_get("rules")?,
+        row.try_get("shadow_rules")?,
+        row.try_get("bundles")?,
+    ];
+    decode_row(row, time.timestamp_micros(), lists)
+}
+
+/// A list as one text, items separated by U+001F (which `record` keeps out of items), for
+/// `string_to_array` on the server.
+fn joined(items: &[String]) -> String {
+    items.join("\u{1f}")
+}
+
+fn is_missing_partition(error: &sqlx::Error) -> bool {
+    matches!(error, sqlx::Error::Database(db) if db.code().as_deref() == Some("23514"))
+}
+
+/// Inserts rows; rows already there (a replay) are ignored.
+pub(super) async fn insert(pool: &PgPool, rows: &[Row]) -> Result<(), sqlx::Error> {
+    match insert_once(pool, rows).await {
+        Err(error) if is_missing_partition(&error) => {
+            ensure_partitions(pool, rows).await?;
+            insert_once(pool, rows).await
+        }
+        other => other,
+    }
+}
+
+async fn ensure_partitions(pool: &PgPool, rows: &[Row]) -> Result<(), sqlx::Error> {
+    let mut months: Vec<DateTime<Utc>> = Vec::new();
+    for row in rows {
+        let time = row.time();
+        if !months
+            .iter()
+            .any(|m| m.format("%Y%m").to_string() == time.format("%Y%m").to_string())
+        {
+            months.push(time);
+        }
+    }
+    for month in months {
+        sqlx::query("SELECT toolgate_audit_partition($1)")
+            .bind(month)
+            .execute(pool)
+            .await?;
+    }
+    Ok(())
+}
+
+async fn insert_once(pool: &PgPool, rows: &[Row]) -> Result<(), sqlx::Error> {
+    let n = rows.len();
+    let mut ids = Vec::with_capacity(n);
+    let mut times = Vec::with_capacity(n);
+    let mut replicas = Vec::with_capacity(n);
+    let mut seqs = Vec::with_capacity(n);
+    let mut prevs = Vec::with_capacity(n);
+    let mut hashes = Vec::with_capacity(n);
+    let mut tenants = Vec::with_capacity(n);
+    let mut agents = Vec::with_capacity(n);
+    let mut sessions = Vec::with_capacity(n);
+    let mut tool_uses = Vec::with_capacity(n);
+    let mut prompts = Vec::with_capacity(n);
+    let mut events = Vec::with_capacity(n);
+    let mut tools = Vec::with_capacity(n);
+    let mut decisions = Vec::with_capacity(n);
+    let mut modes = Vec::with_capacity(n);
+    let mut shadow_decisions = Vec::with_capacity(n);
+    let mut winners = Vec::with_capacity(n);
+    let mut rules = Vec::with_capacity(n);
+    let mut shadow_rules = Vec::with_capacity(n);
+    let mut reasons = Vec::with_capacity(n);
+    let mut bundles = Vec::with_capacity(n);
+    let mut inputs = Vec::with_capacity(n);
+    let mut cwds = Vec::with_capacity(n);
+    let mut permission_modes = Vec::with_capacity(n);
+    let mut latencies = Vec::with_capacity(n);
+    let mut repeats = Vec::with_capacity(n);
+    let mut failures = Vec::with_capacity(n);
+    for row in rows {
+        ids.push(row.id.as_str());
+        times.push(row.time());
+        replicas.push(row.replica_id.as_str());
+        seqs.push(row.seq);
+        prevs.push(row.prev_hash.to_vec());
+        hashes.push(row.hash.to_vec());
+        tenants.push(row.tenant.as_deref());
+        agents.push(row.agent.as_str());
+        sessions.push(row.session_id.as_deref());
+        tool_uses.push(row.tool_use_id.as_deref());
+        prompts.push(row.prompt_id.as_deref());
+        events.push(row.event.as_str());
+        tools.push(row.tool.as_deref());
+        decisions.push(row.decision.as_str());
+        modes.push(row.mode.as_str());
+        shadow_decisions.push(row.shadow_decision.as_deref());
+        winners.push(row.winner.as_deref());
+        rules.push(joined(&row.rules));
+        shadow_rules.push(joined(&row.shadow_rules));
+        reasons.push(row.reason.as_deref());
+        bundles.push(joined(&row.bundles));
+        inputs.push(row.input.as_str());
+        cwds.push(row.cwd.as_deref());
+        permission_modes.push(row.permission_mode.as_deref());
+        latencies.push(row.latency_us);
+        repeats.push(row.repeat);
+        failures.push(row.failure);
+    }
+    sqlx::query(INSERT)
+        .bind(ids)
+        .bind(times)
+        .bind(replicas)
+        .bind(seqs)
+        .bind(prevs)
+        .bind(hashes)
+        .bind(tenants)
+        .bind(agents)
+        .bind(sessions)
+        .bind(tool_uses)
+        .bind(prompts)
+        .bind(events)
+        .bind(tools)
+        .bind(decisions)
+        .bind(modes)
+        .bind(shadow_decisions)
+        .bind(winners)
+        .bind(rules)
+        .bind(shadow_rules)
+        .bind(reasons)
+        .bind(bundles)
+        .bind(inputs)
+        .bind(cwds)
+        .bind(permission_modes)
+        .bind(latencies)
+        .bind(repeats)
+        .bind(failures)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// The last row of `replica`'s chain in the database (or its pruned checkpoint); `None` when
+/// the replica has never written.
+pub(super) async fn head(pool: &PgPool, replica: &str) -> Result<Option<Head>, sqlx::Error> {
+    let row = sqlx::query(
+        "SELECT seq, hash, time FROM ( \
+           (SELECT seq, hash, time FROM audit WHERE replica_id = $1 ORDER BY seq DESC LIMIT 1) \
+           UNION ALL \
+           (SELECT seq, hash, time FROM audit_checkpoints WHERE replica_id = $1) \
+         ) h ORDER BY seq DESC LIMIT 1",
+    )
+    .bind(replica)
+    .fetch_optional(pool)
+    .await?;
+    row.map(|row| {
+        let time: DateTime<Utc> = row.try_get("time")?;
+        Ok(Head {
+            seq: row.try_get("seq")?,
+            hash: hash32(&row, "hash")?,
+            time_us: time.timestamp_micros(),
+        })
+    })
+    .transpose()
+}
+
+/// Rows matching `filter`, newest first, at most `limit`.
+pub(super) async fn query(
+    pool: &PgPool,
+    filter: &Filter,
+    limit: i64,
+) -> Result<Vec<Row>, sqlx::Error> {
+    let mut query = QueryBuilder::new(format!("SELECT {COLUMNS} FROM audit WHERE true"));
+    if let Some(tenant) = &filter.tenant {
+        query.push(" AND tenant = ").push_bind(tenant.clone());
+    }
+    if let Some(session) = &filter.session_id {
+        query.push(" AND session_id = ").push_bind(session.clone());
+    }
+    if let Some(decision) = &filter.decision {
+        query.push(" AND decision = ").push_bind(decision.clone());
+    }
+    if let Some(tool) = &filter.tool {
+        query.push(" AND tool = ").push_bind(tool.clone());
+    }
+    if let Some(rule) = &filter.rule {
+        query
+            .push(" AND rules @> ARRAY[")
+            .push_bind(rule.clone())
+            .push("]::text[]");
+    }
+    if let Some(since) = filter.since {
+        query.push(" AND time >= ").push_bind(since);
+    }
+    if let Some(until) = filter.until {
+        query.push(" AND time < ").push_bind(until);
+    }
+    if let Some((time, id)) = &filter.before {
+        query
+            .push(" AND (time, id) < (")
+            .push_bind(*time)
+            .push(", ")
+            .push_bind(id.clone())
+            .push("::uuid)");
+    }
+    query
+        .push(" ORDER BY time DESC, id DESC LIMIT ")
+        .push_bind(limit);
+    let rows = query.build().fetch_all(pool).await?;
+    rows.iter().map(from_pg).collect()
+}
+
+/// Checks every replica's chain (or one replica's), from its pruned checkpoint if any.
+pub(super) async fn verify(
+    pool: &PgPool,
+    replica: Option<&str>,
+) -> Result<VerifyReport, sqlx::Error> {
+    let checkpoints: Vec<(String, i64, Vec<u8>)> =
+        sqlx::query_as("SELECT replica_id, seq, hash FROM audit_checkpoints")
+            .fetch_all(pool)
+            .await?;
+    let sql = format!(
+        "SELECT {COLUMNS} FROM audit WHERE ($1::text IS NULL OR replica_id = $1) \
+         ORDER BY replica_id, seq, time"
+    );
+    let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(replica)
+        .fetch(pool);
+    Verifier::new(checkpoints)
+        .check_all(rows.and_then(|row| async move { from_pg(&row) }))
+        .await
+}
+
+/// Drops the month partitions that end on or before `cutoff`, after recording each
+/// replica's last dropped row as its checkpoint. Whole months only: a row is removed once its
+/// whole month is older than the cut-off. One transaction.
+pub(super) async fn prune(
+    pool: &PgPool,
+    cutoff: DateTime<Utc>,
+    dry_run: bool,
+) -> Result<PruneReport, sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    let locked: bool =
+        sqlx::query_scalar("SELECT pg_try_advisory_xact_lock(hashtext('toolgate-audit-prune'))")
+            .fetch_one(&mut *tx)
+            .await?;
+    if !locked {
+        return Ok(PruneReport {
+            partitions: Vec::new(),
+            busy: true,
+        });
+    }
+    let names: Vec<String> = sqlx::query_scalar(
+        "SELECT c.relname::text FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid \
+         WHERE i.inhparent = 'audit'::regclass ORDER BY 1",
+    )
+    .fetch_all(&mut *tx)
+    .await?;
+    let mut drop = Vec::new();
+    let mut upper = None;
+    for name in names {
+        let Some(end) = month_end(&name) else {
+            continue;
+        };
+        if end <= cutoff {
+            upper = upper.max(Some(end));
+            drop.push(name);
+        }
+    }
+    let report = PruneReport {
+        partitions: drop.clone(),
+        busy: false,
+    };
+    let Some(upper) = upper else {
+        return Ok(report);
+    };
+    if dry_run {
+        return Ok(report);
+    }
+    sqlx::query(
+        "INSERT INTO audit_checkpoints (replica_id, seq, hash, time) \
+         SELECT DISTINCT ON (replica_id) replica_id, seq, hash, time FROM audit \
+         WHERE time < $1 ORDER BY replica_id, seq DESC \
+         ON CONFLICT (replica_id) DO UPDATE SET seq = EXCLUDED.seq, hash = EXCLUDED.hash, \
+         time = EXCLUDED.time, pruned_at = now() WHERE audit_checkpoints.seq < EXCLUDED.seq",
+    )
+    .bind(upper)
+    .execute(&mut *tx)
+    .await?;
+    for name in &drop {
+        // The name comes from pg_class and matched `audit_yYYYYmMM`.
+        sqlx::query(sqlx::AssertSqlSafe(format!("DROP TABLE \"{name}\"")))
+            .execute(&mut *tx)
+            .await?;
+    }
+    tx.commit().await?;
+    Ok(report)
+}

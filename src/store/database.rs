@@ -1,0 +1,501 @@
+//! [`Database`]: the one store API the routes, auth, the reloader and the CLI call, on
+//! PostgreSQL (several replicas) or on an embedded SQLite file (one node).
+//!
+//! An enum rather than a trait: almost every query is the same SQL on both (sqlx accepts `$1` on
+//! SQLite too), so each method is written once and [`on_pool!`] compiles its body once per
+//! backend, with the concrete pool type. What differs lives in the backend's module (`postgres`,
+//! `sqlite`): how a write transaction begins and serialises one tenant's activations, how an
+//! activation is announced, the two "live per tenant" queries, migrations, and which errors mean
+//! "unavailable". Rows are mapped by `FromRow`, the same struct for both, so the JSON answers are
+//! identical.
+//!
+//! Bundles and activations are immutable rows (triggers refuse updates and deletes on both);
+//! activations are history, the newest row per tenant is live. This module must not know about
+//! HTTP or the in-memory policies.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::postgres::PgPool;
+use sqlx::sqlite::SqlitePool;
+
+use super::{postgres, sqlite};
+
+/// Runs `$body` with `$pool` bound to the concrete pool of a [`Database`] and, in the second
+/// form, `$dialect` to that backend's module (`store::postgres` or `store::sqlite`): one body,
+/// compiled once per backend.
+///
+/// ```
+/// # async fn f(db: &toolgate::store::Database) -> Result<i64, sqlx::Error> {
+/// toolgate::on_pool!(db, |pool| sqlx::query_scalar("SELECT count(*) FROM bundles")
+///     .fetch_one(pool)
+///     .await)
+/// # }
+/// ```
+#[macro_export]
+macro_rules! on_pool {
+    ($db:expr, |$pool:ident| $body:expr) => {
+        match $db {
+            $crate::store::Database::Postgres($pool) => $body,
+            $crate::store::Database::Sqlite($pool) => $body,
+        }
+    };
+    ($db:expr, |$pool:ident, $dialect:ident| $body:expr) => {
+        match $db {
+            $crate::store::Database::Postgres($pool) => {
+                use $crate::store::postgres as $dialect;
+                $body
+            }
+            $crate::store::Database::Sqlite($pool) => {
+                use $crate::store::sqlite as $dialect;
+                $body
+            }
+        }
+    };
+}
+
+/// Where bundles, activations, tokens and tenants are stored. Cheap to clone (a pool handle).
+#[derive(Debug, Clone)]
+pub enum Database {
+    /// PostgreSQL: any number of replicas, activations announced by `NOTIFY`.
+    Postgres(PgPool),
+    /// One SQLite file: a single node, activations reloaded in-process.
+    Sqlite(SqlitePool),
+}
+
+/// A token row.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct TokenRow {
+    /// The hash of the token.
+    pub hash: Vec<u8>,
+    /// The row id.
+    pub id: i64,
+    /// `agent`, `admin` or `auditor`.
+    pub role: String,
+    /// The token's tenant.
+    pub tenant: String,
+}
+
+/// A stored bundle, without its document.
+#[derive(Debug, Clone, Serialize, sqlx::FromRow)]
+pub struct BundleSummary {
+    /// The row id.
+    pub id: i64,
+    /// The tenant.
+    pub tenant: String,
+    /// The bundle's `name`.
+    pub name: String,
+    /// sha256 of the canonical JSON.
+    pub sha256: String,
+    /// The token that pushed it (`null` for the bootstrap admin token and the starter bundle).
+    pub created_by: Option<i64>,
+    /// When it was pushed.
+    pub created_at: DateTime<Utc>,
+}
+
+/// A stored bundle with its document.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct StoredBundle {
+    /// Everything but the document.
+    #[sqlx(flatten)]
+    pub summary: BundleSummary,
+    /// The canonical document.
+    #[sqlx(json)]
+    pub document: Value,
+}
+
+/// One activation: which bundle went live for a tenant, when, and by whom.
+#[derive(Debug, Clone, Serialize, sqlx::FromRow)]
+pub struct Activation {
+    /// The activation's id (increasing).
+    pub id: i64,
+    /// The tenant.
+    pub tenant: String,
+    /// The bundle that went live.
+    pub bundle_id: i64,
+    /// Its name.
+    pub name: String,
+    /// Its sha256.
+    pub sha256: String,
+    /// The activation that was live before this one (what a rollback returns to).
+    pub previous_id: Option<i64>,
+    /// For a rollback, the activation it rolled back.
+    pub rollback_of: Option<i64>,
+    /// The token that activated it (`null` for the bootstrap admin token).
+    pub activated_by: Option<i64>,
+    /// When it went live.
+    pub activated_at: DateTime<Utc>,
+}
+
+/// A live bundle with its document, as the reloader needs it.
+#[derive(Debug, Clone, Serialize, Deserialize, sqlx::FromRow)]
+pub struct LiveRow {
+    /// The tenant.
+    pub tenant: String,
+    /// The live activation.
+    pub activation_id: i64,
+    /// When it went live.
+    pub activated_at: DateTime<Utc>,
+    /// The bundle.
+    pub bundle_id: i64,
+    /// Its name.
+    pub name: String,
+    /// Its sha256 as stored.
+    pub sha256: String,
+    /// The canonical document.
+    #[sqlx(json)]
+    pub document: Value,
+}
+
+/// Why an activation or rollback did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum ActivateError {
+    /// No such bundle in the tenant.
+    #[error("bundle {0} does not exist in this tenant")]
+    NoSuchBundle(i64),
+    /// Nothing to roll back to.
+    #[error("there is no previous activation to roll back to")]
+    NothingToRollBack,
+    /// The database failed.
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
+}
+
+/// Where an activation goes.
+#[derive(Debug, Clone, Copy)]
+enum Switch {
+    /// To this bundle.
+    Bundle(i64),
+    /// Back to the bundle that was live before the live activation.
+    Rollback,
+}
+
+macro_rules! bundle_columns {
+    () => {
+        "id, tenant, name, sha256, created_by, created_at"
+    };
+}
+
+macro_rules! activation_select {
+    () => {
+        "SELECT a.id, a.tenant, a.bundle_id, b.name, b.sha256, \
+         a.previous_id, a.rollback_of, a.activated_by, a.created_at AS activated_at \
+         FROM activations a JOIN bundles b ON b.id = a.bundle_id"
+    };
+}
+
+macro_rules! active_tokens {
+    () => {
+        "SELECT hash, id, role, tenant FROM tokens WHERE revoked_at IS NULL"
+    };
+}
+
+const ENSURE_TENANT: &str = "INSERT INTO tenants (name) VALUES ($1) ON CONFLICT (name) DO NOTHING";
+const LIVE_ACTIVATION: &str = concat!(
+    activation_select!(),
+    " WHERE a.tenant = $1 ORDER BY a.id DESC LIMIT 1"
+);
+const ACTIVATION_BY_ID: &str = concat!(activation_select!(), " WHERE a.id = $1");
+
+/// Whether an error means the database cannot be reached or cannot take the request now (as
+/// opposed to a bad query): a 503, not a 500.
+pub fn is_unavailable(error: &sqlx::Error) -> bool {
+    match error {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed
+        | sqlx::Error::Protocol(_) => true,
+        sqlx::Error::Database(db) => match db.try_downcast_ref::<sqlx::sqlite::SqliteError>() {
+            Some(error) => sqlite::is_unavailable_code(error),
+            None => postgres::is_unavailable_code(db.as_ref()),
+        },
+        _ => false,
+    }
+}
+
+impl Database {
+    /// `postgres` or `sqlite`.
+    pub fn backend(&self) -> &'static str {
+        match self {
+            Self::Postgres(_) => "postgres",
+            Self::Sqlite(_) => "sqlite",
+        }
+    }
+
+    /// Whether activations must be reloaded in-process (no `NOTIFY` to announce them).
+    pub fn is_embedded(&self) -> bool {
+        matches!(self, Self::Sqlite(_))
+    }
+
+    /// The PostgreSQL pool, in PostgreSQL mode.
+    pub fn as_postgres(&self) -> Option<&PgPool> {
+        match self {
+            Self::Postgres(pool) => Some(pool),
+            Self::Sqlite(_) => None,
+        }
+    }
+
+    /// Applies the backend's migrations (`migrations/postgres/` or `migrations/sqlite/`).
+    pub async fn migrate(&self) -> Result<(), sqlx::migrate::MigrateError> {
+        on_pool!(self, |pool, dialect| dialect::MIGRATOR.run(pool).await)
+    }
+
+    /// Closes the pool; waits for connections in use to be returned.
+    pub async fn close(&self) {
+        on_pool!(self, |pool| pool.close().await)
+    }
+
+    /// Every token that is not revoked.
+    pub async fn active_tokens(&self) -> Result<Vec<TokenRow>, sqlx::Error> {
+        on_pool!(self, |pool| sqlx::query_as(active_tokens!())
+            .fetch_all(pool)
+            .await)
+    }
+
+    /// The token with this hash, if it exists and is not revoked.
+    pub async fn token_by_hash(&self, hash: &[u8]) -> Result<Option<TokenRow>, sqlx::Error> {
+        on_pool!(self, |pool| sqlx::query_as(concat!(
+            active_tokens!(),
+            " AND hash = $1"
+        ))
+        .bind(hash)
+        .fetch_optional(pool)
+        .await)
+    }
+
+    /// Stores a new token hash; returns its id.
+    pub async fn insert_token(
+        &self,
+        hash: &[u8],
+        prefix: &str,
+        role: &str,
+        tenant: &str,
+        description: Option<&str>,
+    ) -> Result<i64, sqlx::Error> {
+        on_pool!(self, |pool, dialect| {
+            let mut tx = dialect::begin_write(pool).await?;
+            sqlx::query(ENSURE_TENANT)
+                .bind(tenant)
+                .execute(&mut *tx)
+                .await?;
+            let id: i64 = sqlx::query_scalar(
+                "INSERT INTO tokens (hash, prefix, role, tenant, description) \
+                 VALUES ($1, $2, $3, $4, $5) RETURNING id",
+            )
+            .bind(hash)
+            .bind(prefix)
+            .bind(role)
+            .bind(tenant)
+            .bind(description)
+            .fetch_one(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            Ok(id)
+        })
+    }
+
+    /// Stores a bundle unless the tenant already has one with this sha256. Returns the bundle and
+    /// whether it is new.
+    pub async fn insert_bundle(
+        &self,
+        tenant: &str,
+        name: &str,
+        sha256: &str,
+        document: &Value,
+        created_by: Option<i64>,
+    ) -> Result<(BundleSummary, bool), sqlx::Error> {
+        on_pool!(self, |pool, dialect| {
+            let mut tx = dialect::begin_write(pool).await?;
+            sqlx::query(ENSURE_TENANT)
+                .bind(tenant)
+                .execute(&mut *tx)
+                .await?;
+            let inserted: Option<BundleSummary> = sqlx::query_as(concat!(
+                "INSERT INTO bundles (tenant, name, sha256, document, created_by) \
+                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant, sha256) DO NOTHING \
+                 RETURNING ",
+                bundle_columns!()
+            ))
+            .bind(tenant)
+            .bind(name)
+            .bind(sha256)
+            .bind(sqlx::types::Json(document))
+            .bind(created_by)
+            .fetch_optional(&mut *tx)
+            .await?;
+            let result = match inserted {
+                Some(summary) => (summary, true),
+                None => {
+                    let existing = sqlx::query_as(concat!(
+                        "SELECT ",
+                        bundle_columns!(),
+                        " FROM bundles WHERE tenant = $1 AND sha256 = $2"
+                    ))
+                    .bind(tenant)
+                    .bind(sha256)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                    (existing, false)
+                }
+            };
+            tx.commit().await?;
+            Ok(result)
+        })
+    }
+
+    /// Whether any tenant has a bundle (an embedded store with none gets the starter bundle).
+    pub async fn has_bundles(&self) -> Result<bool, sqlx::Error> {
+        on_pool!(self, |pool| sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM bundles)"
+        )
+        .fetch_one(pool)
+        .await)
+    }
+
+    /// A tenant's bundles, newest first.
+    pub async fn list_bundles(&self, tenant: &str) -> Result<Vec<BundleSummary>, sqlx::Error> {
+        on_pool!(self, |pool| sqlx::query_as(concat!(
+            "SELECT ",
+            bundle_columns!(),
+            " FROM bundles WHERE tenant = $1 ORDER BY id DESC"
+        ))
+        .bind(tenant)
+        .fetch_all(pool)
+        .await)
+    }
+
+    /// One bundle of a tenant, with its document.
+    pub async fn get_bundle(
+        &self,
+        tenant: &str,
+        id: i64,
+    ) -> Result<Option<StoredBundle>, sqlx::Error> {
+        on_pool!(self, |pool| sqlx::query_as(concat!(
+            "SELECT ",
+            bundle_columns!(),
+            ", document FROM bundles WHERE tenant = $1 AND id = $2"
+        ))
+        .bind(tenant)
+        .bind(id)
+        .fetch_optional(pool)
+        .await)
+    }
+
+    /// The live activation of a tenant.
+    pub async fn live_activation(&self, tenant: &str) -> Result<Option<Activation>, sqlx::Error> {
+        on_pool!(self, |pool| sqlx::query_as(LIVE_ACTIVATION)
+            .bind(tenant)
+            .fetch_optional(pool)
+            .await)
+    }
+
+    /// Makes a bundle live for its tenant. Activating the live bundle again changes nothing and
+    /// returns the live activation (`false`: nothing new).
+    pub async fn activate(
+        &self,
+        tenant: &str,
+        bundle_id: i64,
+        activated_by: Option<i64>,
+    ) -> Result<(Activation, bool), ActivateError> {
+        self.switch(tenant, Switch::Bundle(bundle_id), activated_by)
+            .await
+    }
+
+    /// Makes the bundle that was live before the live activation live again, recorded as a new
+    /// activation with `rollback_of`. Repeated rollbacks walk further back.
+    pub async fn rollback(
+        &self,
+        tenant: &str,
+        activated_by: Option<i64>,
+    ) -> Result<Activation, ActivateError> {
+        let (activation, _) = self.switch(tenant, Switch::Rollback, activated_by).await?;
+        Ok(activation)
+    }
+
+    /// One activation or rollback, in one write transaction that serialises the tenant's
+    /// activations (PostgreSQL: the tenant row locked `FOR UPDATE`; SQLite: `BEGIN IMMEDIATE`)
+    /// and announces it (PostgreSQL: `NOTIFY`, delivered when it commits).
+    async fn switch(
+        &self,
+        tenant: &str,
+        to: Switch,
+        activated_by: Option<i64>,
+    ) -> Result<(Activation, bool), ActivateError> {
+        on_pool!(self, |pool, dialect| {
+            let mut tx = dialect::begin_write(pool).await?;
+            sqlx::query(ENSURE_TENANT)
+                .bind(tenant)
+                .execute(&mut *tx)
+                .await?;
+            dialect::lock_tenant(&mut tx, tenant).await?;
+            let live: Option<Activation> = sqlx::query_as(LIVE_ACTIVATION)
+                .bind(tenant)
+                .fetch_optional(&mut *tx)
+                .await?;
+            let (bundle_id, previous_id, rollback_of) = match to {
+                Switch::Bundle(bundle_id) => {
+                    let exists: Option<i64> =
+                        sqlx::query_scalar("SELECT id FROM bundles WHERE tenant = $1 AND id = $2")
+                            .bind(tenant)
+                            .bind(bundle_id)
+                            .fetch_optional(&mut *tx)
+                            .await?;
+                    if exists.is_none() {
+                        return Err(ActivateError::NoSuchBundle(bundle_id));
+                    }
+                    match live {
+                        Some(live) if live.bundle_id == bundle_id => {
+                            tx.commit().await?;
+                            return Ok((live, false));
+                        }
+                        live => (bundle_id, live.map(|live| live.id), None),
+                    }
+                }
+                Switch::Rollback => {
+                    let live = live.ok_or(ActivateError::NothingToRollBack)?;
+                    let target_id = live.previous_id.ok_or(ActivateError::NothingToRollBack)?;
+                    let target: Activation = sqlx::query_as(ACTIVATION_BY_ID)
+                        .bind(target_id)
+                        .fetch_one(&mut *tx)
+                        .await?;
+                    (target.bundle_id, target.previous_id, Some(live.id))
+                }
+            };
+            let id: i64 = sqlx::query_scalar(
+                "INSERT INTO activations (tenant, bundle_id, previous_id, rollback_of, activated_by) \
+                 VALUES ($1, $2, $3, $4, $5) RETURNING id",
+            )
+            .bind(tenant)
+            .bind(bundle_id)
+            .bind(previous_id)
+            .bind(rollback_of)
+            .bind(activated_by)
+            .fetch_one(&mut *tx)
+            .await?;
+            dialect::announce(&mut tx, tenant).await?;
+            let created: Activation = sqlx::query_as(ACTIVATION_BY_ID)
+                .bind(id)
+                .fetch_one(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            Ok((created, true))
+        })
+    }
+
+    /// The live (tenant, activation id) pairs, optionally only for some tenants.
+    pub async fn live_versions(
+        &self,
+        tenants: Option<&[String]>,
+    ) -> Result<Vec<(String, i64)>, sqlx::Error> {
+        on_pool!(self, |pool, dialect| dialect::live_versions(pool, tenants)
+            .await)
+    }
+
+    /// The live bundles of these tenants, with their documents.
+    pub async fn live_rows(&self, tenants: &[String]) -> Result<Vec<LiveRow>, sqlx::Error> {
+        on_pool!(self, |pool, dialect| dialect::live_rows(pool, tenants)
+            .await)
+    }
+}

@@ -1,0 +1,456 @@
+//! The embedded default: `toolgate serve` with no `DATABASE_URL` keeps everything in
+//! `<data dir>/toolgate.db`, starts with the starter bundle for `global`, and lets loopback
+//! clients evaluate without a token. Some tests run the real binary, in an empty directory.
+
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::helpers::{
+    ADMIN_TOKEN, assert_error, attach, bash, decision_of, deny_bundle, eventually, spawn_embedded,
+    spawn_replica, tool,
+};
+
+/// `toolgate serve` running in its own process.
+struct Server {
+    child: Child,
+    address: String,
+    /// The log line that says it is listening, without colours.
+    listening: String,
+}
+
+impl Server {
+    /// Starts `toolgate serve --listen 127.0.0.1:0` in `dir` with nothing in its environment but
+    /// `env`, and waits (at most a minute) for its "listening" log line.
+    async fn start(dir: &Path, env: &[(&str, &str)]) -> Self {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_toolgate"));
+        command
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .current_dir(dir)
+            .env_clear()
+            .envs(env.iter().copied())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        tokio::task::spawn_blocking(move || {
+            let mut child = command.spawn().expect("start toolgate serve");
+            let stderr = child.stderr.take().unwrap();
+            let (lines, received) = mpsc::channel();
+            // Drains stderr for the server's whole life, so logging never blocks it.
+            std::thread::spawn(move || {
+                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    let _ = lines.send(strip_ansi(&line));
+                }
+            });
+            loop {
+                let line = received
+                    .recv_timeout(Duration::from_secs(60))
+                    .expect("toolgate serve did not say it is listening");
+                if !line.contains("toolgate listening") {
+                    continue;
+                }
+                let address = line
+                    .split_whitespace()
+                    .find_map(|word| word.strip_prefix("address="))
+                    .expect("an address in the listening line")
+                    .to_owned();
+                return Self {
+                    child,
+                    address: format!("http://{address}"),
+                    listening: line,
+                };
+            }
+        })
+        .await
+        .unwrap()
+    }
+
+    /// Kills the process (SIGKILL: a crash, not a clean stop) and waits for it.
+    fn kill(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn strip_ansi(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // CSI: ESC [ parameters final-letter
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+async fn evaluate_anonymously(client: &reqwest::Client, address: &str, event: &Value) -> Value {
+    let response = client
+        .post(format!("{address}/v1/evaluate"))
+        .json(event)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    response.json().await.unwrap()
+}
+
+#[tokio::test]
+async fn a_new_user_runs_serve_with_no_configuration_in_an_empty_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &[]).await;
+    assert!(
+        server
+            .listening
+            .contains("store=sqlite:./.toolgate/toolgate.db")
+            && server
+                .listening
+                .contains("evaluation without a token is open to loopback clients"),
+        "{}",
+        server.listening
+    );
+    let client = reqwest::Client::new();
+    let reply = evaluate_anonymously(&client, &server.address, &bash("rm -rf ~")).await;
+    assert_eq!(decision_of(&reply), "deny", "{reply}");
+    assert!(
+        reply["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .is_some_and(|reason| reason.contains("fs-remove-outside-project")),
+        "{reply}"
+    );
+    let reply = evaluate_anonymously(&client, &server.address, &bash("cargo test")).await;
+    assert_eq!(reply, json!({}));
+    assert!(dir.path().join(".toolgate/toolgate.db").is_file());
+
+    // The decisions are counted on /metrics …
+    let metrics = client
+        .get(format!("{}/metrics", server.address))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for sample in [
+        r#"toolgate_decisions_total{agent="claude-code",decision="deny",event="PreToolUse",mode="enforce",tool="Bash"} 1"#,
+        r#"toolgate_rule_hits_total{decision="deny",mode="enforce",rule="fs-remove-outside-project"} 1"#,
+        "toolgate_audit_rows_written_total 2",
+    ] {
+        assert!(
+            metrics.lines().any(|line| line == sample),
+            "no `{sample}` in\n{metrics}"
+        );
+    }
+    // … and audited in the same file: an auditor token made with the CLI reads them back,
+    // newest first, and the chain verifies.
+    let auditor = last_word(
+        &toolgate_in(
+            dir.path(),
+            &["token", "create", "--role", "auditor", "--tenant", "global"],
+        )
+        .await,
+    );
+    let audit: Value = client
+        .get(format!("{}/v1/audit", server.address))
+        .bearer_auth(&auditor)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let rows = audit["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 2, "{audit}");
+    assert_eq!(rows[0]["decision"], "none");
+    assert_eq!(rows[1]["decision"], "deny");
+    assert_eq!(rows[1]["winner"], "fs-remove-outside-project");
+    assert_eq!(
+        rows[1]["input"],
+        json!({"tool_input": {"command": "rm -rf ~"}})
+    );
+    let verified = toolgate_in(dir.path(), &["audit", "verify"]).await;
+    assert!(
+        verified.contains("ok: 2 rows in 1 replica chains verified"),
+        "{verified}"
+    );
+}
+
+/// Runs `toolgate ARGS` in `dir` with an empty environment; its standard output, once it has
+/// exited successfully.
+async fn toolgate_in(dir: &Path, args: &[&str]) -> String {
+    let dir = dir.to_owned();
+    let args: Vec<String> = args.iter().map(|arg| arg.to_string()).collect();
+    let output = tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_toolgate"))
+            .args(&args)
+            .current_dir(dir)
+            .env_clear()
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn last_word(text: &str) -> String {
+    text.split_whitespace()
+        .last()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The embedded store's audit is as durable as PostgreSQL's: concurrent clients evaluate at full
+/// speed, the server is killed (SIGKILL) with requests in flight, and after a restart every
+/// evaluation that was answered has its row, and the chain verifies.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_evaluation_answered_before_a_sigkill_is_in_the_embedded_audit() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &[]).await;
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    let answered = Arc::new(AtomicUsize::new(0));
+    let mut clients = Vec::new();
+    for c in 0..4 {
+        let (client, address, answered) =
+            (client.clone(), server.address.clone(), answered.clone());
+        clients.push(tokio::spawn(async move {
+            let mut ids = Vec::new();
+            for i in 0.. {
+                let id = format!("c{c}-{i}");
+                let mut event = bash("ls");
+                event["session_id"] = json!("s");
+                event["tool_use_id"] = json!(id);
+                let reply = client
+                    .post(format!("{address}/v1/evaluate"))
+                    .json(&event)
+                    .send()
+                    .await;
+                let Ok(reply) = reply else { break };
+                let Ok(reply) = reply.json::<Value>().await else {
+                    break;
+                };
+                assert_eq!(reply, json!({}), "nothing may be refused");
+                ids.push(id);
+                answered.fetch_add(1, Ordering::Relaxed);
+            }
+            ids
+        }));
+    }
+    eventually(
+        Duration::from_secs(60),
+        "300 answered evaluations",
+        || async { (answered.load(Ordering::Relaxed) >= 300).then_some(()) },
+    )
+    .await;
+    server.kill();
+    let mut ids = Vec::new();
+    for client in clients {
+        ids.extend(client.await.unwrap());
+    }
+
+    let server = Server::start(dir.path(), &[]).await;
+    let exported = toolgate_in(dir.path(), &["audit", "export"]).await;
+    let recorded: HashSet<String> = exported
+        .lines()
+        .map(|line| {
+            let row: Value = serde_json::from_str(line).unwrap();
+            row["tool_use_id"].as_str().unwrap_or_default().to_owned()
+        })
+        .collect();
+    let missing: Vec<&String> = ids.iter().filter(|id| !recorded.contains(*id)).collect();
+    assert!(
+        missing.is_empty(),
+        "{} answered but not recorded: {missing:?}",
+        missing.len()
+    );
+    let verified = toolgate_in(dir.path(), &["audit", "verify"]).await;
+    assert!(verified.starts_with("ok: "), "{verified}");
+    drop(server);
+}
+
+#[tokio::test]
+async fn a_restart_on_the_same_file_keeps_bundles_activations_and_tokens_and_adds_no_second_starter()
+ {
+    let dir = tempfile::tempdir().unwrap();
+    let data_dir = dir.path().join(".toolgate");
+    let env = [("TOOLGATE_ADMIN_TOKEN", ADMIN_TOKEN)];
+    let server = Server::start(dir.path(), &env).await;
+    let app = attach(&server.address, &data_dir, ADMIN_TOKEN).await;
+
+    let starter = app.policy("global").await;
+    assert_eq!(starter["live"]["name"], "starter", "{starter}");
+    let team = app.push("team", &deny_bundle("team", "WebFetch")).await;
+    let team_activation = app.activate("team", team).await;
+    // The organisation replaces the starter bundle with its own.
+    let org = app.push("global", &deny_bundle("org", "mcp__org")).await;
+    let org_activation = app.activate("global", org).await;
+    // A token made with the CLI while the server runs, on the same file.
+    let output = tokio::task::spawn_blocking({
+        let dir = dir.path().to_owned();
+        move || {
+            Command::new(env!("CARGO_BIN_EXE_toolgate"))
+                .args(["token", "create", "--role", "agent", "--tenant", "team"])
+                .current_dir(dir)
+                .env_clear()
+                .output()
+                .unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let agent = String::from_utf8(output.stdout)
+        .unwrap()
+        .split_whitespace()
+        .last()
+        .unwrap()
+        .to_owned();
+    assert_eq!(app.decide(&agent, &tool("WebFetch")).await, "deny");
+
+    server.kill();
+    let server = Server::start(dir.path(), &env).await;
+    let app = attach(&server.address, &data_dir, ADMIN_TOKEN).await;
+
+    assert_eq!(
+        app.policy("team").await["live"]["id"],
+        json!(team_activation)
+    );
+    let global = app.policy("global").await;
+    assert_eq!(global["live"]["id"], json!(org_activation), "{global}");
+    assert_eq!(global["served"]["activation_id"], json!(org_activation));
+    assert_eq!(
+        app.activation_history("global").await.len(),
+        2,
+        "the starter's activation and the organisation's, nothing more"
+    );
+    let bundles = app.get_json("/v1/tenants/global/bundles").await;
+    let names: Vec<&str> = bundles["bundles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|bundle| bundle["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["org", "starter"]);
+    // The token and both policies survived.
+    assert_eq!(app.decide(&agent, &tool("WebFetch")).await, "deny");
+    assert_eq!(app.decide(&agent, &tool("mcp__org__x")).await, "deny");
+    server.kill();
+}
+
+#[tokio::test]
+async fn an_empty_store_starts_with_the_starter_bundle_for_global() {
+    let data = tempfile::tempdir().unwrap();
+    let app = spawn_embedded(data.path(), |_| {}).await;
+    let policy = app.policy("global").await;
+    assert_eq!(policy["live"]["name"], "starter", "{policy}");
+    assert_eq!(policy["live"]["activated_by"], Value::Null);
+    assert_eq!(policy["live"]["previous_id"], Value::Null);
+    let live = policy["live"]["id"].as_i64().unwrap();
+    app.wait_served("global", live).await;
+
+    // Without a token, from loopback: the starter bundle decides.
+    let reply = app.evaluate_anonymously(&bash("rm -rf ~")).await;
+    assert_eq!(decision_of(&reply), "deny", "{reply}");
+    let reply = app.evaluate_anonymously(&bash("cargo test")).await;
+    assert_eq!(reply, json!({}));
+    // Its guidelines reach the agent at the start of a session.
+    let start = json!({"hook_event_name": "SessionStart", "session_id": "s", "cwd": "/tmp/p",
+        "source": "startup"});
+    let reply = app.evaluate_anonymously(&start).await;
+    assert!(
+        reply
+            .to_string()
+            .contains("Stay inside the project directory"),
+        "{reply}"
+    );
+    // An agent token of any tenant gets it too (global applies to every tenant).
+    let agent = app.create_token("agent", "team").await;
+    assert_eq!(app.decide(&agent, &bash("rm -rf ~")).await, "deny");
+}
+
+#[tokio::test]
+async fn anonymous_loopback_evaluation_can_be_turned_off_on_the_embedded_store() {
+    let data = tempfile::tempdir().unwrap();
+    let app = spawn_embedded(data.path(), |config| {
+        config.allow_anonymous_loopback = false;
+    })
+    .await;
+    let response = app
+        .evaluate_raw(None, serde_json::to_vec(&bash("ls")).unwrap())
+        .await;
+    assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
+}
+
+#[tokio::test]
+async fn an_activation_on_an_sqlite_url_is_served_when_its_answer_arrives() {
+    let data = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", data.path().join("store.db").display());
+    // A poll far slower than the test: only the in-process reload can make it visible.
+    let app = spawn_replica(&url, |config| {
+        config.starter_bundle = false;
+        config.poll_interval = Duration::from_secs(3600);
+    })
+    .await;
+    let agent = app.create_token("agent", "team").await;
+    let id = app.push("team", &deny_bundle("x", "WebFetch")).await;
+    let activation = app.activate("team", id).await;
+    assert_eq!(app.served("team").await, Some(activation));
+    assert_eq!(app.decide(&agent, &tool("WebFetch")).await, "deny");
+    let response = app.rollback("team").await;
+    assert_error(response, StatusCode::CONFLICT, "conflict").await;
+    let other = app.push("team", &deny_bundle("y", "mcp__y")).await;
+    app.activate("team", other).await;
+    let response = app.rollback("team").await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let rollback: Value = response.json().await.unwrap();
+    assert_eq!(app.served("team").await, rollback["id"].as_i64());
+}
+
+#[tokio::test]
+async fn serve_refuses_a_database_url_it_does_not_know() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = tokio::task::spawn_blocking({
+        let dir = dir.path().to_owned();
+        move || {
+            Command::new(env!("CARGO_BIN_EXE_toolgate"))
+                .args(["serve", "--listen", "127.0.0.1:0"])
+                .current_dir(dir)
+                .env_clear()
+                .env("DATABASE_URL", "mysql://db.internal/toolgate")
+                .output()
+                .unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr
+            .contains("DATABASE_URL must start with `postgres://`, `postgresql://` or `sqlite://`"),
+        "{stderr}"
+    );
+}
