@@ -45,15 +45,15 @@ pub(super) fn decoded_runs(
 ) -> Vec<Decoded> {
     let mut out = Vec::new();
     let mut i = 0;
-    while i < hay.len() {
-        if !hay.get(i).copied().is_some_and(is_b64) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while hay.get(i).copied().is_some_and(is_b64) {
-            i += 1;
-        }
+    while let Some(start) = hay
+        .get(i..)
+        .and_then(|rest| rest.iter().position(|&b| is_b64(b)))
+        .map(|off| i + off)
+    {
+        i = hay
+            .get(start..)
+            .and_then(|rest| rest.iter().position(|&b| !is_b64(b)))
+            .map_or(hay.len(), |len| start + len);
         let body_end = i;
         while i < body_end + 2 && hay.get(i) == Some(&b'=') {
             i += 1;

@@ -31,13 +31,14 @@ mod rules;
 mod tests;
 
 use std::borrow::Cow;
-use std::sync::LazyLock;
+use std::ops::Deref;
+use std::sync::{LazyLock, OnceLock};
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
-use regex::bytes::{Regex, RegexSet, RegexSetBuilder};
+use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 
 use decode::Budget;
-use rules::{Allowlist, Problems, RawData, Subject};
+use rules::{Allowlist, Problems, RawAllowlist, RawData, Subject};
 
 /// Most bytes of one text that are scanned; the rest is neither scanned nor redacted.
 pub const MAX_SCAN_BYTES: usize = 1024 * 1024;
@@ -56,6 +57,14 @@ const MAX_DECODE_RUNS: usize = 256;
 const GENERIC_WINDOW: (usize, usize) = (64, 256);
 /// Most candidates collected before overlap resolution.
 const MAX_CANDIDATES: usize = 1024;
+/// Texts at least this long are searched for keywords with the keyword DFA (built on first use,
+/// a few ms); shorter ones with the contiguous NFA (built with the scanner, ~4× cheaper to build,
+/// slower per byte). Both report the same matches.
+const LARGE_TEXT: usize = 4 * 1024;
+/// What must follow `generic-api-key`'s keyword in a match: the vendored regex's whole tail after
+/// its keyword group. A keyword hit not followed by this (anchored) is no match's keyword, so it
+/// opens no search window. Applied only when the vendored regex ends with exactly this text.
+const GENERIC_TAIL: &str = r#"(?:[ \t]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})(?:[\x60'"\s;]|\\[nr]|$)"#;
 
 /// One secret found in a text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,38 +103,170 @@ pub struct RuleInfo {
     pub path_restricted: bool,
 }
 
-/// One compiled rule.
+/// A regex compiled on first use (most rules never run for a given text, and compiling all of
+/// them took ~140 ms, which every `toolgate hook` process paid).
+#[derive(Debug)]
+struct LazyRegex {
+    pattern: Cow<'static, str>,
+    compiled: OnceLock<Option<Regex>>,
+}
+
+impl LazyRegex {
+    fn new(pattern: Cow<'static, str>) -> Self {
+        LazyRegex {
+            pattern,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// The compiled regex, or `None` when the pattern does not compile.
+    fn get(&self) -> Option<&Regex> {
+        self.compiled
+            .get_or_init(|| rules::compile_regex(&self.pattern))
+            .as_ref()
+    }
+}
+
+/// A pattern that does not compile matches nothing.
+impl Deref for LazyRegex {
+    type Target = Regex;
+
+    fn deref(&self) -> &Regex {
+        static NEVER: LazyLock<Regex> = LazyLock::new(|| {
+            RegexBuilder::new(r"[^\x00-\xFF]")
+                .unicode(false)
+                .build()
+                .unwrap_or_else(|e| unreachable!("an empty class compiles: {e}"))
+        });
+        self.get().unwrap_or(&NEVER)
+    }
+}
+
+/// A rule's allowlists, compiled on the rule's first candidate.
+#[derive(Debug, Default)]
+struct Allowlists {
+    raw: Vec<RawAllowlist<'static>>,
+    compiled: OnceLock<CompiledAllowlists>,
+}
+
+#[derive(Debug)]
+struct CompiledAllowlists {
+    list: Vec<Allowlist>,
+    wants_line: bool,
+    /// Patterns dropped because they did not compile.
+    dropped: usize,
+}
+
+impl Allowlists {
+    fn get(&self) -> &CompiledAllowlists {
+        self.compiled.get_or_init(|| {
+            let mut problems = Problems::default();
+            let list: Vec<Allowlist> = self
+                .raw
+                .iter()
+                .map(|a| rules::compile_allowlist(a, &mut problems))
+                .collect();
+            CompiledAllowlists {
+                wants_line: list.iter().any(Allowlist::wants_line),
+                list,
+                dropped: problems.dropped_allow_patterns,
+            }
+        })
+    }
+}
+
+/// One rule; its regexes and allowlists are compiled on first use.
 #[derive(Debug)]
 struct Rule {
     id: &'static str,
-    regex: Regex,
+    regex: LazyRegex,
     secret_group: Option<usize>,
     entropy: Option<f64>,
-    path: Option<Regex>,
-    allowlists: Vec<Allowlist>,
-    wants_line: bool,
+    path: Option<LazyRegex>,
+    allowlists: Allowlists,
     /// 0: specific, 1: generic (loses overlaps to specific rules).
     tier: u8,
     /// When set, the regex only runs in windows of (bytes before, bytes after) each keyword hit;
     /// only for rules whose every match contains a keyword within those bounds.
     window: Option<(usize, usize)>,
+    /// For a windowed rule: what must follow a keyword hit (anchored) for the hit to open a
+    /// window, i.e. the rule's regex after its keyword group.
+    tail: Option<LazyRegex>,
     check: Option<fn(&[u8]) -> bool>,
 }
 
 /// The global allowlist (applies to every rule's secret).
 #[derive(Debug, Default)]
 struct Global {
-    regexes: Option<RegexSet>,
+    patterns: Vec<Cow<'static, str>>,
+    /// The patterns as one set, and how many were dropped; compiled on the first candidate.
+    regexes: OnceLock<(Option<RegexSet>, usize)>,
     stopwords: Option<AhoCorasick>,
 }
 
-/// The compiled detector.
+impl Global {
+    fn regexes(&self) -> Option<&RegexSet> {
+        self.regexes
+            .get_or_init(|| {
+                let mut problems = Problems::default();
+                let set = compile_global(&self.patterns, &mut problems);
+                (set, problems.dropped_allow_patterns)
+            })
+            .0
+            .as_ref()
+    }
+}
+
+/// The keyword automata over every rule's keywords (ASCII case-insensitive, overlapping).
+#[derive(Debug, Default)]
+struct Keywords {
+    words: Vec<String>,
+    /// Contiguous NFA, built with the scanner: for short texts.
+    small: Option<AhoCorasick>,
+    /// Full DFA, built on the first text of [`LARGE_TEXT`] bytes or more: ~30% faster than the
+    /// NFA on keyword-dense source text (measured), ~4× dearer to build.
+    large: OnceLock<Option<AhoCorasick>>,
+}
+
+impl Keywords {
+    fn new(words: Vec<String>) -> Self {
+        let small = Self::build(&words, AhoCorasickKind::ContiguousNFA);
+        Keywords {
+            words,
+            small,
+            large: OnceLock::new(),
+        }
+    }
+
+    fn build(words: &[String], kind: AhoCorasickKind) -> Option<AhoCorasick> {
+        AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .kind(Some(kind))
+            .build(words)
+            .ok()
+    }
+
+    /// The automaton for a text of `len` bytes (`None` only if none could be built).
+    fn for_len(&self, len: usize) -> Option<&AhoCorasick> {
+        if len >= LARGE_TEXT {
+            let large = self
+                .large
+                .get_or_init(|| Self::build(&self.words, AhoCorasickKind::DFA));
+            large.as_ref().or(self.small.as_ref())
+        } else {
+            self.small.as_ref()
+        }
+    }
+}
+
+/// The detector: rule data parsed, keyword automaton built; regexes compile on first use.
 #[derive(Debug, Default)]
 pub struct Scanner {
     rules: Vec<Rule>,
     infos: Vec<RuleInfo>,
-    /// Keyword automaton; pattern `i` enables the rules in `keyword_rules[i]`.
-    keywords: Option<AhoCorasick>,
+    /// Keyword automata; pattern `i` enables the rules in `keyword_rules[i]`.
+    keywords: Keywords,
     keyword_rules: Vec<Vec<usize>>,
     /// Rules without keywords.
     always: Vec<usize>,
@@ -145,15 +286,20 @@ struct Candidate {
 }
 
 impl Scanner {
-    /// The built-in detector, compiled on first use and shared.
+    /// The built-in detector, set up on first use and shared.
     pub fn builtin() -> &'static Scanner {
         static SCANNER: LazyLock<Scanner> = LazyLock::new(Scanner::compile_builtin);
         &SCANNER
     }
 
-    /// Compiles the vendored gitleaks rules and toolgate's own rules. Never panics: a rule whose
-    /// regex does not compile is skipped and listed in [`Scanner::skipped_rules`].
+    /// The vendored gitleaks rules and toolgate's own rules.
     fn compile_builtin() -> Scanner {
+        Scanner::from_parts(rules::RULES_JSON, extra::EXTRA_RULES)
+    }
+
+    /// A scanner over gitleaks-format rule data `json` and `extras`. Never panics: a rule whose
+    /// regex does not compile finds nothing and is listed in [`Scanner::skipped_rules`].
+    fn from_parts(json: &'static str, extras: &[extra::ExtraRule]) -> Scanner {
         let mut scanner = Scanner::default();
         let mut keyword_index: Vec<(String, Vec<usize>)> = Vec::new();
         let mut add_keywords = |keywords: &[String], rule: usize, always: &mut Vec<usize>| {
@@ -167,32 +313,14 @@ impl Scanner {
                 }
             }
         };
-        match serde_json::from_str::<RawData<'static>>(rules::RULES_JSON) {
+        match serde_json::from_str::<RawData<'static>>(json) {
             Ok(data) => {
                 scanner.global = Global {
-                    regexes: compile_global(&data.allowlist.regexes, &mut scanner.problems),
+                    patterns: data.allowlist.regexes,
+                    regexes: OnceLock::new(),
                     stopwords: rules::word_matcher(&data.allowlist.stopwords),
                 };
-                for raw in &data.rules {
-                    let Some(regex) = rules::compile_regex(&raw.regex) else {
-                        scanner.problems.skipped_rules.push(raw.id.to_owned());
-                        continue;
-                    };
-                    let path = match raw.path.as_deref() {
-                        Some(p) => match rules::compile_regex(p) {
-                            Some(re) => Some(re),
-                            None => {
-                                scanner.problems.skipped_rules.push(raw.id.to_owned());
-                                continue;
-                            }
-                        },
-                        None => None,
-                    };
-                    let allowlists: Vec<Allowlist> = raw
-                        .allowlists
-                        .iter()
-                        .map(|a| rules::compile_allowlist(a, &mut scanner.problems))
-                        .collect();
+                for raw in data.rules {
                     let keywords: Vec<String> = raw
                         .keywords
                         .iter()
@@ -200,35 +328,38 @@ impl Scanner {
                         .collect();
                     let index = scanner.rules.len();
                     add_keywords(&keywords, index, &mut scanner.always);
+                    let entropy = raw.entropy.filter(|e| *e > 0.0);
+                    let generic = raw.id == "generic-api-key";
+                    let tail = (generic && raw.regex.ends_with(GENERIC_TAIL))
+                        .then(|| LazyRegex::new(format!("(?i)^{GENERIC_TAIL}").into()));
                     scanner.infos.push(RuleInfo {
                         id: raw.id,
-                        description: raw.description.clone().into_owned(),
+                        description: raw.description.into_owned(),
                         source: RuleSource::Gitleaks,
                         keywords,
-                        entropy: raw.entropy.filter(|e| *e > 0.0),
-                        path_restricted: path.is_some(),
+                        entropy,
+                        path_restricted: raw.path.is_some(),
                     });
                     scanner.rules.push(Rule {
                         id: raw.id,
-                        regex,
+                        regex: LazyRegex::new(raw.regex),
                         secret_group: raw.secret_group.filter(|g| *g > 0),
-                        entropy: raw.entropy.filter(|e| *e > 0.0),
-                        path,
-                        wants_line: allowlists.iter().any(Allowlist::wants_line),
-                        allowlists,
+                        entropy,
+                        path: raw.path.map(LazyRegex::new),
+                        allowlists: Allowlists {
+                            raw: raw.allowlists,
+                            compiled: OnceLock::new(),
+                        },
                         tier: u8::from(raw.id.starts_with("generic")),
-                        window: (raw.id == "generic-api-key").then_some(GENERIC_WINDOW),
+                        window: generic.then_some(GENERIC_WINDOW),
+                        tail,
                         check: None,
                     });
                 }
             }
             Err(err) => scanner.problems.data_error = Some(err.to_string()),
         }
-        for extra in extra::EXTRA_RULES {
-            let Some(regex) = rules::compile_regex(extra.regex) else {
-                scanner.problems.skipped_rules.push(extra.id.to_owned());
-                continue;
-            };
+        for extra in extras {
             let keywords: Vec<String> = extra.keywords.iter().map(|k| (*k).to_owned()).collect();
             let index = scanner.rules.len();
             add_keywords(&keywords, index, &mut scanner.always);
@@ -242,26 +373,20 @@ impl Scanner {
             });
             scanner.rules.push(Rule {
                 id: extra.id,
-                regex,
+                regex: LazyRegex::new(extra.regex.into()),
                 secret_group: extra.secret_group,
                 entropy: None,
                 path: None,
-                allowlists: Vec::new(),
-                wants_line: false,
+                allowlists: Allowlists::default(),
                 tier: 0,
                 window: None,
+                tail: None,
                 check: extra.check,
             });
         }
         let (words, rules): (Vec<String>, Vec<Vec<usize>>) = keyword_index.into_iter().unzip();
-        // A full DFA: ~30% faster than the NFA on keyword-dense source text (measured).
-        scanner.keywords = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::Standard)
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(&words)
-            .ok();
-        if scanner.keywords.is_none() {
+        scanner.keywords = Keywords::new(words);
+        if scanner.keywords.small.is_none() {
             // Without the prefilter every rule runs: slower, never weaker.
             scanner.always = (0..scanner.rules.len()).collect();
         }
@@ -269,18 +394,47 @@ impl Scanner {
         scanner
     }
 
-    /// Documentation of every compiled rule, gitleaks' first, in detection priority order.
+    /// Compiles every rule's regexes and allowlists now rather than on first use (for a
+    /// long-running process that wants no first-hit latency).
+    pub fn compile_all(&self) {
+        let _ = self.global.regexes();
+        let _ = self.keywords.for_len(LARGE_TEXT);
+        for rule in &self.rules {
+            let _ = rule.regex.get();
+            let _ = rule.path.as_ref().map(LazyRegex::get);
+            let _ = rule.tail.as_ref().map(LazyRegex::get);
+            let _ = rule.allowlists.get();
+        }
+    }
+
+    /// Documentation of every built-in rule, gitleaks' first, in detection priority order.
     pub fn rules(&self) -> impl Iterator<Item = &RuleInfo> {
         self.infos.iter()
     }
 
-    /// Ids of built-in rules that were skipped because they failed to compile (expected empty).
+    /// Ids of built-in rules whose regex (or path regex) does not compile, so that they find
+    /// nothing (expected empty). Compiles every rule that was not compiled yet.
     pub fn skipped_rules(&self) -> impl Iterator<Item = &str> {
-        self.problems
-            .skipped_rules
+        self.rules
             .iter()
-            .map(String::as_str)
+            .filter(|rule| {
+                rule.regex.get().is_none()
+                    || rule.path.as_ref().is_some_and(|path| path.get().is_none())
+            })
+            .map(|rule| rule.id)
             .chain(self.problems.data_error.as_deref().map(|_| "<rule data>"))
+    }
+
+    /// How many allowlist patterns were dropped because they do not compile (expected 0; a rule
+    /// with a dropped pattern is stricter). Compiles every allowlist that was not compiled yet.
+    pub fn dropped_allow_patterns(&self) -> usize {
+        let _ = self.global.regexes();
+        self.global.regexes.get().map_or(0, |(_, dropped)| *dropped)
+            + self
+                .rules
+                .iter()
+                .map(|rule| rule.allowlists.get().dropped)
+                .sum::<usize>()
     }
 
     /// Every secret in `text`, in order of position, spans not overlapping.
@@ -368,7 +522,7 @@ impl Scanner {
         }
         // Merged search windows around keyword hits, for rules that have a window.
         let mut windows: Vec<Vec<(usize, usize)>> = vec![Vec::new(); self.rules.len()];
-        if let Some(ac) = &self.keywords {
+        if let Some(ac) = self.keywords.for_len(hay.len()) {
             for m in ac.find_overlapping_iter(hay) {
                 for &i in self
                     .keyword_rules
@@ -376,12 +530,17 @@ impl Scanner {
                     .into_iter()
                     .flatten()
                 {
-                    if let Some(e) = enabled.get_mut(i) {
-                        *e = true;
-                    }
-                    if let (Some((before, after)), Some(list)) =
-                        (self.rules.get(i).and_then(|r| r.window), windows.get_mut(i))
-                    {
+                    let Some(rule) = self.rules.get(i) else {
+                        continue;
+                    };
+                    if let (Some((before, after)), Some(list)) = (rule.window, windows.get_mut(i)) {
+                        if rule
+                            .tail
+                            .as_ref()
+                            .is_some_and(|tail| !follows(tail, hay, m.end()))
+                        {
+                            continue;
+                        }
                         let (ws, we) = (
                             m.start().saturating_sub(before),
                             m.end().saturating_add(after).min(hay.len()),
@@ -390,6 +549,9 @@ impl Scanner {
                             Some(last) if ws <= last.1 => *last = (last.0.min(ws), last.1.max(we)),
                             _ => list.push((ws, we)),
                         }
+                    }
+                    if let Some(e) = enabled.get_mut(i) {
+                        *e = true;
                     }
                 }
             }
@@ -409,6 +571,9 @@ impl Scanner {
             {
                 continue;
             }
+            let Some(regex) = rule.regex.get() else {
+                continue;
+            };
             let ranges: &[(usize, usize)] = if windows.is_empty() {
                 &whole_text
             } else {
@@ -419,12 +584,12 @@ impl Scanner {
                 let sub = hay.get(..we).unwrap_or(hay);
                 let mut pos = ws.max(done);
                 while pos < we {
-                    let Some(mut caps) = rule.regex.captures_at(sub, pos) else {
+                    let Some(mut caps) = regex.captures_at(sub, pos) else {
                         break;
                     };
                     // A match reaching the window's end may continue past it: redo it exactly.
                     if caps.get(0).is_some_and(|m| m.end() == we) && we < hay.len() {
-                        match rule.regex.captures_at(hay, pos) {
+                        match regex.captures_at(hay, pos) {
                             Some(full) => caps = full,
                             None => break,
                         }
@@ -494,8 +659,7 @@ impl Scanner {
         if secret.is_empty()
             || self
                 .global
-                .regexes
-                .as_ref()
+                .regexes()
                 .is_some_and(|set| set.is_match(secret))
             || self
                 .global
@@ -514,10 +678,11 @@ impl Scanner {
         if rule.check.is_some_and(|check| !check(secret)) {
             return false;
         }
-        if rule.allowlists.is_empty() {
+        if rule.allowlists.raw.is_empty() {
             return true;
         }
-        let line = if rule.wants_line {
+        let allowlists = rule.allowlists.get();
+        let line = if allowlists.wants_line {
             let start = memchr::memrchr(b'\n', hay.get(..whole.start()).unwrap_or_default())
                 .map_or(0, |i| i + 1);
             let end = memchr::memchr(b'\n', hay.get(whole.end()..).unwrap_or_default())
@@ -532,8 +697,20 @@ impl Scanner {
             line,
             path,
         };
-        !rule.allowlists.iter().any(|a| a.allows(&subject))
+        !allowlists.list.iter().any(|a| a.allows(&subject))
     }
+}
+
+/// Whether `tail` (anchored with `^`) matches `hay` at `at`. A cheap byte test first: the tail
+/// starts with at most 23 bytes of `[\s'"]` and then an assignment operator byte.
+fn follows(tail: &LazyRegex, hay: &[u8], at: usize) -> bool {
+    let rest = hay.get(at..).unwrap_or_default();
+    let operator = rest
+        .iter()
+        .take(24)
+        .find(|b| !(b.is_ascii_whitespace() || **b == 0x0b || matches!(b, b'\'' | b'"')))
+        .is_some_and(|b| matches!(b, b'=' | b'>' | b':' | b'|' | b'?' | b','));
+    operator && tail.is_match(rest)
 }
 
 /// Compiles the global allowlist regexes into one set (dropping any that fail).
