@@ -1,12 +1,18 @@
 //! Secret detection: finds credentials in text an agent is about to write or send.
 //!
 //! Rules are the gitleaks default rule set (v8.30.1, vendored in `gitleaks/rules.json`, MIT, see
-//! `gitleaks/NOTICE`) plus toolgate's own (`url-credentials`, `private-key-header`). Per scan:
+//! `gitleaks/NOTICE`) plus toolgate's own (`url-credentials`, `private-key-header`). Setting the
+//! scanner up parses the rule data and builds the keyword automaton (about a millisecond); each
+//! rule's regex, path regex and allowlists compile on first use (all of them took ~140 ms, which
+//! every `toolgate hook` process paid), see [`Scanner::compile_all`]. Per scan:
 //!
 //! 1. one ASCII case-insensitive Aho-Corasick pass over all rule keywords selects the rules to run
-//!    (a rule without keywords always runs);
+//!    (a rule without keywords always runs; gitleaks lower-cases keywords and text alike); texts
+//!    of [`LARGE_TEXT`] bytes or more use a DFA, shorter ones a cheaper-to-build NFA;
 //! 2. each selected rule's ASCII regex (`unicode(false)`, linear time) finds candidates; the secret
 //!    is the rule's `secretGroup`, else the first non-empty capture group, else the whole match;
+//!    `generic-api-key` only runs in windows around those of its keyword hits that are followed
+//!    by the rest of its regex (operator and value), see [`GENERIC_TAIL`];
 //! 3. a candidate survives the global allowlist (placeholder regexes, stopwords), toolgate's
 //!    placeholder filter, the rule's Shannon entropy threshold (`entropy <= threshold` drops it),
 //!    and the rule's allowlists (regexes against the secret, match or line; stopwords; paths);
@@ -247,9 +253,12 @@ impl Keywords {
             .ok()
     }
 
-    /// The automaton for a text of `len` bytes (`None` only if none could be built).
+    /// The automaton for a text of `len` bytes (`None` only if none could be built): the DFA
+    /// once some long text has built it, else the NFA.
     fn for_len(&self, len: usize) -> Option<&AhoCorasick> {
-        if len >= LARGE_TEXT {
+        if let Some(Some(large)) = self.large.get() {
+            Some(large)
+        } else if len >= LARGE_TEXT {
             let large = self
                 .large
                 .get_or_init(|| Self::build(&self.words, AhoCorasickKind::DFA));
@@ -514,14 +523,18 @@ impl Scanner {
         budget: &mut Budget,
         out: &mut Vec<Candidate>,
     ) {
-        let mut enabled = vec![false; self.rules.len()];
-        for &i in &self.always {
-            if let Some(e) = enabled.get_mut(i) {
-                *e = true;
+        // One bit per rule to run (a scan of a short text must not allocate per rule).
+        let mut enabled = vec![0u64; self.rules.len().div_ceil(64)];
+        let enable = |enabled: &mut Vec<u64>, i: usize| {
+            if let Some(word) = enabled.get_mut(i / 64) {
+                *word |= 1 << (i % 64);
             }
+        };
+        for &i in &self.always {
+            enable(&mut enabled, i);
         }
-        // Merged search windows around keyword hits, for rules that have a window.
-        let mut windows: Vec<Vec<(usize, usize)>> = vec![Vec::new(); self.rules.len()];
+        // Merged search windows around keyword hits, for the rules that have a window.
+        let mut windows: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
         if let Some(ac) = self.keywords.for_len(hay.len()) {
             for m in ac.find_overlapping_iter(hay) {
                 for &i in self
@@ -533,7 +546,7 @@ impl Scanner {
                     let Some(rule) = self.rules.get(i) else {
                         continue;
                     };
-                    if let (Some((before, after)), Some(list)) = (rule.window, windows.get_mut(i)) {
+                    if let Some((before, after)) = rule.window {
                         if rule
                             .tail
                             .as_ref()
@@ -541,31 +554,48 @@ impl Scanner {
                         {
                             continue;
                         }
+                        let slot = match windows.iter().position(|(r, _)| *r == i) {
+                            Some(slot) => slot,
+                            None => {
+                                windows.push((i, Vec::new()));
+                                windows.len() - 1
+                            }
+                        };
                         let (ws, we) = (
                             m.start().saturating_sub(before),
                             m.end().saturating_add(after).min(hay.len()),
                         );
-                        match list.last_mut() {
-                            Some(last) if ws <= last.1 => *last = (last.0.min(ws), last.1.max(we)),
-                            _ => list.push((ws, we)),
+                        if let Some((_, list)) = windows.get_mut(slot) {
+                            match list.last_mut() {
+                                Some(last) if ws <= last.1 => {
+                                    *last = (last.0.min(ws), last.1.max(we));
+                                }
+                                _ => list.push((ws, we)),
+                            }
                         }
                     }
-                    if let Some(e) = enabled.get_mut(i) {
-                        *e = true;
-                    }
+                    enable(&mut enabled, i);
                 }
             }
         }
         let first_own = out.len();
         let whole_text = [(0, hay.len())];
-        for (order, ((rule, _), windows)) in self
-            .rules
-            .iter()
-            .zip(&enabled)
-            .zip(&windows)
-            .enumerate()
-            .filter(|(_, ((_, on), _))| **on)
+        let mut selected: Vec<usize> = Vec::new();
+        for (w, &word) in enabled.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                selected.push(w * 64 + bits.trailing_zeros() as usize);
+                bits &= bits - 1;
+            }
+        }
+        for (order, rule) in selected
+            .into_iter()
+            .filter_map(|i| Some((i, self.rules.get(i)?)))
         {
+            let windows = windows
+                .iter()
+                .find(|(r, _)| *r == order)
+                .map_or(&[][..], |(_, list)| list.as_slice());
             if let Some(re) = &rule.path
                 && !path.is_some_and(|p| re.is_match(p.as_bytes()))
             {

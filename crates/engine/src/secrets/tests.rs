@@ -763,7 +763,7 @@ fn keywords_are_found_across_every_boundary() {
         ordinary_source(2000),
         base64(b"client_secret", false)
     );
-    let small = s.keywords.for_len(0).unwrap();
+    let small = s.keywords.small.as_ref().unwrap();
     let large = s.keywords.for_len(LARGE_TEXT).unwrap();
     let hits = |ac: &AhoCorasick| {
         ac.find_overlapping_iter(text.as_bytes())
