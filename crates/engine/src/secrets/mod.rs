@@ -40,7 +40,9 @@ use std::borrow::Cow;
 use std::ops::Deref;
 use std::sync::{LazyLock, OnceLock};
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
+use aho_corasick::automaton::{Automaton, StateID};
+use aho_corasick::dfa::DFA;
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, Anchored, MatchKind};
 use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 
 use decode::Budget;
@@ -67,6 +69,8 @@ const MAX_CANDIDATES: usize = 1024;
 /// a few ms); shorter ones with the contiguous NFA (built with the scanner, ~4× cheaper to build,
 /// slower per byte). Both report the same matches.
 const LARGE_TEXT: usize = 4 * 1024;
+/// How many interleaved DFA walks search a long text for keywords.
+const LANES: usize = 2;
 /// What must follow `generic-api-key`'s keyword in a match: the vendored regex's whole tail after
 /// its keyword group. A keyword hit not followed by this (anchored) is no match's keyword, so it
 /// opens no search window. Applied only when the vendored regex ends with exactly this text.
@@ -227,45 +231,129 @@ impl Global {
 #[derive(Debug, Default)]
 struct Keywords {
     words: Vec<String>,
+    /// Longest keyword, in bytes.
+    longest: usize,
     /// Contiguous NFA, built with the scanner: for short texts.
     small: Option<AhoCorasick>,
-    /// Full DFA, built on the first text of [`LARGE_TEXT`] bytes or more: ~30% faster than the
-    /// NFA on keyword-dense source text (measured), ~4× dearer to build.
-    large: OnceLock<Option<AhoCorasick>>,
+    /// Full DFA (~650 KB), built on the first text of [`LARGE_TEXT`] bytes or more, then used
+    /// for every text: ~30% faster than the NFA on keyword-dense source, ~4× dearer to build.
+    large: OnceLock<Option<DFA>>,
 }
 
 impl Keywords {
     fn new(words: Vec<String>) -> Self {
-        let small = Self::build(&words, AhoCorasickKind::ContiguousNFA);
+        let small = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
+            .build(&words)
+            .ok();
         Keywords {
+            longest: words.iter().map(String::len).max().unwrap_or(0),
             words,
             small,
             large: OnceLock::new(),
         }
     }
 
-    fn build(words: &[String], kind: AhoCorasickKind) -> Option<AhoCorasick> {
-        AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::Standard)
-            .kind(Some(kind))
-            .build(words)
-            .ok()
+    fn dfa(&self, len: usize) -> Option<&DFA> {
+        match self.large.get() {
+            Some(built) => built.as_ref(),
+            None if len >= LARGE_TEXT => self
+                .large
+                .get_or_init(|| {
+                    aho_corasick::dfa::Builder::new()
+                        .ascii_case_insensitive(true)
+                        .match_kind(MatchKind::Standard)
+                        .prefilter(false)
+                        .build(&self.words)
+                        .ok()
+                })
+                .as_ref(),
+            None => None,
+        }
     }
 
-    /// The automaton for a text of `len` bytes (`None` only if none could be built): the DFA
-    /// once some long text has built it, else the NFA.
-    fn for_len(&self, len: usize) -> Option<&AhoCorasick> {
-        if let Some(Some(large)) = self.large.get() {
-            Some(large)
-        } else if len >= LARGE_TEXT {
-            let large = self
-                .large
-                .get_or_init(|| Self::build(&self.words, AhoCorasickKind::DFA));
-            large.as_ref().or(self.small.as_ref())
-        } else {
-            self.small.as_ref()
+    /// Every keyword occurrence in `hay` (overlapping) as (keyword, start, end), in order of
+    /// end; `None` when no automaton could be built.
+    fn hits(&self, hay: &[u8]) -> Option<Vec<(usize, usize, usize)>> {
+        let Some(dfa) = self.dfa(hay.len()) else {
+            let nfa = self.small.as_ref()?;
+            return Some(
+                nfa.find_overlapping_iter(hay)
+                    .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
+                    .collect(),
+            );
+        };
+        if hay.len() < LARGE_TEXT {
+            let mut hits = Vec::new();
+            walk(dfa, hay, dfa.start_state(Anchored::No).ok()?, 0, &mut hits);
+            return Some(hits);
         }
+        // Independent walks in one loop (each step of one walk waits on a table load;
+        // interleaved walks overlap those waits): lane `k` covers the `k`-th part of the text,
+        // starting `longest - 1` bytes early so that a keyword across a part's start is whole in
+        // it, and keeps only the hits that end inside its part.
+        let start = dfa.start_state(Anchored::No).ok()?;
+        let part = hay.len().div_ceil(LANES);
+        let lanes: [(usize, usize, &[u8]); LANES] = std::array::from_fn(|k| {
+            let begin = (k * part).min(hay.len());
+            let from = begin.saturating_sub(self.longest.saturating_sub(1));
+            let end = ((k + 1) * part).min(hay.len());
+            (begin, from, hay.get(from..end).unwrap_or_default())
+        });
+        let common = lanes.iter().map(|l| l.2.len()).min().unwrap_or(0);
+        let mut states = [start; LANES];
+        let mut hits: [Vec<(usize, usize, usize)>; LANES] = Default::default();
+        for i in 0..common {
+            for (k, ((begin, from, bytes), sid)) in lanes.iter().zip(&mut states).enumerate() {
+                let Some(&byte) = bytes.get(i) else { continue };
+                *sid = dfa.next_state(Anchored::No, *sid, byte);
+                if dfa.is_special(*sid)
+                    && from + i + 1 > *begin
+                    && let Some(out) = hits.get_mut(k)
+                {
+                    matches_at(dfa, *sid, from + i + 1, out);
+                }
+            }
+        }
+        let mut all = Vec::new();
+        for (((begin, from, bytes), sid), mut out) in lanes.iter().zip(states).zip(hits) {
+            let rest = bytes.get(common..).unwrap_or_default();
+            walk(dfa, rest, sid, from + common, &mut out);
+            out.retain(|&(_, _, end)| end > *begin);
+            all.append(&mut out);
+        }
+        Some(all)
+    }
+}
+
+/// Continues a DFA walk from state `sid` over `hay`, which starts at offset `offset` of the
+/// scanned text, adding every keyword occurrence ending in it to `hits`.
+fn walk(
+    dfa: &DFA,
+    hay: &[u8],
+    mut sid: StateID,
+    offset: usize,
+    hits: &mut Vec<(usize, usize, usize)>,
+) {
+    for (i, &byte) in hay.iter().enumerate() {
+        sid = dfa.next_state(Anchored::No, sid, byte);
+        if dfa.is_special(sid) {
+            matches_at(dfa, sid, offset + i + 1, hits);
+        }
+    }
+}
+
+/// Adds the keywords that state `sid` matches, ending at `end`, to `hits`.
+fn matches_at(dfa: &DFA, sid: StateID, end: usize, hits: &mut Vec<(usize, usize, usize)>) {
+    if !dfa.is_match(sid) {
+        return;
+    }
+    for i in 0..dfa.match_len(sid) {
+        let pattern = dfa.match_pattern(sid, i);
+        let len = dfa.pattern_len(pattern);
+        hits.push((pattern.as_usize(), end.saturating_sub(len), end));
     }
 }
 
@@ -395,10 +483,6 @@ impl Scanner {
         }
         let (words, rules): (Vec<String>, Vec<Vec<usize>>) = keyword_index.into_iter().unzip();
         scanner.keywords = Keywords::new(words);
-        if scanner.keywords.small.is_none() {
-            // Without the prefilter every rule runs: slower, never weaker.
-            scanner.always = (0..scanner.rules.len()).collect();
-        }
         scanner.keyword_rules = rules;
         scanner
     }
@@ -407,7 +491,7 @@ impl Scanner {
     /// long-running process that wants no first-hit latency).
     pub fn compile_all(&self) {
         let _ = self.global.regexes();
-        let _ = self.keywords.for_len(LARGE_TEXT);
+        let _ = self.keywords.dfa(LARGE_TEXT);
         for rule in &self.rules {
             let _ = rule.regex.get();
             let _ = rule.path.as_ref().map(LazyRegex::get);
@@ -535,47 +619,47 @@ impl Scanner {
         }
         // Merged search windows around keyword hits, for the rules that have a window.
         let mut windows: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
-        if let Some(ac) = self.keywords.for_len(hay.len()) {
-            for m in ac.find_overlapping_iter(hay) {
-                for &i in self
-                    .keyword_rules
-                    .get(m.pattern().as_usize())
-                    .into_iter()
-                    .flatten()
-                {
-                    let Some(rule) = self.rules.get(i) else {
+        let hits = self.keywords.hits(hay);
+        if hits.is_none() {
+            // Without the prefilter every rule runs: slower, never weaker.
+            for i in 0..self.rules.len() {
+                enable(&mut enabled, i);
+            }
+        }
+        for (pattern, start, end) in hits.unwrap_or_default() {
+            for &i in self.keyword_rules.get(pattern).into_iter().flatten() {
+                let Some(rule) = self.rules.get(i) else {
+                    continue;
+                };
+                if let Some((before, after)) = rule.window {
+                    if rule
+                        .tail
+                        .as_ref()
+                        .is_some_and(|tail| !follows(tail, hay, end))
+                    {
                         continue;
-                    };
-                    if let Some((before, after)) = rule.window {
-                        if rule
-                            .tail
-                            .as_ref()
-                            .is_some_and(|tail| !follows(tail, hay, m.end()))
-                        {
-                            continue;
+                    }
+                    let slot = match windows.iter().position(|(r, _)| *r == i) {
+                        Some(slot) => slot,
+                        None => {
+                            windows.push((i, Vec::new()));
+                            windows.len() - 1
                         }
-                        let slot = match windows.iter().position(|(r, _)| *r == i) {
-                            Some(slot) => slot,
-                            None => {
-                                windows.push((i, Vec::new()));
-                                windows.len() - 1
+                    };
+                    let (ws, we) = (
+                        start.saturating_sub(before),
+                        end.saturating_add(after).min(hay.len()),
+                    );
+                    if let Some((_, list)) = windows.get_mut(slot) {
+                        match list.last_mut() {
+                            Some(last) if ws <= last.1 => {
+                                *last = (last.0.min(ws), last.1.max(we));
                             }
-                        };
-                        let (ws, we) = (
-                            m.start().saturating_sub(before),
-                            m.end().saturating_add(after).min(hay.len()),
-                        );
-                        if let Some((_, list)) = windows.get_mut(slot) {
-                            match list.last_mut() {
-                                Some(last) if ws <= last.1 => {
-                                    *last = (last.0.min(ws), last.1.max(we));
-                                }
-                                _ => list.push((ws, we)),
-                            }
+                            _ => list.push((ws, we)),
                         }
                     }
-                    enable(&mut enabled, i);
                 }
+                enable(&mut enabled, i);
             }
         }
         let first_own = out.len();

@@ -605,12 +605,11 @@ fn timing_breakdown() {
     let s = Scanner::builtin();
     let src = ordinary_source(64 * 1024);
     let hay = src.as_bytes();
-    let ac = s.keywords.for_len(hay.len()).unwrap();
     let t = Instant::now();
     let mut enabled = vec![false; s.rules.len()];
     for _ in 0..100 {
-        for m in ac.find_overlapping_iter(hay) {
-            for &i in &s.keyword_rules[m.pattern().as_usize()] {
+        for (pattern, _, _) in s.keywords.hits(hay).unwrap() {
+            for &i in &s.keyword_rules[pattern] {
                 enabled[i] = true;
             }
         }
@@ -757,21 +756,44 @@ fn keywords_are_found_across_every_boundary() {
             );
         }
     }
-    // Both automata report the same overlapping keyword hits.
-    let text = format!(
-        "{} apikey=x s.ey ghp_ghp_ TOKEN {}",
-        ordinary_source(2000),
-        base64(b"client_secret", false)
-    );
-    let small = s.keywords.small.as_ref().unwrap();
-    let large = s.keywords.for_len(LARGE_TEXT).unwrap();
-    let hits = |ac: &AhoCorasick| {
-        ac.find_overlapping_iter(text.as_bytes())
-            .map(|m| (m.pattern(), m.start(), m.end()))
-            .collect::<Vec<_>>()
-    };
-    assert!(hits(small).len() > 20);
-    assert_eq!(hits(small), hits(large));
+    // The NFA and the DFA walks (one walk for short texts, two halves for long ones) report
+    // the same overlapping keyword hits, also for keywords across the middle of the text.
+    let nfa = s.keywords.small.as_ref().unwrap();
+    assert!(s.keywords.dfa(LARGE_TEXT).is_some());
+    let keywords = "apikey=x s.ey ghp_ghp_ TOKEN credentials PASSWORD -----BEGIN ";
+    for len in [
+        0,
+        1,
+        100,
+        2000,
+        LARGE_TEXT - 1,
+        LARGE_TEXT,
+        LARGE_TEXT + 1,
+        9000,
+    ] {
+        let mut text = ordinary_source(len);
+        text.truncate(len.min(text.len()));
+        for cut in 0..keywords.len() {
+            // A keyword string whose `cut`-th byte sits at the middle of the text.
+            let middle = text.len() / 2;
+            let split = middle.saturating_sub(cut).min(text.len());
+            let text = format!(
+                "{}{keywords}{}{}",
+                &text[..split],
+                &text[split..],
+                base64(b"client_secret", false)
+            );
+            let mut dfa_hits = s.keywords.hits(text.as_bytes()).unwrap();
+            let mut nfa_hits: Vec<(usize, usize, usize)> = nfa
+                .find_overlapping_iter(text.as_bytes())
+                .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
+                .collect();
+            assert!(nfa_hits.len() > 10);
+            dfa_hits.sort_unstable();
+            nfa_hits.sort_unstable();
+            assert_eq!(dfa_hits, nfa_hits, "len {len}, cut {cut}");
+        }
+    }
     // A keyword cut by the scan limit is not a hit: only the first MAX_SCAN_BYTES are scanned.
     let cut = format!("{}{token}", "a".repeat(MAX_SCAN_BYTES - 2));
     assert!(s.is_clean(&cut));
