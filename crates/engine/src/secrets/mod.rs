@@ -8,11 +8,12 @@
 //!
 //! 1. one ASCII case-insensitive Aho-Corasick pass over all rule keywords selects the rules to run
 //!    (a rule without keywords always runs; gitleaks lower-cases keywords and text alike); texts
-//!    of [`LARGE_TEXT`] bytes or more use a DFA, shorter ones a cheaper-to-build NFA;
+//!    of `LARGE_TEXT` bytes or more use a DFA walked in `LANES` interleaved lanes, shorter
+//!    ones a cheaper-to-build NFA (or the DFA, once built);
 //! 2. each selected rule's ASCII regex (`unicode(false)`, linear time) finds candidates; the secret
 //!    is the rule's `secretGroup`, else the first non-empty capture group, else the whole match;
 //!    `generic-api-key` only runs in windows around those of its keyword hits that are followed
-//!    by the rest of its regex (operator and value), see [`GENERIC_TAIL`];
+//!    by the rest of its regex (operator and value), see `GENERIC_TAIL`;
 //! 3. a candidate survives the global allowlist (placeholder regexes, stopwords), toolgate's
 //!    placeholder filter, the rule's Shannon entropy threshold (`entropy <= threshold` drops it),
 //!    and the rule's allowlists (regexes against the secret, match or line; stopwords; paths);
