@@ -48,8 +48,12 @@ echo "==> sample replies (server, offline):" >&2
 "$TOOLGATE" hook --agent claude-code --bundle "$WORK/bundle.yaml" <"$WORK/event.json" >&2
 
 # hyperfine runs each command through a shell and subtracts the shell's own start-up time.
-hyperfine --warmup 20 --runs "$RUNS" --export-markdown "$WORK/hook.md" \
+hyperfine --warmup 20 --runs "$RUNS" --export-markdown "$WORK/hook.md" --export-json "$WORK/hook.json" \
     -n server "$TOOLGATE hook --agent claude-code --url http://127.0.0.1:$PORT < $WORK/event.json" \
     -n offline "$TOOLGATE hook --agent claude-code --bundle $WORK/bundle.yaml < $WORK/event.json" >&2
 cat "$WORK/hook.md"
+# The budgets are medians, which the markdown table does not show.
+python3 -c 'import json,sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    print("%s: median %.1f ms (user %.1f ms, system %.1f ms)" % (r["command"], r["median"] * 1e3, r["user"] * 1e3, r["system"] * 1e3))' "$WORK/hook.json"
 echo "Budget (issue 7): median ≤ 5 ms against a server, ≤ 20 ms offline." >&2

@@ -45,15 +45,11 @@ pub(super) fn decoded_runs(
 ) -> Vec<Decoded> {
     let mut out = Vec::new();
     let mut i = 0;
-    while i < hay.len() {
-        if !hay.get(i).copied().is_some_and(is_b64) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while hay.get(i).copied().is_some_and(is_b64) {
-            i += 1;
-        }
+    while let Some(start) = next_long_run(hay, i) {
+        i = hay
+            .get(start..)
+            .and_then(|rest| rest.iter().position(|&b| !is_b64(b)))
+            .map_or(hay.len(), |len| start + len);
         let body_end = i;
         while i < body_end + 2 && hay.get(i) == Some(&b'=') {
             i += 1;
@@ -62,7 +58,7 @@ pub(super) fn decoded_runs(
         let Some(body) = hay.get(start..body_end) else {
             break;
         };
-        if body.len() < MIN_BASE64 || skip(start, end) {
+        if skip(start, end) {
             continue;
         }
         if budget.runs == 0 || budget.bytes == 0 {
@@ -87,6 +83,20 @@ pub(super) fn decoded_runs(
         }
     }
     out
+}
+
+/// The start of the first run of at least [`MIN_BASE64`] base64 bytes at or after `i`, where
+/// `i` is 0 or follows a non-base64 byte. Probes the last byte of each [`MIN_BASE64`]-byte
+/// window first, so that text of short words costs about one look-up per window, not per byte.
+fn next_long_run(hay: &[u8], mut i: usize) -> Option<usize> {
+    loop {
+        let window = hay.get(i..i.checked_add(MIN_BASE64)?)?;
+        match window.iter().rposition(|&b| !is_b64(b)) {
+            // No run that starts in `i..=j` reaches past `j`.
+            Some(j) => i += j + 1,
+            None => return Some(i),
+        }
+    }
 }
 
 /// Decodes an even-length prefix of hex digits; `None` at the first non-text byte.
@@ -171,6 +181,58 @@ mod tests {
         assert_eq!(decode_base64(b"Pz8_Pw").as_deref(), Some(&b"????"[..]));
         assert_eq!(decode_hex(b"68656c6c6f").as_deref(), Some(&b"hello"[..]));
         assert!(decode_base64(b"ab+c-d").is_none());
+    }
+
+    /// Every maximal run of at least [`MIN_BASE64`] base64 bytes, the obvious way.
+    fn long_runs_naive(hay: &[u8]) -> Vec<(usize, usize)> {
+        let mut runs = Vec::new();
+        let mut i = 0;
+        while i < hay.len() {
+            if !is_b64(hay[i]) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < hay.len() && is_b64(hay[i]) {
+                i += 1;
+            }
+            if i - start >= MIN_BASE64 {
+                runs.push((start, i));
+            }
+        }
+        runs
+    }
+
+    #[test]
+    fn long_runs_are_found_exactly() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let alphabet = b"aZ09+/-_ .=\n\"";
+        for len in [0, 1, 19, 20, 21, 39, 40, 41, 500, 5000] {
+            for _ in 0..50 {
+                let hay: Vec<u8> = (0..len)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        // Mostly base64 bytes, so runs of every length occur.
+                        let k = (state % 64) as usize;
+                        alphabet[if k < 56 { k % 8 } else { k % alphabet.len() }]
+                    })
+                    .collect();
+                let mut found = Vec::new();
+                let mut i = 0;
+                while let Some(start) = next_long_run(&hay, i) {
+                    let end = start
+                        + hay[start..]
+                            .iter()
+                            .position(|&b| !is_b64(b))
+                            .unwrap_or(hay.len() - start);
+                    found.push((start, end));
+                    i = end;
+                }
+                assert_eq!(found, long_runs_naive(&hay), "{hay:?}");
+            }
+        }
     }
 
     #[test]

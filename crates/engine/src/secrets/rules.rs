@@ -51,7 +51,7 @@ pub(super) struct RawRule<'a> {
 }
 
 /// One allowlist as stored (gitleaks field names; `secretSha256` is toolgate's).
-#[derive(Deserialize, Default)]
+#[derive(Debug, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct RawAllowlist<'a> {
     #[serde(default, borrow)]
@@ -137,11 +137,9 @@ impl Allowlist {
     }
 }
 
-/// Counts what could not be compiled (skipped rules, dropped allowlist patterns).
+/// Counts what could not be compiled or read (dropped allowlist patterns, the rule file).
 #[derive(Debug, Default, Clone)]
 pub(super) struct Problems {
-    /// Ids of rules skipped because their regex did not compile.
-    pub skipped_rules: Vec<String>,
     /// Allowlist patterns dropped because they did not compile (the rule becomes stricter).
     pub dropped_allow_patterns: usize,
     /// Set when the rule file itself could not be read.

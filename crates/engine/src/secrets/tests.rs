@@ -185,7 +185,7 @@ fn every_builtin_rule_compiles() {
     let s = Scanner::builtin();
     let skipped: Vec<&str> = s.skipped_rules().collect();
     assert!(skipped.is_empty(), "rules failed to compile: {skipped:?}");
-    assert_eq!(s.problems.dropped_allow_patterns, 0);
+    assert_eq!(s.dropped_allow_patterns(), 0);
     let gitleaks = s
         .rules()
         .filter(|r| r.source == RuleSource::Gitleaks)
@@ -422,6 +422,31 @@ fn ordinary_code_has_no_findings() {
     }
 }
 
+/// A windowed rule's accepted secret spans in `hay` as the scanner finds them, and as the rule's
+/// regex finds them over the whole text.
+type Spans = Vec<(usize, usize)>;
+fn windowed_and_whole_text(s: &Scanner, rule: &Rule, hay: &[u8]) -> (Spans, Spans) {
+    let mut budget = Budget { bytes: 0, runs: 0 };
+    let mut windowed = Vec::new();
+    s.collect(hay, None, 0, &mut budget, &mut windowed);
+    let windowed = windowed
+        .iter()
+        .filter(|c| c.rule_id == rule.id)
+        .map(|c| (c.start, c.end))
+        .collect();
+    let reference = rule
+        .regex
+        .captures_iter(hay)
+        .filter_map(|caps| {
+            let whole = caps.get(0)?;
+            let secret = caps.iter().skip(1).flatten().find(|m| !m.is_empty())?;
+            s.accept(rule, hay, secret.as_bytes(), whole, None)
+                .then_some((secret.start(), secret.end()))
+        })
+        .collect();
+    (windowed, reference)
+}
+
 #[test]
 fn windowed_generic_rule_equals_a_whole_text_scan() {
     let s = Scanner::builtin();
@@ -456,24 +481,7 @@ fn windowed_generic_rule_equals_a_whole_text_scan() {
         r.chars(600, &[LOWER, DIGITS].concat())
     ));
     let hay = text.as_bytes();
-    let mut budget = Budget { bytes: 0, runs: 0 };
-    let mut windowed = Vec::new();
-    s.collect(hay, None, 0, &mut budget, &mut windowed);
-    let windowed: Vec<(usize, usize)> = windowed
-        .iter()
-        .filter(|c| c.rule_id == rule.id)
-        .map(|c| (c.start, c.end))
-        .collect();
-    let reference: Vec<(usize, usize)> = rule
-        .regex
-        .captures_iter(hay)
-        .filter_map(|caps| {
-            let whole = caps.get(0)?;
-            let secret = caps.iter().skip(1).flatten().find(|m| !m.is_empty())?;
-            s.accept(rule, hay, secret.as_bytes(), whole, None)
-                .then_some((secret.start(), secret.end()))
-        })
-        .collect();
+    let (windowed, reference) = windowed_and_whole_text(s, rule, hay);
     let raw = rule.regex.find_iter(hay).count();
     assert!(
         reference.len() >= 20,
@@ -597,12 +605,11 @@ fn timing_breakdown() {
     let s = Scanner::builtin();
     let src = ordinary_source(64 * 1024);
     let hay = src.as_bytes();
-    let ac = s.keywords.as_ref().unwrap();
     let t = Instant::now();
     let mut enabled = vec![false; s.rules.len()];
     for _ in 0..100 {
-        for m in ac.find_overlapping_iter(hay) {
-            for &i in &s.keyword_rules[m.pattern().as_usize()] {
+        for (pattern, _, _) in s.keywords.hits(hay).unwrap() {
+            for &i in &s.keyword_rules[pattern] {
                 enabled[i] = true;
             }
         }
@@ -670,4 +677,237 @@ fn timing_stages() {
         totals[1] / 50_000,
         totals[2] / 50_000
     );
+}
+
+/// A scanner over a small rule file (no extra rules), for the prefilter's edge cases.
+fn small_scanner(rules: &str) -> Scanner {
+    let json: &'static str =
+        Box::leak(format!(r#"{{"allowlist": {{}}, "rules": [{rules}]}}"#).into_boxed_str());
+    Scanner::from_parts(json, &[])
+}
+
+#[test]
+fn a_rule_without_keywords_still_runs() {
+    let s = small_scanner(
+        r#"{"id": "no-keywords", "description": "d", "regex": "zq_[0-9]{12}"},
+           {"id": "keyworded", "description": "d", "regex": "kw_[0-9]{12}", "keywords": ["kw_"]}"#,
+    );
+    assert_eq!(s.skipped_rules().count(), 0);
+    let ids = |text: &str| s.scan(text).iter().map(|f| f.rule_id).collect::<Vec<_>>();
+    assert_eq!(ids("x zq_123456789012 y"), ["no-keywords"]);
+    assert_eq!(
+        ids("kw_123456789012 zq_123456789012"),
+        ["keyworded", "no-keywords"]
+    );
+    // The same in a text long enough for the DFA.
+    let long = format!("{}zq_123456789012", "filler ".repeat(LARGE_TEXT / 7 + 1));
+    assert!(long.len() > LARGE_TEXT);
+    assert_eq!(ids(&long), ["no-keywords"]);
+}
+
+#[test]
+fn keywords_match_in_any_ascii_case_and_the_regex_decides_case() {
+    // gitleaks lower-cases the keywords and the text before the keyword test; the regex keeps
+    // its own case rules.
+    let s = small_scanner(
+        r#"{"id": "upper-kw", "description": "d", "regex": "(?i)abc_[0-9]{12}", "keywords": ["ABC_"]},
+           {"id": "exact-case", "description": "d", "regex": "def_[0-9]{12}", "keywords": ["def_"]}"#,
+    );
+    let ids = |text: &str| s.scan(text).iter().map(|f| f.rule_id).collect::<Vec<_>>();
+    assert_eq!(ids("abc_123456789012"), ["upper-kw"]);
+    assert_eq!(ids("AbC_123456789012"), ["upper-kw"]);
+    assert_eq!(ids("DEF_123456789012"), Vec::<&str>::new());
+    assert_eq!(ids("dEf_123456789012 def_123456789012"), ["exact-case"]);
+    // Built-in rules: an upper-case generic key name is found; an upper-case GitHub prefix is
+    // a keyword hit but not a token.
+    let b = Scanner::builtin();
+    let mut r = Rng::new(31);
+    let value = r.chars(32, &alnum());
+    let text = format!("export SERVICE_API_KEY=\"{value}\"\n");
+    assert!(b.scan(&text).iter().any(|f| f.rule_id == "generic-api-key"));
+    let text = format!("GHP_{}", r.chars(36, &alnum()));
+    assert!(!b.scan(&text).iter().any(|f| f.rule_id == "github-pat"));
+}
+
+#[test]
+fn keywords_are_found_across_every_boundary() {
+    let s = Scanner::builtin();
+    let mut r = Rng::new(41);
+    let token = format!("ghp_{}", r.chars(36, &alnum()));
+    // The token (and its keyword) at the start, the end, straddling the 4 KiB size at which
+    // the keyword DFA takes over from the NFA, and in texts just below and above that size.
+    for pad in [
+        0,
+        1,
+        LARGE_TEXT - 20,
+        LARGE_TEXT - 4,
+        LARGE_TEXT - 2,
+        LARGE_TEXT + 7,
+    ] {
+        for suffix in ["", "\n", &"y".repeat(LARGE_TEXT)] {
+            let text = format!("{}{token}{suffix}", "x".repeat(pad));
+            let findings = s.scan(&text);
+            assert_eq!(findings.len(), 1, "pad {pad}, suffix {}", suffix.len());
+            assert_eq!(
+                (findings[0].rule_id, findings[0].start, findings[0].end),
+                ("github-pat", pad, pad + token.len()),
+                "pad {pad}, suffix {}",
+                suffix.len()
+            );
+        }
+    }
+    // The NFA and the DFA walks (one walk for short texts, two halves for long ones) report
+    // the same overlapping keyword hits, also for keywords across the middle of the text.
+    let nfa = s.keywords.small.as_ref().unwrap();
+    assert!(s.keywords.dfa(LARGE_TEXT).is_some());
+    let keywords = "apikey=x s.ey ghp_ghp_ TOKEN credentials PASSWORD -----BEGIN ";
+    for len in [
+        0,
+        1,
+        100,
+        2000,
+        LARGE_TEXT - 1,
+        LARGE_TEXT,
+        LARGE_TEXT + 1,
+        9000,
+    ] {
+        let mut text = ordinary_source(len);
+        text.truncate(len.min(text.len()));
+        for cut in 0..keywords.len() {
+            // A keyword string whose `cut`-th byte sits at the middle of the text.
+            let middle = text.len() / 2;
+            let split = middle.saturating_sub(cut).min(text.len());
+            let text = format!(
+                "{}{keywords}{}{}",
+                &text[..split],
+                &text[split..],
+                base64(b"client_secret", false)
+            );
+            let mut dfa_hits = s.keywords.hits(text.as_bytes()).unwrap();
+            let mut nfa_hits: Vec<(usize, usize, usize)> = nfa
+                .find_overlapping_iter(text.as_bytes())
+                .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
+                .collect();
+            assert!(nfa_hits.len() > 10);
+            dfa_hits.sort_unstable();
+            nfa_hits.sort_unstable();
+            assert_eq!(dfa_hits, nfa_hits, "len {len}, cut {cut}");
+        }
+    }
+    // A keyword cut by the scan limit is not a hit: only the first MAX_SCAN_BYTES are scanned.
+    let cut = format!("{}{token}", "a".repeat(MAX_SCAN_BYTES - 2));
+    assert!(s.is_clean(&cut));
+    // A keyword that only appears once decoded: the encoded span is reported.
+    let encoded = base64(format!("GITHUB_TOKEN={token}").as_bytes(), false);
+    let text = format!("echo {encoded} | base64 -d");
+    let findings = s.scan(&text);
+    assert_eq!(findings.len(), 1);
+    assert_eq!(findings[0].rule_id, "github-pat");
+    assert_eq!(&text[findings[0].start..findings[0].end], encoded);
+}
+
+#[test]
+fn rules_compile_on_first_use_only() {
+    let s = Scanner::compile_builtin();
+    let compiled = |s: &Scanner| {
+        s.rules
+            .iter()
+            .filter(|r| r.regex.compiled.get().is_some())
+            .map(|r| r.id)
+            .collect::<Vec<_>>()
+    };
+    assert!(compiled(&s).is_empty());
+    assert!(s.is_clean("cargo build --release"));
+    let mut r = Rng::new(51);
+    let text = format!("gh auth login --with-token ghp_{}", r.chars(36, &alnum()));
+    assert_eq!(s.scan(&text)[0].rule_id, "github-pat");
+    let now = compiled(&s);
+    assert!(now.contains(&"github-pat"), "{now:?}");
+    assert!(now.len() < 20, "{now:?}");
+    s.compile_all();
+    assert_eq!(compiled(&s).len(), s.rules.len());
+}
+
+#[test]
+fn a_rule_that_does_not_compile_finds_nothing() {
+    let s = small_scanner(
+        r#"{"id": "broken", "description": "d", "regex": "(unclosed", "keywords": ["unclosed"]},
+           {"id": "fine", "description": "d", "regex": "ok_[0-9]{12}", "keywords": ["ok_"]}"#,
+    );
+    assert_eq!(s.skipped_rules().collect::<Vec<_>>(), ["broken"]);
+    let findings = s.scan("(unclosed ok_123456789012");
+    assert_eq!(
+        findings.iter().map(|f| f.rule_id).collect::<Vec<_>>(),
+        ["fine"]
+    );
+}
+
+#[test]
+fn generic_tail_prefilter_is_exact() {
+    let s = Scanner::builtin();
+    let rule = s.rules.iter().find(|r| r.id == "generic-api-key").unwrap();
+    assert!(
+        rule.tail.is_some(),
+        "the vendored regex no longer ends with GENERIC_TAIL"
+    );
+    // Random key/operator/value soup, compared with the rule's regex over the whole text.
+    let keys = [
+        "token",
+        "API",
+        "api",
+        "Auth",
+        "passwd",
+        "password",
+        "secret",
+        "creds",
+        "KEY",
+        "access",
+        "credential",
+        "monkey",
+        "x",
+    ];
+    let gaps = [
+        "",
+        " ",
+        "\t",
+        "  \t ",
+        "\"",
+        "' ",
+        " \n",
+        "                    \"",
+        "\u{b}",
+    ];
+    let ops = [
+        "=", ":", ":=", "::=", "=>", "||", "?=", ",", ">", "-", "(", " is ",
+    ];
+    let mut r = Rng::new(61);
+    let mut found = 0;
+    for round in 0..40 {
+        let mut text = String::new();
+        for _ in 0..60 {
+            let pick =
+                |r: &mut Rng, list: &[&'static str]| list[(r.next() % list.len() as u64) as usize];
+            let len = (r.next() % 40) as usize;
+            let value = match r.next() % 4 {
+                0 => r.chars(len, &alnum()),
+                1 => r.chars(len, "abcdef0123456789+/="),
+                2 => r.chars(len, "xyz_.-"),
+                _ => format!("${{{}}}", r.chars(len, UPPER)),
+            };
+            text.push_str(&format!(
+                "{}{}{}{}{}{}{}",
+                pick(&mut r, &["", "my_", "svc.", "DB_"]),
+                pick(&mut r, &keys),
+                pick(&mut r, &gaps),
+                pick(&mut r, &ops),
+                pick(&mut r, &["", " ", "\"", "`", "= "]),
+                value,
+                pick(&mut r, &["\n", "\"", " ", ";", "\\n", ")", ""]),
+            ));
+        }
+        let (windowed, reference) = windowed_and_whole_text(s, rule, text.as_bytes());
+        found += reference.len();
+        assert_eq!(windowed, reference, "round {round}");
+    }
+    assert!(found >= 100, "only {found} reference hits");
 }
