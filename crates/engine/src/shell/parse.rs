@@ -38,6 +38,19 @@ const MIN_STACK: usize = 8 * 1024 * 1024;
 /// of a nested group, then again as a plain token. 20 levels cost ~85 ms, 40 would cost hours.
 /// Quotes do not protect it (an unterminated quote is only found late), so the count is raw.
 pub(super) const MAX_PAREN_DEPTH: usize = 12;
+/// How many times, at most, brush-parser's word grammar parses the text inside one open
+/// construct per parse of the construct itself. The grammar has no memoisation: every
+/// alternative of `${…}` (about 25: `:-`, `%%`, `/`, `^^`, `@Q`, …) re-parses the parameter with
+/// its `[index]`, and a construct that fails to close (`${`, `$(`, `$((`, `[`, extglob `(`) is
+/// parsed again as literal text, so text under `n` open constructs is parsed up to `16^n` times.
+/// Measured: each nesting level multiplies the time by 4 to 11 (`${_[${_[${_[${_'` ≈ 0.3 s,
+/// one level more ≈ 15 s, release build).
+const WORD_RETRY_FACTOR: u64 = 16;
+/// Word-parser work ([`word_work`]) one analysis may spend, all words, here-doc bodies and nested
+/// scripts together. Real commands stay under 1% of it: a word costs about its length times
+/// 16–256 (one or two open expansions), so 16 KiB of `"${arr[$i]}"` words costs ~4M; a word
+/// that buries one byte under six open constructs costs the whole budget on its own.
+pub(super) const WORD_WORK_BUDGET: u64 = 1 << 24;
 /// Longest parse error message kept.
 const MAX_MESSAGE: usize = 120;
 
@@ -91,6 +104,162 @@ pub(super) fn nesting_budget(text: &str) -> usize {
 
 fn is_word_byte(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || byte == b'_'
+}
+
+/// How the word parser reads the top level of a text: as a word (quotes quote) or as a here-doc
+/// body (quotes are plain text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum WordSyntax {
+    /// A shell word, or the text inside `${…}`.
+    Word,
+    /// An unquoted here-doc body, or arithmetic text.
+    HereDoc,
+}
+
+/// An upper bound on the work brush-parser's word parser does on `text`: the sum over its bytes
+/// of [`WORD_RETRY_FACTOR`] to the power of the number of constructs that may be open around the
+/// byte, in any reading the parser tries.
+///
+/// Every construct the word grammar nests (`${…}`, `${name[…]}`, `$(…)`, `$((…))`, `$[…]`, extglob
+/// and subshell parentheses) opens on a `{`, `[` or `(`. At the top level, where nothing is open,
+/// the grammar's reading is fixed: only `${`, `$(` and `$[` open a construct, and quoted spans
+/// (`'…'`, `$'…'`, backticks; in a here-doc body quotes are text) are plain text. Inside a
+/// construct every `{`, `[` and `(` is counted as an opener, and a construct is only known to be
+/// closed at a closer of its own kind (`}`, `]`, `)`) when no quote character (`'`, `"`, a
+/// backtick) stands between the two: a quote may hide the closer (`${a:-'}'…`), and the parser
+/// tries a quote both as a quote and, when an enclosing construct fails, as plain text. A closer
+/// of another kind (`${a[}}`) closes nothing: the parser reads it as text. A backslash escapes the
+/// next byte, which then opens and closes nothing (an escaped quote still counts as a quote).
+/// The bound only ever over-estimates.
+pub(super) fn word_work(text: &str, syntax: WordSyntax) -> u64 {
+    // INVARIANT: `open` holds, for every construct that may be open, its closer and the number of
+    // quotes seen before it opened; it is known closed only if no quote was seen since. While it
+    // is empty the parser is at the top level in every reading, inside `"…"` when `in_double`.
+    let bytes = text.as_bytes();
+    let mut open: Vec<(u8, usize)> = Vec::new();
+    let mut quotes = 0usize;
+    let mut in_double = false;
+    let mut work = 0u64;
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        let start = at;
+        at += 1;
+        if open.is_empty() {
+            let quoting = syntax == WordSyntax::Word && !in_double;
+            match byte {
+                b'\\' => at += 1,
+                b'$' => match bytes.get(at) {
+                    Some(&next @ (b'{' | b'(' | b'[')) => {
+                        open.push((closer(next), quotes));
+                        at += 1;
+                    }
+                    Some(b'\'') if quoting => at = skip_quoted(bytes, at + 1, b'\'', true),
+                    _ => {}
+                },
+                b'`' => at = skip_quoted(bytes, at, b'`', true),
+                b'\'' if quoting => at = skip_quoted(bytes, at, b'\'', false),
+                b'"' if syntax == WordSyntax::Word => in_double = !in_double,
+                _ => {}
+            }
+            if at > bytes.len() {
+                // An unterminated quote: the parser fails there, but count it as a quote.
+                quotes += 1;
+                at = start + 1;
+            }
+        } else {
+            match byte {
+                b'{' | b'[' | b'(' => open.push((closer(byte), quotes)),
+                b'}' | b']' | b')' if open.last() == Some(&(byte, quotes)) => {
+                    open.pop();
+                }
+                b'\\' => {
+                    if bytes
+                        .get(at)
+                        .is_some_and(|next| matches!(next, b'\'' | b'"' | b'`'))
+                    {
+                        quotes += 1;
+                    }
+                    at += 1;
+                }
+                b'\'' | b'"' | b'`' => quotes += 1,
+                _ => {}
+            }
+        }
+        let depth = u32::try_from(open.len()).unwrap_or(u32::MAX);
+        let width = u64::try_from(at.min(bytes.len()) - start).unwrap_or(u64::MAX);
+        work = work.saturating_add(
+            WORD_RETRY_FACTOR
+                .saturating_pow(depth)
+                .saturating_mul(width),
+        );
+    }
+    work
+}
+
+fn closer(opener: u8) -> u8 {
+    match opener {
+        b'{' => b'}',
+        b'[' => b']',
+        _ => b')',
+    }
+}
+
+/// The position just past the `quote` that closes a quoted span whose body starts at `from`
+/// (a backslash escapes the next byte when `escapes`), or past the end when it is unterminated.
+fn skip_quoted(bytes: &[u8], from: usize, quote: u8, escapes: bool) -> usize {
+    let mut at = from;
+    while let Some(&byte) = bytes.get(at) {
+        if byte == quote {
+            return at + 1;
+        }
+        at += if escapes && byte == b'\\' { 2 } else { 1 };
+    }
+    bytes.len() + 1
+}
+
+/// What is left of [`WORD_WORK_BUDGET`] in one analysis. Every call into brush-parser's word
+/// parser spends its [`word_work`] first; once the budget is spent the word is not parsed.
+#[derive(Debug)]
+pub(super) struct WordBudget {
+    left: std::cell::Cell<u64>,
+    refused: std::cell::Cell<bool>,
+}
+
+impl Default for WordBudget {
+    fn default() -> Self {
+        Self::new(WORD_WORK_BUDGET)
+    }
+}
+
+impl WordBudget {
+    /// A budget of `units`.
+    pub(super) fn new(units: u64) -> Self {
+        Self {
+            left: std::cell::Cell::new(units),
+            refused: std::cell::Cell::new(false),
+        }
+    }
+
+    /// Whether some text has been refused: the analysis met nesting it could not afford.
+    pub(super) fn refused(&self) -> bool {
+        self.refused.get()
+    }
+
+    /// Spends the work of parsing `text` read as `syntax`, or returns `false` (spending nothing)
+    /// when it does not fit.
+    pub(super) fn spend(&self, text: &str, syntax: WordSyntax) -> bool {
+        let cost = word_work(text, syntax);
+        match self.left.get().checked_sub(cost) {
+            Some(left) => {
+                self.left.set(left);
+                true
+            }
+            None => {
+                self.refused.set(true);
+                false
+            }
+        }
+    }
 }
 
 /// How much nesting budget the current stack may still take, so that nested parses (a payload
@@ -234,6 +403,71 @@ mod tests {
         assert_eq!(nesting_budget("cat docs | caseload"), 1);
         assert_eq!(nesting_budget("[[ ! ! x ]]"), 4);
         assert_eq!(nesting_budget("((((("), 5);
+    }
+
+    fn depth_of(text: &str, syntax: WordSyntax) -> u32 {
+        // The most expensive byte's cost gives the deepest nesting the bound assumes.
+        let mut deepest = 0;
+        for end in 1..=text.len() {
+            let Some(prefix) = text.get(..end) else {
+                continue;
+            };
+            let Some(last) = word_work(prefix, syntax)
+                .checked_sub(word_work(text.get(..end - 1).unwrap_or_default(), syntax))
+            else {
+                continue;
+            };
+            while WORD_RETRY_FACTOR.pow(deepest + 1) <= last {
+                deepest += 1;
+            }
+        }
+        deepest
+    }
+
+    #[test]
+    fn word_work_counts_constructs_that_may_be_open() {
+        use WordSyntax::{HereDoc, Word};
+        // Top level: plain text, quoted spans, globs and bare braces cost one unit a byte.
+        for text in [
+            "git",
+            "'{\"a\":{\"b\":[1,{\"c\":2}]}}'",
+            "*.[ch]",
+            "{a,b}",
+            "$'\\'{'",
+            "`echo ${`",
+            "\\${",
+        ] {
+            assert_eq!(word_work(text, Word), text.len() as u64, "{text}");
+        }
+        assert_eq!(depth_of("\"${A}/${B}/${C}/${D}/${E}/${F}/${G}\"", Word), 1);
+        assert_eq!(depth_of("\"${arr[$((i+1))]}\"", Word), 4);
+        assert_eq!(
+            depth_of("$(dirname \"$(readlink -f \"${BASH_SOURCE[0]}\")\")", Word),
+            4
+        );
+        // Unclosed constructs stay open; a quote may hide any later closer.
+        assert_eq!(depth_of("${_[''${_[''${_[${_['' '", Word), 8);
+        assert_eq!(depth_of("${a:-'}'${a:-'}'${a:-'}'x", Word), 3);
+        // A closer of another kind closes nothing.
+        assert_eq!(depth_of("${a[}}${a[}}${a[}}", Word), 6);
+        // In a here-doc body quotes are text; `$(`, `${` still open.
+        assert_eq!(word_work("it's \"$x\"", HereDoc), 9);
+        assert_eq!(depth_of("$(a \"${b[0]}\")", HereDoc), 3);
+    }
+
+    #[test]
+    fn the_word_budget_is_shared_and_refuses_what_does_not_fit() {
+        let budget = WordBudget::new(10);
+        assert!(budget.spend("abcdef", WordSyntax::Word));
+        assert!(!budget.refused());
+        assert!(!budget.spend("abcdef", WordSyntax::Word));
+        assert!(budget.spend("abcd", WordSyntax::Word));
+        assert!(budget.refused());
+        assert!(!budget.spend("a", WordSyntax::Word));
+        // One byte under six open constructs costs the whole default budget.
+        let budget = WordBudget::default();
+        assert!(!budget.spend("${a[${b[${c[x", WordSyntax::Word));
+        assert!(budget.spend("${a[${b[x", WordSyntax::Word));
     }
 
     #[test]
