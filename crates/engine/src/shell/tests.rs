@@ -1202,3 +1202,18 @@ fn real_nesting_stays_within_the_word_parse_budget() {
         assert_eq!(found, names, "{command}");
     }
 }
+
+#[test]
+fn unparseable_array_subscripts_in_assignments_fail_closed() {
+    for text in [
+        "X[~99999999999999999999999]=1 ls",
+        "X=([~99999999999999999999999]=1) ls",
+    ] {
+        let analysis = run(text);
+        assert!(
+            matches!(analysis.unresolved.as_slice(), [Unresolved::Parse(_)]),
+            "{text}: {:?}",
+            analysis.unresolved
+        );
+    }
+}
