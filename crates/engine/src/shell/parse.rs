@@ -116,9 +116,190 @@ pub(super) enum WordSyntax {
     HereDoc,
 }
 
+/// Most readings of a text [`word_work`] follows at once before it falls back to
+/// [`conservative_work`].
+const MAX_READINGS: usize = 64;
+
 /// An upper bound on the work brush-parser's word parser does on `text`: the sum over its bytes
 /// of [`WORD_RETRY_FACTOR`] to the power of the number of constructs that may be open around the
 /// byte, in any reading the parser tries.
+///
+/// Every construct the word grammar nests (`${…}`, `${name[…]}`, `$(…)`, `$((…))`, `$[…]`, extglob
+/// and subshell parentheses) opens on a `{`, `[` or `(`, and the parser tries it both as a
+/// construct and, when the construct fails, as plain text read by the enclosing context. Every
+/// such reading is followed, merged when readings meet again: in a reading, an opener (`${`,
+/// `$(`, `$((`, `$[` anywhere, a bare `{`, `[` or `(` inside a construct outside double quotes)
+/// opens a construct or is text; a construct closes at the first closer of its own kind at its
+/// own level outside quotes (`))` for `$((`), and any other closer is text; quotes are read as the grammar reads them there (`'…'` and `$'…'` quote in a word
+/// and inside constructs, not inside `"…"` nor at the top level of a here-doc body; backticks
+/// quote everywhere; an unterminated quote is text). Past [`MAX_READINGS`] readings the
+/// estimate falls back to [`conservative_work`].
+pub(super) fn word_work(text: &str, syntax: WordSyntax) -> u64 {
+    Readings::new(text.as_bytes(), syntax)
+        .work()
+        .unwrap_or_else(|| conservative_work(text, syntax))
+}
+
+/// The closer recorded for `$((`, which only `))` closes (a lone `)` inside is text).
+const ARITHMETIC: u8 = b'A';
+
+/// One way of reading a text so far.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Reading {
+    /// The constructs open, innermost last: each one's closer ([`ARITHMETIC`] for `$((`) and
+    /// whether the reading is inside `"…"` at that construct's level.
+    frames: Vec<(u8, bool)>,
+    /// Inside `"…"` at the top level.
+    top_double: bool,
+    /// Inside a quote: `'` for `'…'`, `$` for `$'…'`, a backtick for `` `…` ``.
+    quote: Option<u8>,
+    /// The previous byte was a backslash that escapes this one.
+    escaped: bool,
+    /// The previous byte was an unescaped, unquoted `$`.
+    dollar: bool,
+}
+
+/// Every reading of one text, advanced in step, byte by byte.
+struct Readings<'t> {
+    bytes: &'t [u8],
+    syntax: WordSyntax,
+    /// For each position, whether a `'` follows it anywhere (a `'…'` opened there terminates).
+    single_ends: Vec<bool>,
+    /// For each position, whether a body starting there ends on an unescaped `'` (`$'…'`).
+    ansi_ends: Vec<bool>,
+    /// For each position, whether a body starting there ends on an unescaped backtick.
+    backtick_ends: Vec<bool>,
+}
+
+impl<'t> Readings<'t> {
+    fn new(bytes: &'t [u8], syntax: WordSyntax) -> Self {
+        let ends = |quote: u8, escapes: bool| {
+            let mut ends = vec![false; bytes.len() + 2];
+            for at in (0..bytes.len()).rev() {
+                let end = match bytes.get(at) {
+                    Some(&byte) if byte == quote => true,
+                    Some(b'\\') if escapes => ends.get(at + 2).copied().unwrap_or(false),
+                    _ => ends.get(at + 1).copied().unwrap_or(false),
+                };
+                if let Some(slot) = ends.get_mut(at) {
+                    *slot = end;
+                }
+            }
+            ends
+        };
+        Self {
+            bytes,
+            syntax,
+            single_ends: ends(b'\'', false),
+            ansi_ends: ends(b'\'', true),
+            backtick_ends: ends(b'`', true),
+        }
+    }
+
+    /// The work bound, or `None` when the readings outgrow [`MAX_READINGS`].
+    fn work(&self) -> Option<u64> {
+        let mut work = 0u64;
+        self.walk(|depth| {
+            work = work.saturating_add(WORD_RETRY_FACTOR.saturating_pow(depth));
+        })?;
+        Some(work)
+    }
+
+    /// Calls `each` with the number of constructs that may be open around each byte, or returns
+    /// `None` when the readings outgrow [`MAX_READINGS`].
+    fn walk(&self, mut each: impl FnMut(u32)) -> Option<()> {
+        let mut readings = vec![Reading {
+            frames: Vec::new(),
+            top_double: false,
+            quote: None,
+            escaped: false,
+            dollar: false,
+        }];
+        for (at, &byte) in self.bytes.iter().enumerate() {
+            let mut opened = Vec::new();
+            for reading in &mut readings {
+                self.step(reading, at, byte, &mut opened);
+            }
+            if !opened.is_empty() || b"'\"`)]}".contains(&byte) {
+                readings.append(&mut opened);
+                readings.sort_unstable();
+                readings.dedup();
+                if readings.len() > MAX_READINGS {
+                    return None;
+                }
+            }
+            let depth = readings.iter().map(|r| r.frames.len()).max().unwrap_or(0);
+            each(u32::try_from(depth).unwrap_or(u32::MAX));
+        }
+        Some(())
+    }
+
+    /// Advances `reading` over `byte` at `at`. When `byte` may open a construct, `reading` takes
+    /// it as text and the readings that take it as a construct are pushed onto `opened`.
+    fn step(&self, reading: &mut Reading, at: usize, byte: u8, opened: &mut Vec<Reading>) {
+        if std::mem::take(&mut reading.escaped) {
+            return;
+        }
+        let after_dollar = std::mem::take(&mut reading.dollar);
+        if let Some(quote) = reading.quote {
+            let end = if quote == b'$' { b'\'' } else { quote };
+            if byte == end {
+                reading.quote = None;
+            } else if byte == b'\\' && quote != b'\'' {
+                reading.escaped = true;
+            }
+            return;
+        }
+        let in_construct = !reading.frames.is_empty();
+        let double = reading
+            .frames
+            .last()
+            .map_or(reading.top_double, |frame| frame.1);
+        let quoting = !double && (in_construct || self.syntax == WordSyntax::Word);
+        let ends = |table: &Vec<bool>| table.get(at + 1).copied().unwrap_or(false);
+        let next = self.bytes.get(at + 1).copied();
+        match byte {
+            b'{' | b'[' | b'(' if after_dollar || (in_construct && !double) => {
+                let mut construct = reading.clone();
+                construct.frames.push((closer(byte), false));
+                opened.push(construct);
+                if after_dollar && byte == b'(' && next == Some(b'(') {
+                    // `$((…))`: arithmetic, which only `))` closes.
+                    let mut arithmetic = reading.clone();
+                    arithmetic.frames.push((ARITHMETIC, false));
+                    arithmetic.escaped = true;
+                    opened.push(arithmetic);
+                }
+            }
+            b')' if !double
+                && next == Some(b')')
+                && reading.frames.last().map(|f| f.0) == Some(ARITHMETIC) =>
+            {
+                reading.frames.pop();
+                reading.escaped = true;
+            }
+            b'}' | b']' | b')' if !double && reading.frames.last().map(|f| f.0) == Some(byte) => {
+                reading.frames.pop();
+            }
+            // `$'…'`, where a backslash escapes the quote; recorded as `$`.
+            b'\'' if after_dollar && quoting && ends(&self.ansi_ends) => reading.quote = Some(b'$'),
+            b'\'' if quoting && ends(&self.single_ends) => reading.quote = Some(b'\''),
+            b'`' if ends(&self.backtick_ends) => reading.quote = Some(b'`'),
+            b'"' if in_construct || self.syntax == WordSyntax::Word => {
+                match reading.frames.last_mut() {
+                    Some(frame) => frame.1 = !frame.1,
+                    None => reading.top_double = !reading.top_double,
+                }
+            }
+            b'\\' => reading.escaped = true,
+            b'$' => reading.dollar = true,
+            _ => {}
+        }
+    }
+}
+
+/// The fallback bound of [`word_work`], linear whatever the text: the same sum, with the
+/// constructs that may be open counted without following readings.
 ///
 /// Every construct the word grammar nests (`${…}`, `${name[…]}`, `$(…)`, `$((…))`, `$[…]`, extglob
 /// and subshell parentheses) opens on a `{`, `[` or `(`. At the top level, where nothing is open,
@@ -131,7 +312,7 @@ pub(super) enum WordSyntax {
 /// of another kind (`${a[}}`) closes nothing: the parser reads it as text. A backslash escapes the
 /// next byte, which then opens and closes nothing (an escaped quote still counts as a quote).
 /// The bound only ever over-estimates.
-pub(super) fn word_work(text: &str, syntax: WordSyntax) -> u64 {
+fn conservative_work(text: &str, syntax: WordSyntax) -> u64 {
     // INVARIANT: `open` holds, for every construct that may be open, its closer and the number of
     // quotes seen before it opened; it is known closed only if no quote was seen since. While it
     // is empty the parser is at the top level in every reading, inside `"…"` when `in_double`.
@@ -405,22 +586,13 @@ mod tests {
         assert_eq!(nesting_budget("((((("), 5);
     }
 
+    /// The deepest nesting the bound assumes anywhere in `text`.
     fn depth_of(text: &str, syntax: WordSyntax) -> u32 {
-        // The most expensive byte's cost gives the deepest nesting the bound assumes.
         let mut deepest = 0;
-        for end in 1..=text.len() {
-            let Some(prefix) = text.get(..end) else {
-                continue;
-            };
-            let Some(last) = word_work(prefix, syntax)
-                .checked_sub(word_work(text.get(..end - 1).unwrap_or_default(), syntax))
-            else {
-                continue;
-            };
-            while WORD_RETRY_FACTOR.pow(deepest + 1) <= last {
-                deepest += 1;
-            }
-        }
+        let walked = Readings::new(text.as_bytes(), syntax).walk(|depth| {
+            deepest = deepest.max(depth);
+        });
+        assert!(walked.is_some(), "{text}");
         deepest
     }
 
@@ -450,9 +622,29 @@ mod tests {
         assert_eq!(depth_of("${a:-'}'${a:-'}'${a:-'}'x", Word), 3);
         // A closer of another kind closes nothing.
         assert_eq!(depth_of("${a[}}${a[}}${a[}}", Word), 6);
+        // Quotes inside a construct are read as the grammar reads them there.
+        assert_eq!(
+            depth_of("\"$(a \"x\") $(b 'y)') $(c \"$(d \"z\")\")\"", Word),
+            2
+        );
+        // A construct that fails (`${.`) leaves its text to the enclosing `"…"`, where `'` is
+        // text and the next `"` ends the quote: what follows is read unquoted too.
+        assert_eq!(depth_of("\"${.'\"${a[${a[${a[x]}]}]}'\"", Word), 6);
+        // Only `))` closes `$((`: a lone `)` in it is text.
+        assert_eq!(depth_of("$((a)+b)+${x[${y[1]}]}))", Word), 5);
         // In a here-doc body quotes are text; `$(`, `${` still open.
         assert_eq!(word_work("it's \"$x\"", HereDoc), 9);
         assert_eq!(depth_of("$(a \"${b[0]}\")", HereDoc), 3);
+    }
+
+    #[test]
+    fn too_many_readings_fall_back_to_the_linear_bound() {
+        let text = format!("$({}x", "([{".repeat(12));
+        assert_eq!(
+            word_work(&text, WordSyntax::Word),
+            conservative_work(&text, WordSyntax::Word)
+        );
+        assert!(word_work(&text, WordSyntax::Word) > WORD_WORK_BUDGET);
     }
 
     #[test]

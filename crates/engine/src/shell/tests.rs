@@ -1188,6 +1188,16 @@ fn real_nesting_stays_within_the_word_parse_budget() {
             &["jq"],
         ),
         (
+            "cat <<EOF > setup.sh\nA=\"$(git rev-parse \"HEAD\")\"\nB=\"$(date \"+%F\")\"\n\
+             C=\"$(id -un \"$USER\")\"\nD=\"$(hostname \"-s\")\"\nE=\"$(pwd \"-P\")\"\n\
+             echo \"${A:-none} ${B[0]} ${C} ${D} ${E}\" > /tmp/out.txt\nEOF",
+            &["cat", "git", "date", "id", "hostname", "pwd"],
+        ),
+        (
+            r#"echo "$(a "x") $(b 'y') $(c "z") $(d "w") $(e "v") $(f "u")""#,
+            &["echo", "a", "b", "c", "d", "e", "f"],
+        ),
+        (
             "cat <<EOF > out.json\n{\"when\": \"$(date -u +%FT%TZ)\", \"who\": \"${USER}\", \"list\": [[1, 2], [3]]}\nEOF",
             &["cat", "date"],
         ),
