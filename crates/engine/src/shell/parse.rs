@@ -12,7 +12,9 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use brush_parser::ast::Program;
-use brush_parser::{ParseError, Parser, ParserImpl, ParserOptions, TokenizerError};
+use brush_parser::{
+    ParseError, Parser, ParserImpl, ParserOptions, Token, TokenizerError, uncached_tokenize_str,
+};
 
 /// The parser options used for every parse: bash mode, extglob on, tilde at word start.
 pub(super) const OPTIONS: ParserOptions = ParserOptions {
@@ -47,10 +49,11 @@ pub(super) const MAX_PAREN_DEPTH: usize = 12;
 /// one level more ≈ 15 s, release build).
 const WORD_RETRY_FACTOR: u64 = 16;
 /// Word-parser work ([`word_work`]) one analysis may spend, all words, here-doc bodies and nested
-/// scripts together. Real commands stay under 1% of it: a word costs about its length times
-/// 16–256 (one or two open expansions), so 16 KiB of `"${arr[$i]}"` words costs ~4M; a word
-/// that buries one byte under six open constructs costs the whole budget on its own.
-pub(super) const WORD_WORK_BUDGET: u64 = 1 << 24;
+/// scripts together. Real commands stay far below it: a word costs about its length times 16 to
+/// 256 (one or two open expansions), `"${arr[$((i+1))]}"` ~270K, an 11 KiB here-doc script with
+/// three substitutions a line ~320K; a word that buries one byte under six open constructs costs
+/// more than all of it. In a release build the slowest inputs found within it take a few ms.
+pub(super) const WORD_WORK_BUDGET: u64 = 1 << 23;
 /// Longest parse error message kept.
 const MAX_MESSAGE: usize = 120;
 
@@ -114,6 +117,9 @@ pub(super) enum WordSyntax {
     Word,
     /// An unquoted here-doc body, or arithmetic text.
     HereDoc,
+    /// The text after `name[` in a word the program grammar tries as an assignment: it starts
+    /// inside the subscript.
+    Subscript,
 }
 
 /// Most readings of a text [`word_work`] follows at once before it falls back to
@@ -209,7 +215,10 @@ impl<'t> Readings<'t> {
     /// `None` when the readings outgrow [`MAX_READINGS`].
     fn walk(&self, mut each: impl FnMut(u32)) -> Option<()> {
         let mut readings = vec![Reading {
-            frames: Vec::new(),
+            frames: initial_frames(self.syntax)
+                .iter()
+                .map(|&c| (c, false))
+                .collect(),
             top_double: false,
             quote: None,
             escaped: false,
@@ -317,7 +326,7 @@ fn conservative_work(text: &str, syntax: WordSyntax) -> u64 {
     // quotes seen before it opened; it is known closed only if no quote was seen since. While it
     // is empty the parser is at the top level in every reading, inside `"…"` when `in_double`.
     let bytes = text.as_bytes();
-    let mut open: Vec<(u8, usize)> = Vec::new();
+    let mut open: Vec<(u8, usize)> = initial_frames(syntax).iter().map(|&c| (c, 0)).collect();
     let mut quotes = 0usize;
     let mut in_double = false;
     let mut work = 0u64;
@@ -377,6 +386,14 @@ fn conservative_work(text: &str, syntax: WordSyntax) -> u64 {
     work
 }
 
+/// The closers of the constructs open where a text of `syntax` starts.
+fn initial_frames(syntax: WordSyntax) -> &'static [u8] {
+    match syntax {
+        WordSyntax::Subscript => b"]",
+        WordSyntax::Word | WordSyntax::HereDoc => b"",
+    }
+}
+
 fn closer(opener: u8) -> u8 {
     match opener {
         b'{' => b'}',
@@ -426,10 +443,43 @@ impl WordBudget {
         self.refused.get()
     }
 
+    /// Spends the word-parser work brush-parser's program grammar does on `script` itself: it
+    /// tries every word as an assignment, and parses the subscript of a word that starts
+    /// `name[` with the word grammar (`a[${b[${c[…`). `false` (spending nothing) when that does
+    /// not fit; `true` when the script does not tokenise (the parse then fails early).
+    pub(super) fn spend_assignments(&self, script: &str) -> bool {
+        if has_empty_here_tag(script) {
+            return true;
+        }
+        let tokens = guarded(|| uncached_tokenize_str(script, &OPTIONS.tokenizer_options()));
+        let Some(Ok(tokens)) = tokens else {
+            return true;
+        };
+        let mut cost = 0u64;
+        for token in &tokens {
+            let Token::Word(word, _) = token else {
+                continue;
+            };
+            let name = word
+                .bytes()
+                .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                .count();
+            let starts_name = word.bytes().next().is_some_and(|b| !b.is_ascii_digit());
+            if name > 0 && starts_name && word.as_bytes().get(name) == Some(&b'[') {
+                let subscript = word.get(name + 1..).unwrap_or_default();
+                cost = cost.saturating_add(word_work(subscript, WordSyntax::Subscript));
+            }
+        }
+        self.take(cost)
+    }
+
     /// Spends the work of parsing `text` read as `syntax`, or returns `false` (spending nothing)
     /// when it does not fit.
     pub(super) fn spend(&self, text: &str, syntax: WordSyntax) -> bool {
-        let cost = word_work(text, syntax);
+        self.take(word_work(text, syntax))
+    }
+
+    fn take(&self, cost: u64) -> bool {
         match self.left.get().checked_sub(cost) {
             Some(left) => {
                 self.left.set(left);

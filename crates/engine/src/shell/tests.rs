@@ -1151,6 +1151,28 @@ fn words_that_would_make_the_word_parser_backtrack_are_refused() {
 }
 
 #[test]
+fn words_the_program_grammar_tries_as_array_assignments_are_within_the_budget() {
+    // brush-parser's program grammar tries every word as an assignment and parses the subscript
+    // of `name[…` with the word grammar, before toolgate sees any word (found by fuzzing: a
+    // 116-byte command took over 10 s in the fuzz build).
+    let found = "a[\x1e${r[\x1e${r[\x1e|LLLna[\x1e${r[\x1e${r[\x1e|LLLn@t $0}raLL@$Ltn \x02\0)r[\x1e|\
+                 LLLn@t $1}@t $0}raLL@$Ltn \x02\0)r[\x1e|LLLn@t $1}raLL@$Ltn \x02\0)r";
+    for command in [
+        found.to_owned(),
+        format!("a[{}x{}=1 ls", "${r[".repeat(4), "]}".repeat(4)),
+        format!("echo ok; a[{}x{}", "${r[".repeat(5), "}".repeat(5)),
+    ] {
+        assert_eq!(
+            run(&command).unresolved,
+            [Unresolved::TooDeep],
+            "{command:?}"
+        );
+    }
+    let fine = run("arr[$((i + 1))]=\"${x[0]}\" cmd; arr[${#arr[@]}]=y");
+    assert!(fine.unresolved.is_empty(), "{:?}", fine.unresolved);
+}
+
+#[test]
 fn the_word_parse_budget_is_shared_by_the_whole_command() {
     // Each word nests four levels deep and is cheap alone; a few hundred of them are not.
     let words = |n: usize| -> String {
@@ -1211,6 +1233,15 @@ fn real_nesting_stays_within_the_word_parse_budget() {
         let found: Vec<&str> = analysis.commands.iter().map(SimpleCommand::name).collect();
         assert_eq!(found, names, "{command}");
     }
+    // A long script written through an unquoted here-doc, every line expanding.
+    let line = "URL_N=\"$(git config --get \"remote.origin.url\" | sed -e 's/x/[y]/')\"; \
+                echo \"${URL_N:-none} ${ARR[N]} $((N + 1)) $(date \"+%F\")\"\n";
+    let body: String = (0..80).map(|n| line.replace('N', &n.to_string())).collect();
+    let script = format!("cat <<EOF > setup.sh\n{body}EOF");
+    assert!(script.len() > 8 * 1024 && script.len() < 16 * 1024);
+    let analysis = run(&script);
+    assert!(analysis.unresolved.is_empty(), "{:?}", analysis.unresolved);
+    assert_eq!(analysis.commands.len(), 1 + 80 * 3);
 }
 
 #[test]

@@ -134,7 +134,10 @@ impl<'l> Walker<'l> {
             return;
         }
         let budget = nesting_budget(text);
-        if budget > MAX_OPENERS || nesting_depth(text, b'(', b')') > MAX_PAREN_DEPTH {
+        if budget > MAX_OPENERS
+            || nesting_depth(text, b'(', b')') > MAX_PAREN_DEPTH
+            || !self.word_budget.spend_assignments(text)
+        {
             self.unresolved(Unresolved::TooDeep);
             return;
         }
