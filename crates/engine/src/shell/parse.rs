@@ -448,7 +448,7 @@ impl WordBudget {
     /// `name[` with the word grammar (`a[${b[${c[…`). `false` (spending nothing) when that does
     /// not fit; `true` when the script does not tokenise (the parse then fails early).
     pub(super) fn spend_assignments(&self, script: &str) -> bool {
-        if has_empty_here_tag(script) {
+        if here_tag_problem(script).is_some() {
             return true;
         }
         let tokens = guarded(|| uncached_tokenize_str(script, &OPTIONS.tokenizer_options()));
@@ -544,11 +544,11 @@ pub(super) fn with_stack<T: Send>(
 
 /// Parses a whole script. The error message never echoes the script.
 pub(super) fn parse_program(text: &str) -> Result<Program, String> {
-    if has_empty_here_tag(text) {
+    if let Some(problem) = here_tag_problem(text) {
         // brush-parser's tokenizer loops, allocating without end, on an empty here-document
-        // delimiter followed by blanks at the end of the input (`cat << "" `, `cat <<\r `;
-        // found by fuzzing).
-        return Err("empty here-document delimiter".to_owned());
+        // delimiter, or one holding an unclosed `$(` or `$[`, followed by blanks at the end of
+        // the input (`cat << "" `, `cat <<\r `, `cat <<$(  `; found by fuzzing).
+        return Err(problem.to_owned());
     }
     match guarded(|| Parser::new(text.as_bytes(), &OPTIONS).parse_program()) {
         Some(Ok(program)) => Ok(program),
@@ -557,10 +557,12 @@ pub(super) fn parse_program(text: &str) -> Result<Program, String> {
     }
 }
 
-/// Whether a here-document operator (`<<`, `<<-`) in `text` has an empty delimiter: one made of
-/// nothing but quotes and whitespace other than blanks (`""`, `''`, `\r`, form feed). Looked for
+/// Whether a here-document operator (`<<`, `<<-`) in `text` has a delimiter brush-parser's
+/// tokenizer may loop on: an empty one, made of nothing but quotes and whitespace other than
+/// blanks (`""`, `''`, `\r`, form feed), or one holding an expansion (`$(`, `$[`, `${`, a
+/// backtick), which bash never expands in a delimiter and no real command writes. Looked for
 /// anywhere, quoted or not.
-fn has_empty_here_tag(text: &str) -> bool {
+fn here_tag_problem(text: &str) -> Option<&'static str> {
     let bytes = text.as_bytes();
     let mut from = 0;
     while let Some(found) = memchr::memmem::find(bytes.get(from..).unwrap_or_default(), b"<<") {
@@ -580,16 +582,21 @@ fn has_empty_here_tag(text: &str) -> bool {
             .iter()
             .position(|b| b" \t\n;&|<>()".contains(b))
             .unwrap_or(tag.len());
+        let with_next = tag.get(..=end).unwrap_or(tag);
         let tag = tag.get(..end).unwrap_or_default();
         if !tag.is_empty()
             && tag
                 .iter()
                 .all(|b| matches!(b, b'"' | b'\'') || b.is_ascii_whitespace())
         {
-            return true;
+            return Some("empty here-document delimiter");
+        }
+        let expands = |pair: &[u8]| matches!(pair, [b'$', b'(' | b'[' | b'{'] | [b'`', _]);
+        if with_next.windows(2).any(expands) || tag.ends_with(b"`") {
+            return Some("here-document delimiter with an expansion");
         }
     }
-    false
+    None
 }
 
 /// A parse error's message, without the input text brush-parser quotes in some of them

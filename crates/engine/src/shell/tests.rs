@@ -817,6 +817,12 @@ fn inputs_that_panic_brush_parser_are_contained() {
         "cat << \"\"'' ",
         "cat <<\r ",
         "cat <<\x0c ",
+        // Found by fuzzing too: an unclosed `$(` or `$[` in the delimiter, then two blanks.
+        "<<$(\t\t",
+        "cat <<x$(  ",
+        "cat << $[  ",
+        "cat <<$((  ",
+        "cat <<${X}\nbody\n${X}\n",
     ] {
         let analysis = analyze(text, &ShellLimits::default());
         assert!(
