@@ -578,10 +578,7 @@ fn here_tag_problem(text: &str) -> Option<&'static str> {
             .position(|b| !matches!(b, b' ' | b'\t'))
             .unwrap_or(rest.len());
         let tag = rest.get(start..).unwrap_or_default();
-        let end = tag
-            .iter()
-            .position(|b| b" \t\n;&|<>()".contains(b))
-            .unwrap_or(tag.len());
+        let end = word_end(tag);
         let with_next = tag.get(..=end).unwrap_or(tag);
         let tag = tag.get(..end).unwrap_or_default();
         if !tag.is_empty()
@@ -597,6 +594,25 @@ fn here_tag_problem(text: &str) -> Option<&'static str> {
         }
     }
     None
+}
+
+/// Where the shell word at the start of `text` ends: at the first blank, newline or operator
+/// byte outside quotes (a backslash escapes the next byte).
+fn word_end(text: &[u8]) -> usize {
+    let mut quote = None;
+    let mut at = 0;
+    while let Some(&byte) = text.get(at) {
+        match quote {
+            Some(open) if byte == open => quote = None,
+            Some(_) => {}
+            None if byte == b'\'' || byte == b'"' => quote = Some(byte),
+            None if b" \t\n;&|<>()".contains(&byte) => return at,
+            None if byte == b'\\' => at += 1,
+            None => {}
+        }
+        at += 1;
+    }
+    text.len()
 }
 
 /// A parse error's message, without the input text brush-parser quotes in some of them

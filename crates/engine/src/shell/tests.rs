@@ -823,6 +823,7 @@ fn inputs_that_panic_brush_parser_are_contained() {
         "cat << $[  ",
         "cat <<$((  ",
         "cat <<${X}\nbody\n${X}\n",
+        "xargs <<\t\0\"\tel \"$(\t\t",
     ] {
         let analysis = analyze(text, &ShellLimits::default());
         assert!(
