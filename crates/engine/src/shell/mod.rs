@@ -162,7 +162,9 @@ pub enum Unresolved {
     Parse(String),
     /// The command is longer than [`ShellLimits::max_len`].
     TooLong,
-    /// Nesting deeper than [`ShellLimits::max_depth`].
+    /// Nesting deeper than [`ShellLimits::max_depth`], or deeper than the parser can be given
+    /// without backtracking past its work budget (expansions nested in one word, in all words of
+    /// the command together).
     TooDeep,
     /// More simple commands than [`ShellLimits::max_commands`].
     TooManyCommands,

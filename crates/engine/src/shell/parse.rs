@@ -12,7 +12,9 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use brush_parser::ast::Program;
-use brush_parser::{ParseError, Parser, ParserImpl, ParserOptions, TokenizerError};
+use brush_parser::{
+    ParseError, Parser, ParserImpl, ParserOptions, Token, TokenizerError, uncached_tokenize_str,
+};
 
 /// The parser options used for every parse: bash mode, extglob on, tilde at word start.
 pub(super) const OPTIONS: ParserOptions = ParserOptions {
@@ -38,6 +40,20 @@ const MIN_STACK: usize = 8 * 1024 * 1024;
 /// of a nested group, then again as a plain token. 20 levels cost ~85 ms, 40 would cost hours.
 /// Quotes do not protect it (an unterminated quote is only found late), so the count is raw.
 pub(super) const MAX_PAREN_DEPTH: usize = 12;
+/// How many times, at most, brush-parser's word grammar parses the text inside one open
+/// construct per parse of the construct itself. The grammar has no memoisation: every
+/// alternative of `${…}` (about 25: `:-`, `%%`, `/`, `^^`, `@Q`, …) re-parses the parameter with
+/// its `[index]`, and a construct that fails to close (`${`, `$(`, `$((`, `[`, extglob `(`) is
+/// parsed again as literal text, so text under `n` open constructs is parsed up to `16^n` times.
+/// Measured: each nesting level multiplies the time by 4 to 11 (`${_[${_[${_[${_'` ≈ 0.3 s,
+/// one level more ≈ 15 s, release build).
+const WORD_RETRY_FACTOR: u64 = 16;
+/// Word-parser work ([`word_work`]) one analysis may spend, all words, here-doc bodies and nested
+/// scripts together. Real commands stay far below it: a word costs about its length times 16 to
+/// 256 (one or two open expansions), `"${arr[$((i+1))]}"` ~270K, an 11 KiB here-doc script with
+/// three substitutions a line ~320K; a word that buries one byte under six open constructs costs
+/// more than all of it. In a release build the slowest inputs found within it take a few ms.
+pub(super) const WORD_WORK_BUDGET: u64 = 1 << 23;
 /// Longest parse error message kept.
 const MAX_MESSAGE: usize = 120;
 
@@ -93,6 +109,390 @@ fn is_word_byte(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || byte == b'_'
 }
 
+/// How the word parser reads the top level of a text: as a word (quotes quote) or as a here-doc
+/// body (quotes are plain text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum WordSyntax {
+    /// A shell word, or the text inside `${…}`.
+    Word,
+    /// An unquoted here-doc body, or arithmetic text.
+    HereDoc,
+    /// The text after `name[` in a word the program grammar tries as an assignment: it starts
+    /// inside the subscript.
+    Subscript,
+}
+
+/// Most readings of a text [`word_work`] follows at once before it falls back to
+/// [`conservative_work`].
+const MAX_READINGS: usize = 64;
+
+/// An upper bound on the work brush-parser's word parser does on `text`: the sum over its bytes
+/// of [`WORD_RETRY_FACTOR`] to the power of the number of constructs that may be open around the
+/// byte, in any reading the parser tries.
+///
+/// Every construct the word grammar nests (`${…}`, `${name[…]}`, `$(…)`, `$((…))`, `$[…]`, extglob
+/// and subshell parentheses) opens on a `{`, `[` or `(`, and the parser tries it both as a
+/// construct and, when the construct fails, as plain text read by the enclosing context. Every
+/// such reading is followed, merged when readings meet again: in a reading, an opener (`${`,
+/// `$(`, `$((`, `$[` anywhere, a bare `{`, `[` or `(` inside a construct outside double quotes)
+/// opens a construct or is text; a construct closes at the first closer of its own kind at its
+/// own level outside quotes (`))` for `$((`), and any other closer is text; quotes are read as the grammar reads them there (`'…'` and `$'…'` quote in a word
+/// and inside constructs, not inside `"…"` nor at the top level of a here-doc body; backticks
+/// quote everywhere; an unterminated quote is text). Past [`MAX_READINGS`] readings the
+/// estimate falls back to [`conservative_work`].
+pub(super) fn word_work(text: &str, syntax: WordSyntax) -> u64 {
+    Readings::new(text.as_bytes(), syntax)
+        .work()
+        .unwrap_or_else(|| conservative_work(text, syntax))
+}
+
+/// The closer recorded for `$((`, which only `))` closes (a lone `)` inside is text).
+const ARITHMETIC: u8 = b'A';
+
+/// One way of reading a text so far.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Reading {
+    /// The constructs open, innermost last: each one's closer ([`ARITHMETIC`] for `$((`) and
+    /// whether the reading is inside `"…"` at that construct's level.
+    frames: Vec<(u8, bool)>,
+    /// Inside `"…"` at the top level.
+    top_double: bool,
+    /// Inside a quote: `'` for `'…'`, `$` for `$'…'`, a backtick for `` `…` ``.
+    quote: Option<u8>,
+    /// The previous byte was a backslash that escapes this one.
+    escaped: bool,
+    /// The previous byte was an unescaped, unquoted `$`.
+    dollar: bool,
+}
+
+/// Every reading of one text, advanced in step, byte by byte.
+struct Readings<'t> {
+    bytes: &'t [u8],
+    syntax: WordSyntax,
+    /// For each position, whether a `'` follows it anywhere (a `'…'` opened there terminates).
+    single_ends: Vec<bool>,
+    /// For each position, whether a body starting there ends on an unescaped `'` (`$'…'`).
+    ansi_ends: Vec<bool>,
+    /// For each position, whether a body starting there ends on an unescaped backtick.
+    backtick_ends: Vec<bool>,
+}
+
+impl<'t> Readings<'t> {
+    fn new(bytes: &'t [u8], syntax: WordSyntax) -> Self {
+        let ends = |quote: u8, escapes: bool| {
+            let mut ends = vec![false; bytes.len() + 2];
+            for at in (0..bytes.len()).rev() {
+                let end = match bytes.get(at) {
+                    Some(&byte) if byte == quote => true,
+                    Some(b'\\') if escapes => ends.get(at + 2).copied().unwrap_or(false),
+                    _ => ends.get(at + 1).copied().unwrap_or(false),
+                };
+                if let Some(slot) = ends.get_mut(at) {
+                    *slot = end;
+                }
+            }
+            ends
+        };
+        Self {
+            bytes,
+            syntax,
+            single_ends: ends(b'\'', false),
+            ansi_ends: ends(b'\'', true),
+            backtick_ends: ends(b'`', true),
+        }
+    }
+
+    /// The work bound, or `None` when the readings outgrow [`MAX_READINGS`].
+    fn work(&self) -> Option<u64> {
+        let mut work = 0u64;
+        self.walk(|depth| {
+            work = work.saturating_add(WORD_RETRY_FACTOR.saturating_pow(depth));
+        })?;
+        Some(work)
+    }
+
+    /// Calls `each` with the number of constructs that may be open around each byte, or returns
+    /// `None` when the readings outgrow [`MAX_READINGS`].
+    fn walk(&self, mut each: impl FnMut(u32)) -> Option<()> {
+        let mut readings = vec![Reading {
+            frames: initial_frames(self.syntax)
+                .iter()
+                .map(|&c| (c, false))
+                .collect(),
+            top_double: false,
+            quote: None,
+            escaped: false,
+            dollar: false,
+        }];
+        for (at, &byte) in self.bytes.iter().enumerate() {
+            let mut opened = Vec::new();
+            for reading in &mut readings {
+                self.step(reading, at, byte, &mut opened);
+            }
+            if !opened.is_empty() || b"'\"`)]}".contains(&byte) {
+                readings.append(&mut opened);
+                readings.sort_unstable();
+                readings.dedup();
+                if readings.len() > MAX_READINGS {
+                    return None;
+                }
+            }
+            let depth = readings.iter().map(|r| r.frames.len()).max().unwrap_or(0);
+            each(u32::try_from(depth).unwrap_or(u32::MAX));
+        }
+        Some(())
+    }
+
+    /// Advances `reading` over `byte` at `at`. When `byte` may open a construct, `reading` takes
+    /// it as text and the readings that take it as a construct are pushed onto `opened`.
+    fn step(&self, reading: &mut Reading, at: usize, byte: u8, opened: &mut Vec<Reading>) {
+        if std::mem::take(&mut reading.escaped) {
+            return;
+        }
+        let after_dollar = std::mem::take(&mut reading.dollar);
+        if let Some(quote) = reading.quote {
+            let end = if quote == b'$' { b'\'' } else { quote };
+            if byte == end {
+                reading.quote = None;
+            } else if byte == b'\\' && quote != b'\'' {
+                reading.escaped = true;
+            }
+            return;
+        }
+        let in_construct = !reading.frames.is_empty();
+        let double = reading
+            .frames
+            .last()
+            .map_or(reading.top_double, |frame| frame.1);
+        let quoting = !double && (in_construct || self.syntax == WordSyntax::Word);
+        let ends = |table: &Vec<bool>| table.get(at + 1).copied().unwrap_or(false);
+        let next = self.bytes.get(at + 1).copied();
+        match byte {
+            b'{' | b'[' | b'(' if after_dollar || (in_construct && !double) => {
+                let mut construct = reading.clone();
+                construct.frames.push((closer(byte), false));
+                opened.push(construct);
+                if after_dollar && byte == b'(' && next == Some(b'(') {
+                    // `$((…))`: arithmetic, which only `))` closes.
+                    let mut arithmetic = reading.clone();
+                    arithmetic.frames.push((ARITHMETIC, false));
+                    arithmetic.escaped = true;
+                    opened.push(arithmetic);
+                }
+            }
+            b')' if !double
+                && next == Some(b')')
+                && reading.frames.last().map(|f| f.0) == Some(ARITHMETIC) =>
+            {
+                reading.frames.pop();
+                reading.escaped = true;
+            }
+            b'}' | b']' | b')' if !double && reading.frames.last().map(|f| f.0) == Some(byte) => {
+                reading.frames.pop();
+            }
+            // `$'…'`, where a backslash escapes the quote; recorded as `$`.
+            b'\'' if after_dollar && quoting && ends(&self.ansi_ends) => reading.quote = Some(b'$'),
+            b'\'' if quoting && ends(&self.single_ends) => reading.quote = Some(b'\''),
+            b'`' if ends(&self.backtick_ends) => reading.quote = Some(b'`'),
+            b'"' if in_construct || self.syntax == WordSyntax::Word => {
+                match reading.frames.last_mut() {
+                    Some(frame) => frame.1 = !frame.1,
+                    None => reading.top_double = !reading.top_double,
+                }
+            }
+            b'\\' => reading.escaped = true,
+            b'$' => reading.dollar = true,
+            _ => {}
+        }
+    }
+}
+
+/// The fallback bound of [`word_work`], linear whatever the text: the same sum, with the
+/// constructs that may be open counted without following readings.
+///
+/// Every construct the word grammar nests (`${…}`, `${name[…]}`, `$(…)`, `$((…))`, `$[…]`, extglob
+/// and subshell parentheses) opens on a `{`, `[` or `(`. At the top level, where nothing is open,
+/// the grammar's reading is fixed: only `${`, `$(` and `$[` open a construct, and quoted spans
+/// (`'…'`, `$'…'`, backticks; in a here-doc body quotes are text) are plain text. Inside a
+/// construct every `{`, `[` and `(` is counted as an opener, and a construct is only known to be
+/// closed at a closer of its own kind (`}`, `]`, `)`) when no quote character (`'`, `"`, a
+/// backtick) stands between the two: a quote may hide the closer (`${a:-'}'…`), and the parser
+/// tries a quote both as a quote and, when an enclosing construct fails, as plain text. A closer
+/// of another kind (`${a[}}`) closes nothing: the parser reads it as text. A backslash escapes the
+/// next byte, which then opens and closes nothing (an escaped quote still counts as a quote).
+/// The bound only ever over-estimates.
+fn conservative_work(text: &str, syntax: WordSyntax) -> u64 {
+    // INVARIANT: `open` holds, for every construct that may be open, its closer and the number of
+    // quotes seen before it opened; it is known closed only if no quote was seen since. While it
+    // is empty the parser is at the top level in every reading, inside `"…"` when `in_double`.
+    let bytes = text.as_bytes();
+    let mut open: Vec<(u8, usize)> = initial_frames(syntax).iter().map(|&c| (c, 0)).collect();
+    let mut quotes = 0usize;
+    let mut in_double = false;
+    let mut work = 0u64;
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        let start = at;
+        at += 1;
+        if open.is_empty() {
+            let quoting = syntax == WordSyntax::Word && !in_double;
+            match byte {
+                b'\\' => at += 1,
+                b'$' => match bytes.get(at) {
+                    Some(&next @ (b'{' | b'(' | b'[')) => {
+                        open.push((closer(next), quotes));
+                        at += 1;
+                    }
+                    Some(b'\'') if quoting => at = skip_quoted(bytes, at + 1, b'\'', true),
+                    _ => {}
+                },
+                b'`' => at = skip_quoted(bytes, at, b'`', true),
+                b'\'' if quoting => at = skip_quoted(bytes, at, b'\'', false),
+                b'"' if syntax == WordSyntax::Word => in_double = !in_double,
+                _ => {}
+            }
+            if at > bytes.len() {
+                // An unterminated quote: the parser fails there, but count it as a quote.
+                quotes += 1;
+                at = start + 1;
+            }
+        } else {
+            match byte {
+                b'{' | b'[' | b'(' => open.push((closer(byte), quotes)),
+                b'}' | b']' | b')' if open.last() == Some(&(byte, quotes)) => {
+                    open.pop();
+                }
+                b'\\' => {
+                    if bytes
+                        .get(at)
+                        .is_some_and(|next| matches!(next, b'\'' | b'"' | b'`'))
+                    {
+                        quotes += 1;
+                    }
+                    at += 1;
+                }
+                b'\'' | b'"' | b'`' => quotes += 1,
+                _ => {}
+            }
+        }
+        let depth = u32::try_from(open.len()).unwrap_or(u32::MAX);
+        let width = u64::try_from(at.min(bytes.len()) - start).unwrap_or(u64::MAX);
+        work = work.saturating_add(
+            WORD_RETRY_FACTOR
+                .saturating_pow(depth)
+                .saturating_mul(width),
+        );
+    }
+    work
+}
+
+/// The closers of the constructs open where a text of `syntax` starts.
+fn initial_frames(syntax: WordSyntax) -> &'static [u8] {
+    match syntax {
+        WordSyntax::Subscript => b"]",
+        WordSyntax::Word | WordSyntax::HereDoc => b"",
+    }
+}
+
+fn closer(opener: u8) -> u8 {
+    match opener {
+        b'{' => b'}',
+        b'[' => b']',
+        _ => b')',
+    }
+}
+
+/// The position just past the `quote` that closes a quoted span whose body starts at `from`
+/// (a backslash escapes the next byte when `escapes`), or past the end when it is unterminated.
+fn skip_quoted(bytes: &[u8], from: usize, quote: u8, escapes: bool) -> usize {
+    let mut at = from;
+    while let Some(&byte) = bytes.get(at) {
+        if byte == quote {
+            return at + 1;
+        }
+        at += if escapes && byte == b'\\' { 2 } else { 1 };
+    }
+    bytes.len() + 1
+}
+
+/// What is left of [`WORD_WORK_BUDGET`] in one analysis. Every call into brush-parser's word
+/// parser spends its [`word_work`] first; once the budget is spent the word is not parsed.
+#[derive(Debug)]
+pub(super) struct WordBudget {
+    left: std::cell::Cell<u64>,
+    refused: std::cell::Cell<bool>,
+}
+
+impl Default for WordBudget {
+    fn default() -> Self {
+        Self::new(WORD_WORK_BUDGET)
+    }
+}
+
+impl WordBudget {
+    /// A budget of `units`.
+    pub(super) fn new(units: u64) -> Self {
+        Self {
+            left: std::cell::Cell::new(units),
+            refused: std::cell::Cell::new(false),
+        }
+    }
+
+    /// Whether some text has been refused: the analysis met nesting it could not afford.
+    pub(super) fn refused(&self) -> bool {
+        self.refused.get()
+    }
+
+    /// Spends the word-parser work brush-parser's program grammar does on `script` itself: it
+    /// tries every word as an assignment, and parses the subscript of a word that starts
+    /// `name[` with the word grammar (`a[${b[${c[…`). `false` (spending nothing) when that does
+    /// not fit; `true` when the script does not tokenise (the parse then fails early).
+    pub(super) fn spend_assignments(&self, script: &str) -> bool {
+        if here_tag_problem(script).is_some() {
+            return true;
+        }
+        let tokens = guarded(|| uncached_tokenize_str(script, &OPTIONS.tokenizer_options()));
+        let Some(Ok(tokens)) = tokens else {
+            return true;
+        };
+        let mut cost = 0u64;
+        for token in &tokens {
+            let Token::Word(word, _) = token else {
+                continue;
+            };
+            let name = word
+                .bytes()
+                .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                .count();
+            let starts_name = word.bytes().next().is_some_and(|b| !b.is_ascii_digit());
+            if name > 0 && starts_name && word.as_bytes().get(name) == Some(&b'[') {
+                let subscript = word.get(name + 1..).unwrap_or_default();
+                cost = cost.saturating_add(word_work(subscript, WordSyntax::Subscript));
+            }
+        }
+        self.take(cost)
+    }
+
+    /// Spends the work of parsing `text` read as `syntax`, or returns `false` (spending nothing)
+    /// when it does not fit.
+    pub(super) fn spend(&self, text: &str, syntax: WordSyntax) -> bool {
+        self.take(word_work(text, syntax))
+    }
+
+    fn take(&self, cost: u64) -> bool {
+        match self.left.get().checked_sub(cost) {
+            Some(left) => {
+                self.left.set(left);
+                true
+            }
+            None => {
+                self.refused.set(true);
+                false
+            }
+        }
+    }
+}
+
 /// How much nesting budget the current stack may still take, so that nested parses (a payload
 /// parsed while its parent's walk is still on the stack) add up instead of each assuming a fresh
 /// stack.
@@ -144,11 +544,11 @@ pub(super) fn with_stack<T: Send>(
 
 /// Parses a whole script. The error message never echoes the script.
 pub(super) fn parse_program(text: &str) -> Result<Program, String> {
-    if has_empty_here_tag(text) {
+    if let Some(problem) = here_tag_problem(text) {
         // brush-parser's tokenizer loops, allocating without end, on an empty here-document
-        // delimiter followed by blanks at the end of the input (`cat << "" `, `cat <<\r `;
-        // found by fuzzing).
-        return Err("empty here-document delimiter".to_owned());
+        // delimiter, or one holding an unclosed `$(` or `$[`, followed by blanks at the end of
+        // the input (`cat << "" `, `cat <<\r `, `cat <<$(  `; found by fuzzing).
+        return Err(problem.to_owned());
     }
     match guarded(|| Parser::new(text.as_bytes(), &OPTIONS).parse_program()) {
         Some(Ok(program)) => Ok(program),
@@ -157,10 +557,12 @@ pub(super) fn parse_program(text: &str) -> Result<Program, String> {
     }
 }
 
-/// Whether a here-document operator (`<<`, `<<-`) in `text` has an empty delimiter: one made of
-/// nothing but quotes and whitespace other than blanks (`""`, `''`, `\r`, form feed). Looked for
+/// Whether a here-document operator (`<<`, `<<-`) in `text` has a delimiter brush-parser's
+/// tokenizer may loop on: an empty one, made of nothing but quotes and whitespace other than
+/// blanks (`""`, `''`, `\r`, form feed), or one holding an expansion (`$(`, `$[`, `${`, a
+/// backtick), which bash never expands in a delimiter and no real command writes. Looked for
 /// anywhere, quoted or not.
-fn has_empty_here_tag(text: &str) -> bool {
+fn here_tag_problem(text: &str) -> Option<&'static str> {
     let bytes = text.as_bytes();
     let mut from = 0;
     while let Some(found) = memchr::memmem::find(bytes.get(from..).unwrap_or_default(), b"<<") {
@@ -176,20 +578,41 @@ fn has_empty_here_tag(text: &str) -> bool {
             .position(|b| !matches!(b, b' ' | b'\t'))
             .unwrap_or(rest.len());
         let tag = rest.get(start..).unwrap_or_default();
-        let end = tag
-            .iter()
-            .position(|b| b" \t\n;&|<>()".contains(b))
-            .unwrap_or(tag.len());
+        let end = word_end(tag);
+        let with_next = tag.get(..=end).unwrap_or(tag);
         let tag = tag.get(..end).unwrap_or_default();
         if !tag.is_empty()
             && tag
                 .iter()
                 .all(|b| matches!(b, b'"' | b'\'') || b.is_ascii_whitespace())
         {
-            return true;
+            return Some("empty here-document delimiter");
+        }
+        let expands = |pair: &[u8]| matches!(pair, [b'$', b'(' | b'[' | b'{'] | [b'`', _]);
+        if with_next.windows(2).any(expands) || tag.ends_with(b"`") {
+            return Some("here-document delimiter with an expansion");
         }
     }
-    false
+    None
+}
+
+/// Where the shell word at the start of `text` ends: at the first blank, newline or operator
+/// byte outside quotes (a backslash escapes the next byte).
+fn word_end(text: &[u8]) -> usize {
+    let mut quote = None;
+    let mut at = 0;
+    while let Some(&byte) = text.get(at) {
+        match quote {
+            Some(open) if byte == open => quote = None,
+            Some(_) => {}
+            None if byte == b'\'' || byte == b'"' => quote = Some(byte),
+            None if b" \t\n;&|<>()".contains(&byte) => return at,
+            None if byte == b'\\' => at += 1,
+            None => {}
+        }
+        at += 1;
+    }
+    text.len()
 }
 
 /// A parse error's message, without the input text brush-parser quotes in some of them
@@ -234,6 +657,82 @@ mod tests {
         assert_eq!(nesting_budget("cat docs | caseload"), 1);
         assert_eq!(nesting_budget("[[ ! ! x ]]"), 4);
         assert_eq!(nesting_budget("((((("), 5);
+    }
+
+    /// The deepest nesting the bound assumes anywhere in `text`.
+    fn depth_of(text: &str, syntax: WordSyntax) -> u32 {
+        let mut deepest = 0;
+        let walked = Readings::new(text.as_bytes(), syntax).walk(|depth| {
+            deepest = deepest.max(depth);
+        });
+        assert!(walked.is_some(), "{text}");
+        deepest
+    }
+
+    #[test]
+    fn word_work_counts_constructs_that_may_be_open() {
+        use WordSyntax::{HereDoc, Word};
+        // Top level: plain text, quoted spans, globs and bare braces cost one unit a byte.
+        for text in [
+            "git",
+            "'{\"a\":{\"b\":[1,{\"c\":2}]}}'",
+            "*.[ch]",
+            "{a,b}",
+            "$'\\'{'",
+            "`echo ${`",
+            "\\${",
+        ] {
+            assert_eq!(word_work(text, Word), text.len() as u64, "{text}");
+        }
+        assert_eq!(depth_of("\"${A}/${B}/${C}/${D}/${E}/${F}/${G}\"", Word), 1);
+        assert_eq!(depth_of("\"${arr[$((i+1))]}\"", Word), 4);
+        assert_eq!(
+            depth_of("$(dirname \"$(readlink -f \"${BASH_SOURCE[0]}\")\")", Word),
+            4
+        );
+        // Unclosed constructs stay open; a quote may hide any later closer.
+        assert_eq!(depth_of("${_[''${_[''${_[${_['' '", Word), 8);
+        assert_eq!(depth_of("${a:-'}'${a:-'}'${a:-'}'x", Word), 3);
+        // A closer of another kind closes nothing.
+        assert_eq!(depth_of("${a[}}${a[}}${a[}}", Word), 6);
+        // Quotes inside a construct are read as the grammar reads them there.
+        assert_eq!(
+            depth_of("\"$(a \"x\") $(b 'y)') $(c \"$(d \"z\")\")\"", Word),
+            2
+        );
+        // A construct that fails (`${.`) leaves its text to the enclosing `"…"`, where `'` is
+        // text and the next `"` ends the quote: what follows is read unquoted too.
+        assert_eq!(depth_of("\"${.'\"${a[${a[${a[x]}]}]}'\"", Word), 6);
+        // Only `))` closes `$((`: a lone `)` in it is text.
+        assert_eq!(depth_of("$((a)+b)+${x[${y[1]}]}))", Word), 5);
+        // In a here-doc body quotes are text; `$(`, `${` still open.
+        assert_eq!(word_work("it's \"$x\"", HereDoc), 9);
+        assert_eq!(depth_of("$(a \"${b[0]}\")", HereDoc), 3);
+    }
+
+    #[test]
+    fn too_many_readings_fall_back_to_the_linear_bound() {
+        let text = format!("$({}x", "([{".repeat(12));
+        assert_eq!(
+            word_work(&text, WordSyntax::Word),
+            conservative_work(&text, WordSyntax::Word)
+        );
+        assert!(word_work(&text, WordSyntax::Word) > WORD_WORK_BUDGET);
+    }
+
+    #[test]
+    fn the_word_budget_is_shared_and_refuses_what_does_not_fit() {
+        let budget = WordBudget::new(10);
+        assert!(budget.spend("abcdef", WordSyntax::Word));
+        assert!(!budget.refused());
+        assert!(!budget.spend("abcdef", WordSyntax::Word));
+        assert!(budget.spend("abcd", WordSyntax::Word));
+        assert!(budget.refused());
+        assert!(!budget.spend("a", WordSyntax::Word));
+        // One byte under six open constructs costs the whole default budget.
+        let budget = WordBudget::default();
+        assert!(!budget.spend("${a[${b[${c[x", WordSyntax::Word));
+        assert!(budget.spend("${a[${b[x", WordSyntax::Word));
     }
 
     #[test]

@@ -817,6 +817,13 @@ fn inputs_that_panic_brush_parser_are_contained() {
         "cat << \"\"'' ",
         "cat <<\r ",
         "cat <<\x0c ",
+        // Found by fuzzing too: an unclosed `$(` or `$[` in the delimiter, then two blanks.
+        "<<$(\t\t",
+        "cat <<x$(  ",
+        "cat << $[  ",
+        "cat <<$((  ",
+        "cat <<${X}\nbody\n${X}\n",
+        "xargs <<\t\0\"\tel \"$(\t\t",
     ] {
         let analysis = analyze(text, &ShellLimits::default());
         assert!(
@@ -1104,4 +1111,157 @@ fn unbalanced_parentheses_are_refused_before_the_parser_backtracks() {
         &ShellLimits::default(),
     );
     assert!(fine.unresolved.is_empty(), "{:?}", fine.unresolved);
+}
+
+#[test]
+fn words_that_would_make_the_word_parser_backtrack_are_refused() {
+    // brush-parser's word grammar re-parses the inside of every open `${…}`, `[…]`, `$(…)` once per
+    // alternative it tries; each nesting level multiplies the time by 4 to 11 (each of these
+    // took 0.35 to 8 s in a release build before they were refused). Found by fuzzing:
+    // this input took ~33 s in the fuzz build, its minimised form (`${_[''` four times) ~0.3 s
+    // in release, one level more ~15 s. Such a word is never handed over: it is nesting past the
+    // analysis limit, never allowed.
+    let found = "fin~c${_[.='z' | 'A'..=fin~c${_['_' | c${_[.='z' | 'A'..=fin~c${_['_' | 'aeg'..='z' \
+                 | 'An~c${0_[k\0\0\0~| 'a'..='z''..1}ri$1}acc-n aFF\0}' acc$',4!+\x0ef\0L\0\0{} +";
+    let minimised = "${_[''${_[''${_[${_['' '";
+    for command in [
+        found.to_owned(),
+        format!("cat <<EOF\n{minimised}\nEOF"),
+        format!("echo {}x{}", "${_[".repeat(5), "}".repeat(5)),
+        // Balanced, it backtracks all the same (every alternative re-parses the subscript).
+        format!("echo {}0{}", "${a[".repeat(5), "]}".repeat(5)),
+        format!("echo \"{}0{}\"", "${a[".repeat(5), "]}".repeat(5)),
+        // Closers hidden in quotes, or of the wrong kind, close nothing.
+        format!("echo {}x{}", "${a:-'}'${a[".repeat(5), "}".repeat(10)),
+        format!("echo {}x", "${a[}}".repeat(5)),
+        format!("echo \"{}x{}\"", "$(${a[$((".repeat(3), "))})".repeat(3)),
+        format!("cat <<EOF\n{}x\nEOF", "${_[".repeat(5)),
+    ] {
+        let analysis = run(&command);
+        assert!(
+            analysis
+                .unresolved
+                .iter()
+                .any(|item| matches!(item, Unresolved::TooDeep)),
+            "{command:?}: {:?}",
+            analysis.unresolved
+        );
+    }
+    // What is around the refused word is still judged.
+    let balanced = format!("{}0{}", "${a[".repeat(5), "]}".repeat(5));
+    let analysis = run(&format!("rm -rf / && echo {balanced}"));
+    assert_eq!(
+        analysis.commands.first().map(SimpleCommand::name),
+        Some("rm")
+    );
+    assert!(!analysis.unresolved.is_empty());
+}
+
+#[test]
+fn words_the_program_grammar_tries_as_array_assignments_are_within_the_budget() {
+    // brush-parser's program grammar tries every word as an assignment and parses the subscript
+    // of `name[…` with the word grammar, before toolgate sees any word (found by fuzzing: a
+    // 116-byte command took over 10 s in the fuzz build).
+    let found = "a[\x1e${r[\x1e${r[\x1e|LLLna[\x1e${r[\x1e${r[\x1e|LLLn@t $0}raLL@$Ltn \x02\0)r[\x1e|\
+                 LLLn@t $1}@t $0}raLL@$Ltn \x02\0)r[\x1e|LLLn@t $1}raLL@$Ltn \x02\0)r";
+    for command in [
+        found.to_owned(),
+        format!("a[{}x{}=1 ls", "${r[".repeat(4), "]}".repeat(4)),
+        format!("echo ok; a[{}x{}", "${r[".repeat(5), "}".repeat(5)),
+    ] {
+        assert_eq!(
+            run(&command).unresolved,
+            [Unresolved::TooDeep],
+            "{command:?}"
+        );
+    }
+    let fine = run("arr[$((i + 1))]=\"${x[0]}\" cmd; arr[${#arr[@]}]=y");
+    assert!(fine.unresolved.is_empty(), "{:?}", fine.unresolved);
+}
+
+#[test]
+fn the_word_parse_budget_is_shared_by_the_whole_command() {
+    // Each word nests four levels deep and is cheap alone; a few hundred of them are not.
+    let words = |n: usize| -> String {
+        (0..n)
+            .map(|i| format!("${{a{i}[${{b{i}[0]}}]}}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let few = run(&format!("echo {}", words(20)));
+    assert!(few.unresolved.is_empty(), "{:?}", few.unresolved);
+    let many = run(&format!("echo {}", words(400)));
+    assert_eq!(many.unresolved, [Unresolved::TooDeep]);
+    // Nested scripts draw on the same budget.
+    let nested = run(&format!("bash -c 'echo {}'", words(400)));
+    assert!(!nested.unresolved.is_empty());
+}
+
+#[test]
+fn real_nesting_stays_within_the_word_parse_budget() {
+    for (command, names) in [
+        (
+            r#"cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")""#,
+            &["cd", "dirname", "readlink"][..],
+        ),
+        (
+            r#"echo "${arr[$((i+1))]}" "${X:-${Y:-$(id -u)}}""#,
+            &["echo", "id"],
+        ),
+        (
+            r#"curl -d '{"a":{"b":{"c":[{"d":1},{"e":[2,3]}]}}}' -H "X-Id: $(uuidgen)" x.test"#,
+            &["curl", "uuidgen"],
+        ),
+        (
+            "jq '.items[] | select(.tags | index(\"x\")) | {name: .name, id: .meta[\"id\"]}' f.json",
+            &["jq"],
+        ),
+        (
+            "cat <<EOF > setup.sh\nA=\"$(git rev-parse \"HEAD\")\"\nB=\"$(date \"+%F\")\"\n\
+             C=\"$(id -un \"$USER\")\"\nD=\"$(hostname \"-s\")\"\nE=\"$(pwd \"-P\")\"\n\
+             echo \"${A:-none} ${B[0]} ${C} ${D} ${E}\" > /tmp/out.txt\nEOF",
+            &["cat", "git", "date", "id", "hostname", "pwd"],
+        ),
+        (
+            r#"echo "$(a "x") $(b 'y') $(c "z") $(d "w") $(e "v") $(f "u")""#,
+            &["echo", "a", "b", "c", "d", "e", "f"],
+        ),
+        (
+            "cat <<EOF > out.json\n{\"when\": \"$(date -u +%FT%TZ)\", \"who\": \"${USER}\", \"list\": [[1, 2], [3]]}\nEOF",
+            &["cat", "date"],
+        ),
+    ] {
+        let analysis = run(command);
+        assert!(
+            analysis.unresolved.is_empty(),
+            "{command}: {:?}",
+            analysis.unresolved
+        );
+        let found: Vec<&str> = analysis.commands.iter().map(SimpleCommand::name).collect();
+        assert_eq!(found, names, "{command}");
+    }
+    // A long script written through an unquoted here-doc, every line expanding.
+    let line = "URL_N=\"$(git config --get \"remote.origin.url\" | sed -e 's/x/[y]/')\"; \
+                echo \"${URL_N:-none} ${ARR[N]} $((N + 1)) $(date \"+%F\")\"\n";
+    let body: String = (0..80).map(|n| line.replace('N', &n.to_string())).collect();
+    let script = format!("cat <<EOF > setup.sh\n{body}EOF");
+    assert!(script.len() > 8 * 1024 && script.len() < 16 * 1024);
+    let analysis = run(&script);
+    assert!(analysis.unresolved.is_empty(), "{:?}", analysis.unresolved);
+    assert_eq!(analysis.commands.len(), 1 + 80 * 3);
+}
+
+#[test]
+fn unparseable_array_subscripts_in_assignments_fail_closed() {
+    for text in [
+        "X[~99999999999999999999999]=1 ls",
+        "X=([~99999999999999999999999]=1) ls",
+    ] {
+        let analysis = run(text);
+        assert!(
+            matches!(analysis.unresolved.as_slice(), [Unresolved::Parse(_)]),
+            "{text}: {:?}",
+            analysis.unresolved
+        );
+    }
 }

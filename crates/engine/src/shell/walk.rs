@@ -13,8 +13,8 @@ use brush_parser::ast;
 
 use super::exec::{self, Nested, PROCESS_SUBSTITUTION_READ, PROCESS_SUBSTITUTION_WRITE};
 use super::parse::{
-    MAX_OPENERS, MAX_PAREN_DEPTH, StackBudget, nesting_budget, nesting_depth, parse_program,
-    with_stack,
+    MAX_OPENERS, MAX_PAREN_DEPTH, StackBudget, WordBudget, nesting_budget, nesting_depth,
+    parse_program, with_stack,
 };
 use super::views::{allow_view, deny_views};
 use super::words::{NormWord, heredoc_substitutions, normalize};
@@ -54,6 +54,8 @@ pub(super) struct Walker<'l> {
     piped: Option<Piped>,
     /// The known output of the last simple command walked, for the pipeline to hand on.
     last_output: Option<Piped>,
+    /// What the word parses of this analysis may still spend.
+    word_budget: WordBudget,
 }
 
 /// Known text flowing through a pipe, and the depth of the pipeline it flows in.
@@ -106,6 +108,7 @@ impl<'l> Walker<'l> {
             stack: StackBudget::default(),
             piped: None,
             last_output: None,
+            word_budget: WordBudget::default(),
         }
     }
 
@@ -131,7 +134,10 @@ impl<'l> Walker<'l> {
             return;
         }
         let budget = nesting_budget(text);
-        if budget > MAX_OPENERS || nesting_depth(text, b'(', b')') > MAX_PAREN_DEPTH {
+        if budget > MAX_OPENERS
+            || nesting_depth(text, b'(', b')') > MAX_PAREN_DEPTH
+            || !self.word_budget.spend_assignments(text)
+        {
             self.unresolved(Unresolved::TooDeep);
             return;
         }
@@ -358,7 +364,7 @@ impl<'l> Walker<'l> {
     /// Analyses the substitutions in a word that is not part of a simple command.
     fn word_subs(&mut self, raw: &str, ctx: Ctx) {
         let mut subs = Vec::new();
-        let word = normalize(raw, &mut subs);
+        let word = normalize(raw, &mut subs, &self.word_budget);
         if word.failed {
             self.word_failed();
         }
@@ -368,14 +374,20 @@ impl<'l> Walker<'l> {
     /// Analyses the substitutions in arithmetic text.
     fn text_subs(&mut self, text: &str, ctx: Ctx) {
         let mut subs = Vec::new();
-        if !heredoc_substitutions(text, &mut subs) {
+        if !heredoc_substitutions(text, &mut subs, &self.word_budget) {
             self.word_failed();
         }
         self.substitutions(subs, ctx);
     }
 
+    /// Records a word that could not be parsed: as nesting past the limit when the word parser's
+    /// budget refused it (or an earlier word), as a parse failure otherwise.
     fn word_failed(&mut self) {
-        self.unresolved(Unresolved::Parse("a word could not be parsed".to_owned()));
+        if self.word_budget.refused() {
+            self.unresolved(Unresolved::TooDeep);
+        } else {
+            self.unresolved(Unresolved::Parse("a word could not be parsed".to_owned()));
+        }
     }
 
     fn substitutions(&mut self, subs: Vec<String>, ctx: Ctx) {
@@ -397,7 +409,7 @@ impl<'l> Walker<'l> {
             self.item(item, true, &mut collected);
         }
         if let Some(word) = &command.word_or_name {
-            push_word(&word.value, &mut collected);
+            push_word(&word.value, &mut collected, &self.word_budget);
         }
         for item in command.suffix.iter().flat_map(|s| s.0.iter()) {
             self.item(item, false, &mut collected);
@@ -481,7 +493,9 @@ impl<'l> Walker<'l> {
         }
         let mut subs = collected.subs;
         for heredoc in collected.other_heredocs {
-            if heredoc.requires_expansion && !heredoc_substitutions(&heredoc.doc.value, &mut subs) {
+            if heredoc.requires_expansion
+                && !heredoc_substitutions(&heredoc.doc.value, &mut subs, &self.word_budget)
+            {
                 self.word_failed();
             }
         }
@@ -503,12 +517,14 @@ impl<'l> Walker<'l> {
             ast::CommandPrefixOrSuffixItem::IoRedirect(redirect) => {
                 self.redirect(redirect, collected);
             }
-            ast::CommandPrefixOrSuffixItem::Word(word) => push_word(&word.value, collected),
+            ast::CommandPrefixOrSuffixItem::Word(word) => {
+                push_word(&word.value, collected, &self.word_budget);
+            }
             ast::CommandPrefixOrSuffixItem::AssignmentWord(assignment, word) => {
                 if prefix && collected.fields.is_empty() {
-                    push_assignment(assignment, collected);
+                    push_assignment(assignment, collected, &self.word_budget);
                 } else {
-                    push_word(&word.value, collected);
+                    push_word(&word.value, collected, &self.word_budget);
                 }
             }
             ast::CommandPrefixOrSuffixItem::ProcessSubstitution(kind, subshell) => {
@@ -522,12 +538,13 @@ impl<'l> Walker<'l> {
     }
 
     fn redirect<'a>(&mut self, redirect: &'a ast::IoRedirect, collected: &mut Collected<'a>) {
+        let budget = &self.word_budget;
         match redirect {
             ast::IoRedirect::File(fd, kind, target) => {
                 let reads_stdin = matches!(fd, None | Some(0));
                 match target {
                     ast::IoFileRedirectTarget::Filename(word) => {
-                        let target = normalize(&word.value, &mut collected.subs);
+                        let target = normalize(&word.value, &mut collected.subs, budget);
                         collected.word_failed |= target.failed;
                         for kind in redirect_kinds(kind) {
                             collected.redirects.push(Redirect {
@@ -537,7 +554,7 @@ impl<'l> Walker<'l> {
                         }
                     }
                     ast::IoFileRedirectTarget::Duplicate(word) => {
-                        let target = normalize(&word.value, &mut collected.subs);
+                        let target = normalize(&word.value, &mut collected.subs, budget);
                         collected.word_failed |= target.failed;
                         let is_fd = target.text == "-"
                             || target
@@ -572,7 +589,7 @@ impl<'l> Walker<'l> {
                 }
             }
             ast::IoRedirect::HereString(fd, word) => {
-                let text = normalize(&word.value, &mut collected.subs);
+                let text = normalize(&word.value, &mut collected.subs, budget);
                 collected.word_failed |= text.failed;
                 if matches!(fd, None | Some(0)) {
                     if let Some(previous) = collected.stdin.heredoc.take() {
@@ -582,7 +599,7 @@ impl<'l> Walker<'l> {
                 }
             }
             ast::IoRedirect::OutputAndError(word, append) => {
-                let target = normalize(&word.value, &mut collected.subs);
+                let target = normalize(&word.value, &mut collected.subs, budget);
                 collected.word_failed |= target.failed;
                 collected.redirects.push(Redirect {
                     kind: if *append {
@@ -728,8 +745,8 @@ fn process_substitution_text(kind: &ast::ProcessSubstitutionKind) -> &'static st
     }
 }
 
-fn push_word(raw: &str, collected: &mut Collected<'_>) {
-    let word = normalize(raw, &mut collected.subs);
+fn push_word(raw: &str, collected: &mut Collected<'_>, budget: &WordBudget) {
+    let word = normalize(raw, &mut collected.subs, budget);
     collected.word_failed |= word.failed;
     let dynamic = word.dynamic;
     collected
@@ -737,18 +754,23 @@ fn push_word(raw: &str, collected: &mut Collected<'_>) {
         .extend(word.fields.into_iter().map(|text| Field { text, dynamic }));
 }
 
-fn push_assignment(assignment: &ast::Assignment, collected: &mut Collected<'_>) {
+fn push_assignment(
+    assignment: &ast::Assignment,
+    collected: &mut Collected<'_>,
+    budget: &WordBudget,
+) {
     let name = match &assignment.name {
         ast::AssignmentName::VariableName(name) => name.clone(),
         ast::AssignmentName::ArrayElementName(name, index) => {
-            let index = normalize(index, &mut collected.subs);
+            let index = normalize(index, &mut collected.subs, budget);
+            collected.word_failed |= index.failed;
             format!("{name}[{}]", index.text)
         }
     };
     let mut dynamic = false;
     let value = match &assignment.value {
         ast::AssignmentValue::Scalar(word) => {
-            let value = normalize(&word.value, &mut collected.subs);
+            let value = normalize(&word.value, &mut collected.subs, budget);
             collected.word_failed |= value.failed;
             dynamic |= value.dynamic;
             value.text
@@ -756,12 +778,13 @@ fn push_assignment(assignment: &ast::Assignment, collected: &mut Collected<'_>) 
         ast::AssignmentValue::Array(items) => {
             let mut parts = Vec::with_capacity(items.len());
             for (key, word) in items {
-                let value = normalize(&word.value, &mut collected.subs);
+                let value = normalize(&word.value, &mut collected.subs, budget);
                 collected.word_failed |= value.failed;
                 dynamic |= value.dynamic;
                 match key {
                     Some(key) => {
-                        let key = normalize(&key.value, &mut collected.subs);
+                        let key = normalize(&key.value, &mut collected.subs, budget);
+                        collected.word_failed |= key.failed;
                         parts.push(format!("[{}]={}", key.text, value.text));
                     }
                     None => parts.push(value.text),

@@ -12,7 +12,7 @@ use brush_parser::word::{
     self, BraceExpressionMember, BraceExpressionOrText, WordPiece, WordPieceWithSource,
 };
 
-use super::parse::{OPTIONS, guarded, nesting_depth};
+use super::parse::{OPTIONS, WordBudget, WordSyntax, guarded, nesting_depth};
 
 /// Most fields one word may brace-expand to; a larger expansion is left unexpanded.
 const MAX_BRACE_FIELDS: usize = 256;
@@ -40,8 +40,9 @@ pub(super) struct NormWord {
     pub failed: bool,
 }
 
-/// Normalises `raw`, pushing every command-substitution body found in it onto `subs`.
-pub(super) fn normalize(raw: &str, subs: &mut Vec<String>) -> NormWord {
+/// Normalises `raw`, pushing every command-substitution body found in it onto `subs`. The word
+/// parser's work is taken from `budget`; a word that does not fit is unparseable.
+pub(super) fn normalize(raw: &str, subs: &mut Vec<String>, budget: &WordBudget) -> NormWord {
     if is_plain(raw) {
         return NormWord {
             text: raw.to_owned(),
@@ -50,7 +51,7 @@ pub(super) fn normalize(raw: &str, subs: &mut Vec<String>) -> NormWord {
             failed: false,
         };
     }
-    let Some(pieces) = parse_word(raw) else {
+    let Some(pieces) = parse_word(raw, budget) else {
         return NormWord {
             text: raw.to_owned(),
             dynamic: true,
@@ -58,11 +59,13 @@ pub(super) fn normalize(raw: &str, subs: &mut Vec<String>) -> NormWord {
             failed: true,
         };
     };
-    let mut out = Rendered::default();
+    let mut out = Rendered::new(budget);
     out.render(raw, &pieces, subs, 0);
     let fields = if out.dynamic || out.failed || quoted_whole(raw) {
         vec![out.text.clone()]
-    } else if nesting_depth(raw, b'{', b'}') > MAX_BRACE_DEPTH {
+    } else if nesting_depth(raw, b'{', b'}') > MAX_BRACE_DEPTH
+        || !budget.spend(raw, WordSyntax::Word)
+    {
         return NormWord {
             text: raw.to_owned(),
             dynamic: true,
@@ -70,7 +73,7 @@ pub(super) fn normalize(raw: &str, subs: &mut Vec<String>) -> NormWord {
             failed: true,
         };
     } else {
-        brace_fields(raw).unwrap_or_else(|| vec![out.text.clone()])
+        brace_fields(raw, budget).unwrap_or_else(|| vec![out.text.clone()])
     };
     NormWord {
         text: out.text,
@@ -81,18 +84,23 @@ pub(super) fn normalize(raw: &str, subs: &mut Vec<String>) -> NormWord {
 }
 
 /// Collects the command substitutions in a here-doc body whose delimiter was unquoted
-/// (the outer shell expands those before the command reads the body).
-pub(super) fn heredoc_substitutions(body: &str, subs: &mut Vec<String>) -> bool {
+/// (the outer shell expands those before the command reads the body). `false` when the body
+/// could not be parsed or its parse does not fit in `budget`.
+pub(super) fn heredoc_substitutions(
+    body: &str,
+    subs: &mut Vec<String>,
+    budget: &WordBudget,
+) -> bool {
     if !body.contains('$') && !body.contains('`') {
         return true;
     }
-    if has_long_digit_run(body) {
+    if has_long_digit_run(body) || !budget.spend(body, WordSyntax::HereDoc) {
         return false;
     }
     let Some(Ok(pieces)) = guarded(|| word::parse_heredoc(body, &OPTIONS)) else {
         return false;
     };
-    let mut out = Rendered::default();
+    let mut out = Rendered::new(budget);
     out.render(body, &pieces, subs, 0);
     !out.failed
 }
@@ -118,21 +126,33 @@ fn has_long_digit_run(text: &str) -> bool {
     false
 }
 
-fn parse_word(raw: &str) -> Option<Vec<WordPieceWithSource>> {
-    if has_long_digit_run(raw) {
+/// Parses one word with brush-parser, unless it holds a digit run that would overflow there or
+/// its parse does not fit in what is left of `budget` (the word grammar backtracks
+/// exponentially with nesting: see [`super::parse::word_work`]).
+fn parse_word(raw: &str, budget: &WordBudget) -> Option<Vec<WordPieceWithSource>> {
+    if has_long_digit_run(raw) || !budget.spend(raw, WordSyntax::Word) {
         return None;
     }
     guarded(|| word::parse(raw, &OPTIONS)).and_then(Result::ok)
 }
 
-#[derive(Default)]
-struct Rendered {
+struct Rendered<'b> {
     text: String,
     dynamic: bool,
     failed: bool,
+    budget: &'b WordBudget,
 }
 
-impl Rendered {
+impl<'b> Rendered<'b> {
+    fn new(budget: &'b WordBudget) -> Self {
+        Self {
+            text: String::new(),
+            dynamic: false,
+            failed: false,
+            budget,
+        }
+    }
+
     fn render(
         &mut self,
         raw: &str,
@@ -193,9 +213,9 @@ impl Rendered {
             self.failed = true;
             return;
         }
-        match parse_word(text) {
+        match parse_word(text, self.budget) {
             Some(pieces) => {
-                let mut nested = Self::default();
+                let mut nested = Self::new(self.budget);
                 nested.render(text, &pieces, subs, depth + 1);
                 self.failed |= nested.failed;
             }
@@ -215,7 +235,7 @@ fn quoted_whole(raw: &str) -> bool {
 
 /// Brace-expands a static word, returning its unquoted fields, or `None` when the word holds no
 /// brace expression (or expands past [`MAX_BRACE_FIELDS`]).
-fn brace_fields(raw: &str) -> Option<Vec<String>> {
+fn brace_fields(raw: &str, budget: &WordBudget) -> Option<Vec<String>> {
     if !raw.contains('{') || !(raw.contains(',') || raw.contains("..")) {
         return None;
     }
@@ -231,8 +251,8 @@ fn brace_fields(raw: &str) -> Option<Vec<String>> {
     let alternatives = expand_items(&items)?;
     let mut fields = Vec::with_capacity(alternatives.len());
     for alternative in alternatives {
-        let pieces = parse_word(&alternative)?;
-        let mut out = Rendered::default();
+        let pieces = parse_word(&alternative, budget)?;
+        let mut out = Rendered::new(budget);
         let mut ignored = Vec::new();
         out.render(&alternative, &pieces, &mut ignored, 0);
         fields.push(out.text);
@@ -408,7 +428,7 @@ mod tests {
 
     fn norm(raw: &str) -> (NormWord, Vec<String>) {
         let mut subs = Vec::new();
-        let word = normalize(raw, &mut subs);
+        let word = normalize(raw, &mut subs, &WordBudget::default());
         (word, subs)
     }
 
@@ -483,9 +503,27 @@ mod tests {
     }
 
     #[test]
+    fn words_past_the_parse_budget_are_not_parsed() {
+        // Minimised from a fuzzing timeout: ~0.3 s in brush-parser, one more `${_[` ~15 s.
+        let budget = WordBudget::default();
+        let mut subs = Vec::new();
+        let word = normalize("${_[''${_[''${_[${_['' '", &mut subs, &budget);
+        assert!(word.failed && word.dynamic);
+        assert!(budget.refused());
+        let mut subs = Vec::new();
+        let body = "x ${_[${_[${_[0]}]}]} $(id)\n";
+        assert!(!heredoc_substitutions(body, &mut subs, &budget));
+        assert!(subs.is_empty());
+    }
+
+    #[test]
     fn heredoc_bodies_yield_substitutions() {
         let mut subs = Vec::new();
-        assert!(heredoc_substitutions("a $(rm -rf /) `id`\n", &mut subs));
+        assert!(heredoc_substitutions(
+            "a $(rm -rf /) `id`\n",
+            &mut subs,
+            &WordBudget::default()
+        ));
         assert_eq!(subs, ["rm -rf /", "id"]);
     }
 }
