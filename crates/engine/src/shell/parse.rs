@@ -141,6 +141,14 @@ const MAX_READINGS: usize = 64;
 /// quote everywhere; an unterminated quote is text). Past [`MAX_READINGS`] readings the
 /// estimate falls back to [`conservative_work`].
 pub(super) fn word_work(text: &str, syntax: WordSyntax) -> u64 {
+    // Every construct opens on one of these bytes: with none, nothing is ever open beyond the
+    // frames the syntax starts in, and the bound is exact without following any reading (most
+    // words: `git`, `status`, `-la`).
+    if !text.bytes().any(|byte| matches!(byte, b'{' | b'[' | b'(')) {
+        let depth = u32::try_from(initial_frames(syntax).len()).unwrap_or(u32::MAX);
+        let per_byte = WORD_RETRY_FACTOR.saturating_pow(depth);
+        return per_byte.saturating_mul(text.len() as u64);
+    }
     Readings::new(text.as_bytes(), syntax)
         .work()
         .unwrap_or_else(|| conservative_work(text, syntax))
@@ -449,6 +457,14 @@ impl WordBudget {
     /// not fit; `true` when the script does not tokenise (the parse then fails early).
     pub(super) fn spend_assignments(&self, script: &str) -> bool {
         if here_tag_problem(script).is_some() {
+            return true;
+        }
+        // A subscript needs a name character right before a `[`: without one, there is nothing
+        // to charge, and the script need not be tokenised twice.
+        let subscripted = script.as_bytes().windows(2).any(
+            |pair| matches!(pair, [name, b'['] if name.is_ascii_alphanumeric() || *name == b'_'),
+        );
+        if !subscripted {
             return true;
         }
         let tokens = guarded(|| uncached_tokenize_str(script, &OPTIONS.tokenizer_options()));
