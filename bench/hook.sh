@@ -28,7 +28,8 @@ TOOLGATE_TOKEN="$("$TOOLGATE" token create --role agent --tenant bench | tail -n
 ADMIN_TOKEN="tg_bench_admin_$RANDOM$RANDOM"
 PORT="$(toolgate_pg_free_port)"
 TOOLGATE_ADMIN_TOKEN="$ADMIN_TOKEN" RUST_LOG=warn "$TOOLGATE" serve --listen "127.0.0.1:$PORT" \
-    --cache-dir "$WORK/cache" >"$WORK/toolgate.log" 2>&1 &
+    --cache-dir "$WORK/cache" --audit-spool-dir "$WORK/spool" --audit-mode "${BENCH_AUDIT_MODE:-durable}" \
+    >"$WORK/toolgate.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 100); do curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
 
