@@ -308,26 +308,13 @@ async fn a_restart_on_the_same_file_keeps_bundles_activations_and_tokens_and_add
     let org = app.push("global", &deny_bundle("org", "mcp__org")).await;
     let org_activation = app.activate("global", org).await;
     // A token made with the CLI while the server runs, on the same file.
-    let output = tokio::task::spawn_blocking({
-        let dir = dir.path().to_owned();
-        move || {
-            Command::new(env!("CARGO_BIN_EXE_toolgate"))
-                .args(["token", "create", "--role", "agent", "--tenant", "team"])
-                .current_dir(dir)
-                .env_clear()
-                .output()
-                .unwrap()
-        }
-    })
-    .await
-    .unwrap();
-    assert!(output.status.success(), "{output:?}");
-    let agent = String::from_utf8(output.stdout)
-        .unwrap()
-        .split_whitespace()
-        .last()
-        .unwrap()
-        .to_owned();
+    let agent = last_word(
+        &toolgate_in(
+            dir.path(),
+            &["token", "create", "--role", "agent", "--tenant", "team"],
+        )
+        .await,
+    );
     assert_eq!(app.decide(&agent, &tool("WebFetch")).await, "deny");
 
     server.kill();
