@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::audit::store::{AuditStore, Filter};
 use crate::auth::{Role, generate_token, hash_token, valid_tenant};
+use crate::client::{Answer, Body, Failure, Http};
 use crate::config::{Config, DEFAULT_DATA_DIR, ServeArgs};
 use crate::startup::Application;
 use crate::store::{Database, Location, postgres, sqlite};
@@ -212,7 +213,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Lint { bundle } => crate::offline::lint(&bundle),
         Command::Test { bundle } => crate::offline::test(&bundle),
         Command::Hook(args) => crate::hook::run(&args),
-        Command::Healthcheck { url } => runtime()?.block_on(healthcheck(&url)),
+        Command::Healthcheck { url } => healthcheck(&url),
         Command::Serve(args) => {
             telemetry::init(cli.log_format)?;
             let admin_token = std::env::var("TOOLGATE_ADMIN_TOKEN")
@@ -224,7 +225,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             telemetry::init(cli.log_format)?;
             runtime()?.block_on(migrate(&database))
         }
-        Command::Bundle(command) => runtime()?.block_on(bundle(command)),
+        Command::Bundle(command) => bundle(command),
         Command::Token(TokenCommand::Create {
             database,
             role,
@@ -334,21 +335,14 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
-async fn healthcheck(url: &str) -> anyhow::Result<ExitCode> {
-    let client = reqwest::Client::builder()
-        .timeout(std::time::Duration::from_secs(2))
-        .build()
-        .context("failed to build an HTTP client")?;
-    let status = client
-        .get(url)
-        .send()
-        .await
-        .with_context(|| format!("`{url}` did not answer"))?
-        .status();
-    if status.is_success() {
+fn healthcheck(url: &str) -> anyhow::Result<ExitCode> {
+    let answer = Http::new(std::time::Duration::from_secs(2))
+        .get(url, None)
+        .with_context(|| format!("`{url}` did not answer"))?;
+    if answer.status.is_success() {
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!("error: `{url}` answered {status}");
+        eprintln!("error: `{url}` answered {}", answer.status);
         Ok(ExitCode::FAILURE)
     }
 }
@@ -453,7 +447,7 @@ async fn create_token(
 
 /// A small HTTP client for the admin API.
 struct Client {
-    http: reqwest::Client,
+    http: Http,
     base: String,
     token: String,
     tenant: String,
@@ -467,28 +461,29 @@ impl Client {
             args.tenant
         );
         Ok(Self {
-            http: reqwest::Client::builder()
-                .timeout(std::time::Duration::from_secs(30))
-                .build()?,
+            http: Http::new(std::time::Duration::from_secs(30)),
             base: args.server.trim_end_matches('/').to_owned(),
             token: args.token,
             tenant: args.tenant,
         })
     }
 
-    fn url(&self, path: &str) -> String {
-        format!("{}/v1/tenants/{}{path}", self.base, self.tenant)
+    /// `POST /v1/tenants/{tenant}{path}`: the status and the JSON answer (`null` if none).
+    fn post(&self, path: &str, body: Option<Body<'_>>) -> anyhow::Result<(u16, Value)> {
+        let url = format!("{}/v1/tenants/{}{path}", self.base, self.tenant);
+        Self::read(self.http.post(&url, Some(&self.token), body), &self.base)
     }
 
-    async fn send(&self, request: reqwest::RequestBuilder) -> anyhow::Result<(u16, Value)> {
-        let response = request
-            .bearer_auth(&self.token)
-            .send()
-            .await
-            .with_context(|| format!("failed to reach `{}`", self.base))?;
-        let status = response.status().as_u16();
-        let body: Value = response.json().await.unwrap_or(Value::Null);
-        Ok((status, body))
+    /// `GET /v1/tenants/{tenant}{path}`.
+    fn get(&self, path: &str) -> anyhow::Result<(u16, Value)> {
+        let url = format!("{}/v1/tenants/{}{path}", self.base, self.tenant);
+        Self::read(self.http.get(&url, Some(&self.token)), &self.base)
+    }
+
+    fn read(answer: Result<Answer, Failure>, base: &str) -> anyhow::Result<(u16, Value)> {
+        let answer = answer.with_context(|| format!("failed to reach `{base}`"))?;
+        let body = serde_json::from_slice(&answer.body).unwrap_or(Value::Null);
+        Ok((answer.status.as_u16(), body))
     }
 }
 
@@ -528,7 +523,7 @@ fn bundle_body(path: &Path) -> anyhow::Result<(String, &'static str)> {
     Ok((text, content_type))
 }
 
-async fn bundle(command: BundleCommand) -> anyhow::Result<ExitCode> {
+fn bundle(command: BundleCommand) -> anyhow::Result<ExitCode> {
     match command {
         BundleCommand::Push {
             client,
@@ -537,15 +532,13 @@ async fn bundle(command: BundleCommand) -> anyhow::Result<ExitCode> {
         } => {
             let client = Client::new(client)?;
             let (body, content_type) = bundle_body(&path)?;
-            let (status, answer) = client
-                .send(
-                    client
-                        .http
-                        .post(client.url("/bundles"))
-                        .header("content-type", content_type)
-                        .body(body),
-                )
-                .await?;
+            let (status, answer) = client.post(
+                "/bundles",
+                Some(Body {
+                    content_type,
+                    bytes: body.as_bytes(),
+                }),
+            )?;
             if !(200..300).contains(&status) {
                 return Ok(report_error(status, &answer));
             }
@@ -565,13 +558,13 @@ async fn bundle(command: BundleCommand) -> anyhow::Result<ExitCode> {
                 println!("warning: {}", warning.as_str().unwrap_or(""));
             }
             if activate {
-                return activate_bundle(&client, id).await;
+                return activate_bundle(&client, id);
             }
             Ok(ExitCode::SUCCESS)
         }
         BundleCommand::List { client } => {
             let client = Client::new(client)?;
-            let (status, answer) = client.send(client.http.get(client.url("/bundles"))).await?;
+            let (status, answer) = client.get("/bundles")?;
             if status != 200 {
                 return Ok(report_error(status, &answer));
             }
@@ -588,13 +581,11 @@ async fn bundle(command: BundleCommand) -> anyhow::Result<ExitCode> {
         }
         BundleCommand::Activate { client, id } => {
             let client = Client::new(client)?;
-            activate_bundle(&client, id).await
+            activate_bundle(&client, id)
         }
         BundleCommand::Rollback { client } => {
             let client = Client::new(client)?;
-            let (status, answer) = client
-                .send(client.http.post(client.url("/rollback")))
-                .await?;
+            let (status, answer) = client.post("/rollback", None)?;
             if !(200..300).contains(&status) {
                 return Ok(report_error(status, &answer));
             }
@@ -607,14 +598,8 @@ async fn bundle(command: BundleCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
-async fn activate_bundle(client: &Client, id: i64) -> anyhow::Result<ExitCode> {
-    let (status, answer) = client
-        .send(
-            client
-                .http
-                .post(client.url(&format!("/bundles/{id}/activate"))),
-        )
-        .await?;
+fn activate_bundle(client: &Client, id: i64) -> anyhow::Result<ExitCode> {
+    let (status, answer) = client.post(&format!("/bundles/{id}/activate"), None)?;
     if !(200..300).contains(&status) {
         return Ok(report_error(status, &answer));
     }

@@ -18,6 +18,8 @@ use serde_json::Value;
 use toolgate_engine::protocol::{self, Agent, HookEvent, Reply};
 use toolgate_engine::{CompiledPolicy, Decision, Outcome};
 
+use crate::client::{Body, Failure, Http};
+
 /// Largest event read from stdin.
 const MAX_EVENT_BYTES: u64 = 16 * 1024 * 1024;
 
@@ -158,62 +160,38 @@ fn post(args: &HookArgs, url: &str, input: &[u8]) -> Result<Value, String> {
         args.agent.as_str()
     );
     let token = std::env::var(&args.token_env).ok();
-    let timeout = Duration::from_millis(args.timeout);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the HTTP client: {e}"))?;
-    runtime.block_on(async {
-        let client = reqwest::Client::builder()
-            .timeout(timeout)
-            .connect_timeout(timeout)
-            .build()
-            .map_err(|e| format!("cannot start the HTTP client: {e}"))?;
-        let mut request = client
-            .post(&endpoint)
-            .header("content-type", "application/json")
-            .body(input.to_vec());
-        if let Some(token) = token {
-            request = request.bearer_auth(token);
-        }
-        let response = request.send().await.map_err(|e| {
-            if e.is_timeout() {
-                format!("the server did not answer within {} ms", args.timeout)
-            } else {
-                format!("the server at {url} is unreachable ({})", root_cause(&e))
+    let answer = Http::new(Duration::from_millis(args.timeout))
+        .post(
+            &endpoint,
+            token.as_deref(),
+            Some(Body {
+                content_type: "application/json",
+                bytes: input,
+            }),
+        )
+        .map_err(|failure| match failure {
+            Failure::Unreachable(cause) => {
+                format!("the server at {url} is unreachable ({cause})")
             }
+            other => other.to_string(),
         })?;
-        let status = response.status();
-        let bytes = response
-            .bytes()
-            .await
-            .map_err(|e| format!("the server's answer was cut short ({})", root_cause(&e)))?;
-        if !status.is_success() {
-            let detail = serde_json::from_slice::<Value>(&bytes)
-                .ok()
-                .and_then(|body| {
-                    body.pointer("/error/message")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned)
-                })
-                .unwrap_or_default();
-            return Err(format!("the server answered {status} {detail}")
-                .trim_end()
-                .to_owned());
-        }
-        match serde_json::from_slice::<Value>(&bytes) {
-            Ok(body @ Value::Object(_)) => Ok(body),
-            _ => Err("the server's answer is not a JSON object".to_owned()),
-        }
-    })
-}
-
-fn root_cause(error: &dyn std::error::Error) -> String {
-    let mut cause = error;
-    while let Some(source) = cause.source() {
-        cause = source;
+    if !answer.status.is_success() {
+        let detail = serde_json::from_slice::<Value>(&answer.body)
+            .ok()
+            .and_then(|body| {
+                body.pointer("/error/message")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
+            .unwrap_or_default();
+        return Err(format!("the server answered {} {detail}", answer.status)
+            .trim_end()
+            .to_owned());
     }
-    cause.to_string()
+    match serde_json::from_slice::<Value>(&answer.body) {
+        Ok(body @ Value::Object(_)) => Ok(body),
+        _ => Err("the server's answer is not a JSON object".to_owned()),
+    }
 }
 
 /// The reply when no decision could be had: deny (closed) or no opinion (open), in the agent's

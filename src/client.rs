@@ -1,0 +1,137 @@
+//! The HTTP client of the command-line tools (`toolgate hook`, `toolgate bundle`,
+//! `toolgate healthcheck`).
+//!
+//! Blocking (ureq): a command makes one or two requests, so an async runtime would only add to
+//! its start-up. TLS is set up on the first `https://` request, never for `http://`, so a hook
+//! process asking a local server pays for neither. Proxies are taken from the environment
+//! (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`).
+
+use std::time::Duration;
+
+/// Largest answer body read, in bytes.
+const MAX_ANSWER_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Size of the read and the write buffer, which also bounds the answer's head.
+const BUFFER_BYTES: usize = 16 * 1024;
+
+/// One answer: the status and the whole body.
+#[derive(Debug)]
+pub struct Answer {
+    /// HTTP status.
+    pub status: ureq::http::StatusCode,
+    /// The body, up to [`MAX_ANSWER_BYTES`].
+    pub body: Vec<u8>,
+}
+
+/// Why no answer was had.
+#[derive(Debug, thiserror::Error)]
+pub enum Failure {
+    /// The server did not answer within the time limit.
+    #[error("the server did not answer within {} ms", .0.as_millis())]
+    Timeout(Duration),
+    /// No connection, or the request could not be sent (the innermost cause).
+    #[error("the server is unreachable ({0})")]
+    Unreachable(String),
+    /// The answer was cut short or is not HTTP.
+    #[error("the server's answer was cut short ({0})")]
+    CutShort(String),
+}
+
+/// A request body and its content type.
+pub struct Body<'a> {
+    /// `Content-Type`.
+    pub content_type: &'a str,
+    /// The bytes.
+    pub bytes: &'a [u8],
+}
+
+/// A blocking HTTP client with one time limit for each whole exchange.
+pub struct Http {
+    agent: ureq::Agent,
+    timeout: Duration,
+}
+
+impl Http {
+    /// A client whose every exchange (connect, send, answer) must end within `timeout`.
+    pub fn new(timeout: Duration) -> Self {
+        let agent = ureq::Agent::config_builder()
+            .timeout_global(Some(timeout))
+            // Error answers are answers: the caller reads their JSON envelope.
+            .http_status_as_error(false)
+            .user_agent(concat!("toolgate/", env!("CARGO_PKG_VERSION")))
+            // 128 KiB each by default, zeroed at every start: a hook process sends one event
+            // and reads one short answer (larger bodies pass through in pieces).
+            .input_buffer_size(BUFFER_BYTES)
+            .output_buffer_size(BUFFER_BYTES)
+            .max_response_header_size(BUFFER_BYTES)
+            .build()
+            .into();
+        Self { agent, timeout }
+    }
+
+    /// `GET url`.
+    pub fn get(&self, url: &str, token: Option<&str>) -> Result<Answer, Failure> {
+        let mut request = self.agent.get(url);
+        if let Some(token) = token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        self.finish(request.call())
+    }
+
+    /// `POST url` with `body` (or an empty body).
+    pub fn post(
+        &self,
+        url: &str,
+        token: Option<&str>,
+        body: Option<Body<'_>>,
+    ) -> Result<Answer, Failure> {
+        let mut request = self.agent.post(url);
+        if let Some(token) = token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        let sent = match body {
+            Some(body) => request
+                .header("content-type", body.content_type)
+                .send(body.bytes),
+            None => request.send_empty(),
+        };
+        self.finish(sent)
+    }
+
+    fn finish(
+        &self,
+        sent: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
+    ) -> Result<Answer, Failure> {
+        let mut response = sent.map_err(|error| self.failure(error))?;
+        let status = response.status();
+        let body = response
+            .body_mut()
+            .with_config()
+            .limit(MAX_ANSWER_BYTES)
+            .read_to_vec()
+            .map_err(|error| match error {
+                ureq::Error::Timeout(_) => Failure::Timeout(self.timeout),
+                ureq::Error::Io(io) => Failure::CutShort(io.to_string()),
+                other => Failure::CutShort(root_cause(&other)),
+            })?;
+        Ok(Answer { status, body })
+    }
+
+    fn failure(&self, error: ureq::Error) -> Failure {
+        match error {
+            ureq::Error::Timeout(_) => Failure::Timeout(self.timeout),
+            ureq::Error::Protocol(_) => Failure::CutShort(root_cause(&error)),
+            ureq::Error::Io(io) => Failure::Unreachable(io.to_string()),
+            other => Failure::Unreachable(root_cause(&other)),
+        }
+    }
+}
+
+/// The innermost error's text.
+fn root_cause(error: &dyn std::error::Error) -> String {
+    let mut cause = error;
+    while let Some(source) = cause.source() {
+        cause = source;
+    }
+    cause.to_string()
+}
