@@ -6,7 +6,11 @@
 //! process asking a local server pays for neither. Proxies are taken from the environment
 //! (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`).
 
+use std::net::SocketAddr;
 use std::time::Duration;
+
+use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 
 /// Largest answer body read, in bytes.
 const MAX_ANSWER_BYTES: u64 = 16 * 1024 * 1024;
@@ -54,7 +58,7 @@ pub struct Http {
 impl Http {
     /// A client whose every exchange (connect, send, answer) must end within `timeout`.
     pub fn new(timeout: Duration) -> Self {
-        let agent = ureq::Agent::config_builder()
+        let config = ureq::Agent::config_builder()
             .timeout_global(Some(timeout))
             // Error answers are answers: the caller reads their JSON envelope.
             .http_status_as_error(false)
@@ -64,8 +68,9 @@ impl Http {
             .input_buffer_size(BUFFER_BYTES)
             .output_buffer_size(BUFFER_BYTES)
             .max_response_header_size(BUFFER_BYTES)
-            .build()
-            .into();
+            .build();
+        let agent =
+            ureq::Agent::with_parts(config, DefaultConnector::new(), LiteralFirst::default());
         Self { agent, timeout }
     }
 
@@ -123,6 +128,35 @@ impl Http {
             ureq::Error::Protocol(_) => Failure::CutShort(root_cause(&error)),
             ureq::Error::Io(io) => Failure::Unreachable(io.to_string()),
             other => Failure::Unreachable(root_cause(&other)),
+        }
+    }
+}
+
+/// Takes an IP address in the URL as it is, and looks up a name with ureq's own resolver (which,
+/// with a time limit, always runs the lookup in a new thread: for `http://127.0.0.1:8080`, a
+/// thread for nothing).
+#[derive(Debug, Default)]
+struct LiteralFirst(DefaultResolver);
+
+impl Resolver for LiteralFirst {
+    fn resolve(
+        &self,
+        uri: &ureq::http::Uri,
+        config: &ureq::config::Config,
+        timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        let literal = uri
+            .scheme()
+            .zip(uri.authority())
+            .and_then(|(scheme, authority)| DefaultResolver::host_and_port(scheme, authority))
+            .and_then(|address| address.parse::<SocketAddr>().ok());
+        match literal {
+            Some(address) => {
+                let mut addresses = self.empty();
+                addresses.push(address);
+                Ok(addresses)
+            }
+            None => self.0.resolve(uri, config, timeout),
         }
     }
 }
