@@ -1,0 +1,15 @@
+//! Links the `toolgate` executable at a fixed address (not position-independent).
+//!
+//! A position-independent executable of this size carries ~33 000 relative relocations that the
+//! dynamic loader applies at every start, copying every page they touch: about a millisecond of
+//! each `toolgate hook` process, which agents run around every tool call (issue 7's budget is
+//! 5 ms from process start to reply). Shared libraries, the stack and the heap stay randomised;
+//! only the executable's own image is not, as with Go's default builds. See
+//! `docs/architecture.md` (Command-hook client).
+
+fn main() {
+    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+        println!("cargo:rustc-link-arg-bins=-no-pie");
+    }
+    println!("cargo:rerun-if-changed=build.rs");
+}
