@@ -1,5 +1,5 @@
 //! The audit on PostgreSQL: rows go in with one multi-row `INSERT … SELECT FROM UNNEST(…) ON
-//! CONFLICT DO NOTHING` per batch (a single statement is its own transaction, and a replayed row
+//! CONFLICT DO NOTHING` per batch (a plain `INSERT … VALUES` for a batch of one) (a single statement is its own transaction, and a replayed row
 //! is ignored); a missing month partition is created and the insert retried once. Pruning drops
 //! whole month partitions.
 
@@ -34,6 +34,17 @@ const INSERT: &str = "INSERT INTO audit (id, time, replica_id, seq, prev_hash, h
     $27::bool[]) AS u(id, time, replica_id, seq, prev_hash, hash, tenant, agent, session_id, \
     tool_use_id, prompt_id, event, tool, decision, mode, shadow_decision, winner, rules, \
     shadow_rules, reason, bundles, input, cwd, permission_mode, latency_us, repeat, failure) \
+    ON CONFLICT DO NOTHING";
+
+/// One row with plain `VALUES`: unpacking 27 one-element arrays costs PostgreSQL more than the
+/// row's own insert, and a batch of one is what every batch is while evaluations come one at a
+/// time (and what a single hook call waits for).
+const INSERT_ONE: &str = "INSERT INTO audit (id, time, replica_id, seq, prev_hash, hash, tenant, \
+    agent, session_id, tool_use_id, prompt_id, event, tool, decision, mode, shadow_decision, \
+    winner, rules, shadow_rules, reason, bundles, input, cwd, permission_mode, latency_us, \
+    repeat, failure) \
+    VALUES ($1::text::uuid, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, \
+    $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27) \
     ON CONFLICT DO NOTHING";
 
 fn from_pg(row: &PgRow) -> Result<Row, sqlx::Error> {
@@ -88,6 +99,9 @@ async fn ensure_partitions(pool: &PgPool, rows: &[Row]) -> Result<(), sqlx::Erro
 }
 
 async fn insert_once(pool: &PgPool, rows: &[Row]) -> Result<(), sqlx::Error> {
+    if let [row] = rows {
+        return insert_one(pool, row).await;
+    }
     let n = rows.len();
     let mut ids = Vec::with_capacity(n);
     let mut times = Vec::with_capacity(n);
@@ -173,6 +187,40 @@ async fn insert_once(pool: &PgPool, rows: &[Row]) -> Result<(), sqlx::Error> {
         .bind(latencies)
         .bind(repeats)
         .bind(failures)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+async fn insert_one(pool: &PgPool, row: &Row) -> Result<(), sqlx::Error> {
+    sqlx::query(INSERT_ONE)
+        .bind(row.id.as_str())
+        .bind(row.time())
+        .bind(row.replica_id.as_str())
+        .bind(row.seq)
+        .bind(&row.prev_hash[..])
+        .bind(&row.hash[..])
+        .bind(row.tenant.as_deref())
+        .bind(row.agent.as_str())
+        .bind(row.session_id.as_deref())
+        .bind(row.tool_use_id.as_deref())
+        .bind(row.prompt_id.as_deref())
+        .bind(row.event.as_str())
+        .bind(row.tool.as_deref())
+        .bind(row.decision.as_str())
+        .bind(row.mode.as_str())
+        .bind(row.shadow_decision.as_deref())
+        .bind(row.winner.as_deref())
+        .bind(&row.rules[..])
+        .bind(&row.shadow_rules[..])
+        .bind(row.reason.as_deref())
+        .bind(&row.bundles[..])
+        .bind(row.input.as_str())
+        .bind(row.cwd.as_deref())
+        .bind(row.permission_mode.as_deref())
+        .bind(row.latency_us)
+        .bind(row.repeat)
+        .bind(row.failure)
         .execute(pool)
         .await?;
     Ok(())
