@@ -252,6 +252,30 @@ async fn hook_client_applies_its_fail_mode_when_the_server_is_down() {
     assert_eq!(stdout_json(&cline), json!({"cancel": false}));
 }
 
+/// Reads one whole request (head and `content-length` body), so that closing the socket after
+/// the answer never resets a connection with unread bytes, which could cut the answer short.
+async fn read_request(socket: &mut tokio::net::TcpStream) {
+    let mut request = Vec::new();
+    let mut buffer = [0u8; 16 * 1024];
+    loop {
+        if let Some(end) = request.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&request[..end]).to_ascii_lowercase();
+            let length = head
+                .lines()
+                .find_map(|line| line.strip_prefix("content-length:"))
+                .and_then(|value| value.trim().parse::<usize>().ok())
+                .unwrap_or(0);
+            if request.len() >= end + 4 + length {
+                return;
+            }
+        }
+        match socket.read(&mut buffer).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => request.extend_from_slice(&buffer[..n]),
+        }
+    }
+}
+
 /// A server that accepts connections and answers with `response` after reading the request, or
 /// never answers when `response` is `None`.
 async fn fake_server(response: Option<&'static str>) -> String {
@@ -262,8 +286,7 @@ async fn fake_server(response: Option<&'static str>) -> String {
     tokio::spawn(async move {
         while let Ok((mut socket, _)) = listener.accept().await {
             tokio::spawn(async move {
-                let mut buffer = vec![0u8; 64 * 1024];
-                let _ = socket.read(&mut buffer).await;
+                read_request(&mut socket).await;
                 match response {
                     Some(body) => {
                         let reply = format!(
@@ -274,7 +297,7 @@ async fn fake_server(response: Option<&'static str>) -> String {
                     }
                     // Hang: hold the connection open until the client gives up.
                     None => {
-                        let _ = socket.read(&mut buffer).await;
+                        let _ = socket.read(&mut [0u8; 1024]).await;
                     }
                 }
             });
@@ -366,4 +389,71 @@ async fn hook_client_decides_offline_with_a_bundle() {
         "a broken bundle fails closed"
     );
     assert!(String::from_utf8_lossy(&output.stderr).contains("unknown pack `nope`"));
+}
+
+/// The client reads in 16 KiB pieces: a long answer arrives whole, and an answer whose head
+/// alone is larger than that is not an answer (fail closed, said on stderr).
+#[tokio::test]
+async fn hook_client_reads_long_answers_whole_and_refuses_an_oversized_head() {
+    let reason = "r".repeat(200 * 1024);
+    let long: &'static str = Box::leak(
+        json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask", "permissionDecisionReason": reason}})
+            .to_string()
+            .into_boxed_str(),
+    );
+    let url = fake_server(Some(long)).await;
+    let output = hook(
+        args(&["--agent", "claude-code", "--url", &url]),
+        claude_event("ls"),
+        None,
+    )
+    .await;
+    let reply = stdout_json(&output);
+    assert_eq!(
+        reply["hookSpecificOutput"]["permissionDecision"],
+        "ask",
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        reply["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .map(str::len),
+        Some(200 * 1024)
+    );
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let address = listener.local_addr().expect("address");
+    tokio::spawn(async move {
+        if let Ok((mut socket, _)) = listener.accept().await {
+            read_request(&mut socket).await;
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nx-filler: {}\r\ncontent-length: 2\r\n\r\n{{}}",
+                "f".repeat(32 * 1024)
+            );
+            let _ = socket.write_all(head.as_bytes()).await;
+        }
+    });
+    let output = hook(
+        args(&[
+            "--agent",
+            "claude-code",
+            "--url",
+            &format!("http://{address}"),
+        ]),
+        claude_event("ls"),
+        None,
+    )
+    .await;
+    assert_eq!(
+        stdout_json(&output)["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("failing closed"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
