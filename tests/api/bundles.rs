@@ -4,7 +4,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    Backend, assert_error, decision_of, deny_bundle, on_both_backends, spawn_app_on, tool,
+    Backend, assert_error, decision_of, deny_bundle, eventually, on_both_backends, sample, scrape,
+    spawn_app_on, tool,
 };
 
 on_both_backends!(
@@ -286,8 +287,21 @@ async fn a_live_bundle_that_fails_to_compile_never_replaces_the_running_policy(b
     let other = app.push("other", &deny_bundle("o", "WebFetch")).await;
     let other_activation = app.activate("other", other).await;
     app.wait_served("other", other_activation).await;
-    // Poll ticks have passed too.
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    // And it has tried to load the bad bundle, and refused it.
+    eventually(
+        std::time::Duration::from_secs(10),
+        "a compile error counted in toolgate_reloads_total",
+        || async {
+            let text = scrape(&app, &app.address).await;
+            let errors = sample(
+                &text,
+                "toolgate_reloads_total",
+                &[("result", "compile_error")],
+            );
+            errors.is_some_and(|n| n >= 1.0).then_some(())
+        },
+    )
+    .await;
 
     let policy = app.policy("team").await;
     assert_eq!(policy["live"]["id"], json!(bad_activation));

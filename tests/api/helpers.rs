@@ -246,6 +246,42 @@ pub async fn attach(address: &str, data_dir: &std::path::Path, admin_token: &str
     }
 }
 
+/// The metrics text of `base` (a server's base URL).
+pub async fn scrape(app: &TestApp, base: &str) -> String {
+    let response = app
+        .client
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response.headers()["content-type"],
+        "text/plain; version=0.0.4; charset=utf-8"
+    );
+    response.text().await.unwrap()
+}
+
+/// The value of the one sample of `name` whose labels include every pair of `labels`.
+pub fn sample(text: &str, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
+    let found: Vec<f64> = text
+        .lines()
+        .filter_map(|line| line.strip_prefix(name)?.strip_prefix('{'))
+        .filter_map(|line| line.rsplit_once("} "))
+        .filter(|(pairs, _)| {
+            labels
+                .iter()
+                .all(|(key, value)| pairs.contains(&format!("{key}=\"{value}\"")))
+        })
+        .map(|(_, value)| value.parse().unwrap())
+        .collect();
+    assert!(
+        found.len() <= 1,
+        "several samples of {name} match {labels:?}"
+    );
+    found.first().copied()
+}
+
 /// Retries `check` every 20 ms until it returns `Some`, for at most `limit`.
 pub async fn eventually<T, F, Fut>(limit: Duration, what: &str, mut check: F) -> T
 where
