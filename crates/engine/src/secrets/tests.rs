@@ -8,6 +8,7 @@
     clippy::indexing_slicing
 )]
 
+use super::keywords::LANED_TEXT;
 use super::*;
 
 const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
@@ -699,9 +700,9 @@ fn a_rule_without_keywords_still_runs() {
         ids("kw_123456789012 zq_123456789012"),
         ["keyworded", "no-keywords"]
     );
-    // The same in a text long enough for the DFA.
-    let long = format!("{}zq_123456789012", "filler ".repeat(LARGE_TEXT / 7 + 1));
-    assert!(long.len() > LARGE_TEXT);
+    // The same in a text long enough to be walked in interleaved parts.
+    let long = format!("{}zq_123456789012", "filler ".repeat(LANED_TEXT / 7 + 1));
+    assert!(long.len() > LANED_TEXT);
     assert_eq!(ids(&long), ["no-keywords"]);
 }
 
@@ -734,17 +735,17 @@ fn keywords_are_found_across_every_boundary() {
     let s = Scanner::builtin();
     let mut r = Rng::new(41);
     let token = format!("ghp_{}", r.chars(36, &alnum()));
-    // The token (and its keyword) at the start, the end, straddling the 4 KiB size at which
-    // the keyword DFA takes over from the NFA, and in texts just below and above that size.
+    // The token (and its keyword) at the start, the end, straddling the size from which the
+    // keyword pass walks the text in interleaved parts, and in texts just below and above it.
     for pad in [
         0,
         1,
-        LARGE_TEXT - 20,
-        LARGE_TEXT - 4,
-        LARGE_TEXT - 2,
-        LARGE_TEXT + 7,
+        LANED_TEXT - 20,
+        LANED_TEXT - 4,
+        LANED_TEXT - 2,
+        LANED_TEXT + 7,
     ] {
-        for suffix in ["", "\n", &"y".repeat(LARGE_TEXT)] {
+        for suffix in ["", "\n", &"y".repeat(LANED_TEXT)] {
             let text = format!("{}{token}{suffix}", "x".repeat(pad));
             let findings = s.scan(&text);
             assert_eq!(findings.len(), 1, "pad {pad}, suffix {}", suffix.len());
@@ -756,42 +757,44 @@ fn keywords_are_found_across_every_boundary() {
             );
         }
     }
-    // The NFA and the DFA walks (one walk for short texts, two halves for long ones) report
-    // the same overlapping keyword hits, also for keywords across the middle of the text.
-    let nfa = s.keywords.small.as_ref().unwrap();
-    assert!(s.keywords.dfa(LARGE_TEXT).is_some());
+    // The keyword pass (one walk for short texts, interleaved parts for long ones) reports the
+    // same overlapping keyword hits as `aho_corasick`, also for keywords across the start of
+    // every part.
+    let nfa = aho_corasick::AhoCorasickBuilder::new()
+        .ascii_case_insensitive(true)
+        .match_kind(aho_corasick::MatchKind::Standard)
+        .build(s.keywords.words())
+        .unwrap();
     let keywords = "apikey=x s.ey ghp_ghp_ TOKEN credentials PASSWORD -----BEGIN ";
+    let suffix = base64(b"client_secret", false);
     for len in [
         0,
         1,
         100,
         2000,
-        LARGE_TEXT - 1,
-        LARGE_TEXT,
-        LARGE_TEXT + 1,
+        LANED_TEXT - 1,
+        LANED_TEXT,
+        LANED_TEXT + 1,
         9000,
     ] {
         let mut text = ordinary_source(len);
         text.truncate(len.min(text.len()));
-        for cut in 0..keywords.len() {
-            // A keyword string whose `cut`-th byte sits at the middle of the text.
-            let middle = text.len() / 2;
-            let split = middle.saturating_sub(cut).min(text.len());
-            let text = format!(
-                "{}{keywords}{}{}",
-                &text[..split],
-                &text[split..],
-                base64(b"client_secret", false)
-            );
-            let mut dfa_hits = s.keywords.hits(text.as_bytes()).unwrap();
-            let mut nfa_hits: Vec<(usize, usize, usize)> = nfa
-                .find_overlapping_iter(text.as_bytes())
-                .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
-                .collect();
-            assert!(nfa_hits.len() > 10);
-            dfa_hits.sort_unstable();
-            nfa_hits.sort_unstable();
-            assert_eq!(dfa_hits, nfa_hits, "len {len}, cut {cut}");
+        let total = text.len() + keywords.len() + suffix.len();
+        for boundary in (1..4).map(|k| k * total.div_ceil(4)) {
+            for cut in 0..keywords.len() {
+                // A keyword string whose `cut`-th byte is at `boundary` of the final text.
+                let split = boundary.saturating_sub(cut).min(text.len());
+                let text = format!("{}{keywords}{}{suffix}", &text[..split], &text[split..]);
+                let mut hits = s.keywords.hits(text.as_bytes()).unwrap();
+                let mut reference: Vec<(usize, usize, usize)> = nfa
+                    .find_overlapping_iter(text.as_bytes())
+                    .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
+                    .collect();
+                assert!(reference.len() > 10);
+                hits.sort_unstable();
+                reference.sort_unstable();
+                assert_eq!(hits, reference, "len {len}, boundary {boundary}, cut {cut}");
+            }
         }
     }
     // A keyword cut by the scan limit is not a hit: only the first MAX_SCAN_BYTES are scanned.
