@@ -679,16 +679,33 @@ impl Scanner {
     }
 }
 
-/// Whether `tail` (anchored with `^`) matches `hay` at `at`. A cheap byte test first: the tail
-/// starts with at most 23 bytes of `[\s'"]` and then an assignment operator byte.
+/// Whether `tail` (anchored with `^`) matches `hay` at `at`. Cheap byte tests first, for what
+/// every match of the tail has: at most 23 bytes of `[\s'"]`, an assignment operator byte, and
+/// a value of at least 10 bytes of `[\w.=+/-]` that starts 1 to 9 bytes after that byte (the
+/// operator is at most 4 bytes, `:::=`, and at most 5 bytes of ``[`'"\s=]`` may follow it).
 fn follows(tail: &LazyRegex, hay: &[u8], at: usize) -> bool {
     let rest = hay.get(at..).unwrap_or_default();
-    let operator = rest
+    let Some(operator) = rest
         .iter()
         .take(24)
-        .find(|b| !(b.is_ascii_whitespace() || **b == 0x0b || matches!(b, b'\'' | b'"')))
-        .is_some_and(|b| matches!(b, b'=' | b'>' | b':' | b'|' | b'?' | b','));
-    operator && tail.is_match(rest)
+        .position(|b| !(b.is_ascii_whitespace() || *b == 0x0b || matches!(b, b'\'' | b'"')))
+    else {
+        return false;
+    };
+    if !rest
+        .get(operator)
+        .is_some_and(|b| matches!(b, b'=' | b'>' | b':' | b'|' | b'?' | b','))
+    {
+        return false;
+    }
+    let mut run = 0;
+    let value = rest.iter().skip(operator + 1).take(9 + 9).any(|b| {
+        let in_value =
+            b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'=' | b'+' | b'/' | b'-');
+        run = if in_value { run + 1 } else { 0 };
+        run >= 10
+    });
+    value && tail.is_match(rest)
 }
 
 /// Compiles the global allowlist regexes into one set (dropping any that fail).

@@ -845,15 +845,9 @@ fn a_rule_that_does_not_compile_finds_nothing() {
     );
 }
 
-#[test]
-fn generic_tail_prefilter_is_exact() {
-    let s = Scanner::builtin();
-    let rule = s.rules.iter().find(|r| r.id == "generic-api-key").unwrap();
-    assert!(
-        rule.tail.is_some(),
-        "the vendored regex no longer ends with GENERIC_TAIL"
-    );
-    // Random key/operator/value soup, compared with the rule's regex over the whole text.
+/// Random key/operator/value soup for `generic-api-key`: 60 assignments of every shape around
+/// its keywords.
+fn generic_soup(r: &mut Rng) -> String {
     let keys = [
         "token",
         "API",
@@ -881,36 +875,69 @@ fn generic_tail_prefilter_is_exact() {
         "\u{b}",
     ];
     let ops = [
-        "=", ":", ":=", "::=", "=>", "||", "?=", ",", ">", "-", "(", " is ",
+        "=", ":", ":=", "::=", ":::=", "=>", "||", "?=", ",", ">", "-", "(", " is ",
     ];
+    let mut text = String::new();
+    for _ in 0..60 {
+        let pick =
+            |r: &mut Rng, list: &[&'static str]| list[(r.next() % list.len() as u64) as usize];
+        let len = (r.next() % 40) as usize;
+        let value = match r.next() % 4 {
+            0 => r.chars(len, &alnum()),
+            1 => r.chars(len, "abcdef0123456789+/="),
+            2 => r.chars(len, "xyz_.-"),
+            _ => format!("${{{}}}", r.chars(len, UPPER)),
+        };
+        text.push_str(&format!(
+            "{}{}{}{}{}{}{}",
+            pick(r, &["", "my_", "svc.", "DB_"]),
+            pick(r, &keys),
+            pick(r, &gaps),
+            pick(r, &ops),
+            pick(r, &["", " ", "\"", "`", "= ", "= \t`'", "= \t`'\""]),
+            value,
+            pick(r, &["\n", "\"", " ", ";", "\\n", ")", ""]),
+        ));
+    }
+    text
+}
+
+#[test]
+fn generic_tail_prefilter_is_exact() {
+    let s = Scanner::builtin();
+    let rule = s.rules.iter().find(|r| r.id == "generic-api-key").unwrap();
+    assert!(
+        rule.tail.is_some(),
+        "the vendored regex no longer ends with GENERIC_TAIL"
+    );
+    // Compared with the rule's regex over the whole text.
     let mut r = Rng::new(61);
     let mut found = 0;
     for round in 0..40 {
-        let mut text = String::new();
-        for _ in 0..60 {
-            let pick =
-                |r: &mut Rng, list: &[&'static str]| list[(r.next() % list.len() as u64) as usize];
-            let len = (r.next() % 40) as usize;
-            let value = match r.next() % 4 {
-                0 => r.chars(len, &alnum()),
-                1 => r.chars(len, "abcdef0123456789+/="),
-                2 => r.chars(len, "xyz_.-"),
-                _ => format!("${{{}}}", r.chars(len, UPPER)),
-            };
-            text.push_str(&format!(
-                "{}{}{}{}{}{}{}",
-                pick(&mut r, &["", "my_", "svc.", "DB_"]),
-                pick(&mut r, &keys),
-                pick(&mut r, &gaps),
-                pick(&mut r, &ops),
-                pick(&mut r, &["", " ", "\"", "`", "= "]),
-                value,
-                pick(&mut r, &["\n", "\"", " ", ";", "\\n", ")", ""]),
-            ));
-        }
+        let text = generic_soup(&mut r);
         let (windowed, reference) = windowed_and_whole_text(s, rule, text.as_bytes());
         found += reference.len();
         assert_eq!(windowed, reference, "round {round}");
     }
     assert!(found >= 100, "only {found} reference hits");
+}
+
+#[test]
+fn the_tail_byte_tests_only_skip_what_the_tail_regex_rejects() {
+    let s = Scanner::builtin();
+    let rule = s.rules.iter().find(|r| r.id == "generic-api-key").unwrap();
+    let tail = rule.tail.as_ref().unwrap();
+    let mut r = Rng::new(67);
+    let (mut matched, mut tested) = (0, 0);
+    for _ in 0..20 {
+        let text = generic_soup(&mut r);
+        let hay = text.as_bytes();
+        for at in 0..=hay.len() {
+            let expected = tail.is_match(&hay[at..]);
+            assert_eq!(follows(tail, hay, at), expected, "at {at} of {text:?}");
+            matched += usize::from(expected);
+            tested += 1;
+        }
+    }
+    assert!(matched >= 200, "only {matched} of {tested} positions match");
 }
