@@ -64,6 +64,8 @@ const MAX_DECODE_RUNS: usize = 256;
 /// it; a match that reaches the window's end is redone on the whole text, which covers the
 /// unbounded base64 alternative.
 const GENERIC_WINDOW: (usize, usize) = (64, 256);
+/// Longest value run [`follows`] checks itself before it leaves the question to the regex.
+const GENERIC_RUN_CHECK: usize = 256;
 /// Most candidates collected before overlap resolution.
 const MAX_CANDIDATES: usize = 1024;
 /// What must follow `generic-api-key`'s keyword in a match: the vendored regex's whole tail after
@@ -680,9 +682,19 @@ impl Scanner {
 }
 
 /// Whether `tail` (anchored with `^`) matches `hay` at `at`. Cheap byte tests first, for what
-/// every match of the tail has: at most 23 bytes of `[\s'"]`, an assignment operator byte, and
-/// a value of at least 10 bytes of `[\w.=+/-]` that starts 1 to 9 bytes after that byte (the
-/// operator is at most 4 bytes, `:::=`, and at most 5 bytes of ``[`'"\s=]`` may follow it).
+/// every match of the tail has:
+///
+/// - at most 23 bytes of `[\s'"]`, then an assignment operator, whose first byte is at
+///   `operator`;
+/// - a value of at least 10 bytes of `[\w.=-]` or `[a-z0-9+/=]`, which starts 1 to 9 bytes
+///   after `operator` (the operator is at most 4 bytes, `:::=`, and at most 5 bytes of
+///   ``[`'"\s=]`` may follow it), so it lies in a run of at least 10 bytes of `[\w.=+/-]` that
+///   starts there (only `=` of the bytes before the value can be in such a run, and at most
+///   8 of them);
+/// - a terminator right after the value, ``[`'"\s;]``, `\n`, `\r` or the end, none of which
+///   is in that run: so right after the run, which therefore ends the value.
+///
+/// A run longer than [`GENERIC_RUN_CHECK`] bytes is left to the regex.
 fn follows(tail: &LazyRegex, hay: &[u8], at: usize) -> bool {
     let rest = hay.get(at..).unwrap_or_default();
     let Some(operator) = rest
@@ -698,14 +710,33 @@ fn follows(tail: &LazyRegex, hay: &[u8], at: usize) -> bool {
     {
         return false;
     }
-    let mut run = 0;
-    let value = rest.iter().skip(operator + 1).take(9 + 9).any(|b| {
-        let in_value =
-            b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'=' | b'+' | b'/' | b'-');
-        run = if in_value { run + 1 } else { 0 };
-        run >= 10
-    });
-    value && tail.is_match(rest)
+    let in_value =
+        |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'=' | b'+' | b'/' | b'-');
+    let mut run_start = operator + 1;
+    let mut i = run_start;
+    loop {
+        if run_start > operator + 9 || i > run_start + GENERIC_RUN_CHECK {
+            break;
+        }
+        match rest.get(i) {
+            Some(b) if in_value(b) => i += 1,
+            end => {
+                if i - run_start >= 10 {
+                    let terminated = end.is_none_or(|b| {
+                        b.is_ascii_whitespace()
+                            || matches!(b, 0x0b | b'`' | b'\'' | b'"' | b';' | b'\\')
+                    });
+                    return terminated && tail.is_match(rest);
+                }
+                if end.is_none() {
+                    return false;
+                }
+                i += 1;
+                run_start = i;
+            }
+        }
+    }
+    run_start <= operator + 9 && tail.is_match(rest)
 }
 
 /// Compiles the global allowlist regexes into one set (dropping any that fail).

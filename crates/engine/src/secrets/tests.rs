@@ -929,8 +929,21 @@ fn the_tail_byte_tests_only_skip_what_the_tail_regex_rejects() {
     let tail = rule.tail.as_ref().unwrap();
     let mut r = Rng::new(67);
     let (mut matched, mut tested) = (0, 0);
-    for _ in 0..20 {
-        let text = generic_soup(&mut r);
+    let long = "a".repeat(GENERIC_RUN_CHECK + 50);
+    let crafted = [
+        format!("token = {long}\n"),
+        format!("token = {long}("),
+        format!("token = {long}"),
+        format!("token := `{}`", &long[..150]),
+        format!("token := `{}`", &long[..151]),
+        format!("token: {}==;", "ab+/".repeat(70)),
+        "key=key=key=key=key=key=key=key=key=key=key=\\n".to_owned(),
+    ];
+    for round in 0..20 + crafted.len() {
+        let text = match crafted.get(round) {
+            Some(text) => text.clone(),
+            None => generic_soup(&mut r),
+        };
         let hay = text.as_bytes();
         for at in 0..=hay.len() {
             let expected = tail.is_match(&hay[at..]);
