@@ -79,7 +79,7 @@ struct Lane {
 
 /// A dense Aho-Corasick DFA over byte classes. A state is the offset of its row in `trans`;
 /// each row has a class column per class, then one column that holds, for a match state, its
-/// index in `ends`.
+/// slot in `spans`.
 #[derive(Debug)]
 struct Dfa {
     /// Byte → class: a keyword byte and its other ASCII case share one; bytes in no keyword
@@ -93,9 +93,9 @@ struct Dfa {
     start: u16,
     /// Match states are numbered first: every state below this one is a match state.
     match_limit: usize,
-    /// For the match state in slot `m`: its keywords are `outputs[ends[m - 1]..ends[m]]`
-    /// (from 0 for the first), the longest first, as (keyword index, length).
-    ends: Vec<u32>,
+    /// For the match state in slot `m`: its keywords are `outputs[spans[m].0..spans[m].1]`,
+    /// the longest first, as (keyword index, length).
+    spans: Vec<(u32, u32)>,
     outputs: Vec<(usize, usize)>,
     /// Longest keyword, in bytes.
     longest: usize,
@@ -182,7 +182,7 @@ impl Dfa {
             *id.get_mut(node)? = u16::try_from(row * stride).ok()?;
         }
         let mut trans: Vec<u16> = Vec::with_capacity(TABLE);
-        let mut ends = Vec::new();
+        let mut spans = Vec::new();
         let mut flat = Vec::new();
         for &node in &order {
             for &to in next.get(node * columns..(node + 1) * columns)? {
@@ -192,14 +192,15 @@ impl Dfa {
             trans.push(if out.is_empty() {
                 0
             } else {
-                u16::try_from(ends.len()).ok()?
+                u16::try_from(spans.len()).ok()?
             });
             if !out.is_empty() {
+                let from = u32::try_from(flat.len()).ok()?;
                 for &keyword in out {
                     let keyword = usize::try_from(keyword).ok()?;
                     flat.push((keyword, words.get(keyword)?.len()));
                 }
-                ends.push(u32::try_from(flat.len()).ok()?);
+                spans.push((from, u32::try_from(flat.len()).ok()?));
             }
         }
         trans.resize(TABLE, 0);
@@ -208,8 +209,8 @@ impl Dfa {
             stride,
             trans: trans.into_boxed_slice().try_into().ok()?,
             start: *id.first()?,
-            match_limit: ends.len() * stride,
-            ends,
+            match_limit: spans.len() * stride,
+            spans,
             outputs: flat,
             longest: words.iter().map(String::len).max().unwrap_or(0),
         })
@@ -251,7 +252,7 @@ impl Dfa {
                 begin,
                 from: begin.saturating_sub(self.longest.saturating_sub(1)),
                 end: ((k + 1) * part).min(hay.len()),
-                hits: Vec::new(),
+                hits: Vec::with_capacity(part / 64),
             }
         });
         let common = lanes.iter().map(|l| l.end - l.from).min().unwrap_or(0);
@@ -308,12 +309,12 @@ impl Dfa {
             .trans
             .get(sid + self.stride - 1)
             .map_or(0, |&m| usize::from(m));
-        let from = slot
-            .checked_sub(1)
-            .and_then(|s| self.ends.get(s))
-            .map_or(0, |&e| e as usize);
-        let to = self.ends.get(slot).map_or(from, |&e| e as usize);
-        for &(keyword, len) in self.outputs.get(from..to).unwrap_or_default() {
+        let (from, to) = self.spans.get(slot).copied().unwrap_or_default();
+        for &(keyword, len) in self
+            .outputs
+            .get(from as usize..to as usize)
+            .unwrap_or_default()
+        {
             out.push((keyword, end.saturating_sub(len), end));
         }
     }
