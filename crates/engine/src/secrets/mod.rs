@@ -492,12 +492,20 @@ impl Scanner {
                 enable(&mut enabled, i);
             }
         }
+        // Keywords none of whose rules has a window: their first hit enabled all there is to.
+        let mut done = vec![0u64; self.keyword_rules.len().div_ceil(64)];
         for (pattern, start, end) in hits.unwrap_or_default() {
+            let (word, bit) = (done.get_mut(pattern / 64), 1 << (pattern % 64));
+            if word.as_ref().is_some_and(|w| **w & bit != 0) {
+                continue;
+            }
+            let mut windowed = false;
             for &i in self.keyword_rules.get(pattern).into_iter().flatten() {
                 let Some(rule) = self.rules.get(i) else {
                     continue;
                 };
                 if let Some((before, after)) = rule.window {
+                    windowed = true;
                     if rule
                         .tail
                         .as_ref()
@@ -526,6 +534,9 @@ impl Scanner {
                     }
                 }
                 enable(&mut enabled, i);
+            }
+            if !windowed && let Some(word) = word {
+                *word |= bit;
             }
         }
         let first_own = out.len();
