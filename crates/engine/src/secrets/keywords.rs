@@ -252,7 +252,7 @@ impl Dfa {
                 begin,
                 from: begin.saturating_sub(self.longest.saturating_sub(1)),
                 end: ((k + 1) * part).min(hay.len()),
-                hits: Vec::with_capacity(part / 64),
+                hits: Vec::with_capacity((part / 64).min(4096)),
             }
         });
         let common = lanes.iter().map(|l| l.end - l.from).min().unwrap_or(0);
