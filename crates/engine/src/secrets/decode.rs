@@ -28,8 +28,26 @@ pub(super) struct Decoded {
 }
 
 fn is_b64(b: u8) -> bool {
-    matches!(b, b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'+' | b'/' | b'-' | b'_')
+    B64.get(usize::from(b)) == Some(&true)
 }
+
+/// Which bytes are base64 (either alphabet): a table, since [`next_long_run`]'s probes cost
+/// twice as much with the range tests.
+static B64: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < table.len() {
+        #[expect(
+            clippy::indexing_slicing,
+            reason = "`b` is below the length; `get_mut` is not const"
+        )]
+        {
+            table[b] = matches!(b as u8, b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'+' | b'/' | b'-' | b'_');
+        }
+        b += 1;
+    }
+    table
+};
 
 /// Whether a decoded byte can occur in text (rejects control bytes early, before UTF-8 checks).
 fn textual(b: u8) -> bool {

@@ -2,14 +2,14 @@
 //!
 //! Rules are the gitleaks default rule set (v8.30.1, vendored in `gitleaks/rules.json`, MIT, see
 //! `gitleaks/NOTICE`) plus toolgate's own (`url-credentials`, `private-key-header`). Setting the
-//! scanner up parses the rule data and builds the keyword automaton (about a millisecond); each
+//! scanner up parses the rule data and builds the keyword automaton (under a millisecond); each
 //! rule's regex, path regex and allowlists compile on first use (all of them took ~140 ms, which
 //! every `toolgate hook` process paid), see [`Scanner::compile_all`]. Per scan:
 //!
 //! 1. one ASCII case-insensitive Aho-Corasick pass over all rule keywords selects the rules to run
-//!    (a rule without keywords always runs; gitleaks lower-cases keywords and text alike); texts
-//!    of `LARGE_TEXT` bytes or more use a DFA walked in `LANES` interleaved lanes, shorter
-//!    ones a cheaper-to-build NFA (or the DFA, once built);
+//!    (a rule without keywords always runs; gitleaks lower-cases keywords and text alike): a
+//!    compact DFA of toolgate's own, see `keywords.rs`, which walks a long text in interleaved
+//!    parts;
 //! 2. each selected rule's ASCII regex (`unicode(false)`, linear time) finds candidates; the secret
 //!    is the rule's `secretGroup`, else the first non-empty capture group, else the whole match;
 //!    `generic-api-key` only runs in windows around those of its keyword hits that are followed
@@ -33,6 +33,7 @@
 
 mod decode;
 mod extra;
+mod keywords;
 mod rules;
 #[cfg(test)]
 mod tests;
@@ -41,12 +42,11 @@ use std::borrow::Cow;
 use std::ops::Deref;
 use std::sync::{LazyLock, OnceLock};
 
-use aho_corasick::automaton::{Automaton, StateID};
-use aho_corasick::dfa::DFA;
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, Anchored, MatchKind};
+use aho_corasick::AhoCorasick;
 use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 
 use decode::Budget;
+use keywords::Keywords;
 use rules::{Allowlist, Problems, RawAllowlist, RawData, Subject};
 
 /// Most bytes of one text that are scanned; the rest is neither scanned nor redacted.
@@ -64,14 +64,10 @@ const MAX_DECODE_RUNS: usize = 256;
 /// it; a match that reaches the window's end is redone on the whole text, which covers the
 /// unbounded base64 alternative.
 const GENERIC_WINDOW: (usize, usize) = (64, 256);
+/// Longest value run [`follows`] checks itself before it leaves the question to the regex.
+const GENERIC_RUN_CHECK: usize = 256;
 /// Most candidates collected before overlap resolution.
 const MAX_CANDIDATES: usize = 1024;
-/// Texts at least this long are searched for keywords with the keyword DFA (built on first use,
-/// a few ms); shorter ones with the contiguous NFA (built with the scanner, ~4× cheaper to build,
-/// slower per byte). Both report the same matches.
-const LARGE_TEXT: usize = 4 * 1024;
-/// How many interleaved DFA walks search a long text for keywords.
-const LANES: usize = 2;
 /// What must follow `generic-api-key`'s keyword in a match: the vendored regex's whole tail after
 /// its keyword group. A keyword hit not followed by this (anchored) is no match's keyword, so it
 /// opens no search window. Applied only when the vendored regex ends with exactly this text.
@@ -228,136 +224,6 @@ impl Global {
     }
 }
 
-/// The keyword automata over every rule's keywords (ASCII case-insensitive, overlapping).
-#[derive(Debug, Default)]
-struct Keywords {
-    words: Vec<String>,
-    /// Longest keyword, in bytes.
-    longest: usize,
-    /// Contiguous NFA, built with the scanner: for short texts.
-    small: Option<AhoCorasick>,
-    /// Full DFA (~650 KB), built on the first text of [`LARGE_TEXT`] bytes or more, then used
-    /// for every text: ~30% faster than the NFA on keyword-dense source, ~4× dearer to build.
-    large: OnceLock<Option<DFA>>,
-}
-
-impl Keywords {
-    fn new(words: Vec<String>) -> Self {
-        let small = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::Standard)
-            .kind(Some(AhoCorasickKind::ContiguousNFA))
-            .build(&words)
-            .ok();
-        Keywords {
-            longest: words.iter().map(String::len).max().unwrap_or(0),
-            words,
-            small,
-            large: OnceLock::new(),
-        }
-    }
-
-    fn dfa(&self, len: usize) -> Option<&DFA> {
-        match self.large.get() {
-            Some(built) => built.as_ref(),
-            None if len >= LARGE_TEXT => self
-                .large
-                .get_or_init(|| {
-                    aho_corasick::dfa::Builder::new()
-                        .ascii_case_insensitive(true)
-                        .match_kind(MatchKind::Standard)
-                        .prefilter(false)
-                        .build(&self.words)
-                        .ok()
-                })
-                .as_ref(),
-            None => None,
-        }
-    }
-
-    /// Every keyword occurrence in `hay` (overlapping) as (keyword, start, end), in order of
-    /// end; `None` when no automaton could be built.
-    fn hits(&self, hay: &[u8]) -> Option<Vec<(usize, usize, usize)>> {
-        let Some(dfa) = self.dfa(hay.len()) else {
-            let nfa = self.small.as_ref()?;
-            return Some(
-                nfa.find_overlapping_iter(hay)
-                    .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
-                    .collect(),
-            );
-        };
-        if hay.len() < LARGE_TEXT {
-            let mut hits = Vec::new();
-            walk(dfa, hay, dfa.start_state(Anchored::No).ok()?, 0, &mut hits);
-            return Some(hits);
-        }
-        // Independent walks in one loop (each step of one walk waits on a table load;
-        // interleaved walks overlap those waits): lane `k` covers the `k`-th part of the text,
-        // starting `longest - 1` bytes early so that a keyword across a part's start is whole in
-        // it, and keeps only the hits that end inside its part.
-        let start = dfa.start_state(Anchored::No).ok()?;
-        let part = hay.len().div_ceil(LANES);
-        let lanes: [(usize, usize, &[u8]); LANES] = std::array::from_fn(|k| {
-            let begin = (k * part).min(hay.len());
-            let from = begin.saturating_sub(self.longest.saturating_sub(1));
-            let end = ((k + 1) * part).min(hay.len());
-            (begin, from, hay.get(from..end).unwrap_or_default())
-        });
-        let common = lanes.iter().map(|l| l.2.len()).min().unwrap_or(0);
-        let mut states = [start; LANES];
-        let mut hits: [Vec<(usize, usize, usize)>; LANES] = Default::default();
-        for i in 0..common {
-            for (k, ((begin, from, bytes), sid)) in lanes.iter().zip(&mut states).enumerate() {
-                let Some(&byte) = bytes.get(i) else { continue };
-                *sid = dfa.next_state(Anchored::No, *sid, byte);
-                if dfa.is_special(*sid)
-                    && from + i + 1 > *begin
-                    && let Some(out) = hits.get_mut(k)
-                {
-                    matches_at(dfa, *sid, from + i + 1, out);
-                }
-            }
-        }
-        let mut all = Vec::new();
-        for (((begin, from, bytes), sid), mut out) in lanes.iter().zip(states).zip(hits) {
-            let rest = bytes.get(common..).unwrap_or_default();
-            walk(dfa, rest, sid, from + common, &mut out);
-            out.retain(|&(_, _, end)| end > *begin);
-            all.append(&mut out);
-        }
-        Some(all)
-    }
-}
-
-/// Continues a DFA walk from state `sid` over `hay`, which starts at offset `offset` of the
-/// scanned text, adding every keyword occurrence ending in it to `hits`.
-fn walk(
-    dfa: &DFA,
-    hay: &[u8],
-    mut sid: StateID,
-    offset: usize,
-    hits: &mut Vec<(usize, usize, usize)>,
-) {
-    for (i, &byte) in hay.iter().enumerate() {
-        sid = dfa.next_state(Anchored::No, sid, byte);
-        if dfa.is_special(sid) {
-            matches_at(dfa, sid, offset + i + 1, hits);
-        }
-    }
-}
-
-/// Adds the keywords that state `sid` matches, ending at `end`, to `hits`.
-fn matches_at(dfa: &DFA, sid: StateID, end: usize, hits: &mut Vec<(usize, usize, usize)>) {
-    if !dfa.is_match(sid) {
-        return;
-    }
-    for i in 0..dfa.match_len(sid) {
-        let pattern = dfa.match_pattern(sid, i);
-        let len = dfa.pattern_len(pattern);
-        hits.push((pattern.as_usize(), end.saturating_sub(len), end));
-    }
-}
-
 /// The detector: rule data parsed, keyword automaton built; regexes compile on first use.
 #[derive(Debug, Default)]
 pub struct Scanner {
@@ -492,7 +358,6 @@ impl Scanner {
     /// long-running process that wants no first-hit latency).
     pub fn compile_all(&self) {
         let _ = self.global.regexes();
-        let _ = self.keywords.dfa(LARGE_TEXT);
         for rule in &self.rules {
             let _ = rule.regex.get();
             let _ = rule.path.as_ref().map(LazyRegex::get);
@@ -627,12 +492,20 @@ impl Scanner {
                 enable(&mut enabled, i);
             }
         }
+        // Keywords none of whose rules has a window: their first hit enabled all there is to.
+        let mut done = vec![0u64; self.keyword_rules.len().div_ceil(64)];
         for (pattern, start, end) in hits.unwrap_or_default() {
+            let (word, bit) = (done.get_mut(pattern / 64), 1 << (pattern % 64));
+            if word.as_ref().is_some_and(|w| **w & bit != 0) {
+                continue;
+            }
+            let mut windowed = false;
             for &i in self.keyword_rules.get(pattern).into_iter().flatten() {
                 let Some(rule) = self.rules.get(i) else {
                     continue;
                 };
                 if let Some((before, after)) = rule.window {
+                    windowed = true;
                     if rule
                         .tail
                         .as_ref()
@@ -661,6 +534,9 @@ impl Scanner {
                     }
                 }
                 enable(&mut enabled, i);
+            }
+            if !windowed && let Some(word) = word {
+                *word |= bit;
             }
         }
         let first_own = out.len();
@@ -816,16 +692,62 @@ impl Scanner {
     }
 }
 
-/// Whether `tail` (anchored with `^`) matches `hay` at `at`. A cheap byte test first: the tail
-/// starts with at most 23 bytes of `[\s'"]` and then an assignment operator byte.
+/// Whether `tail` (anchored with `^`) matches `hay` at `at`. Cheap byte tests first, for what
+/// every match of the tail has:
+///
+/// - at most 23 bytes of `[\s'"]`, then an assignment operator, whose first byte is at
+///   `operator`;
+/// - a value of at least 10 bytes of `[\w.=-]` or `[a-z0-9+/=]`, which starts 1 to 9 bytes
+///   after `operator` (the operator is at most 4 bytes, `:::=`, and at most 5 bytes of
+///   ``[`'"\s=]`` may follow it), so it lies in a run of at least 10 bytes of `[\w.=+/-]` that
+///   starts there (only `=` of the bytes before the value can be in such a run, and at most
+///   8 of them);
+/// - a terminator right after the value, ``[`'"\s;]``, `\n`, `\r` or the end, none of which
+///   is in that run: so right after the run, which therefore ends the value.
+///
+/// A run longer than [`GENERIC_RUN_CHECK`] bytes is left to the regex.
 fn follows(tail: &LazyRegex, hay: &[u8], at: usize) -> bool {
     let rest = hay.get(at..).unwrap_or_default();
-    let operator = rest
+    let Some(operator) = rest
         .iter()
         .take(24)
-        .find(|b| !(b.is_ascii_whitespace() || **b == 0x0b || matches!(b, b'\'' | b'"')))
-        .is_some_and(|b| matches!(b, b'=' | b'>' | b':' | b'|' | b'?' | b','));
-    operator && tail.is_match(rest)
+        .position(|b| !(b.is_ascii_whitespace() || *b == 0x0b || matches!(b, b'\'' | b'"')))
+    else {
+        return false;
+    };
+    if !rest
+        .get(operator)
+        .is_some_and(|b| matches!(b, b'=' | b'>' | b':' | b'|' | b'?' | b','))
+    {
+        return false;
+    }
+    let in_value =
+        |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'=' | b'+' | b'/' | b'-');
+    let mut run_start = operator + 1;
+    let mut i = run_start;
+    loop {
+        if run_start > operator + 9 || i > run_start + GENERIC_RUN_CHECK {
+            break;
+        }
+        match rest.get(i) {
+            Some(b) if in_value(b) => i += 1,
+            end => {
+                if i - run_start >= 10 {
+                    let terminated = end.is_none_or(|b| {
+                        b.is_ascii_whitespace()
+                            || matches!(b, 0x0b | b'`' | b'\'' | b'"' | b';' | b'\\')
+                    });
+                    return terminated && tail.is_match(rest);
+                }
+                if end.is_none() {
+                    return false;
+                }
+                i += 1;
+                run_start = i;
+            }
+        }
+    }
+    run_start <= operator + 9 && tail.is_match(rest)
 }
 
 /// Compiles the global allowlist regexes into one set (dropping any that fail).

@@ -8,6 +8,7 @@
     clippy::indexing_slicing
 )]
 
+use super::keywords::LANED_TEXT;
 use super::*;
 
 const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
@@ -699,9 +700,9 @@ fn a_rule_without_keywords_still_runs() {
         ids("kw_123456789012 zq_123456789012"),
         ["keyworded", "no-keywords"]
     );
-    // The same in a text long enough for the DFA.
-    let long = format!("{}zq_123456789012", "filler ".repeat(LARGE_TEXT / 7 + 1));
-    assert!(long.len() > LARGE_TEXT);
+    // The same in a text long enough to be walked in interleaved parts.
+    let long = format!("{}zq_123456789012", "filler ".repeat(LANED_TEXT / 7 + 1));
+    assert!(long.len() > LANED_TEXT);
     assert_eq!(ids(&long), ["no-keywords"]);
 }
 
@@ -734,17 +735,17 @@ fn keywords_are_found_across_every_boundary() {
     let s = Scanner::builtin();
     let mut r = Rng::new(41);
     let token = format!("ghp_{}", r.chars(36, &alnum()));
-    // The token (and its keyword) at the start, the end, straddling the 4 KiB size at which
-    // the keyword DFA takes over from the NFA, and in texts just below and above that size.
+    // The token (and its keyword) at the start, the end, straddling the size from which the
+    // keyword pass walks the text in interleaved parts, and in texts just below and above it.
     for pad in [
         0,
         1,
-        LARGE_TEXT - 20,
-        LARGE_TEXT - 4,
-        LARGE_TEXT - 2,
-        LARGE_TEXT + 7,
+        LANED_TEXT - 20,
+        LANED_TEXT - 4,
+        LANED_TEXT - 2,
+        LANED_TEXT + 7,
     ] {
-        for suffix in ["", "\n", &"y".repeat(LARGE_TEXT)] {
+        for suffix in ["", "\n", &"y".repeat(LANED_TEXT)] {
             let text = format!("{}{token}{suffix}", "x".repeat(pad));
             let findings = s.scan(&text);
             assert_eq!(findings.len(), 1, "pad {pad}, suffix {}", suffix.len());
@@ -756,42 +757,44 @@ fn keywords_are_found_across_every_boundary() {
             );
         }
     }
-    // The NFA and the DFA walks (one walk for short texts, two halves for long ones) report
-    // the same overlapping keyword hits, also for keywords across the middle of the text.
-    let nfa = s.keywords.small.as_ref().unwrap();
-    assert!(s.keywords.dfa(LARGE_TEXT).is_some());
+    // The keyword pass (one walk for short texts, interleaved parts for long ones) reports the
+    // same overlapping keyword hits as `aho_corasick`, also for keywords across the start of
+    // every part.
+    let nfa = aho_corasick::AhoCorasickBuilder::new()
+        .ascii_case_insensitive(true)
+        .match_kind(aho_corasick::MatchKind::Standard)
+        .build(s.keywords.words())
+        .unwrap();
     let keywords = "apikey=x s.ey ghp_ghp_ TOKEN credentials PASSWORD -----BEGIN ";
+    let suffix = base64(b"client_secret", false);
     for len in [
         0,
         1,
         100,
         2000,
-        LARGE_TEXT - 1,
-        LARGE_TEXT,
-        LARGE_TEXT + 1,
+        LANED_TEXT - 1,
+        LANED_TEXT,
+        LANED_TEXT + 1,
         9000,
     ] {
         let mut text = ordinary_source(len);
         text.truncate(len.min(text.len()));
-        for cut in 0..keywords.len() {
-            // A keyword string whose `cut`-th byte sits at the middle of the text.
-            let middle = text.len() / 2;
-            let split = middle.saturating_sub(cut).min(text.len());
-            let text = format!(
-                "{}{keywords}{}{}",
-                &text[..split],
-                &text[split..],
-                base64(b"client_secret", false)
-            );
-            let mut dfa_hits = s.keywords.hits(text.as_bytes()).unwrap();
-            let mut nfa_hits: Vec<(usize, usize, usize)> = nfa
-                .find_overlapping_iter(text.as_bytes())
-                .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
-                .collect();
-            assert!(nfa_hits.len() > 10);
-            dfa_hits.sort_unstable();
-            nfa_hits.sort_unstable();
-            assert_eq!(dfa_hits, nfa_hits, "len {len}, cut {cut}");
+        let total = text.len() + keywords.len() + suffix.len();
+        for boundary in (1..4).map(|k| k * total.div_ceil(4)) {
+            for cut in 0..keywords.len() {
+                // A keyword string whose `cut`-th byte is at `boundary` of the final text.
+                let split = boundary.saturating_sub(cut).min(text.len());
+                let text = format!("{}{keywords}{}{suffix}", &text[..split], &text[split..]);
+                let mut hits = s.keywords.hits(text.as_bytes()).unwrap();
+                let mut reference: Vec<(usize, usize, usize)> = nfa
+                    .find_overlapping_iter(text.as_bytes())
+                    .map(|m| (m.pattern().as_usize(), m.start(), m.end()))
+                    .collect();
+                assert!(reference.len() > 10);
+                hits.sort_unstable();
+                reference.sort_unstable();
+                assert_eq!(hits, reference, "len {len}, boundary {boundary}, cut {cut}");
+            }
         }
     }
     // A keyword cut by the scan limit is not a hit: only the first MAX_SCAN_BYTES are scanned.
@@ -842,15 +845,9 @@ fn a_rule_that_does_not_compile_finds_nothing() {
     );
 }
 
-#[test]
-fn generic_tail_prefilter_is_exact() {
-    let s = Scanner::builtin();
-    let rule = s.rules.iter().find(|r| r.id == "generic-api-key").unwrap();
-    assert!(
-        rule.tail.is_some(),
-        "the vendored regex no longer ends with GENERIC_TAIL"
-    );
-    // Random key/operator/value soup, compared with the rule's regex over the whole text.
+/// Random key/operator/value soup for `generic-api-key`: 60 assignments of every shape around
+/// its keywords.
+fn generic_soup(r: &mut Rng) -> String {
     let keys = [
         "token",
         "API",
@@ -878,36 +875,82 @@ fn generic_tail_prefilter_is_exact() {
         "\u{b}",
     ];
     let ops = [
-        "=", ":", ":=", "::=", "=>", "||", "?=", ",", ">", "-", "(", " is ",
+        "=", ":", ":=", "::=", ":::=", "=>", "||", "?=", ",", ">", "-", "(", " is ",
     ];
+    let mut text = String::new();
+    for _ in 0..60 {
+        let pick =
+            |r: &mut Rng, list: &[&'static str]| list[(r.next() % list.len() as u64) as usize];
+        let len = (r.next() % 40) as usize;
+        let value = match r.next() % 4 {
+            0 => r.chars(len, &alnum()),
+            1 => r.chars(len, "abcdef0123456789+/="),
+            2 => r.chars(len, "xyz_.-"),
+            _ => format!("${{{}}}", r.chars(len, UPPER)),
+        };
+        text.push_str(&format!(
+            "{}{}{}{}{}{}{}",
+            pick(r, &["", "my_", "svc.", "DB_"]),
+            pick(r, &keys),
+            pick(r, &gaps),
+            pick(r, &ops),
+            pick(r, &["", " ", "\"", "`", "= ", "= \t`'", "= \t`'\""]),
+            value,
+            pick(r, &["\n", "\"", " ", ";", "\\n", ")", ""]),
+        ));
+    }
+    text
+}
+
+#[test]
+fn generic_tail_prefilter_is_exact() {
+    let s = Scanner::builtin();
+    let rule = s.rules.iter().find(|r| r.id == "generic-api-key").unwrap();
+    assert!(
+        rule.tail.is_some(),
+        "the vendored regex no longer ends with GENERIC_TAIL"
+    );
+    // Compared with the rule's regex over the whole text.
     let mut r = Rng::new(61);
     let mut found = 0;
     for round in 0..40 {
-        let mut text = String::new();
-        for _ in 0..60 {
-            let pick =
-                |r: &mut Rng, list: &[&'static str]| list[(r.next() % list.len() as u64) as usize];
-            let len = (r.next() % 40) as usize;
-            let value = match r.next() % 4 {
-                0 => r.chars(len, &alnum()),
-                1 => r.chars(len, "abcdef0123456789+/="),
-                2 => r.chars(len, "xyz_.-"),
-                _ => format!("${{{}}}", r.chars(len, UPPER)),
-            };
-            text.push_str(&format!(
-                "{}{}{}{}{}{}{}",
-                pick(&mut r, &["", "my_", "svc.", "DB_"]),
-                pick(&mut r, &keys),
-                pick(&mut r, &gaps),
-                pick(&mut r, &ops),
-                pick(&mut r, &["", " ", "\"", "`", "= "]),
-                value,
-                pick(&mut r, &["\n", "\"", " ", ";", "\\n", ")", ""]),
-            ));
-        }
+        let text = generic_soup(&mut r);
         let (windowed, reference) = windowed_and_whole_text(s, rule, text.as_bytes());
         found += reference.len();
         assert_eq!(windowed, reference, "round {round}");
     }
     assert!(found >= 100, "only {found} reference hits");
+}
+
+#[test]
+fn the_tail_byte_tests_only_skip_what_the_tail_regex_rejects() {
+    let s = Scanner::builtin();
+    let rule = s.rules.iter().find(|r| r.id == "generic-api-key").unwrap();
+    let tail = rule.tail.as_ref().unwrap();
+    let mut r = Rng::new(67);
+    let (mut matched, mut tested) = (0, 0);
+    let long = "a".repeat(GENERIC_RUN_CHECK + 50);
+    let crafted = [
+        format!("token = {long}\n"),
+        format!("token = {long}("),
+        format!("token = {long}"),
+        format!("token := `{}`", &long[..150]),
+        format!("token := `{}`", &long[..151]),
+        format!("token: {}==;", "ab+/".repeat(70)),
+        "key=key=key=key=key=key=key=key=key=key=key=\\n".to_owned(),
+    ];
+    for round in 0..20 + crafted.len() {
+        let text = match crafted.get(round) {
+            Some(text) => text.clone(),
+            None => generic_soup(&mut r),
+        };
+        let hay = text.as_bytes();
+        for at in 0..=hay.len() {
+            let expected = tail.is_match(&hay[at..]);
+            assert_eq!(follows(tail, hay, at), expected, "at {at} of {text:?}");
+            matched += usize::from(expected);
+            tested += 1;
+        }
+    }
+    assert!(matched >= 200, "only {matched} of {tested} positions match");
 }
