@@ -7,9 +7,9 @@
 //! are ranges of bytes, so `a` and `A` are distinct classes: the ~250 rule keywords need 128
 //! columns (~650 KB), and a step on ordinary text often waits on a load from L2. Here a class
 //! is one keyword byte together with its other ASCII case, every byte in no keyword is class 0,
-//! and states are `u16` offsets: 45 columns, ~115 KB, and the rows that ordinary text visits stay
-//! in L1. A long text is walked in [`LANES`] interleaved parts, so that the parts' table loads
-//! overlap (each step depends on the previous one's load).
+//! and states are `u16` offsets: 45 class columns plus one, ~118 KB, and the rows that ordinary
+//! text visits stay in L1. A long text is walked in [`LANES`] interleaved parts, so that the
+//! parts' table loads overlap (each step depends on the previous one's load).
 //!
 //! Nothing here keeps or prints the text.
 
