@@ -197,7 +197,30 @@ impl PathPattern {
         };
         match &self.set {
             None => true,
-            Some(set) => !relative.is_empty() && set.is_match(relative),
+            Some(set) => {
+                !relative.is_empty() && self.may_start_with(relative) && set.is_match(relative)
+            }
+        }
+    }
+
+    /// A quick rejection in front of the glob set, which costs an allocation and a few
+    /// automaton runs per call: a pattern that starts with a literal segment matches only paths
+    /// whose first component is that literal. Decided here only where the answer is exactly
+    /// the glob's, when both are ASCII (ignoring ASCII case when matching is case-insensitive,
+    /// as the glob does for ASCII text); otherwise `true`, and the glob decides. Non-ASCII text
+    /// goes to the glob because case-insensitive globs fold Unicode (`ſ` matches `s`).
+    fn may_start_with(&self, relative: &str) -> bool {
+        let Some(Segment::Literal(literal)) = self.segments.first() else {
+            return true;
+        };
+        let first = relative.split('/').next().unwrap_or(relative);
+        if !literal.is_ascii() || !first.is_ascii() {
+            return true;
+        }
+        if self.case_insensitive {
+            literal.eq_ignore_ascii_case(first)
+        } else {
+            literal == first
         }
     }
 
@@ -320,6 +343,79 @@ mod tests {
 
     fn under(content: &str, dir: &str) -> bool {
         pattern(content, RuleKind::Deny).may_match_under(dir, &CTX)
+    }
+
+    /// The literal-segment rejection in front of the glob set never changes an answer: every
+    /// pattern × path pair gets what the glob set alone says.
+    #[test]
+    fn the_quick_rejection_agrees_with_the_glob_set() {
+        let patterns = [
+            "//srv/secret-1/**",
+            "//SRV/x",
+            "//etc",
+            "~/.ssh/**",
+            "/build/**",
+            "./src/*.rs",
+            "**/.env",
+            "*.pem",
+            "//s?v/**",
+            "//srv/[ab]*/x",
+            "//ſrv/**",
+            "//straße/**",
+            "//K/**",
+            "//a\\b/**",
+            "//a{b}/c",
+            "docs/",
+            "//",
+            "~",
+        ];
+        let paths = [
+            "/srv/secret-1/key",
+            "/SRV/secret-1/key",
+            "/srv/secret-10",
+            "/srv",
+            "/Srv/x",
+            "/ſrv/secret-1/key",
+            "/srv/secret-1",
+            "/etc",
+            "/ETC/passwd",
+            "/etcetera",
+            "/home/ann/.ssh/id_rsa",
+            "/home/ann/.SSH/x",
+            "/work/proj/build/a",
+            "/work/proj/BUILD",
+            "/work/proj/src/main.rs",
+            "/work/proj/.env",
+            "/work/proj/a.PEM",
+            "/straße/x",
+            "/STRASSE/x",
+            "/\u{212a}/x",
+            "/k/x",
+            "/K/x",
+            "/ab/x",
+            "/a{b}/c",
+            "/work/proj/docs/x",
+            "/work/proj/Docs/y",
+            "/",
+        ];
+        for kind in [RuleKind::Deny, RuleKind::Ask, RuleKind::Allow] {
+            for content in patterns {
+                let compiled = pattern(content, kind);
+                for path in paths {
+                    let glob_alone = relative_to(path, compiled.base(&CTX)).is_some_and(|rel| {
+                        compiled
+                            .set
+                            .as_ref()
+                            .is_none_or(|set| !rel.is_empty() && set.is_match(rel))
+                    });
+                    assert_eq!(
+                        compiled.is_match(path, &CTX),
+                        glob_alone,
+                        "{kind:?} {content} on {path}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
