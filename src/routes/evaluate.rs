@@ -246,11 +246,17 @@ pub fn decide(state: &AppState, tenant: &str, event: &HookEvent) -> Evaluated {
             Evaluated {
                 reply,
                 decision,
-                bundles: own
-                    .into_iter()
-                    .chain(global)
-                    .map(|live| bundle_ref(&live.row.tenant, live.row.bundle_id, &live.row.sha256))
-                    .collect(),
+                // Only the audit row names them; formatting costs a few allocations.
+                bundles: if state.audit.enabled() {
+                    own.into_iter()
+                        .chain(global)
+                        .map(|live| {
+                            bundle_ref(&live.row.tenant, live.row.bundle_id, &live.row.sha256)
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                },
                 latency_us: i64::try_from(elapsed.as_micros()).unwrap_or(i64::MAX),
                 failure: false,
             }
