@@ -366,10 +366,27 @@ pub(crate) fn secret_tree(dir: &str, ctx: &PathContext<'_>) -> Option<Secret> {
     if has_glob(dir) {
         return None;
     }
-    probes(ctx)
-        .into_iter()
-        .find(|(probe, _)| probe != dir && paths::is_within(probe, dir))
-        .map(|(_, secret)| secret)
+    // The first of `probes(ctx)` under `dir`, found without building and classifying them
+    // all: the cheap test goes first, and a root's probes are skipped when neither the root nor
+    // `dir` contains the other (then nothing under the root is under `dir`).
+    let reached = |probe: &str| probe != dir && paths::is_within(probe, dir);
+    for root in probe_roots(ctx) {
+        if !paths::is_within(&root, dir) && !paths::is_within(dir, &root) {
+            continue;
+        }
+        for rel in HOME_PROBES {
+            let path = format!("{root}/{rel}");
+            if reached(&path)
+                && let Some(secret) = secret_of_concrete(&path, ctx)
+            {
+                return Some(secret);
+            }
+        }
+    }
+    SYSTEM_PROBES
+        .iter()
+        .filter(|probe| reached(probe))
+        .find_map(|probe| secret_of_concrete(probe, ctx))
 }
 
 /// A persistence or self-tampering location, with the rule that protects it.
@@ -708,6 +725,58 @@ mod tests {
         assert_eq!(expand_braces("a{b,c}d").len(), 2);
     }
 
+    /// `secret_tree` finds the first of the probes under a directory without building them
+    /// all; its answer is the one the whole list gives.
+    #[test]
+    fn a_tree_holds_the_first_probe_under_it() {
+        let contexts = [
+            CTX,
+            PathContext {
+                cwd: "/w",
+                home: None,
+            },
+            PathContext {
+                cwd: "/w",
+                home: Some("/Users/ann"),
+            },
+        ];
+        let dirs = [
+            "/",
+            "/home",
+            "/home/user",
+            "/home/user/.ssh",
+            "/home/user/.ssh/id_rsa",
+            "/home/user/project",
+            "/home/use",
+            "/root",
+            "/root/.aws",
+            "/etc",
+            "/proc",
+            "/proc/self",
+            "/Users",
+            "/Users/ann/.kube",
+            "/srv",
+            "/home/user/.config",
+            "/var",
+        ];
+        for ctx in contexts {
+            for dir in dirs {
+                let whole_list = secret_file(dir, &ctx).or_else(|| {
+                    probes(&ctx)
+                        .into_iter()
+                        .find(|(probe, _)| probe != dir && paths::is_within(probe, dir))
+                        .map(|(_, secret)| secret)
+                });
+                assert_eq!(
+                    secret_tree(dir, &ctx).map(|s| s.rule),
+                    whole_list.map(|s| s.rule),
+                    "{dir} with home {:?}",
+                    ctx.home
+                );
+            }
+        }
+    }
+
     #[test]
     fn secrets() {
         let secret = |p: &str| secret_file(p, &CTX).map(|s| s.rule);
@@ -735,6 +804,7 @@ mod tests {
             Some("read-credential-file")
         );
         let tree = |p: &str| secret_tree(p, &CTX).map(|s| s.rule);
+        assert_eq!(tree("/home/user/.ssh"), Some("read-ssh-private-key"));
         assert!(tree("/home/user").is_some());
         assert!(tree("/home/user/project").is_none());
         assert!(tree("/").is_some());
