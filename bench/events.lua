@@ -31,9 +31,11 @@ local bodies = {
   '{"session_id":"bench","cwd":"/home/dev/project","hook_event_name":"UserPromptSubmit","prompt":"please refactor the parser"}',
 }
 
+-- BENCH_EVENT=N sends only the N-th body (bench/per_event.sh); otherwise they are cycled.
+local only = tonumber(os.getenv("BENCH_EVENT") or "")
 local i = 0
 request = function()
-  i = i % #bodies + 1
+  i = only or (i % #bodies + 1)
   return wrk.format(nil, "/v1/evaluate", nil, bodies[i])
 end
 

@@ -4,34 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${BENCH_RUNS:-200}"
-command -v hyperfine >/dev/null || { echo "error: hyperfine not found (apt-get install -y hyperfine)" >&2; exit 1; }
-# shellcheck source=scripts/pg.sh
-source scripts/pg.sh
-
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    toolgate_pg_stop
-    rm -rf "${WORK:-}"
-}
-trap cleanup EXIT
-WORK="$(mktemp -d /tmp/toolgate-hook-bench.XXXXXX)"
-
-echo "==> building the release binary" >&2
-cargo build --release --bin toolgate >&2
-TOOLGATE="$PWD/target/release/toolgate"
-
-toolgate_pg_start
-"$TOOLGATE" migrate >&2
-export TOOLGATE_TOKEN
-TOOLGATE_TOKEN="$("$TOOLGATE" token create --role agent --tenant bench | tail -n 1 | awk '{print $NF}')"
-ADMIN_TOKEN="tg_bench_admin_$RANDOM$RANDOM"
-PORT="$(toolgate_pg_free_port)"
-TOOLGATE_ADMIN_TOKEN="$ADMIN_TOKEN" RUST_LOG=warn "$TOOLGATE" serve --listen "127.0.0.1:$PORT" \
-    --cache-dir "$WORK/cache" --audit-spool-dir "$WORK/spool" --audit-mode "${BENCH_AUDIT_MODE:-durable}" \
-    >"$WORK/toolgate.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 100); do curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+BENCH_NEEDS=hyperfine
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
+export TOOLGATE_TOKEN="$TOOLGATE_BENCH_TOKEN"
+MODE="${BENCH_AUDIT_MODE:-durable}"
+bench_start_toolgate "$MODE"
+PORT="${PORTS[$MODE]}"
 
 printf 'name: hook-bench\ninclude: [baseline, secrets]\n' >"$WORK/bundle.yaml"
 python3 -c 'import json,yaml,sys; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))' "$WORK/bundle.yaml" >"$WORK/bundle.json" 2>/dev/null \

@@ -7,77 +7,21 @@ DURATION="${BENCH_DURATION:-10s}"
 CONNECTIONS="${BENCH_CONNECTIONS:-32}"
 THREADS="${BENCH_THREADS:-2}"
 
-command -v wrk >/dev/null || { echo "error: wrk not found (apt-get install -y wrk)" >&2; exit 1; }
-# shellcheck source=scripts/pg.sh
-source scripts/pg.sh
+BENCH_NEEDS=wrk
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
 
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    toolgate_pg_stop
-    rm -rf "${WORK:-}"
-}
-trap cleanup EXIT
-WORK="$(mktemp -d /tmp/toolgate-bench.XXXXXX)"
-
-echo "==> building release binaries" >&2
-cargo build --release --bin toolgate --example noop_server >&2
-TOOLGATE=target/release/toolgate
-NOOP=target/release/examples/noop_server
-
-toolgate_pg_start
-"$TOOLGATE" migrate >&2
-AGENT_TOKEN="$("$TOOLGATE" token create --role agent --tenant bench | tail -n 1 | awk '{print $NF}')"
-export TOOLGATE_BENCH_TOKEN="$AGENT_TOKEN"
-ADMIN_TOKEN="tg_bench_admin_$RANDOM$RANDOM"
-
-NOOP_PORT="$(toolgate_pg_free_port)"
 # One server per audit mode, side by side on the same database (distinct replica ids and spools).
 MODES=(off async durable)
-declare -A PORTS MODE_PID CPU_TG CPU_PG
-for mode in "${MODES[@]}"; do
-    PORTS[$mode]="$(toolgate_pg_free_port)"
-    echo "==> starting toolgate --audit-mode $mode on 127.0.0.1:${PORTS[$mode]}" >&2
-    TOOLGATE_ADMIN_TOKEN="$ADMIN_TOKEN" RUST_LOG=warn "$TOOLGATE" serve --listen "127.0.0.1:${PORTS[$mode]}" \
-        --cache-dir "$WORK/cache-$mode" --audit-spool-dir "$WORK/spool-$mode" --audit-mode "$mode" \
-        --replica-id "bench-$mode" >"$WORK/toolgate-$mode.log" 2>&1 &
-    PIDS+=($!)
-    MODE_PID[$mode]=$!
-done
+declare -A CPU_TG CPU_PG
+for mode in "${MODES[@]}"; do bench_start_toolgate "$mode"; done
 PORT="${PORTS[durable]}"
-for mode in "${MODES[@]}"; do
-    for _ in $(seq 100); do curl -fsS "http://127.0.0.1:${PORTS[$mode]}/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
-done
-
-python3 bench/make_bundle.py >"$WORK/bundle.json"
-push() { # tenant file
-    curl -fsS -X POST "http://127.0.0.1:$PORT/v1/tenants/$1/bundles" -H "authorization: Bearer $ADMIN_TOKEN" \
-        -H 'content-type: application/json' --data-binary "@$2"
-}
-BUNDLE_ID="$(push bench "$WORK/bundle.json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')"
-curl -fsS -X POST "http://127.0.0.1:$PORT/v1/tenants/bench/bundles/$BUNDLE_ID/activate" \
-    -H "authorization: Bearer $ADMIN_TOKEN" >/dev/null
-echo '{"name":"org","permissions":{"deny":["Bash(shutdown:*)","Read(/etc/shadow)"]}}' >"$WORK/global.json"
-GLOBAL_ID="$(push global "$WORK/global.json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')"
-curl -fsS -X POST "http://127.0.0.1:$PORT/v1/tenants/global/bundles/$GLOBAL_ID/activate" \
-    -H "authorization: Bearer $ADMIN_TOKEN" >/dev/null
-for mode in "${MODES[@]}"; do
-    for _ in $(seq 100); do
-        served="$(curl -fsS "http://127.0.0.1:${PORTS[$mode]}/v1/tenants/bench/policy" -H "authorization: Bearer $ADMIN_TOKEN" \
-            | python3 -c 'import json,sys; print((json.load(sys.stdin).get("served") or {}).get("bundle_id"))')"
-        [ "$served" = "$BUNDLE_ID" ] && break
-        sleep 0.1
-    done
-done
+bench_load_bundles "$PORT"
 echo "==> sample decision:" >&2
-curl -fsS "http://127.0.0.1:$PORT/v1/evaluate" -H "authorization: Bearer $AGENT_TOKEN" \
+curl -fsS "http://127.0.0.1:$PORT/v1/evaluate" -H "authorization: Bearer $TOOLGATE_BENCH_TOKEN" \
     -d '{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push --force origin main"},"cwd":"/tmp/p","session_id":"s"}' >&2
 echo >&2
-
-echo "==> starting the no-op server on 127.0.0.1:$NOOP_PORT" >&2
-"$NOOP" "127.0.0.1:$NOOP_PORT" 2>"$WORK/noop.log" &
-PIDS+=($!)
-for _ in $(seq 100); do curl -fsS -X POST "http://127.0.0.1:$NOOP_PORT/v1/evaluate" -d '{}' >/dev/null 2>&1 && break; sleep 0.1; done
+bench_start_noop
 
 run_wrk() { # name port
     echo "==> wrk -t$THREADS -c$CONNECTIONS -d$DURATION against $1" >&2
@@ -89,8 +33,7 @@ run_wrk warmup-noop "$NOOP_PORT" >/dev/null 2>&1
 for mode in "${MODES[@]}"; do run_wrk "warmup-$mode" "${PORTS[$mode]}" >/dev/null 2>&1; done
 DURATION="$BENCH_DURATION_SAVED"
 run_wrk noop "$NOOP_PORT"
-# CPU time (clock ticks) of a process, and of every PostgreSQL backend.
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# CPU time (clock ticks) of every PostgreSQL backend.
 PG_PID="$(head -n 1 "$TOOLGATE_PG_DIR/data/postmaster.pid")"
 pg_ticks() { local t=0 p; for p in $(pgrep -P "$PG_PID"); do t=$((t + $(ticks "$p"))); done; echo "$t"; }
 for mode in "${MODES[@]}"; do
