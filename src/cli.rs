@@ -153,6 +153,10 @@ pub struct ClientArgs {
     /// The tenant to act on.
     #[arg(long, env = "TOOLGATE_TENANT", default_value = "global")]
     pub tenant: String,
+    /// A PEM file of the certificate authorities to trust for an `https://` server, instead of
+    /// the built-in roots.
+    #[arg(long, env = "TOOLGATE_CA_CERT")]
+    pub ca_cert: Option<PathBuf>,
 }
 
 /// `toolgate bundle …`
@@ -336,7 +340,7 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
 }
 
 fn healthcheck(url: &str) -> anyhow::Result<ExitCode> {
-    let answer = Http::new(std::time::Duration::from_secs(2))
+    let answer = Http::new(std::time::Duration::from_secs(2), None)
         .get(url, None)
         .with_context(|| format!("`{url}` did not answer"))?;
     if answer.status.is_success() {
@@ -460,8 +464,12 @@ impl Client {
             "invalid tenant `{}`",
             args.tenant
         );
+        let roots = match &args.ca_cert {
+            Some(path) => Some(crate::client::read_ca_file(path).map_err(anyhow::Error::msg)?),
+            None => None,
+        };
         Ok(Self {
-            http: Http::new(std::time::Duration::from_secs(30)),
+            http: Http::new(std::time::Duration::from_secs(30), roots.as_deref()),
             base: args.server.trim_end_matches('/').to_owned(),
             token: args.token,
             tenant: args.tenant,

@@ -7,8 +7,10 @@
 //! (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`).
 
 use std::net::SocketAddr;
+use std::path::Path;
 use std::time::Duration;
 
+use ureq::tls::{Certificate, PemItem, RootCerts, TlsConfig};
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 
@@ -55,10 +57,32 @@ pub struct Http {
     timeout: Duration,
 }
 
+/// The certificate authorities of a PEM file: the roots an `https://` server's certificate must
+/// chain to when `--ca-cert` is given, instead of the built-in (Mozilla) roots. For servers behind
+/// an organisation's own CA.
+pub fn read_ca_file(path: &Path) -> Result<Vec<Certificate<'static>>, String> {
+    let pem = std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    let mut certs = Vec::new();
+    for item in ureq::tls::parse_pem(&pem) {
+        match item {
+            Ok(PemItem::Certificate(cert)) => certs.push(cert),
+            Ok(_) => {}
+            Err(e) => return Err(format!("`{}` is not valid PEM: {e}", path.display())),
+        }
+    }
+    if certs.is_empty() {
+        return Err(format!("`{}` holds no certificate", path.display()));
+    }
+    Ok(certs)
+}
+
 impl Http {
-    /// A client whose every exchange (connect, send, answer) must end within `timeout`.
-    pub fn new(timeout: Duration) -> Self {
+    /// A client whose every exchange (connect, send, answer) must end within `timeout`, and
+    /// that trusts `roots` for `https://` (the built-in roots when `None`).
+    pub fn new(timeout: Duration, roots: Option<&[Certificate<'static>]>) -> Self {
+        let roots = roots.map_or(RootCerts::WebPki, RootCerts::new_with_certs);
         let config = ureq::Agent::config_builder()
+            .tls_config(TlsConfig::builder().root_certs(roots).build())
             .timeout_global(Some(timeout))
             // Error answers are answers: the caller reads their JSON envelope.
             .http_status_as_error(false)

@@ -18,7 +18,7 @@ use serde_json::Value;
 use toolgate_engine::protocol::{self, Agent, HookEvent, Reply};
 use toolgate_engine::{CompiledPolicy, Decision, Outcome};
 
-use crate::client::{Body, Failure, Http};
+use crate::client::{self, Body, Failure, Http};
 
 /// Largest event read from stdin.
 const MAX_EVENT_BYTES: u64 = 16 * 1024 * 1024;
@@ -54,6 +54,10 @@ pub struct HookArgs {
     /// How long to wait for the server, in milliseconds.
     #[arg(long, default_value_t = 2000)]
     pub timeout: u64,
+    /// A PEM file of the certificate authorities to trust for an `https://` URL, instead of the
+    /// built-in roots (a server behind the organisation's own CA).
+    #[arg(long, env = "TOOLGATE_CA_CERT")]
+    pub ca_cert: Option<PathBuf>,
 }
 
 fn parse_agent(name: &str) -> Result<Agent, String> {
@@ -160,7 +164,11 @@ fn post(args: &HookArgs, url: &str, input: &[u8]) -> Result<Value, String> {
         args.agent.as_str()
     );
     let token = std::env::var(&args.token_env).ok();
-    let answer = Http::new(Duration::from_millis(args.timeout))
+    let roots = match &args.ca_cert {
+        Some(path) => Some(client::read_ca_file(path)?),
+        None => None,
+    };
+    let answer = Http::new(Duration::from_millis(args.timeout), roots.as_deref())
         .post(
             &endpoint,
             token.as_deref(),

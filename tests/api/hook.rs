@@ -1,9 +1,10 @@
 //! Every agent over HTTP (`POST /v1/evaluate/{agent}`), and `toolgate hook` as a subprocess:
 //! against a live server, a stopped server (both fail modes), a server that hangs past the
-//! timeout, one that answers garbage, and offline with `--bundle`.
+//! timeout, one that answers garbage, offline with `--bundle`, and over TLS with `--ca-cert`.
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -455,5 +456,123 @@ async fn hook_client_reads_long_answers_whole_and_refuses_an_oversized_head() {
         String::from_utf8_lossy(&output.stderr).contains("failing closed"),
         "{}",
         String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+const TLS_FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tls");
+
+/// A TLS front for the server at `backend` (`http://host:port`): the certificate of
+/// `tests/fixtures/tls` (for `localhost` and `127.0.0.1`, issued by the test CA of `ca.pem`),
+/// every connection relayed as it is.
+async fn tls_front(backend: &str) -> String {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let certs = CertificateDer::pem_file_iter(format!("{TLS_FIXTURES}/server.pem"))
+        .expect("server.pem")
+        .collect::<Result<Vec<_>, _>>()
+        .expect("certificates");
+    let key = PrivateKeyDer::from_pem_file(format!("{TLS_FIXTURES}/server.key")).expect("key");
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .expect("protocol versions")
+    .with_no_client_auth()
+    .with_single_cert(certs, key)
+    .expect("certificate and key");
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let port = listener.local_addr().expect("address").port();
+    let backend = backend.trim_start_matches("http://").to_owned();
+    tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            let (acceptor, backend) = (acceptor.clone(), backend.clone());
+            tokio::spawn(async move {
+                let Ok(mut tls) = acceptor.accept(socket).await else {
+                    return;
+                };
+                let Ok(mut upstream) = tokio::net::TcpStream::connect(&backend).await else {
+                    return;
+                };
+                let _ = tokio::io::copy_bidirectional(&mut tls, &mut upstream).await;
+            });
+        }
+    });
+    format!("https://127.0.0.1:{port}")
+}
+
+#[tokio::test]
+async fn hook_client_reaches_an_https_server_through_the_given_ca_only() {
+    let (app, token) = app_denying_rm().await;
+    let url = tls_front(&app.address).await;
+    let ca = format!("{TLS_FIXTURES}/ca.pem");
+
+    let trusted = hook(
+        args(&["--agent", "claude-code", "--url", &url, "--ca-cert", &ca]),
+        claude_event("rm -rf build"),
+        Some(token.clone()),
+    )
+    .await;
+    assert_eq!(
+        stdout_json(&trusted)["hookSpecificOutput"]["permissionDecision"],
+        "deny",
+        "{}",
+        String::from_utf8_lossy(&trusted.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&trusted.stderr).is_empty(),
+        "{}",
+        String::from_utf8_lossy(&trusted.stderr)
+    );
+    let allowed = hook(
+        args(&["--agent", "claude-code", "--url", &url, "--ca-cert", &ca]),
+        claude_event("ls"),
+        Some(token.clone()),
+    )
+    .await;
+    assert_eq!(stdout_json(&allowed), json!({}));
+
+    // The built-in roots do not know the test CA: the certificate is refused, and the hook
+    // fails closed, saying why.
+    let untrusted = hook(
+        args(&["--agent", "claude-code", "--url", &url]),
+        claude_event("ls"),
+        Some(token.clone()),
+    )
+    .await;
+    assert_eq!(
+        stdout_json(&untrusted)["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
+    let stderr = String::from_utf8_lossy(&untrusted.stderr);
+    assert!(
+        stderr.contains("failing closed") && stderr.to_ascii_lowercase().contains("certificate"),
+        "{stderr}"
+    );
+
+    // A CA file that is not there is named, and the hook still fails closed.
+    let missing = hook(
+        args(&[
+            "--agent",
+            "claude-code",
+            "--url",
+            &url,
+            "--ca-cert",
+            "/nonexistent/ca.pem",
+        ]),
+        claude_event("ls"),
+        Some(token),
+    )
+    .await;
+    assert_eq!(
+        stdout_json(&missing)["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        stderr.contains("/nonexistent/ca.pem") && stderr.contains("failing closed"),
+        "{stderr}"
     );
 }
