@@ -306,23 +306,24 @@ fn probe_roots(ctx: &PathContext<'_>) -> Vec<String> {
     roots
 }
 
+/// Every concrete secret location probed, in order: each home-like root's [`HOME_PROBES`], then
+/// [`SYSTEM_PROBES`]. A root `keep_root` refuses is skipped without building its paths.
+fn probe_paths(
+    ctx: &PathContext<'_>,
+    keep_root: impl Fn(&str) -> bool,
+) -> impl Iterator<Item = String> {
+    probe_roots(ctx)
+        .into_iter()
+        .filter(move |root| keep_root(root))
+        .flat_map(|root| HOME_PROBES.iter().map(move |rel| format!("{root}/{rel}")))
+        .chain(SYSTEM_PROBES.iter().map(|path| (*path).to_owned()))
+}
+
 /// Every concrete secret location probed, with its class.
 fn probes(ctx: &PathContext<'_>) -> Vec<(String, Secret)> {
-    let mut out = Vec::new();
-    for root in probe_roots(ctx) {
-        for rel in HOME_PROBES {
-            let path = format!("{root}/{rel}");
-            if let Some(secret) = secret_of_concrete(&path, ctx) {
-                out.push((path, secret));
-            }
-        }
-    }
-    for path in SYSTEM_PROBES {
-        if let Some(secret) = secret_of_concrete(path, ctx) {
-            out.push(((*path).to_owned(), secret));
-        }
-    }
-    out
+    probe_paths(ctx, |_| true)
+        .filter_map(|path| secret_of_concrete(&path, ctx).map(|secret| (path, secret)))
+        .collect()
 }
 
 /// The secret class of a canonical path that is read as one file (globs expanded against the
@@ -366,27 +367,14 @@ pub(crate) fn secret_tree(dir: &str, ctx: &PathContext<'_>) -> Option<Secret> {
     if has_glob(dir) {
         return None;
     }
-    // The first of `probes(ctx)` under `dir`, found without building and classifying them
-    // all: the cheap test goes first, and a root's probes are skipped when neither the root nor
-    // `dir` contains the other (then nothing under the root is under `dir`).
-    let reached = |probe: &str| probe != dir && paths::is_within(probe, dir);
-    for root in probe_roots(ctx) {
-        if !paths::is_within(&root, dir) && !paths::is_within(dir, &root) {
-            continue;
-        }
-        for rel in HOME_PROBES {
-            let path = format!("{root}/{rel}");
-            if reached(&path)
-                && let Some(secret) = secret_of_concrete(&path, ctx)
-            {
-                return Some(secret);
-            }
-        }
-    }
-    SYSTEM_PROBES
-        .iter()
-        .filter(|probe| reached(probe))
-        .find_map(|probe| secret_of_concrete(probe, ctx))
+    // The first of `probes(ctx)` under `dir`, found without classifying them all: the cheap
+    // test goes first, and a root's probes are skipped when neither the root nor `dir` contains
+    // the other (then nothing under the root is under `dir`).
+    probe_paths(ctx, |root| {
+        paths::is_within(root, dir) || paths::is_within(dir, root)
+    })
+    .filter(|probe| probe != dir && paths::is_within(probe, dir))
+    .find_map(|probe| secret_of_concrete(&probe, ctx))
 }
 
 /// A persistence or self-tampering location, with the rule that protects it.
