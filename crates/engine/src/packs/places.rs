@@ -5,6 +5,8 @@
 //!
 //! This module must not read the file system or record hits; it only classifies strings.
 
+use std::borrow::Cow;
+
 use crate::paths::{self, PathContext};
 
 /// Scratch locations where removal and truncation are everyday clean-up.
@@ -311,18 +313,22 @@ fn probe_roots(ctx: &PathContext<'_>) -> Vec<String> {
 fn probe_paths(
     ctx: &PathContext<'_>,
     keep_root: impl Fn(&str) -> bool,
-) -> impl Iterator<Item = String> {
+) -> impl Iterator<Item = Cow<'static, str>> {
     probe_roots(ctx)
         .into_iter()
         .filter(move |root| keep_root(root))
-        .flat_map(|root| HOME_PROBES.iter().map(move |rel| format!("{root}/{rel}")))
-        .chain(SYSTEM_PROBES.iter().map(|path| (*path).to_owned()))
+        .flat_map(|root| {
+            HOME_PROBES
+                .iter()
+                .map(move |rel| Cow::Owned(format!("{root}/{rel}")))
+        })
+        .chain(SYSTEM_PROBES.iter().map(|path| Cow::Borrowed(*path)))
 }
 
 /// Every concrete secret location probed, with its class.
 fn probes(ctx: &PathContext<'_>) -> Vec<(String, Secret)> {
     probe_paths(ctx, |_| true)
-        .filter_map(|path| secret_of_concrete(&path, ctx).map(|secret| (path, secret)))
+        .filter_map(|path| secret_of_concrete(&path, ctx).map(|secret| (path.into_owned(), secret)))
         .collect()
 }
 
@@ -373,7 +379,7 @@ pub(crate) fn secret_tree(dir: &str, ctx: &PathContext<'_>) -> Option<Secret> {
     probe_paths(ctx, |root| {
         paths::is_within(root, dir) || paths::is_within(dir, root)
     })
-    .filter(|probe| probe != dir && paths::is_within(probe, dir))
+    .filter(|probe| probe.as_ref() != dir && paths::is_within(probe, dir))
     .find_map(|probe| secret_of_concrete(&probe, ctx))
 }
 
