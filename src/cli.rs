@@ -464,10 +464,8 @@ impl Client {
             "invalid tenant `{}`",
             args.tenant
         );
-        let roots = match &args.ca_cert {
-            Some(path) => Some(crate::client::read_ca_file(path).map_err(anyhow::Error::msg)?),
-            None => None,
-        };
+        let roots =
+            crate::client::read_ca_file(args.ca_cert.as_deref()).map_err(anyhow::Error::msg)?;
         Ok(Self {
             http: Http::new(std::time::Duration::from_secs(30), roots.as_deref()),
             base: args.server.trim_end_matches('/').to_owned(),

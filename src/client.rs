@@ -57,10 +57,13 @@ pub struct Http {
     timeout: Duration,
 }
 
-/// The certificate authorities of a PEM file: the roots an `https://` server's certificate must
-/// chain to when `--ca-cert` is given, instead of the built-in (Mozilla) roots. For servers behind
-/// an organisation's own CA.
-pub fn read_ca_file(path: &Path) -> Result<Vec<Certificate<'static>>, String> {
+/// The certificate authorities of the PEM file given with `--ca-cert`, if any: the roots an
+/// `https://` server's certificate must chain to instead of the built-in (Mozilla) roots. For
+/// servers behind an organisation's own CA.
+pub fn read_ca_file(path: Option<&Path>) -> Result<Option<Vec<Certificate<'static>>>, String> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
     let pem = std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
     let mut certs = Vec::new();
     for item in ureq::tls::parse_pem(&pem) {
@@ -73,7 +76,7 @@ pub fn read_ca_file(path: &Path) -> Result<Vec<Certificate<'static>>, String> {
     if certs.is_empty() {
         return Err(format!("`{}` holds no certificate", path.display()));
     }
-    Ok(certs)
+    Ok(Some(certs))
 }
 
 impl Http {

@@ -164,10 +164,7 @@ fn post(args: &HookArgs, url: &str, input: &[u8]) -> Result<Value, String> {
         args.agent.as_str()
     );
     let token = std::env::var(&args.token_env).ok();
-    let roots = match &args.ca_cert {
-        Some(path) => Some(client::read_ca_file(path)?),
-        None => None,
-    };
+    let roots = client::read_ca_file(args.ca_cert.as_deref())?;
     let answer = Http::new(Duration::from_millis(args.timeout), roots.as_deref())
         .post(
             &endpoint,
