@@ -1,7 +1,8 @@
-//! The audit on PostgreSQL: rows go in with one multi-row `INSERT … SELECT FROM UNNEST(…) ON
-//! CONFLICT DO NOTHING` per batch (plain `INSERT … VALUES` for a batch of up to 16 rows) (a single statement is its own transaction, and a replayed row
-//! is ignored); a missing month partition is created and the insert retried once. Pruning drops
-//! whole month partitions.
+//! The audit on PostgreSQL: rows go in with one multi-row statement per batch, `INSERT … VALUES`
+//! for up to [`VALUES_ROWS`] rows and `INSERT … SELECT FROM UNNEST(…)` above, each `ON CONFLICT
+//! DO NOTHING` (a single statement is its own transaction, and a replayed row is ignored); a
+//! missing month partition is created and the insert retried once. Pruning drops whole month
+//! partitions.
 
 use std::sync::LazyLock;
 
