@@ -15,38 +15,96 @@ use super::{Filter, PruneReport, Verifier, VerifyReport, decode_row, hash32, mon
 use crate::audit::record::Row;
 use crate::audit::spool::Head;
 
-const COLUMNS: &str = "id::text AS id, time, replica_id, seq, prev_hash, hash, tenant, agent, \
-    session_id, tool_use_id, prompt_id, event, tool, decision, mode, shadow_decision, winner, \
-    rules, shadow_rules, reason, bundles, input, cwd, permission_mode, latency_us, repeat, failure";
+/// The audit table's columns in the order the insert statements bind them, each with the type it
+/// is sent as: `uuid` goes over the wire as text and is cast, `list` is a `text[]` in `VALUES`
+/// and one U+001F-joined text (split by `string_to_array`) in `UNNEST`.
+const FIELDS: [(&str, &str); 27] = [
+    ("id", "uuid"),
+    ("time", "timestamptz"),
+    ("replica_id", "text"),
+    ("seq", "int8"),
+    ("prev_hash", "bytea"),
+    ("hash", "bytea"),
+    ("tenant", "text"),
+    ("agent", "text"),
+    ("session_id", "text"),
+    ("tool_use_id", "text"),
+    ("prompt_id", "text"),
+    ("event", "text"),
+    ("tool", "text"),
+    ("decision", "text"),
+    ("mode", "text"),
+    ("shadow_decision", "text"),
+    ("winner", "text"),
+    ("rules", "list"),
+    ("shadow_rules", "list"),
+    ("reason", "text"),
+    ("bundles", "list"),
+    ("input", "text"),
+    ("cwd", "text"),
+    ("permission_mode", "text"),
+    ("latency_us", "int8"),
+    ("repeat", "bool"),
+    ("failure", "bool"),
+];
 
-const INSERT: &str = "INSERT INTO audit (id, time, replica_id, seq, prev_hash, hash, tenant, \
-    agent, session_id, tool_use_id, prompt_id, event, tool, decision, mode, shadow_decision, \
-    winner, rules, shadow_rules, reason, bundles, input, cwd, permission_mode, latency_us, \
-    repeat, failure) \
-    SELECT u.id::uuid, u.time, u.replica_id, u.seq, u.prev_hash, u.hash, u.tenant, u.agent, \
-    u.session_id, u.tool_use_id, u.prompt_id, u.event, u.tool, u.decision, u.mode, \
-    u.shadow_decision, u.winner, \
-    string_to_array(u.rules, chr(31)), \
-    string_to_array(u.shadow_rules, chr(31)), \
-    u.reason, string_to_array(u.bundles, chr(31)), u.input, u.cwd, \
-    u.permission_mode, u.latency_us, u.repeat, u.failure \
-    FROM UNNEST($1::text[], $2::timestamptz[], $3::text[], $4::int8[], $5::bytea[], \
-    $6::bytea[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], \
-    $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], \
-    $20::text[], $21::text[], $22::text[], $23::text[], $24::text[], $25::int8[], $26::bool[], \
-    $27::bool[]) AS u(id, time, replica_id, seq, prev_hash, hash, tenant, agent, session_id, \
-    tool_use_id, prompt_id, event, tool, decision, mode, shadow_decision, winner, rules, \
-    shadow_rules, reason, bundles, input, cwd, permission_mode, latency_us, repeat, failure) \
-    ON CONFLICT DO NOTHING";
+/// Columns per row.
+const ROW_COLUMNS: usize = FIELDS.len();
+
+/// `name, name, …` of every field, each written by `each(name, type)`.
+fn field_list(mut each: impl FnMut(&str, &str) -> String) -> String {
+    FIELDS
+        .iter()
+        .map(|(name, kind)| each(name, kind))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The columns a query reads, the id as text.
+static COLUMNS: LazyLock<String> = LazyLock::new(|| {
+    field_list(|name, kind| match kind {
+        "uuid" => format!("{name}::text AS {name}"),
+        _ => name.to_owned(),
+    })
+});
+
+/// `INSERT INTO audit (…)`.
+fn insert_into() -> String {
+    format!(
+        "INSERT INTO audit ({})",
+        field_list(|name, _| name.to_owned())
+    )
+}
+
+/// `INSERT … SELECT FROM UNNEST(…)`: one array parameter per column.
+static INSERT_UNNEST: LazyLock<String> = LazyLock::new(|| {
+    let mut at = 0;
+    let arrays = field_list(|_, kind| {
+        at += 1;
+        let element = if matches!(kind, "uuid" | "list") {
+            "text"
+        } else {
+            kind
+        };
+        format!("${at}::{element}[]")
+    });
+    let values = field_list(|name, kind| match kind {
+        "uuid" => format!("u.{name}::uuid"),
+        "list" => format!("string_to_array(u.{name}, chr(31))"),
+        _ => format!("u.{name}"),
+    });
+    let names = field_list(|name, _| name.to_owned());
+    format!(
+        "{} SELECT {values} FROM UNNEST({arrays}) AS u({names}) ON CONFLICT DO NOTHING",
+        insert_into()
+    )
+});
 
 /// Batches of up to this many rows go in as plain `INSERT … VALUES (…), (…)`: unpacking 27
 /// arrays with `UNNEST` has a fixed cost per statement larger than a few rows' own inserts
 /// (auto_explain: its function scan alone 0.09–0.23 ms for one row), and small batches are every
 /// batch while evaluations come one or a few at a time (and what a hook call waits for).
 const VALUES_ROWS: usize = 16;
-
-/// Columns per row.
-const ROW_COLUMNS: usize = 27;
 
 /// `INSERT … VALUES` for `n` rows (1 ≤ n ≤ [`VALUES_ROWS`]), built once per size.
 fn insert_values(n: usize) -> &'static str {
@@ -55,19 +113,20 @@ fn insert_values(n: usize) -> &'static str {
             .map(|n| {
                 let rows: Vec<String> = (0..n)
                     .map(|row| {
-                        let first = row * ROW_COLUMNS + 1;
-                        let rest: Vec<String> = (first + 1..first + ROW_COLUMNS)
-                            .map(|p| format!("${p}"))
-                            .collect();
-                        format!("(${first}::text::uuid, {})", rest.join(", "))
+                        let mut at = row * ROW_COLUMNS;
+                        let values = field_list(|_, kind| {
+                            at += 1;
+                            match kind {
+                                "uuid" => format!("${at}::text::uuid"),
+                                _ => format!("${at}"),
+                            }
+                        });
+                        format!("({values})")
                     })
                     .collect();
                 format!(
-                    "INSERT INTO audit (id, time, replica_id, seq, prev_hash, hash, tenant, \
-                     agent, session_id, tool_use_id, prompt_id, event, tool, decision, mode, \
-                     shadow_decision, winner, rules, shadow_rules, reason, bundles, input, cwd, \
-                     permission_mode, latency_us, repeat, failure) VALUES {} \
-                     ON CONFLICT DO NOTHING",
+                    "{} VALUES {} ON CONFLICT DO NOTHING",
+                    insert_into(),
                     rows.join(", ")
                 )
             })
@@ -190,7 +249,7 @@ async fn insert_once(pool: &PgPool, rows: &[Row]) -> Result<(), sqlx::Error> {
         repeats.push(row.repeat);
         failures.push(row.failure);
     }
-    sqlx::query(INSERT)
+    sqlx::query(INSERT_UNNEST.as_str())
         .bind(ids)
         .bind(times)
         .bind(replicas)
@@ -289,7 +348,7 @@ pub(super) async fn query(
     filter: &Filter,
     limit: i64,
 ) -> Result<Vec<Row>, sqlx::Error> {
-    let mut query = QueryBuilder::new(format!("SELECT {COLUMNS} FROM audit WHERE true"));
+    let mut query = QueryBuilder::new(format!("SELECT {} FROM audit WHERE true", *COLUMNS));
     if let Some(tenant) = &filter.tenant {
         query.push(" AND tenant = ").push_bind(tenant.clone());
     }
@@ -339,8 +398,9 @@ pub(super) async fn verify(
             .fetch_all(pool)
             .await?;
     let sql = format!(
-        "SELECT {COLUMNS} FROM audit WHERE ($1::text IS NULL OR replica_id = $1) \
-         ORDER BY replica_id, seq, time"
+        "SELECT {} FROM audit WHERE ($1::text IS NULL OR replica_id = $1) \
+         ORDER BY replica_id, seq, time",
+        *COLUMNS
     );
     let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(replica)
@@ -431,5 +491,16 @@ mod tests {
             assert_eq!(sql.matches('$').count(), last, "{sql}");
         }
         assert_eq!(insert_values(VALUES_ROWS + 1), insert_values(VALUES_ROWS));
+    }
+
+    #[test]
+    fn the_unnest_statement_takes_one_array_per_column() {
+        let sql = INSERT_UNNEST.as_str();
+        for at in 1..=ROW_COLUMNS {
+            assert_eq!(sql.matches(&format!("${at}::")).count(), 1, "{sql}");
+        }
+        assert!(!sql.contains(&format!("${}", ROW_COLUMNS + 1)), "{sql}");
+        assert_eq!(sql.matches("string_to_array").count(), 3, "{sql}");
+        assert!(sql.contains("u.id::uuid"), "{sql}");
     }
 }
