@@ -172,7 +172,11 @@ impl Audit {
             shared: shared.clone(),
             store: store.clone(),
             replica_id: replica_id.to_owned(),
-            spool_head: recovered.head,
+            // Only this replica's own rows continue its chain: a spool left by another id (the
+            // default id is new in every process) holds rows to ship, not this chain's head.
+            spool_head: recovered
+                .head
+                .and_then(|(writer, head)| (writer == replica_id).then_some(head)),
             metrics: metrics.clone(),
             db_timeout: settings.db_timeout,
         };

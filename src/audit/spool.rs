@@ -92,6 +92,9 @@ impl SpoolState {
 #[derive(Debug, Default)]
 pub struct SpoolShared {
     state: Mutex<SpoolState>,
+    /// The `shipped` position last written to disk; held while writing it, so that the writer
+    /// and the shipper never write the file at once nor an older position over a newer one.
+    persisted: Mutex<Position>,
     /// Wakes the shipper after an append in spooling mode.
     pub wake: Notify,
 }
@@ -103,13 +106,30 @@ impl SpoolShared {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
+
+    /// Records on disk how far the database has the spool, unless a position as far or further
+    /// is recorded already (no sync: a stale value only replays rows the database already has,
+    /// which it ignores).
+    pub fn persist_shipped(&self, dir: &Path) -> io::Result<()> {
+        let mut persisted = self
+            .persisted
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let shipped = self.lock().shipped;
+        if shipped <= *persisted {
+            return Ok(());
+        }
+        write_shipped(dir, shipped)?;
+        *persisted = shipped;
+        Ok(())
+    }
 }
 
 /// What was found at open.
 #[derive(Debug, Default)]
 pub struct Recovered {
-    /// The last row in the spool.
-    pub head: Option<Head>,
+    /// The last row in the spool: the replica that wrote it, and its chain head.
+    pub head: Option<(String, Head)>,
     /// Bytes cut from the end of the last segment (a torn, unacknowledged write).
     pub truncated_bytes: u64,
 }
@@ -143,7 +163,15 @@ pub struct Spool {
     segment_bytes: u64,
     max_bytes: u64,
     current: Option<Current>,
+    /// The next append starts a new segment: the last one was abandoned after an error.
+    fresh: bool,
     shared: Arc<SpoolShared>,
+    /// `dir/lock`, exclusively locked while the spool is open: two processes appending to one
+    /// spool would each count its length and delete segments the other has not shipped.
+    _lock: File,
+    /// Tests make every sync fail.
+    #[cfg(test)]
+    fail_syncs: bool,
 }
 
 fn segment_path(dir: &Path, number: u64) -> PathBuf {
@@ -232,9 +260,9 @@ fn read_shipped(dir: &Path) -> Option<Position> {
     })
 }
 
-/// Records how far the database has the spool (no sync: a stale value only replays rows the
-/// database already has, which it ignores).
-pub fn write_shipped(dir: &Path, position: Position) -> io::Result<()> {
+/// Records how far the database has the spool ([`SpoolShared::persist_shipped`] is the way in
+/// while the spool is open).
+fn write_shipped(dir: &Path, position: Position) -> io::Result<()> {
     let mut bytes = Vec::with_capacity(24);
     bytes.extend_from_slice(&position.segment.to_le_bytes());
     bytes.extend_from_slice(&position.offset.to_le_bytes());
@@ -258,6 +286,21 @@ impl Spool {
         max_bytes: u64,
     ) -> io::Result<(Self, Arc<SpoolShared>, Recovered)> {
         fs::create_dir_all(dir)?;
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join("lock"))?;
+        if let Err(error) = lock.try_lock() {
+            return Err(match error {
+                std::fs::TryLockError::WouldBlock => io::Error::new(
+                    io::ErrorKind::ResourceBusy,
+                    "another toolgate process has it open; give each replica its own \
+                     --audit-spool-dir",
+                ),
+                std::fs::TryLockError::Error(error) => error,
+            });
+        }
         let mut segments = list_segments(dir)?;
         let mut recovered = Recovered::default();
         // Scan from the newest segment back to the first one holding a record.
@@ -282,7 +325,7 @@ impl Spool {
                 }
             }
             if let Some(last) = rows.last() {
-                recovered.head = Some(Head::of(last));
+                recovered.head = Some((last.replica_id.clone(), Head::of(last)));
                 break;
             }
         }
@@ -307,7 +350,11 @@ impl Spool {
             segment_bytes: segment_bytes.max(4096),
             max_bytes,
             current: None,
+            fresh: false,
             shared: shared.clone(),
+            _lock: lock,
+            #[cfg(test)]
+            fail_syncs: false,
         };
         Ok((spool, shared, recovered))
     }
@@ -318,8 +365,13 @@ impl Spool {
     }
 
     /// Appends `frames` (whole records) in one write; with `sync`, also `fdatasync`s them (and
-    /// the directory, once per new segment). Refuses when the size cap would be exceeded. On a
-    /// failed write the segment is cut back to where it was. Returns the new end.
+    /// the directory, once per new segment). Refuses when the size cap would be exceeded.
+    /// Returns the new end.
+    ///
+    /// A failed write, or a failed sync, leaves the spool as it was before the call: the end
+    /// does not move and the segment is cut back, so rows that were refused are not shipped.
+    /// The segment is then abandoned (after a failed `fdatasync` the state of its cached pages
+    /// is unknown) and the next append starts a new one.
     pub async fn append(&mut self, frames: &[u8], sync: bool) -> Result<Position, SpoolError> {
         {
             let state = self.shared.lock();
@@ -331,12 +383,13 @@ impl Spool {
                 });
             }
         }
-        self.rotate_if_needed()?;
+        self.rotate_if_needed().await?;
         let Some(current) = self.current.as_mut() else {
             return Err(SpoolError::Io(io::Error::other("no open segment")));
         };
+        let before = current.len;
         if let Err(error) = (&*current.file).write_all(frames) {
-            let _ = current.file.set_len(current.len);
+            self.abandon(before);
             return Err(error.into());
         }
         current.len += frames.len() as u64;
@@ -344,19 +397,40 @@ impl Spool {
             segment: current.number,
             offset: current.len,
         };
-        {
-            let mut state = self.shared.lock();
-            state.segments.insert(current.number, current.len);
-            state.end = end;
+        let number = current.number;
+        // The end moves only once the rows are as durable as asked: the shipper reads up to it.
+        if sync && let Err(error) = self.sync().await {
+            self.abandon(before);
+            return Err(error);
         }
-        if sync {
-            self.sync().await?;
-        }
+        let mut state = self.shared.lock();
+        state.segments.insert(number, end.offset);
+        state.end = end;
         Ok(end)
+    }
+
+    /// Cuts the current segment back to `len` and makes the next append start a new segment.
+    fn abandon(&mut self, len: u64) {
+        let Some(current) = self.current.take() else {
+            return;
+        };
+        let kept = match current.file.set_len(len) {
+            Ok(()) => len,
+            // The disk refuses even the cut (both faults at once): the bytes stay, and whole
+            // records among them would be replayed with the segment. Nothing more can be done
+            // with a disk in that state; the error is reported by the caller.
+            Err(_) => current.file.metadata().map_or(current.len, |m| m.len()),
+        };
+        self.shared.lock().segments.insert(current.number, kept);
+        self.fresh = true;
     }
 
     /// `fdatasync`s the segment last appended to (and the directory, once per new segment).
     pub async fn sync(&mut self) -> Result<(), SpoolError> {
+        #[cfg(test)]
+        if self.fail_syncs {
+            return Err(SpoolError::Io(io::Error::other("injected sync failure")));
+        }
         let Some(current) = self.current.as_mut() else {
             return Ok(());
         };
@@ -375,19 +449,33 @@ impl Spool {
         Ok(())
     }
 
-    fn rotate_if_needed(&mut self) -> io::Result<()> {
+    /// Opens the segment to append to: the current one while it has room; else a new one, after
+    /// `fdatasync`ing the full one (a batch appended there unsynced, whose insert is still in
+    /// flight, may yet be acknowledged by a sync, and [`Spool::sync`] only syncs the newest).
+    async fn rotate_if_needed(&mut self) -> io::Result<()> {
         if let Some(current) = &self.current
             && current.len < self.segment_bytes
         {
             return Ok(());
         }
+        if let Some(full) = self.current.take() {
+            let file = full.file.clone();
+            let synced = tokio::task::spawn_blocking(move || file.sync_data())
+                .await
+                .map_err(io::Error::other)
+                .and_then(|synced| synced);
+            if let Err(error) = synced {
+                self.current = Some(full);
+                return Err(error);
+            }
+        }
         let number = {
             let state = self.shared.lock();
-            match (&self.current, state.segments.last_key_value()) {
+            match state.segments.last_key_value() {
                 // At start, keep appending to the last segment while it has room.
-                (None, Some((number, len))) if *len < self.segment_bytes => *number,
-                (_, Some((number, _))) => number + 1,
-                (_, None) => 1,
+                Some((number, len)) if !self.fresh && *len < self.segment_bytes => *number,
+                Some((number, _)) => number + 1,
+                None => 1,
             }
         };
         let path = segment_path(&self.dir, number);
@@ -399,6 +487,7 @@ impl Spool {
             len,
             dir_synced: false,
         });
+        self.fresh = false;
         self.shared.lock().segments.insert(number, len);
         Ok(())
     }
@@ -598,7 +687,7 @@ mod tests {
         )
         .unwrap();
         let (_spool, shared, recovered) = Spool::open(dir.path(), 4096, 1 << 20).unwrap();
-        assert_eq!(recovered.head.map(|h| h.seq), Some(100));
+        assert_eq!(recovered.head.map(|(_, h)| h.seq), Some(100));
         assert_eq!(recovered.truncated_bytes, 30);
         let state = shared.lock();
         assert!(state.spooling, "unshipped rows wait for the database");
@@ -629,5 +718,69 @@ mod tests {
         let left = delete_shipped(dir.path(), &shared, spool.current_segment());
         assert!(left <= 4096 + 2048, "{left}");
         spool.append(&frames(1..=1), false).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_failed_sync_keeps_the_refused_rows_out_and_starts_a_new_segment() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut spool, shared, _) = Spool::open(dir.path(), 1 << 20, 1 << 24).unwrap();
+        let first = spool.append(&frames(1..=3), false).await.unwrap();
+        spool.fail_syncs = true;
+        let refused = spool.append(&frames(4..=6), true).await;
+        assert!(matches!(refused, Err(SpoolError::Io(_))), "{refused:?}");
+        assert_eq!(
+            shared.lock().end,
+            first,
+            "the end does not move past refused rows"
+        );
+        assert_eq!(
+            fs::metadata(segment_path(dir.path(), first.segment))
+                .unwrap()
+                .len(),
+            first.offset,
+            "the refused rows are cut from the segment"
+        );
+        spool.fail_syncs = false;
+        let next = spool.append(&frames(4..=5), true).await.unwrap();
+        assert_eq!(
+            next.segment,
+            first.segment + 1,
+            "a new segment after a failed sync"
+        );
+        let (rows, _, corrupt) = read_range(dir.path(), Position::default(), next, 100).unwrap();
+        assert_eq!(corrupt, 0);
+        assert_eq!(
+            rows.iter().map(|r| r.seq).collect::<Vec<_>>(),
+            [1, 2, 3, 4, 5]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_spool_is_open_in_one_place_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let (spool, _, _) = Spool::open(dir.path(), 4096, 1 << 20).unwrap();
+        let second = Spool::open(dir.path(), 4096, 1 << 20).map(|_| ());
+        let error = second.expect_err("a second open of a spool in use");
+        assert_eq!(error.kind(), io::ErrorKind::ResourceBusy);
+        assert!(error.to_string().contains("--audit-spool-dir"), "{error}");
+        drop(spool);
+        Spool::open(dir.path(), 4096, 1 << 20).expect("open once the first is closed");
+    }
+
+    #[test]
+    fn the_recorded_shipped_position_never_goes_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let shared = SpoolShared::default();
+        let at = |segment, offset| Position { segment, offset };
+        shared.lock().shipped = at(2, 100);
+        shared.persist_shipped(dir.path()).unwrap();
+        assert_eq!(read_shipped(dir.path()), Some(at(2, 100)));
+        // A caller holding an older view (the writer, while the shipper moved on) writes nothing.
+        shared.lock().shipped = at(1, 500);
+        shared.persist_shipped(dir.path()).unwrap();
+        assert_eq!(read_shipped(dir.path()), Some(at(2, 100)));
+        shared.lock().shipped = at(3, 0);
+        shared.persist_shipped(dir.path()).unwrap();
+        assert_eq!(read_shipped(dir.path()), Some(at(3, 0)));
     }
 }

@@ -7,9 +7,10 @@
 //! acknowledges every row of the batch at once. Up to [`MAX_IN_FLIGHT`] inserts run at once, so
 //! the next batch forms and goes out while one commits; they complete in batch order. A batch
 //! that can be made durable nowhere is refused: its rows get an error and the evaluations that
-//! waited for them are answered with the failure decision. A batch refused by a full spool does
-//! not move the chain head; one whose insert and then spool sync both fail (disk and database
-//! down together) leaves a gap that `verify` reports.
+//! waited for them are answered with the failure decision. A batch the spool refuses while
+//! spooling (full, or its sync failed) is cut from it and does not move the chain head; one whose
+//! insert and then spool sync both fail (disk and database down together) leaves a gap that
+//! `verify` reports, and its rows are not shipped unless earlier spooled rows were waiting.
 //!
 //! The shipper drains spooled rows into the database in spool order, and hands the writer back
 //! to direct inserts once the spool is empty. Neither task runs on the request path.
@@ -118,8 +119,7 @@ impl Writer {
     }
 
     fn persist_shipped(&self) {
-        let shipped = self.shared.lock().shipped;
-        if let Err(error) = spool::write_shipped(self.spool.dir(), shipped) {
+        if let Err(error) = self.shared.persist_shipped(self.spool.dir()) {
             tracing::warn!(error = %error, "cannot record the audit spool's shipped position");
         }
     }
@@ -262,7 +262,19 @@ impl Writer {
                     self.shared.wake.notify_one();
                     Ok(())
                 }
-                Err(error) => Err(AuditError::from(error)),
+                Err(error) => {
+                    // Refused: the rows stay in the spool unsynced. Move past them, so that a
+                    // later switch to spooling does not ship rows whose evaluations got the
+                    // failure decision; the chain keeps the gap. (While rows already wait in
+                    // the spool they cannot be skipped, and are shipped with the rest.)
+                    if let Some(end) = flight.end {
+                        let mut state = self.shared.lock();
+                        if !state.spooling && end > state.shipped {
+                            state.shipped = end;
+                        }
+                    }
+                    Err(AuditError::from(error))
+                }
             },
             (Err(why), None) => Err(AuditError::Unavailable(why)),
         };
@@ -365,7 +377,7 @@ impl Shipper {
                     self.metrics.rows_replayed.inc_by(rows.len() as u64);
                     let bytes = spool::delete_shipped(&self.dir, &self.shared, Some(to.segment));
                     self.metrics.spool_bytes.set(bytes as i64);
-                    let _ = spool::write_shipped(&self.dir, next);
+                    let _ = self.shared.persist_shipped(&self.dir);
                     if failing {
                         tracing::info!("the audit database is back; replaying the spool");
                         failing = false;

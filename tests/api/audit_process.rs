@@ -266,6 +266,66 @@ async fn every_evaluation_answered_before_a_sigkill_is_in_the_audit_after_a_rest
     assert_eq!(replicas, vec!["killed-replica".to_owned()]);
 }
 
+/// A replica started under a new id on an old spool (the default id is new in every process)
+/// starts its own chain instead of continuing the rows the old id left there, and a second
+/// process on a spool in use refuses to start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_replica_id_on_an_old_spool_starts_its_own_chain() {
+    let url = create_database(&std::env::var("DATABASE_URL").unwrap()).await;
+    let db = pool(&url).await;
+    let token = agent_token(&db).await;
+    let dir = tempfile::tempdir().unwrap();
+    let client = reqwest::Client::new();
+    let mut first = Server::start(&url, dir.path(), "first-run", "info").await;
+    let reply = evaluate(&client, &first.address, &token, &bash_call("s", "a", "ls")).await;
+    assert_eq!(reply, Some(json!({})));
+
+    let intruder = {
+        let (url, spool) = (url.clone(), dir.path().join("spool"));
+        let cache = dir.path().join("intruder-cache");
+        tokio::task::spawn_blocking(move || {
+            Command::new(env!("CARGO_BIN_EXE_toolgate"))
+                .args([
+                    "serve",
+                    "--listen",
+                    "127.0.0.1:0",
+                    "--replica-id",
+                    "intruder",
+                ])
+                .arg("--cache-dir")
+                .arg(cache)
+                .arg("--audit-spool-dir")
+                .arg(spool)
+                .env("DATABASE_URL", url)
+                .env("TOOLGATE_ADMIN_TOKEN", ADMIN)
+                .env_remove("TOOLGATE_AUDIT_MODE")
+                .output()
+                .expect("run toolgate serve")
+        })
+        .await
+        .unwrap()
+    };
+    let stderr = String::from_utf8_lossy(&intruder.stderr);
+    assert!(!intruder.status.success(), "{stderr}");
+    assert!(stderr.contains("--audit-spool-dir"), "{stderr}");
+
+    first.kill();
+    let second = Server::start(&url, dir.path(), "second-run", "info").await;
+    let reply = evaluate(&client, &second.address, &token, &bash_call("s", "b", "ls")).await;
+    assert_eq!(reply, Some(json!({})));
+    let chains: Vec<(String, i64)> =
+        sqlx::query_as("SELECT replica_id, seq FROM audit ORDER BY replica_id, seq")
+            .fetch_all(&db)
+            .await
+            .unwrap();
+    assert_eq!(
+        chains,
+        [("first-run".to_owned(), 1), ("second-run".to_owned(), 1)]
+    );
+    let (code, out) = verify_cli(&url).await;
+    assert_eq!(code, Some(0), "{out}");
+}
+
 /// SIGTERM stops accepting, finishes in-flight requests and drains the audit queue: in async
 /// mode (answer first, write behind) every answered evaluation is still in the audit.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
