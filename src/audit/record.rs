@@ -179,7 +179,7 @@ impl Row {
             rules: decision
                 .matched
                 .iter()
-                .map(|hit| short(&hit.rule_id))
+                .map(|hit| list_item(&hit.rule_id))
                 .collect(),
             shadow_rules,
             // Reasons never quote the input (the engine's `RuleHit::reason` contract).
@@ -574,6 +574,46 @@ mod tests {
         moved.tool = None;
         moved.cwd = Some("Bash".into());
         assert_ne!(moved.compute_hash(), base);
+    }
+
+    #[test]
+    fn list_items_hold_no_separator_and_are_never_empty() {
+        let e = event(
+            serde_json::json!({"hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": "echo"}}),
+        );
+        let hit = |rule_id: &str, mode| toolgate_engine::decision::RuleHit {
+            rule_id: rule_id.to_owned(),
+            outcome: Outcome::Ask,
+            mode,
+            reason: String::new(),
+        };
+        let decision = Decision {
+            outcome: Outcome::Ask,
+            matched: vec![
+                hit("Bash(echo \u{1f}*)", Mode::Enforce),
+                hit("", Mode::Enforce),
+                hit("warn\u{1f}", Mode::Warn),
+            ],
+            ..Decision::none()
+        };
+        let row = Row::build(&Evaluation {
+            tenant: Some("t"),
+            event: &e,
+            decision: &decision,
+            bundles: vec![bundle_ref("t\u{1f}", 1, "ab")],
+            latency_us: 3,
+            failure: false,
+        });
+        assert_eq!(row.rules.len(), 3);
+        for item in row
+            .rules
+            .iter()
+            .chain(&row.shadow_rules)
+            .chain(&row.bundles)
+        {
+            assert!(!item.is_empty() && !item.contains('\u{1f}'), "{item:?}");
+        }
     }
 
     #[test]

@@ -77,6 +77,55 @@ async fn execute(db: &Database, sql: &'static str, parameter: i64) {
         .unwrap())
 }
 
+on_both_backends!(rule_ids_of_any_text_read_back_as_they_were_hashed);
+/// Rule ids are bundle text, so they may hold any character. A batch large enough for
+/// PostgreSQL's `UNNEST` insert (which joins each list on U+001F and splits it again) reads
+/// back as it was hashed, and `verify` passes.
+async fn rule_ids_of_any_text_read_back_as_they_were_hashed(backend: Backend) {
+    use toolgate::audit::record::{Evaluation, GENESIS, Row};
+    use toolgate_engine::decision::{Mode, RuleHit};
+    use toolgate_engine::protocol::HookEvent;
+    use toolgate_engine::{Decision, Outcome};
+
+    let app = spawn_app_on(backend).await;
+    let store = AuditStore::from(app.db.clone());
+    let event = HookEvent::from_value(bash_call("s", "t", "echo x")).unwrap();
+    let hit = |rule_id: &str| RuleHit {
+        rule_id: rule_id.to_owned(),
+        outcome: Outcome::Ask,
+        mode: Mode::Enforce,
+        reason: String::new(),
+    };
+    let decision = Decision {
+        outcome: Outcome::Ask,
+        matched: vec![hit("Bash(echo \u{1f}*)"), hit(""), hit("\u{1f}")],
+        ..Decision::none()
+    };
+    let mut head = GENESIS;
+    let rows: Vec<Row> = (1..=40)
+        .map(|seq| {
+            let mut row = Row::build(&Evaluation {
+                tenant: Some("team"),
+                event: &event,
+                decision: &decision,
+                bundles: Vec::new(),
+                latency_us: 1,
+                failure: false,
+            });
+            row.replica_id = "odd-rule-ids".to_owned();
+            row.seq = seq;
+            row.prev_hash = head;
+            row.hash = row.compute_hash();
+            head = row.hash;
+            row
+        })
+        .collect();
+    store.insert(&rows).await.unwrap();
+    let report = store.verify(Some("odd-rule-ids")).await.unwrap();
+    assert_eq!(report.rows, 40);
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+}
+
 on_both_backends!(every_evaluation_is_recorded_with_its_decision_bundles_and_chain);
 async fn every_evaluation_is_recorded_with_its_decision_bundles_and_chain(backend: Backend) {
     let app = spawn_app_on(backend).await;
