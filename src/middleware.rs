@@ -14,7 +14,8 @@
 //! 6. `CatchPanic` — a panic in a handler becomes a generic 500 (evaluation catches its own
 //!    panics first and answers with the failure decision).
 //! 7. `RequestBodyLimit` — 413 for bodies over `--max-body-bytes`, checked on `Content-Length`
-//!    before reading and enforced while reading.
+//!    before reading and enforced while reading. It is the only limit: axum's own default for
+//!    its body extractors (2 MiB) is switched off, or it would refuse events the flag allows.
 //!
 //! Then per route group ([`evaluate_layers`], [`admin_layers`]); health checks get none, so they
 //! answer even under overload:
@@ -31,7 +32,7 @@ use axum::Json;
 use axum::Router;
 use axum::body::Body;
 use axum::error_handling::HandleErrorLayer;
-use axum::extract::{MatchedPath, Request, State};
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self as axum_mw, Next};
 use axum::response::{IntoResponse, Response};
@@ -136,7 +137,9 @@ pub fn common_layers<S: Clone + Send + Sync + 'static>(
                     .insert(ErrorDetail("handler panicked".into()));
                 response
             }))
-            .layer(RequestBodyLimitLayer::new(max_body_bytes)),
+            .layer(RequestBodyLimitLayer::new(max_body_bytes))
+            // axum's extractors have their own 2 MiB default; the layer above is the limit.
+            .layer(DefaultBodyLimit::disable()),
     )
 }
 

@@ -59,6 +59,23 @@ async fn a_20_mib_body_is_a_413() {
     app.assert_healthy().await;
 }
 
+/// Anything up to `--max-body-bytes` is evaluated, not only what axum's own default limit
+/// (2 MiB) lets through: a 413 would let the agent's tool call go ahead unchecked.
+#[tokio::test]
+async fn a_3_mib_event_under_the_4_mib_limit_is_evaluated() {
+    let (app, agent) = app_with_agent().await;
+    let mut body =
+        br#"{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"a.txt","content":""#
+            .to_vec();
+    body.resize(body.len() + 3 * 1024 * 1024, b'a');
+    body.extend_from_slice(br#""}}"#);
+    let response = app.evaluate_raw(Some(&agent), body).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let answer: Value = response.json().await.unwrap();
+    assert!(answer.is_object(), "{answer}");
+    app.assert_healthy().await;
+}
+
 #[tokio::test]
 async fn json_nested_10000_deep_is_a_400_without_overflowing_the_stack() {
     let (app, agent) = app_with_agent().await;
