@@ -45,7 +45,8 @@ pub enum Command {
     /// Push, list, activate and roll back bundles on a running server.
     #[command(subcommand)]
     Bundle(BundleCommand),
-    /// Create tokens (directly in the database: PostgreSQL, or the embedded SQLite file).
+    /// Create, list and revoke tokens (directly in the database: PostgreSQL, or the embedded
+    /// SQLite file).
     #[command(subcommand)]
     Token(TokenCommand),
     /// Evaluate hook events from stdin against a bundle, offline; one JSON reply per line.
@@ -208,6 +209,21 @@ pub enum TokenCommand {
         #[arg(long)]
         description: Option<String>,
     },
+    /// List tokens (never the tokens themselves: id, prefix, role, tenant, dates, note).
+    List {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        /// Only this tenant's tokens.
+        #[arg(long)]
+        tenant: Option<String>,
+    },
+    /// Revoke a token by id; every replica refuses it from its next poll of the database.
+    Revoke {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        /// The token's id (`toolgate token list`).
+        id: i64,
+    },
 }
 
 /// Runs a parsed command line.
@@ -241,6 +257,12 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             &tenant,
             description.as_deref(),
         )),
+        Command::Token(TokenCommand::List { database, tenant }) => {
+            runtime()?.block_on(list_tokens(&database, tenant.as_deref()))
+        }
+        Command::Token(TokenCommand::Revoke { database, id }) => {
+            runtime()?.block_on(revoke_token(&database, id))
+        }
         Command::Audit(command) => runtime()?.block_on(audit(command)),
     }
 }
@@ -446,6 +468,41 @@ async fn create_token(
     db.close().await;
     println!("created {role} token {id} for tenant `{tenant}`; it is shown only once:");
     println!("{token}");
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn list_tokens(database: &DatabaseArgs, tenant: Option<&str>) -> anyhow::Result<ExitCode> {
+    let db = open_store(database).await?;
+    let tokens = db
+        .list_tokens(tenant)
+        .await
+        .context("failed to read the tokens (has `toolgate migrate` run?)")?;
+    db.close().await;
+    println!("id\tprefix\trole\ttenant\tcreated\trevoked\tdescription");
+    for token in tokens {
+        println!(
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            token.id,
+            token.prefix,
+            token.role,
+            token.tenant,
+            token.created_at,
+            token.revoked_at.as_deref().unwrap_or("-"),
+            token.description.as_deref().unwrap_or("")
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn revoke_token(database: &DatabaseArgs, id: i64) -> anyhow::Result<ExitCode> {
+    let db = open_store(database).await?;
+    let revoked = db
+        .revoke_token(id)
+        .await
+        .context("failed to revoke the token (has `toolgate migrate` run?)")?;
+    db.close().await;
+    anyhow::ensure!(revoked, "no active token has id {id}");
+    println!("revoked token {id}; replicas refuse it from their next poll of the database");
     Ok(ExitCode::SUCCESS)
 }
 

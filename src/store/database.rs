@@ -76,6 +76,25 @@ pub struct TokenRow {
     pub tenant: String,
 }
 
+/// A token as `toolgate token list` shows it: never its hash.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct TokenListing {
+    /// The row id.
+    pub id: i64,
+    /// The first characters of the token, to tell tokens apart.
+    pub prefix: String,
+    /// `agent`, `admin` or `auditor`.
+    pub role: String,
+    /// The token's tenant.
+    pub tenant: String,
+    /// What the token is for.
+    pub description: Option<String>,
+    /// When it was created, as the database writes it.
+    pub created_at: String,
+    /// When it was revoked, if it was.
+    pub revoked_at: Option<String>,
+}
+
 /// A stored bundle, without its document.
 #[derive(Debug, Clone, Serialize, sqlx::FromRow)]
 pub struct BundleSummary {
@@ -294,6 +313,31 @@ impl Database {
             tx.commit().await?;
             Ok(id)
         })
+    }
+
+    /// Every token (of one tenant, or all), revoked ones too, oldest first.
+    pub async fn list_tokens(
+        &self,
+        tenant: Option<&str>,
+    ) -> Result<Vec<TokenListing>, sqlx::Error> {
+        on_pool!(self, |pool| sqlx::query_as(
+            "SELECT id, prefix, role, tenant, description, CAST(created_at AS TEXT) AS created_at, \
+             CAST(revoked_at AS TEXT) AS revoked_at FROM tokens \
+             WHERE $1 IS NULL OR tenant = $1 ORDER BY id"
+        )
+        .bind(tenant)
+        .fetch_all(pool)
+        .await)
+    }
+
+    /// Revokes a token; returns whether it was active. Replicas stop accepting it at their next
+    /// poll of the database.
+    pub async fn revoke_token(&self, id: i64) -> Result<bool, sqlx::Error> {
+        on_pool!(self, |pool, dialect| sqlx::query(dialect::REVOKE_TOKEN)
+            .bind(id)
+            .execute(pool)
+            .await
+            .map(|done| done.rows_affected() == 1))
     }
 
     /// Stores a bundle unless the tenant already has one with this sha256. Returns the bundle and

@@ -16,6 +16,10 @@ use super::database::LiveRow;
 /// The channel activations are announced on.
 pub const CHANNEL: &str = "toolgate_policy";
 
+/// Revokes the active token `$1`.
+pub const REVOKE_TOKEN: &str =
+    "UPDATE tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL";
+
 /// The embedded PostgreSQL migrations of `migrations/postgres/` (SQLite has its own beside them).
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 

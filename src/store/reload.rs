@@ -336,6 +336,11 @@ impl Reloader {
             .collect();
         cached.sort();
         if cached == state.tokens {
+            // Tokens remembered on a miss since the last poll live in memory only: the list
+            // replaces them too, or one revoked before any poll saw it would stay valid.
+            if self.store.tokens().len() != cached.len() {
+                self.store.tokens.store(Arc::new(token_map(&cached)));
+            }
             return Ok(false);
         }
         self.store.tokens.store(Arc::new(token_map(&cached)));

@@ -28,6 +28,10 @@ pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqli
 /// The file name of the embedded store inside the data directory.
 pub const FILE_NAME: &str = "toolgate.db";
 
+/// Revokes the active token `$1` (times as the schema's defaults write them).
+pub const REVOKE_TOKEN: &str = "UPDATE tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') \
+     WHERE id = $1 AND revoked_at IS NULL";
+
 /// How long a writer waits for another writer (another connection, or a `toolgate token create`
 /// in another process) before giving up with "database is locked".
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);

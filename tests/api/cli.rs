@@ -2,14 +2,20 @@
 //! stores.
 
 use std::process::{Command, Output};
+use std::time::Duration;
 
 use serde_json::json;
 
 use crate::helpers::{
-    Backend, bash, decision_of, on_both_backends, spawn_app, spawn_app_on, spawn_embedded, tool,
+    Backend, bash, decision_of, eventually, on_both_backends, spawn_app, spawn_app_on,
+    spawn_embedded, tool,
 };
 
 on_both_backends!(token_create_and_bundle_push_activate_rollback_work_end_to_end);
+
+fn strings(args: &[&str]) -> Vec<String> {
+    args.iter().map(|arg| arg.to_string()).collect()
+}
 
 async fn toolgate(args: Vec<String>, env: Vec<(&'static str, String)>) -> Output {
     tokio::task::spawn_blocking(move || {
@@ -34,6 +40,120 @@ fn stdout(output: &Output) -> String {
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+on_both_backends!(token_list_and_revoke_work_and_the_server_refuses_a_revoked_token);
+async fn token_list_and_revoke_work_and_the_server_refuses_a_revoked_token(backend: Backend) {
+    let app = spawn_app_on(backend).await;
+    let database = vec![("DATABASE_URL", app.database_url.clone())];
+    let create = ["token", "create", "--role", "agent", "--tenant", "team"];
+    let text = stdout(&toolgate(strings(&create), database.clone()).await);
+    let agent = text.split_whitespace().last().unwrap().to_owned();
+    // "created agent token <id> for tenant …"
+    let id = text.split_whitespace().nth(3).unwrap().to_owned();
+    assert!(id.parse::<i64>().is_ok(), "{text}");
+    let noted = [
+        "token",
+        "create",
+        "--role",
+        "agent",
+        "--tenant",
+        "other",
+        "--description",
+        "ci runner",
+    ];
+    stdout(&toolgate(strings(&noted), database.clone()).await);
+    assert_eq!(app.evaluate(&agent, &tool("WebFetch")).await, json!({}));
+
+    let listed = stdout(&toolgate(strings(&["token", "list"]), database.clone()).await);
+    let line = |listed: &str| {
+        listed
+            .lines()
+            .find(|line| line.starts_with(&format!("{id}\t")))
+            .map(str::to_owned)
+    };
+    let mine = line(&listed).unwrap_or_else(|| panic!("{listed}"));
+    let fields: Vec<&str> = mine.split('\t').collect();
+    assert_eq!(fields[1], &agent[..10], "{mine}");
+    assert_eq!(fields[2..4], ["agent", "team"], "{mine}");
+    assert_eq!(fields[5], "-", "not revoked: {mine}");
+    assert!(!listed.contains(&agent), "a listing never shows a token");
+    assert!(
+        listed.contains("\tother\t") && listed.contains("ci runner"),
+        "{listed}"
+    );
+    let team = stdout(
+        &toolgate(
+            strings(&["token", "list", "--tenant", "team"]),
+            database.clone(),
+        )
+        .await,
+    );
+    assert!(!team.contains("\tother\t"), "{team}");
+
+    let text = stdout(&toolgate(strings(&["token", "revoke", &id]), database.clone()).await);
+    assert!(text.contains(&format!("revoked token {id}")), "{text}");
+    let again = toolgate(strings(&["token", "revoke", &id]), database.clone()).await;
+    assert!(!again.status.success());
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        stderr.contains(&format!("no active token has id {id}")),
+        "{stderr}"
+    );
+    let listed = stdout(&toolgate(strings(&["token", "list"]), database.clone()).await);
+    let mine = line(&listed).unwrap();
+    assert_ne!(mine.split('\t').nth(5), Some("-"), "revoked: {mine}");
+
+    let body = serde_json::to_vec(&tool("WebFetch")).unwrap();
+    eventually(
+        Duration::from_secs(10),
+        "the server to refuse the revoked token",
+        || async {
+            let status = app.evaluate_raw(Some(&agent), body.clone()).await.status();
+            (status == reqwest::StatusCode::UNAUTHORIZED).then_some(())
+        },
+    )
+    .await;
+}
+
+/// A token created after the last poll is found in the database on its first use and
+/// remembered in memory; revoked before any poll saw it, the next poll drops it all the same.
+#[tokio::test]
+async fn a_token_revoked_before_any_poll_saw_it_is_dropped_at_the_next() {
+    use std::sync::Arc;
+    use toolgate::auth::{Role, TokenInfo, generate_token, hash_token};
+    use toolgate::store::reload::{PolicyStore, Reloader};
+
+    let app = spawn_app().await;
+    let cache = tempfile::tempdir().unwrap();
+    let store = Arc::new(PolicyStore::new());
+    let reloader = Reloader::new(
+        app.db.clone(),
+        store.clone(),
+        toolgate::store::cache::Cache::new(cache.path()),
+        "revocation-test".into(),
+        false,
+        toolgate::metrics::Metrics::new().unwrap(),
+    );
+    reloader.sync(None).await.unwrap();
+    let hash = hash_token(&generate_token().unwrap());
+    let id = app
+        .db
+        .insert_token(&hash, "tg_test", "agent", "team", None)
+        .await
+        .unwrap();
+    let info = TokenInfo {
+        id: Some(id),
+        role: Role::Agent,
+        tenant: "team".into(),
+    };
+    store.remember_token(hash, Arc::new(info));
+    assert!(app.db.revoke_token(id).await.unwrap());
+    reloader.sync(None).await.unwrap();
+    assert!(
+        store.tokens().get(&hash).is_none(),
+        "a revoked token stays known"
+    );
 }
 
 async fn token_create_and_bundle_push_activate_rollback_work_end_to_end(backend: Backend) {
