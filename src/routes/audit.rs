@@ -53,8 +53,16 @@ fn decode_cursor(cursor: &str) -> Option<(DateTime<Utc>, String)> {
     let text = String::from_utf8(hex::decode(cursor).ok()?).ok()?;
     let (time, id) = text.split_once(':')?;
     let time = DateTime::from_timestamp_micros(time.parse().ok()?)?;
-    let valid_id = id.len() == 36 && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
-    valid_id.then(|| (time, id.to_owned()))
+    is_uuid(id).then(|| (time, id.to_owned()))
+}
+
+/// Whether `id` is a UUID in its hyphenated form (what the database's `::uuid` cast accepts).
+fn is_uuid(id: &str) -> bool {
+    id.len() == 36
+        && id.bytes().enumerate().all(|(at, byte)| match at {
+            8 | 13 | 18 | 23 => byte == b'-',
+            _ => byte.is_ascii_hexdigit(),
+        })
 }
 
 fn parse_time(name: &str, value: &str) -> Result<DateTime<Utc>, ApiError> {
@@ -68,9 +76,14 @@ fn parse_time(name: &str, value: &str) -> Result<DateTime<Utc>, ApiError> {
         })
 }
 
+/// A text filter: at most 512 bytes, and no U+0000, which no stored text holds (PostgreSQL's text
+/// cannot) and which the database would refuse.
 fn bounded(name: &str, value: &str) -> Result<String, ApiError> {
     if value.len() > 512 {
         return Err(invalid(format!("`{name}` is longer than 512 bytes")));
+    }
+    if value.contains('\0') {
+        return Err(invalid(format!("`{name}` holds a NUL character")));
     }
     Ok(value.to_owned())
 }

@@ -433,13 +433,20 @@ async fn get_audit_filters_pages_and_keeps_tenants_apart(backend: Backend) {
     assert_eq!(lines.len(), 6);
     assert!(lines.iter().all(|row| row["tenant"] == "team-a"));
 
-    // Bad parameters are named.
+    // Bad parameters are named: 400s, never the database's error as a 500.
+    let dashes = format!("?cursor={}", hex::encode(format!("0:{}", "-".repeat(36))));
+    let no_dashes = format!("?cursor={}", hex::encode(format!("0:{}", "a".repeat(36))));
     for (query, field) in [
         ("?limit=0", "limit"),
         ("?limit=abc", "limit"),
         ("?decision=block", "decision"),
         ("?since=yesterday", "since"),
         ("?cursor=zz", "cursor"),
+        (dashes.as_str(), "cursor"),
+        (no_dashes.as_str(), "cursor"),
+        ("?tool=%00", "tool"),
+        ("?session_id=a%00b", "session_id"),
+        ("?rule=%00", "rule"),
         ("?format=csv", "format"),
         ("?colour=red", "colour"),
     ] {
