@@ -151,6 +151,16 @@ impl Caller {
         }
     }
 
+    /// The caller a stored token stands for.
+    fn holding(info: &TokenInfo) -> Self {
+        Self {
+            token_id: info.id,
+            role: info.role,
+            tenant: info.tenant.clone(),
+            anonymous: false,
+        }
+    }
+
     /// Refuses callers that may not act on `tenant` (403).
     pub fn require_tenant(&self, tenant: &str) -> Result<(), ApiError> {
         if self.may_act_on(tenant) {
@@ -178,20 +188,29 @@ fn bearer(parts: &Parts) -> Result<Option<&str>, ApiError> {
     Ok(Some(token.trim()))
 }
 
-/// Authenticates a request.
-pub async fn authenticate(state: &AppState, parts: &Parts) -> Result<Caller, ApiError> {
+/// What memory alone says of a request's credentials.
+pub enum Known {
+    /// The bootstrap admin token, a token the replica knows, or an anonymous loopback caller.
+    Caller(Caller),
+    /// A well-formed token this replica does not know: only the database can check it.
+    Unchecked(TokenHash),
+}
+
+/// Authenticates a request from memory only: no database query. A missing token (unless
+/// anonymous loopback evaluation is on and the peer is loopback) or a malformed header is a 401.
+pub fn authenticate_in_memory(state: &AppState, parts: &Parts) -> Result<Known, ApiError> {
     let Some(token) = bearer(parts)? else {
         let loopback = parts
             .extensions
             .get::<ConnectInfo<SocketAddr>>()
             .is_some_and(|ConnectInfo(peer)| peer.ip().is_loopback());
         if state.allow_anonymous_loopback && loopback {
-            return Ok(Caller {
+            return Ok(Known::Caller(Caller {
                 token_id: None,
                 role: Role::Agent,
                 tenant: GLOBAL_TENANT.to_owned(),
                 anonymous: true,
-            });
+            }));
         }
         return Err(ApiError::Unauthorized("a bearer token is required".into()));
     };
@@ -199,38 +218,39 @@ pub async fn authenticate(state: &AppState, parts: &Parts) -> Result<Caller, Api
     if let Some(admin) = &state.admin_token_hash
         && bool::from(admin.ct_eq(&hash))
     {
-        return Ok(Caller {
+        return Ok(Known::Caller(Caller {
             token_id: None,
             role: Role::Admin,
             tenant: GLOBAL_TENANT.to_owned(),
             anonymous: false,
-        });
+        }));
     }
-    let known = state.store.tokens().get(&hash).cloned();
-    let info = match known {
-        Some(info) => info,
-        None => {
-            let row = state.pool.token_by_hash(&hash).await?;
-            let Some(info) = row.and_then(|row| {
-                Some(TokenInfo {
-                    id: Some(row.id),
-                    role: Role::parse(&row.role)?,
-                    tenant: row.tenant,
-                })
-            }) else {
-                return Err(ApiError::Unauthorized("unknown or revoked token".into()));
-            };
-            let info = Arc::new(info);
-            state.store.remember_token(hash, info.clone());
-            info
-        }
-    };
-    Ok(Caller {
-        token_id: info.id,
-        role: info.role,
-        tenant: info.tenant.clone(),
-        anonymous: false,
+    Ok(match state.store.tokens().get(&hash) {
+        Some(info) => Known::Caller(Caller::holding(info)),
+        None => Known::Unchecked(hash),
     })
+}
+
+/// Authenticates a request: from memory, else by the token's hash in the database (a token
+/// found there is remembered until the next poll).
+pub async fn authenticate(state: &AppState, parts: &Parts) -> Result<Caller, ApiError> {
+    let hash = match authenticate_in_memory(state, parts)? {
+        Known::Caller(caller) => return Ok(caller),
+        Known::Unchecked(hash) => hash,
+    };
+    let row = state.pool.token_by_hash(&hash).await?;
+    let Some(info) = row.and_then(|row| {
+        Some(TokenInfo {
+            id: Some(row.id),
+            role: Role::parse(&row.role)?,
+            tenant: row.tenant,
+        })
+    }) else {
+        return Err(ApiError::Unauthorized("unknown or revoked token".into()));
+    };
+    let info = Arc::new(info);
+    state.store.remember_token(hash, info.clone());
+    Ok(Caller::holding(&info))
 }
 
 impl FromRequestParts<AppState> for Caller {

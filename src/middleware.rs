@@ -20,8 +20,9 @@
 //! Then per route group ([`evaluate_layers`], [`admin_layers`]); health checks get none, so they
 //! answer even under overload:
 //!
-//! - `/v1/evaluate`: [`evaluate_guard`] — a concurrency limit that sheds by answering with the
-//!   failure decision (decided from the request's own event), and the request timeout (408).
+//! - `/v1/evaluate` and `/v1/evaluate/{agent}`: [`evaluate_guard`] — a concurrency limit that
+//!   sheds by answering with the failure decision (decided from the request's own event, its
+//!   caller checked from memory only), and the request timeout (408), shed requests included.
 //! - admin routes: load shed (503 `overloaded`) → concurrency limit → timeout (503).
 
 use std::sync::Arc;
@@ -37,7 +38,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self as axum_mw, Next};
 use axum::response::{IntoResponse, Response};
 use tokio::sync::Semaphore;
-use toolgate_engine::Outcome;
+use toolgate_engine::protocol::Agent;
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::limit::RequestBodyLimitLayer;
@@ -47,10 +48,11 @@ use tower_http::request_id::{
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
-use crate::audit::Audit;
+use crate::auth::{Known, Role, authenticate_in_memory};
 use crate::error::{ErrorDetail, envelope};
 use crate::metrics::{Failure, Metrics};
-use crate::routes::evaluate::{Evaluated, answer, decode};
+use crate::routes::evaluate::{Evaluated, answer, decode_as, parse_agent};
+use crate::state::AppState;
 
 /// Request ids: `<replica>-<counter>`.
 #[derive(Clone)]
@@ -77,14 +79,10 @@ pub struct Limits {
     pub request_timeout: Duration,
     /// Requests in flight per route group.
     pub concurrency_limit: usize,
-    /// The answer to a gating event that cannot be evaluated.
-    pub failure_decision: Outcome,
     /// This replica's id, prefixing request ids.
     pub replica_id: String,
     /// Where HTTP latencies and shed requests are counted.
     pub metrics: Metrics,
-    /// The audit, which records shed evaluations too.
-    pub audit: Option<Audit>,
 }
 
 /// The layers every route shares (1–7 above).
@@ -229,73 +227,93 @@ async fn bad_request_text(response: Response) -> String {
 struct EvaluateGuard {
     permits: Arc<Semaphore>,
     timeout: Duration,
-    failure_decision: Outcome,
-    max_body_bytes: usize,
-    metrics: Metrics,
-    audit: Option<Audit>,
+    state: AppState,
 }
 
-/// The layers of `/v1/evaluate`.
+/// The layers of `/v1/evaluate` and `/v1/evaluate/{agent}`.
 pub fn evaluate_layers<S: Clone + Send + Sync + 'static>(
     router: Router<S>,
     limits: &Limits,
+    state: &AppState,
 ) -> Router<S> {
     let guard = EvaluateGuard {
         permits: Arc::new(Semaphore::new(limits.concurrency_limit)),
         timeout: limits.request_timeout,
-        failure_decision: limits.failure_decision,
-        max_body_bytes: limits.max_body_bytes,
-        metrics: limits.metrics.clone(),
-        audit: limits.audit.clone(),
+        state: state.clone(),
     };
     router.layer(axum_mw::from_fn_with_state(guard, evaluate_guard))
 }
 
-/// Concurrency limit with shedding and a timeout, for `/v1/evaluate`. A shed request is still
-/// answered in the agent's schema: its event is decoded and given the failure decision, so an
-/// overloaded toolgate fails closed instead of letting the call through.
+/// Concurrency limit with shedding and a timeout, for the evaluate routes.
 async fn evaluate_guard(
     State(guard): State<EvaluateGuard>,
     request: Request,
     next: Next,
 ) -> Response {
-    let Ok(_permit) = guard.permits.clone().try_acquire_owned() else {
-        tracing::warn!("evaluate shed: too many requests in flight");
-        let body = match axum::body::to_bytes(request.into_body(), guard.max_body_bytes).await {
-            Ok(body) => body,
-            Err(_) => {
-                return envelope(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "payload_too_large",
-                    &format!(
-                        "the request body is larger than {} bytes",
-                        guard.max_body_bytes
-                    ),
-                );
-            }
-        };
-        return match decode(&body) {
-            Ok(event) => {
-                guard.metrics.observe_failure(Failure::Shed);
-                let why = "the server is overloaded";
-                let evaluated = Evaluated::failed(guard.failure_decision, &event, why);
-                match &guard.audit {
-                    Some(audit) => {
-                        answer(audit, guard.failure_decision, None, &event, evaluated).await
-                    }
-                    None => Json(evaluated.reply).into_response(),
-                }
-            }
-            Err(error) => error.into_response(),
-        };
+    let run = match guard.permits.clone().try_acquire_owned() {
+        Ok(_permit) => tokio::time::timeout(guard.timeout, next.run(request)).await,
+        Err(_) => {
+            tracing::warn!("evaluate shed: too many requests in flight");
+            tokio::time::timeout(guard.timeout, shed(&guard.state, request)).await
+        }
     };
-    match tokio::time::timeout(guard.timeout, next.run(request)).await {
-        Ok(response) => response,
-        Err(_) => envelope(
+    run.unwrap_or_else(|_| {
+        envelope(
             StatusCode::REQUEST_TIMEOUT,
             "request_timeout",
             "the request took too long",
-        ),
+        )
+    })
+}
+
+/// Answers a request shed under load without evaluating it: its event is decoded (in the
+/// dialect of the route's agent) and given the failure decision, so an overloaded toolgate fails
+/// closed instead of letting the call through. The caller is checked from memory only (no
+/// database query); one only the database could check gets the failure decision unrecorded, so
+/// that unknown callers cannot write the audit.
+async fn shed(state: &AppState, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let agent = match parts.uri.path().strip_prefix("/v1/evaluate/") {
+        None => Ok(Agent::ClaudeCode),
+        Some(name) => parse_agent(name),
+    };
+    let known = agent.and_then(|agent| Ok((agent, authenticate_in_memory(state, &parts)?)));
+    let (agent, known) = match known {
+        Ok(known) => known,
+        Err(error) => return error.into_response(),
+    };
+    let Ok(body) = axum::body::to_bytes(body, state.max_body_bytes).await else {
+        return envelope(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            &format!(
+                "the request body is larger than {} bytes",
+                state.max_body_bytes
+            ),
+        );
+    };
+    let event = match decode_as(agent, &body) {
+        Ok(event) => event,
+        Err(error) => return error.into_response(),
+    };
+    state.metrics.observe_failure(Failure::Shed);
+    let evaluated = Evaluated::failed(state.failure_decision, &event, "the server is overloaded");
+    match known {
+        Known::Caller(caller) => match caller.require(Role::Agent) {
+            Ok(()) => {
+                let tenant = Some(caller.tenant.as_str());
+                answer(
+                    &state.audit,
+                    state.failure_decision,
+                    tenant,
+                    &event,
+                    evaluated,
+                )
+                .await
+            }
+            Err(error) => error.into_response(),
+        },
+        Known::Unchecked(_) => Json(evaluated.reply).into_response(),
     }
 }
 

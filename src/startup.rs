@@ -106,16 +106,14 @@ impl Application {
             replica_id: config.replica_id.clone(),
             metrics: metrics.clone(),
             max_body_bytes: config.max_body_bytes,
-            audit: audit.clone(),
+            audit,
         });
         let limits = Limits {
             max_body_bytes: config.max_body_bytes,
             request_timeout: config.request_timeout,
             concurrency_limit: config.concurrency_limit,
-            failure_decision: config.failure_decision,
             replica_id: config.replica_id,
             metrics,
-            audit: Some(audit),
         };
         let separate = metrics_listener.is_some();
         let router = build_router(state.clone(), &limits, |route| {
@@ -289,7 +287,7 @@ fn build_router(state: AppState, limits: &Limits, include: impl Fn(&Route) -> bo
         *group = std::mem::take(group).route(route.path, route.method_router());
     }
     let router = Router::new()
-        .merge(middleware::evaluate_layers(evaluate, limits))
+        .merge(middleware::evaluate_layers(evaluate, limits, &state))
         .merge(middleware::admin_layers(admin, limits))
         .merge(plain);
     middleware::common_layers(router, limits).with_state(state)

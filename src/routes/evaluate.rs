@@ -52,14 +52,20 @@ pub async fn evaluate_agent_event(
     caller: Result<Caller, ApiError>,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    match Agent::parse(&agent) {
-        Some(agent) => evaluate_as(&state, agent, caller, body).await,
-        None => ApiError::NotFound(format!(
-            "unknown agent `{agent}` (known: {})",
+    match parse_agent(&agent) {
+        Ok(agent) => evaluate_as(&state, agent, caller, body).await,
+        Err(error) => error.into_response(),
+    }
+}
+
+/// The agent named in `/v1/evaluate/{agent}` (404 for an unknown name).
+pub fn parse_agent(name: &str) -> Result<Agent, ApiError> {
+    Agent::parse(name).ok_or_else(|| {
+        ApiError::NotFound(format!(
+            "unknown agent `{name}` (known: {})",
             Agent::ALL.map(Agent::as_str).join(", ")
         ))
-        .into_response(),
-    }
+    })
 }
 
 async fn evaluate_as(
@@ -74,24 +80,14 @@ async fn evaluate_as(
     };
     let caller = match caller {
         Ok(caller) => caller,
-        // An unknown token cannot be checked while the database is away: fail closed.
+        // An unknown token cannot be checked while the database is away: fail closed. The
+        // caller is unknown, so the answer is not audited: anyone could write the audit so.
         Err(ApiError::DatabaseUnavailable(_)) => {
             return match decode_as(agent, &body) {
                 Ok(event) => {
                     state.metrics.observe_failure(Failure::TokenUnchecked);
-                    let evaluated = Evaluated::failed(
-                        state.failure_decision,
-                        &event,
-                        "the token could not be checked",
-                    );
-                    answer(
-                        &state.audit,
-                        state.failure_decision,
-                        None,
-                        &event,
-                        evaluated,
-                    )
-                    .await
+                    let why = "the token could not be checked";
+                    Json(failure_reply(state.failure_decision, &event, why)).into_response()
                 }
                 Err(error) => error.into_response(),
             };

@@ -1,9 +1,14 @@
 //! When toolgate cannot decide a valid event it answers with the failure decision, never a 5xx.
 
+use std::time::Duration;
+
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::helpers::{assert_error, decision_of, deny_bundle, spawn_app_with, spawn_replica, tool};
+use crate::audit::audit_rows;
+use crate::helpers::{
+    assert_error, decision_of, deny_bundle, eventually, spawn_app_with, spawn_replica, tool,
+};
 
 fn reason_of(reply: &Value) -> &str {
     reply["hookSpecificOutput"]["permissionDecisionReason"]
@@ -30,6 +35,60 @@ async fn shed_evaluations_get_the_failure_decision_and_shed_admin_requests_a_503
         .await;
     assert_error(response, StatusCode::SERVICE_UNAVAILABLE, "overloaded").await;
     app.assert_healthy().await;
+}
+
+/// A shed request is checked from memory only: a missing token is a 401, a token this replica
+/// does not know gets the failure decision unrecorded (anyone could write the audit so), a
+/// known token's answer is audited under its tenant, and every agent is answered in its own
+/// schema.
+#[tokio::test]
+async fn shed_requests_are_answered_in_the_agents_schema_and_audited_only_for_known_callers() {
+    let app = spawn_app_with(|config| config.concurrency_limit = 0).await;
+    let event = serde_json::to_vec(&tool("WebFetch")).unwrap();
+    let response = app.evaluate_raw(None, event.clone()).await;
+    assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    let response = app.evaluate_raw(Some("tg_made_up"), event.clone()).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let reply: Value = response.json().await.unwrap();
+    assert_eq!(decision_of(&reply), "deny", "{reply}");
+
+    // Known once the next poll has loaded it.
+    let agent = app.create_token("agent", "team").await;
+    let rows = eventually(Duration::from_secs(10), "a shed answer audited", || async {
+        app.evaluate(&agent, &tool("WebFetch")).await;
+        let rows = audit_rows(&app.db).await;
+        (!rows.is_empty()).then_some(rows)
+    })
+    .await;
+    assert!(
+        rows.iter()
+            .all(|row| row["tenant"] == "team" && row["failure"] == true),
+        "only the known token's answers are audited: {rows:#?}"
+    );
+
+    let cursor = json!({"conversation_id": "c1", "generation_id": "g1",
+        "hook_event_name": "beforeShellExecution", "workspace_roots": ["/p"],
+        "command": "ls", "cwd": "/p"});
+    let response = app
+        .client
+        .post(app.url("/v1/evaluate/cursor"))
+        .bearer_auth(&agent)
+        .json(&cursor)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let reply: Value = response.json().await.unwrap();
+    assert_eq!(reply["permission"], "deny", "{reply}");
+    let response = app
+        .client
+        .post(app.url("/v1/evaluate/emacs"))
+        .bearer_auth(&agent)
+        .json(&cursor)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
 }
 
 #[tokio::test]
