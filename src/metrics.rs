@@ -7,7 +7,7 @@
 //! | `decisions_total` | `agent`, `event`, `tool`, `decision`, `mode` |
 //! | `tenant_decisions_total` | `tenant`, `decision` (enforced answers) |
 //! | `rule_hits_total` | `rule`, `mode`, `decision` (what the rule says) |
-//! | `evaluation_failures_total` | `reason` (`not_loaded`, `panic`, `shed`, `token_unchecked`) |
+//! | `evaluation_failures_total` | `reason` (`not_loaded`, `panic`, `shed`, `token_unchecked`, `timeout`) |
 //! | `evaluation_duration_seconds` (histogram) | `gate` |
 //! | `http_request_duration_seconds` (histogram) | `method`, `path` (the route template), `status` |
 //! | `bundle_info` (= 1) | `tenant`, `bundle_id`, `sha256` |
@@ -170,14 +170,17 @@ pub enum Failure {
     Shed,
     /// An unknown token could not be checked (the database is away).
     TokenUnchecked,
+    /// The request ran past `--request-timeout`.
+    Timeout,
 }
 
 impl Failure {
-    const ALL: [Failure; 4] = [
+    const ALL: [Failure; 5] = [
         Self::NotLoaded,
         Self::Panic,
         Self::Shed,
         Self::TokenUnchecked,
+        Self::Timeout,
     ];
 
     /// The label value.
@@ -187,6 +190,7 @@ impl Failure {
             Self::Panic => "panic",
             Self::Shed => "shed",
             Self::TokenUnchecked => "token_unchecked",
+            Self::Timeout => "timeout",
         }
     }
 }
@@ -258,7 +262,7 @@ struct Inner {
     rule_hits: IntCounterVec,
     /// Per rule: a slot per (mode, decision).
     rule_children: Capped<8>,
-    failures: [IntCounter; 4],
+    failures: [IntCounter; Failure::ALL.len()],
     gate_seconds: Histogram,
     other_seconds: Histogram,
     http_seconds: HistogramVec,

@@ -22,7 +22,8 @@
 //!
 //! - `/v1/evaluate` and `/v1/evaluate/{agent}`: [`evaluate_guard`] — a concurrency limit that
 //!   sheds by answering with the failure decision (decided from the request's own event, its
-//!   caller checked from memory only), and the request timeout (408), shed requests included.
+//!   caller checked from memory only), and the request timeout: 408 for a body that does not
+//!   arrive in time, the failure decision for an evaluation still running at the deadline.
 //! - admin routes: load shed (503 `overloaded`) → concurrency limit → timeout (503).
 
 use std::sync::Arc;
@@ -49,9 +50,10 @@ use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::auth::{Known, Role, authenticate_in_memory};
+use crate::error::ApiError;
 use crate::error::{ErrorDetail, envelope};
 use crate::metrics::{Failure, Metrics};
-use crate::routes::evaluate::{Evaluated, answer, decode_as, parse_agent};
+use crate::routes::evaluate::{Evaluated, answer, decode_as, failure_reply, parse_agent};
 use crate::state::AppState;
 
 /// Request ids: `<replica>-<counter>`.
@@ -250,20 +252,70 @@ async fn evaluate_guard(
     request: Request,
     next: Next,
 ) -> Response {
-    let run = match guard.permits.clone().try_acquire_owned() {
-        Ok(_permit) => tokio::time::timeout(guard.timeout, next.run(request)).await,
-        Err(_) => {
-            tracing::warn!("evaluate shed: too many requests in flight");
-            tokio::time::timeout(guard.timeout, shed(&guard.state, request)).await
-        }
+    let deadline = tokio::time::Instant::now() + guard.timeout;
+    let Ok(_permit) = guard.permits.clone().try_acquire_owned() else {
+        tracing::warn!("evaluate shed: too many requests in flight");
+        return tokio::time::timeout_at(deadline, shed(&guard.state, request))
+            .await
+            .unwrap_or_else(|_| timed_out());
     };
-    run.unwrap_or_else(|_| {
-        envelope(
-            StatusCode::REQUEST_TIMEOUT,
-            "request_timeout",
-            "the request took too long",
-        )
-    })
+    // The body is read here, so that an evaluation that runs out of time can still be answered
+    // from its own event.
+    let (parts, body) = request.into_parts();
+    let agent = route_agent(parts.uri.path());
+    let body = match tokio::time::timeout_at(deadline, read_body(&guard.state, body)).await {
+        Ok(Ok(body)) => body,
+        Ok(Err(too_large)) => return too_large,
+        Err(_) => return timed_out(),
+    };
+    let request = Request::from_parts(parts, Body::from(body.clone()));
+    match tokio::time::timeout_at(deadline, next.run(request)).await {
+        Ok(response) => response,
+        // Stuck past the deadline (a database that does not answer a token lookup, an audit
+        // that cannot take the row): a 408 would let the agent go ahead, so the event gets the
+        // failure decision. Not audited: whether the evaluation's own row was written is unknown.
+        Err(_) => match agent.and_then(|agent| decode_as(agent, &body)) {
+            Ok(event) => {
+                let state = &guard.state;
+                state.metrics.observe_failure(Failure::Timeout);
+                let why = "the evaluation ran out of time";
+                Json(failure_reply(state.failure_decision, &event, why)).into_response()
+            }
+            Err(_) => timed_out(),
+        },
+    }
+}
+
+/// The agent whose dialect an evaluate route speaks.
+fn route_agent(path: &str) -> Result<Agent, ApiError> {
+    match path.strip_prefix("/v1/evaluate/") {
+        None => Ok(Agent::ClaudeCode),
+        Some(name) => parse_agent(name),
+    }
+}
+
+/// The whole body, up to `--max-body-bytes` (else the 413 to answer).
+async fn read_body(state: &AppState, body: Body) -> Result<axum::body::Bytes, Response> {
+    axum::body::to_bytes(body, state.max_body_bytes)
+        .await
+        .map_err(|_| {
+            envelope(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "payload_too_large",
+                &format!(
+                    "the request body is larger than {} bytes",
+                    state.max_body_bytes
+                ),
+            )
+        })
+}
+
+fn timed_out() -> Response {
+    envelope(
+        StatusCode::REQUEST_TIMEOUT,
+        "request_timeout",
+        "the request took too long",
+    )
 }
 
 /// Answers a request shed under load without evaluating it: its event is decoded (in the
@@ -273,24 +325,15 @@ async fn evaluate_guard(
 /// that unknown callers cannot write the audit.
 async fn shed(state: &AppState, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    let agent = match parts.uri.path().strip_prefix("/v1/evaluate/") {
-        None => Ok(Agent::ClaudeCode),
-        Some(name) => parse_agent(name),
-    };
-    let known = agent.and_then(|agent| Ok((agent, authenticate_in_memory(state, &parts)?)));
+    let known = route_agent(parts.uri.path())
+        .and_then(|agent| Ok((agent, authenticate_in_memory(state, &parts)?)));
     let (agent, known) = match known {
         Ok(known) => known,
         Err(error) => return error.into_response(),
     };
-    let Ok(body) = axum::body::to_bytes(body, state.max_body_bytes).await else {
-        return envelope(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "payload_too_large",
-            &format!(
-                "the request body is larger than {} bytes",
-                state.max_body_bytes
-            ),
-        );
+    let body = match read_body(state, body).await {
+        Ok(body) => body,
+        Err(too_large) => return too_large,
     };
     let event = match decode_as(agent, &body) {
         Ok(event) => event,

@@ -91,6 +91,47 @@ async fn shed_requests_are_answered_in_the_agents_schema_and_audited_only_for_kn
     assert_eq!(response.status(), StatusCode::NOT_FOUND);
 }
 
+/// An evaluation stuck past `--request-timeout` (here: its token lookup waits on a lock the
+/// test holds) gets the failure decision in the agent's schema, not a 408 that would let the
+/// tool call go ahead.
+#[tokio::test]
+async fn an_evaluation_past_the_request_timeout_gets_the_failure_decision() {
+    let app = spawn_app_with(|config| config.request_timeout = Duration::from_millis(300)).await;
+    let pool = app.db.as_postgres().expect("PostgreSQL").clone();
+    let mut lock = pool.begin().await.unwrap();
+    sqlx::query("LOCK TABLE tokens IN ACCESS EXCLUSIVE MODE")
+        .execute(&mut *lock)
+        .await
+        .unwrap();
+    let event = serde_json::to_vec(&tool("WebFetch")).unwrap();
+    let response = app.evaluate_raw(Some("tg_not_known_yet"), event).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let reply: Value = response.json().await.unwrap();
+    assert_eq!(decision_of(&reply), "deny", "{reply}");
+    assert!(reason_of(&reply).contains("ran out of time"), "{reply}");
+    let post = json!({"hook_event_name": "PostToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "ls"}, "tool_response": {}});
+    let response = app
+        .evaluate_raw(Some("tg_not_known_yet"), serde_json::to_vec(&post).unwrap())
+        .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.json::<Value>().await.unwrap(), json!({}));
+    lock.rollback().await.unwrap();
+    let metrics = app
+        .client
+        .get(app.url("/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("toolgate_evaluation_failures_total{reason=\"timeout\"} 2"),
+        "{metrics}"
+    );
+}
+
 #[tokio::test]
 async fn the_failure_decision_is_configurable() {
     let app = spawn_app_with(|config| {
