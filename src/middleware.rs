@@ -2,8 +2,9 @@
 //!
 //! Order, outermost first (a request passes them top to bottom, the response bottom to top):
 //!
-//! 1. `SetRequestId` — gives every request an `x-request-id` (kept if the client sent one), so
-//!    that the trace span and the response carry it.
+//! 1. `SetRequestId` — gives every request an `x-request-id`, so that the trace span and the
+//!    response carry it. A client's own id is kept when it is 1–64 of `[A-Za-z0-9._-]`
+//!    ([`drop_unfit_request_id`]), and replaced otherwise: it is written into the logs.
 //! 2. [`record_http`] — `toolgate_http_request_duration_seconds` by method, matched route
 //!    template (never the raw path) and status; outside the rest, so every answer is counted.
 //! 3. `Trace` — one span per request (debug level) with method, path and request id.
@@ -100,6 +101,7 @@ pub fn common_layers<S: Clone + Send + Sync + 'static>(
     let metrics = limits.metrics.clone();
     router.layer(
         ServiceBuilder::new()
+            .map_request(drop_unfit_request_id)
             .layer(SetRequestIdLayer::x_request_id(request_ids))
             .layer(axum_mw::from_fn(move |request: Request, next: Next| {
                 record_http(metrics.clone(), request, next)
@@ -141,6 +143,23 @@ pub fn common_layers<S: Clone + Send + Sync + 'static>(
             // axum's extractors have their own 2 MiB default; the layer above is the limit.
             .layer(DefaultBodyLimit::disable()),
     )
+}
+
+/// Removes a client's `x-request-id` unless it is 1–64 of `[A-Za-z0-9._-]`, so that the one
+/// generated instead goes into the logs, not quotes, spaces or kilobytes of the client's.
+fn drop_unfit_request_id<B>(mut request: axum::http::Request<B>) -> axum::http::Request<B> {
+    let fit = |id: &[u8]| {
+        (1..=64).contains(&id.len())
+            && id
+                .iter()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+    };
+    if let Some(id) = request.headers().get("x-request-id")
+        && !fit(id.as_bytes())
+    {
+        request.headers_mut().remove("x-request-id");
+    }
+    request
 }
 
 /// Observes one request's latency, labelled by method, matched route template (never the raw

@@ -26,6 +26,31 @@ async fn responses_carry_a_request_id() {
     let response = app.client.get(app.url("/healthz")).send().await.unwrap();
     let id = response.headers()["x-request-id"].to_str().unwrap();
     assert!(id.starts_with(&app.replica_id), "{id}");
+
+    // A client's own id is kept when it is a plain token, and replaced otherwise: it goes into
+    // the logs.
+    let echoed = |sent: String| {
+        let request = app
+            .client
+            .get(app.url("/healthz"))
+            .header("x-request-id", sent);
+        async move {
+            let response = request.send().await.unwrap();
+            response.headers()["x-request-id"]
+                .to_str()
+                .unwrap()
+                .to_owned()
+        }
+    };
+    assert_eq!(echoed("trace-01.a_b".into()).await, "trace-01.a_b");
+    for unfit in [
+        "x".repeat(65),
+        r#"a" level=error msg="forged"#.to_owned(),
+        "a b".to_owned(),
+    ] {
+        let id = echoed(unfit.clone()).await;
+        assert!(id.starts_with(&app.replica_id), "{unfit:?} → {id}");
+    }
 }
 
 #[tokio::test]
