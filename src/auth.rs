@@ -197,7 +197,8 @@ pub enum Known {
 }
 
 /// Authenticates a request from memory only: no database query. A missing token (unless
-/// anonymous loopback evaluation is on and the peer is loopback) or a malformed header is a 401.
+/// anonymous loopback evaluation is on and the peer is loopback), a malformed header or a token
+/// of a shape no token has is a 401.
 pub fn authenticate_in_memory(state: &AppState, parts: &Parts) -> Result<Known, ApiError> {
     let Some(token) = bearer(parts)? else {
         let loopback = parts
@@ -225,9 +226,19 @@ pub fn authenticate_in_memory(state: &AppState, parts: &Parts) -> Result<Known, 
             anonymous: false,
         }));
     }
-    Ok(match state.store.tokens().get(&hash) {
-        Some(info) => Known::Caller(Caller::holding(info)),
-        None => Known::Unchecked(hash),
+    match state.store.tokens().get(&hash) {
+        Some(info) => Ok(Known::Caller(Caller::holding(info))),
+        None if is_token_shaped(token) => Ok(Known::Unchecked(hash)),
+        // Nothing `generate_token` made: refused without a database query.
+        None => Err(ApiError::Unauthorized("unknown or revoked token".into())),
+    }
+}
+
+/// Whether `token` has the shape of the tokens [`generate_token`] makes: the prefix and 64
+/// lowercase hex digits.
+fn is_token_shaped(token: &str) -> bool {
+    token.strip_prefix(TOKEN_PREFIX).is_some_and(|hex| {
+        hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
     })
 }
 
@@ -264,6 +275,22 @@ impl FromRequestParts<AppState> for Caller {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn generated_tokens_have_the_token_shape_and_little_else_does() {
+        assert!(is_token_shaped(&generate_token().unwrap()));
+        let hex64 = "0123456789abcdef".repeat(4);
+        assert!(is_token_shaped(&format!("tg_{hex64}")));
+        for other in [
+            format!("tg_{}", &hex64[1..]),
+            format!("tg_{hex64}0"),
+            format!("tg_{}", hex64.to_uppercase()),
+            format!("xx_{hex64}"),
+            "tg_wrong".to_owned(),
+        ] {
+            assert!(!is_token_shaped(&other), "{other}");
+        }
+    }
 
     #[test]
     fn tokens_are_prefixed_and_random() {

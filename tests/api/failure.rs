@@ -10,6 +10,9 @@ use crate::helpers::{
     assert_error, decision_of, deny_bundle, eventually, spawn_app_with, spawn_replica, tool,
 };
 
+/// A token of the right shape that no one created.
+const UNKNOWN: &str = "tg_0000000000000000000000000000000000000000000000000000000000000000";
+
 fn reason_of(reply: &Value) -> &str {
     reply["hookSpecificOutput"]["permissionDecisionReason"]
         .as_str()
@@ -47,7 +50,7 @@ async fn shed_requests_are_answered_in_the_agents_schema_and_audited_only_for_kn
     let event = serde_json::to_vec(&tool("WebFetch")).unwrap();
     let response = app.evaluate_raw(None, event.clone()).await;
     assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
-    let response = app.evaluate_raw(Some("tg_made_up"), event.clone()).await;
+    let response = app.evaluate_raw(Some(UNKNOWN), event.clone()).await;
     assert_eq!(response.status(), StatusCode::OK);
     let reply: Value = response.json().await.unwrap();
     assert_eq!(decision_of(&reply), "deny", "{reply}");
@@ -104,7 +107,7 @@ async fn an_evaluation_past_the_request_timeout_gets_the_failure_decision() {
         .await
         .unwrap();
     let event = serde_json::to_vec(&tool("WebFetch")).unwrap();
-    let response = app.evaluate_raw(Some("tg_not_known_yet"), event).await;
+    let response = app.evaluate_raw(Some(UNKNOWN), event).await;
     assert_eq!(response.status(), StatusCode::OK);
     let reply: Value = response.json().await.unwrap();
     assert_eq!(decision_of(&reply), "deny", "{reply}");
@@ -112,7 +115,7 @@ async fn an_evaluation_past_the_request_timeout_gets_the_failure_decision() {
     let post = json!({"hook_event_name": "PostToolUse", "tool_name": "Bash",
         "tool_input": {"command": "ls"}, "tool_response": {}});
     let response = app
-        .evaluate_raw(Some("tg_not_known_yet"), serde_json::to_vec(&post).unwrap())
+        .evaluate_raw(Some(UNKNOWN), serde_json::to_vec(&post).unwrap())
         .await;
     assert_eq!(response.status(), StatusCode::OK);
     assert_eq!(response.json::<Value>().await.unwrap(), json!({}));
@@ -167,13 +170,21 @@ async fn with_no_database_and_no_cache_nothing_is_loaded_and_evaluation_fails_cl
     // A token that cannot be checked: the failure decision too.
     let response = app
         .evaluate_raw(
-            Some("tg_unknown"),
+            Some(UNKNOWN),
             serde_json::to_vec(&tool("WebFetch")).unwrap(),
         )
         .await;
     assert_eq!(response.status(), StatusCode::OK);
     let reply: Value = response.json().await.unwrap();
     assert_eq!(decision_of(&reply), "deny", "{reply}");
+    // One of a shape no token has is refused without the database.
+    let response = app
+        .evaluate_raw(
+            Some("tg_unknown"),
+            serde_json::to_vec(&tool("WebFetch")).unwrap(),
+        )
+        .await;
+    assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
 
     // Admin writes: a clear 503.
     let response = app
