@@ -362,7 +362,7 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
 }
 
 fn healthcheck(url: &str) -> anyhow::Result<ExitCode> {
-    let answer = Http::new(std::time::Duration::from_secs(2), None)
+    let answer = Http::new(url, std::time::Duration::from_secs(2), None)
         .get(url, None)
         .with_context(|| format!("`{url}` did not answer"))?;
     if answer.status.is_success() {
@@ -524,7 +524,11 @@ impl Client {
         let roots =
             crate::client::read_ca_file(args.ca_cert.as_deref()).map_err(anyhow::Error::msg)?;
         Ok(Self {
-            http: Http::new(std::time::Duration::from_secs(30), roots.as_deref()),
+            http: Http::new(
+                &args.server,
+                std::time::Duration::from_secs(30),
+                roots.as_deref(),
+            ),
             base: args.server.trim_end_matches('/').to_owned(),
             token: args.token,
             tenant: args.tenant,

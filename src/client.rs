@@ -4,7 +4,9 @@
 //! Blocking (ureq): a command makes one or two requests, so an async runtime would only add to
 //! its start-up. TLS is set up on the first `https://` request, never for `http://`, so a hook
 //! process asking a local server pays for neither. Proxies are taken from the environment
-//! (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`).
+//! (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`), except for a loopback server: a
+//! proxy would see the token and every tool input, and would reach its own loopback, not ours.
+//! Redirects are never followed: a 3xx is an answer that is not a decision.
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -79,14 +81,51 @@ pub fn read_ca_file(path: Option<&Path>) -> Result<Option<Vec<Certificate<'stati
     Ok(Some(certs))
 }
 
+/// Whether `url`'s host is this machine: `localhost` or a loopback address.
+fn is_loopback(url: &str) -> bool {
+    let Some(host) = url
+        .parse::<ureq::http::Uri>()
+        .ok()
+        .and_then(|uri| uri.host().map(str::to_owned))
+    else {
+        return false;
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// `url` without credentials or a query, to name it in messages (a reason may reach the model).
+pub fn display_url(url: &str) -> String {
+    let Ok(uri) = url.parse::<ureq::http::Uri>() else {
+        return "the given URL".to_owned();
+    };
+    let host = uri.host().unwrap_or_default();
+    let port = uri
+        .port_u16()
+        .map(|port| format!(":{port}"))
+        .unwrap_or_default();
+    match uri.scheme_str() {
+        Some(scheme) => format!("{scheme}://{host}{port}{}", uri.path()),
+        None => format!("{host}{port}{}", uri.path()),
+    }
+}
+
 impl Http {
-    /// A client whose every exchange (connect, send, answer) must end within `timeout`, and
-    /// that trusts `roots` for `https://` (the built-in roots when `None`).
-    pub fn new(timeout: Duration, roots: Option<&[Certificate<'static>]>) -> Self {
+    /// A client for the server at `url` whose every exchange (connect, send, answer) must end
+    /// within `timeout`, and that trusts `roots` for `https://` (the built-in roots when `None`).
+    pub fn new(url: &str, timeout: Duration, roots: Option<&[Certificate<'static>]>) -> Self {
         let roots = roots.map_or(RootCerts::WebPki, RootCerts::new_with_certs);
-        let config = ureq::Agent::config_builder()
+        let mut config = ureq::Agent::config_builder();
+        if is_loopback(url) {
+            config = config.proxy(None);
+        }
+        let config = config
             .tls_config(TlsConfig::builder().root_certs(roots).build())
             .timeout_global(Some(timeout))
+            .max_redirects(0)
             // Error answers are answers: the caller reads their JSON envelope.
             .http_status_as_error(false)
             .user_agent(concat!("toolgate/", env!("CARGO_PKG_VERSION")))

@@ -3,16 +3,18 @@
 //! It reads the agent's event on stdin and writes the agent's reply on stdout, with that agent's
 //! exit-code convention (exit 2 and the reason on stderr where the agent blocks that way). With
 //! `--url` it asks a toolgate server (`POST /v1/evaluate/{agent}`); with `--bundle` it decides
-//! locally, offline. When the server is unreachable, slow or answers garbage, the chosen fail mode
-//! is applied explicitly — closed (deny) by default — and said on stderr. Tool input is never
-//! written anywhere but to the server.
+//! locally, offline. When no decision can be had — the server unreachable, slow, answering
+//! garbage or a redirect; the bundle unreadable; stdin unreadable or too large — the chosen fail
+//! mode is applied explicitly, closed (deny) by default, to events that gate a tool call, and
+//! said on stderr; other events get no opinion. The command never exits on an error of its own
+//! (exit 1 lets most agents' calls through). Tool input is never written anywhere but to the
+//! server.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::Context;
 use clap::{Args, ValueEnum};
 use serde_json::Value;
 use toolgate_engine::protocol::{self, Agent, HookEvent, Reply};
@@ -71,18 +73,32 @@ fn parse_agent(name: &str) -> Result<Agent, String> {
 
 /// Runs the hook client.
 pub fn run(args: &HookArgs) -> anyhow::Result<ExitCode> {
+    let reply = match read_event() {
+        Ok(input) => match (&args.bundle, &args.url) {
+            (Some(bundle), _) => decide_locally(args.agent, bundle, &input),
+            (None, Some(url)) => ask_server(args, url, &input),
+            (None, None) => unreachable_source(),
+        },
+        Err(why) => fail(args.agent, &[], args.fail, &format!("toolgate hook: {why}")),
+    };
+    Ok(emit(&reply))
+}
+
+/// The event on stdin, whole: a longer one is refused, not cut.
+fn read_event() -> Result<Vec<u8>, String> {
     let mut input = Vec::new();
     std::io::stdin()
         .lock()
-        .take(MAX_EVENT_BYTES)
+        .take(MAX_EVENT_BYTES + 1)
         .read_to_end(&mut input)
-        .context("failed to read the event from stdin")?;
-    let reply = match (&args.bundle, &args.url) {
-        (Some(bundle), _) => decide_locally(args.agent, bundle, &input)?,
-        (None, Some(url)) => ask_server(args, url, &input),
-        (None, None) => unreachable_source(),
-    };
-    emit(&reply)
+        .map_err(|error| format!("cannot read the event from stdin ({error})"))?;
+    if input.len() as u64 > MAX_EVENT_BYTES {
+        return Err(format!(
+            "the event on stdin is larger than {} MiB",
+            MAX_EVENT_BYTES >> 20
+        ));
+    }
+    Ok(input)
 }
 
 /// clap guarantees one of `--url` and `--bundle`.
@@ -94,23 +110,27 @@ fn unreachable_source() -> Reply {
     }
 }
 
-fn decide_locally(agent: Agent, bundle: &std::path::Path, input: &[u8]) -> anyhow::Result<Reply> {
-    let policy = match crate::offline::load_bundle(bundle)?
-        .and_then(|bundle| CompiledPolicy::compile(&bundle))
-    {
+/// Decides offline. A bundle that cannot be read or is invalid fails closed, whatever `--fail`
+/// says: that flag is about a server that cannot answer.
+fn decide_locally(agent: Agent, bundle: &std::path::Path, input: &[u8]) -> Reply {
+    let loaded = match crate::offline::load_bundle(bundle) {
+        Ok(loaded) => loaded,
+        Err(error) => {
+            let why = format!("toolgate hook: cannot load the bundle: {error:#}");
+            return fail(agent, input, FailMode::Closed, &why);
+        }
+    };
+    let policy = match loaded.and_then(|bundle| CompiledPolicy::compile(&bundle)) {
         Ok(policy) => policy,
         Err(errors) => {
-            let mut message = format!(
-                "toolgate hook: bundle `{}` is invalid; failing closed",
-                bundle.display()
-            );
+            let mut message = format!("toolgate hook: bundle `{}` is invalid", bundle.display());
             for error in &errors.errors {
                 message.push_str(&format!("\n  {error}"));
             }
-            return Ok(fail(agent, input, FailMode::Closed, &message));
+            return fail(agent, input, FailMode::Closed, &message);
         }
     };
-    Ok(match protocol::decode(agent, input) {
+    match protocol::decode(agent, input) {
         Ok(event) => protocol::render(agent, &event, &toolgate_engine::evaluate(&policy, &event)),
         Err(error) => Reply {
             body: None,
@@ -120,7 +140,7 @@ fn decide_locally(agent: Agent, bundle: &std::path::Path, input: &[u8]) -> anyho
                 agent.as_str()
             )),
         },
-    })
+    }
 }
 
 fn ask_server(args: &HookArgs, url: &str, input: &[u8]) -> Reply {
@@ -165,7 +185,7 @@ fn post(args: &HookArgs, url: &str, input: &[u8]) -> Result<Value, String> {
     );
     let token = std::env::var(&args.token_env).ok();
     let roots = client::read_ca_file(args.ca_cert.as_deref())?;
-    let answer = Http::new(Duration::from_millis(args.timeout), roots.as_deref())
+    let answer = Http::new(url, Duration::from_millis(args.timeout), roots.as_deref())
         .post(
             &endpoint,
             token.as_deref(),
@@ -176,6 +196,7 @@ fn post(args: &HookArgs, url: &str, input: &[u8]) -> Result<Value, String> {
         )
         .map_err(|failure| match failure {
             Failure::Unreachable(cause) => {
+                let url = client::display_url(url);
                 format!("the server at {url} is unreachable ({cause})")
             }
             other => other.to_string(),
@@ -199,13 +220,10 @@ fn post(args: &HookArgs, url: &str, input: &[u8]) -> Result<Value, String> {
     }
 }
 
-/// The reply when no decision could be had: deny (closed) or no opinion (open), in the agent's
-/// own schema, with `why` on stderr.
+/// The reply when no decision could be had: for an event that gates a tool call, deny (closed)
+/// or no opinion (open), in the agent's own schema; for any other event no opinion (the server
+/// answers those so too). `why` goes to stderr.
 fn fail(agent: Agent, input: &[u8], mode: FailMode, why: &str) -> Reply {
-    let outcome = match mode {
-        FailMode::Closed => Outcome::Deny,
-        FailMode::Open => Outcome::None,
-    };
     let mode_text = match mode {
         FailMode::Closed => "failing closed",
         FailMode::Open => "failing open",
@@ -218,6 +236,10 @@ fn fail(agent: Agent, input: &[u8], mode: FailMode, why: &str) -> Reply {
             exit_code: if mode == FailMode::Closed { 2 } else { 0 },
             stderr: Some(note),
         };
+    };
+    let outcome = match mode {
+        FailMode::Closed if event.is_gate() => Outcome::Deny,
+        _ => Outcome::None,
     };
     let decision = Decision {
         outcome,
@@ -234,17 +256,24 @@ fn fail(agent: Agent, input: &[u8], mode: FailMode, why: &str) -> Reply {
     reply
 }
 
-fn emit(reply: &Reply) -> anyhow::Result<ExitCode> {
+/// Writes the reply. When stdout cannot take it, exit 2: the agents that read a JSON reply
+/// block on that code.
+fn emit(reply: &Reply) -> ExitCode {
     if let Some(body) = &reply.body {
         let mut stdout = std::io::stdout().lock();
-        serde_json::to_writer(&mut stdout, body)?;
-        stdout.write_all(b"\n")?;
-        stdout.flush()?;
+        let written = serde_json::to_writer(&mut stdout, body)
+            .map_err(std::io::Error::from)
+            .and_then(|()| stdout.write_all(b"\n"))
+            .and_then(|()| stdout.flush());
+        if let Err(error) = written {
+            eprintln!("toolgate hook: cannot write the reply ({error})");
+            return ExitCode::from(2);
+        }
     }
     if let Some(message) = &reply.stderr {
         eprintln!("{message}");
     }
-    Ok(ExitCode::from(reply.exit_code))
+    ExitCode::from(reply.exit_code)
 }
 
 /// The event as toolgate reads it, for tests and traces.

@@ -28,6 +28,15 @@ fn claude_event(command: &str) -> Value {
 
 /// Runs `toolgate hook` with `event` on stdin, off the async runtime.
 async fn hook(args: Vec<String>, event: Value, token: Option<String>) -> Output {
+    let env = token
+        .map(|token| ("TOOLGATE_TOKEN", token))
+        .into_iter()
+        .collect();
+    hook_with(args, event.to_string().into_bytes(), env).await
+}
+
+/// Runs `toolgate hook` with `stdin` and `env` (no proxy or token from this process's own).
+async fn hook_with(args: Vec<String>, stdin: Vec<u8>, env: Vec<(&'static str, String)>) -> Output {
     tokio::task::spawn_blocking(move || {
         let mut command = Command::new(env!("CARGO_BIN_EXE_toolgate"));
         command
@@ -36,17 +45,21 @@ async fn hook(args: Vec<String>, event: Value, token: Option<String>) -> Output 
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        command.env_remove("TOOLGATE_TOKEN");
-        if let Some(token) = token {
-            command.env("TOOLGATE_TOKEN", token);
+        for name in [
+            "TOOLGATE_TOKEN",
+            "HTTP_PROXY",
+            "HTTPS_PROXY",
+            "ALL_PROXY",
+            "NO_PROXY",
+        ] {
+            command
+                .env_remove(name)
+                .env_remove(name.to_ascii_lowercase());
         }
+        command.envs(env);
         let mut child = command.spawn().expect("toolgate hook runs");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(event.to_string().as_bytes())
-            .expect("write event");
+        // A hook that gave up early closes its end: a broken pipe here is its answer, not ours.
+        let _ = child.stdin.take().expect("stdin").write_all(&stdin);
         child.wait_with_output().expect("toolgate hook exits")
     })
     .await
@@ -55,6 +68,11 @@ async fn hook(args: Vec<String>, event: Value, token: Option<String>) -> Output 
 
 fn args(list: &[&str]) -> Vec<String> {
     list.iter().map(|arg| (*arg).to_owned()).collect()
+}
+
+/// The decision of a Claude Code reply on stdout (`null` for no opinion).
+fn claude_decision(output: &Output) -> Value {
+    stdout_json(output)["hookSpecificOutput"]["permissionDecision"].clone()
 }
 
 fn stdout_json(output: &Output) -> Value {
@@ -219,10 +237,7 @@ async fn hook_client_applies_its_fail_mode_when_the_server_is_down() {
     )
     .await;
     assert_eq!(closed.status.code(), Some(0));
-    assert_eq!(
-        stdout_json(&closed)["hookSpecificOutput"]["permissionDecision"],
-        "deny"
-    );
+    assert_eq!(claude_decision(&closed), "deny");
     let stderr = String::from_utf8_lossy(&closed.stderr);
     assert!(
         stderr.contains("unreachable") && stderr.contains("failing closed"),
@@ -253,6 +268,142 @@ async fn hook_client_applies_its_fail_mode_when_the_server_is_down() {
     assert_eq!(stdout_json(&cline), json!({"cancel": false}));
 }
 
+/// Whatever keeps the hook from a decision of its own making — a bundle it cannot load, an event
+/// too large to read whole — fails closed for a gating event, in the agent's schema; never
+/// exit 1, which most agents read as "go ahead".
+#[tokio::test]
+async fn hook_client_fails_closed_on_its_own_errors() {
+    let missing = hook(
+        args(&[
+            "--agent",
+            "claude-code",
+            "--bundle",
+            "/nonexistent/bundle.yaml",
+        ]),
+        claude_event("ls"),
+        None,
+    )
+    .await;
+    assert_eq!(missing.status.code(), Some(0));
+    assert_eq!(claude_decision(&missing), "deny");
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert!(stderr.contains("cannot load the bundle"), "{stderr}");
+
+    let mut huge =
+        br#"{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"content":""#
+            .to_vec();
+    huge.resize(huge.len() + 17 * 1024 * 1024, b'a');
+    huge.extend_from_slice(br#""}}"#);
+    let output = hook_with(
+        args(&["--agent", "claude-code", "--url", &dead_address()]),
+        huge,
+        Vec::new(),
+    )
+    .await;
+    assert_eq!(output.status.code(), Some(2), "blocked by exit code");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("larger than 16 MiB"), "{stderr}");
+}
+
+/// Failing closed blocks what gates a tool call, nothing else: a blocked `Stop` would keep the
+/// agent working, a blocked prompt would be erased.
+#[tokio::test]
+async fn hook_client_blocks_only_gating_events_when_it_fails() {
+    let url = dead_address();
+    for event in [
+        json!({"hook_event_name": "PostToolUse", "session_id": "s", "tool_name": "Bash",
+               "tool_input": {"command": "ls"}, "tool_response": {}}),
+        json!({"hook_event_name": "Stop", "session_id": "s"}),
+        json!({"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": "hi"}),
+    ] {
+        let output = hook(
+            args(&["--agent", "claude-code", "--url", &url]),
+            event.clone(),
+            None,
+        )
+        .await;
+        assert_eq!(output.status.code(), Some(0), "{event}");
+        assert_eq!(stdout_json(&output), json!({}), "{event}");
+    }
+}
+
+/// A loopback server is reached directly whatever proxy the environment names (the proxy would
+/// see the token and every tool input), and the URL's credentials are never echoed.
+#[tokio::test]
+async fn hook_client_goes_past_proxies_to_a_loopback_server() {
+    let (app, token) = app_denying_rm().await;
+    let proxy = dead_address();
+    let env = vec![
+        ("TOOLGATE_TOKEN", token),
+        ("HTTP_PROXY", proxy.clone()),
+        ("ALL_PROXY", proxy),
+    ];
+    let ls = hook_with(
+        args(&["--agent", "claude-code", "--url", &app.address]),
+        claude_event("ls").to_string().into_bytes(),
+        env.clone(),
+    )
+    .await;
+    assert_eq!(
+        stdout_json(&ls),
+        json!({}),
+        "{}",
+        String::from_utf8_lossy(&ls.stderr)
+    );
+    let rm = hook_with(
+        args(&["--agent", "claude-code", "--url", &app.address]),
+        claude_event("rm x").to_string().into_bytes(),
+        env,
+    )
+    .await;
+    let reply = stdout_json(&rm);
+    assert_eq!(reply["hookSpecificOutput"]["permissionDecision"], "deny");
+    assert!(!String::from_utf8_lossy(&rm.stderr).contains("failing closed"));
+
+    let dead = dead_address().replace("http://", "http://user:SECRETPW@");
+    let output = hook(
+        args(&[
+            "--agent",
+            "claude-code",
+            "--url",
+            &format!("{dead}/?key=SECRETQ"),
+        ]),
+        claude_event("ls"),
+        None,
+    )
+    .await;
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(all.contains("unreachable"), "{all}");
+    assert!(
+        !all.contains("SECRETPW") && !all.contains("SECRETQ"),
+        "{all}"
+    );
+}
+
+/// A redirect is not a decision, wherever it points: the hook fails closed instead of taking
+/// the answer of another host.
+#[tokio::test]
+async fn hook_client_does_not_follow_redirects() {
+    let target = fake_server(Some("{}")).await;
+    let url = raw_server(Some(format!(
+        "HTTP/1.1 302 Found\r\nlocation: {target}/elsewhere\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+    )))
+    .await;
+    let output = hook(
+        args(&["--agent", "claude-code", "--url", &url]),
+        claude_event("ls"),
+        None,
+    )
+    .await;
+    assert_eq!(claude_decision(&output), "deny");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("302"), "{stderr}");
+}
+
 /// Reads one whole request (head and `content-length` body), so that closing the socket after
 /// the answer never resets a connection with unread bytes, which could cut the answer short.
 async fn read_request(socket: &mut tokio::net::TcpStream) {
@@ -280,20 +431,29 @@ async fn read_request(socket: &mut tokio::net::TcpStream) {
 /// A server that accepts connections and answers with `response` after reading the request, or
 /// never answers when `response` is `None`.
 async fn fake_server(response: Option<&'static str>) -> String {
+    raw_server(response.map(|body| {
+        format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    }))
+    .await
+}
+
+/// A server that answers every request with the bytes of `reply` as they are, or never answers
+/// when `reply` is `None`.
+async fn raw_server(reply: Option<String>) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
     let address = listener.local_addr().expect("address");
     tokio::spawn(async move {
         while let Ok((mut socket, _)) = listener.accept().await {
+            let reply = reply.clone();
             tokio::spawn(async move {
                 read_request(&mut socket).await;
-                match response {
-                    Some(body) => {
-                        let reply = format!(
-                            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                            body.len()
-                        );
+                match reply {
+                    Some(reply) => {
                         let _ = socket.write_all(reply.as_bytes()).await;
                     }
                     // Hang: hold the connection open until the client gives up.
@@ -353,10 +513,7 @@ async fn hook_client_decides_offline_with_a_bundle() {
         None,
     )
     .await;
-    assert_eq!(
-        stdout_json(&denied)["hookSpecificOutput"]["permissionDecision"],
-        "deny"
-    );
+    assert_eq!(claude_decision(&denied), "deny");
     let fine = hook(
         args(&["--agent", "claude-code", "--bundle", &bundle]),
         claude_event("cargo test"),
@@ -385,7 +542,7 @@ async fn hook_client_decides_offline_with_a_bundle() {
     )
     .await;
     assert_eq!(
-        stdout_json(&output)["hookSpecificOutput"]["permissionDecision"],
+        claude_decision(&output),
         "deny",
         "a broken bundle fails closed"
     );
@@ -423,35 +580,18 @@ async fn hook_client_reads_long_answers_whole_and_refuses_an_oversized_head() {
         Some(200 * 1024)
     );
 
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let address = listener.local_addr().expect("address");
-    tokio::spawn(async move {
-        if let Ok((mut socket, _)) = listener.accept().await {
-            read_request(&mut socket).await;
-            let head = format!(
-                "HTTP/1.1 200 OK\r\nx-filler: {}\r\ncontent-length: 2\r\n\r\n{{}}",
-                "f".repeat(32 * 1024)
-            );
-            let _ = socket.write_all(head.as_bytes()).await;
-        }
-    });
+    let url = raw_server(Some(format!(
+        "HTTP/1.1 200 OK\r\nx-filler: {}\r\ncontent-length: 2\r\n\r\n{{}}",
+        "f".repeat(32 * 1024)
+    )))
+    .await;
     let output = hook(
-        args(&[
-            "--agent",
-            "claude-code",
-            "--url",
-            &format!("http://{address}"),
-        ]),
+        args(&["--agent", "claude-code", "--url", &url]),
         claude_event("ls"),
         None,
     )
     .await;
-    assert_eq!(
-        stdout_json(&output)["hookSpecificOutput"]["permissionDecision"],
-        "deny"
-    );
+    assert_eq!(claude_decision(&output), "deny");
     assert!(
         String::from_utf8_lossy(&output.stderr).contains("failing closed"),
         "{}",
@@ -516,7 +656,7 @@ async fn hook_client_reaches_an_https_server_through_the_given_ca_only() {
     )
     .await;
     assert_eq!(
-        stdout_json(&trusted)["hookSpecificOutput"]["permissionDecision"],
+        claude_decision(&trusted),
         "deny",
         "{}",
         String::from_utf8_lossy(&trusted.stderr)
@@ -542,10 +682,7 @@ async fn hook_client_reaches_an_https_server_through_the_given_ca_only() {
         Some(token.clone()),
     )
     .await;
-    assert_eq!(
-        stdout_json(&untrusted)["hookSpecificOutput"]["permissionDecision"],
-        "deny"
-    );
+    assert_eq!(claude_decision(&untrusted), "deny");
     let stderr = String::from_utf8_lossy(&untrusted.stderr);
     assert!(
         stderr.contains("failing closed") && stderr.to_ascii_lowercase().contains("certificate"),
@@ -566,10 +703,7 @@ async fn hook_client_reaches_an_https_server_through_the_given_ca_only() {
         Some(token),
     )
     .await;
-    assert_eq!(
-        stdout_json(&missing)["hookSpecificOutput"]["permissionDecision"],
-        "deny"
-    );
+    assert_eq!(claude_decision(&missing), "deny");
     let stderr = String::from_utf8_lossy(&missing.stderr);
     assert!(
         stderr.contains("/nonexistent/ca.pem") && stderr.contains("failing closed"),
