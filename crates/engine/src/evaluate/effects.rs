@@ -5,6 +5,7 @@
 //! writing it. This table knows the common file commands; arguments of commands it does not know
 //! are not treated as paths (data is not code: `echo .env` reads nothing).
 
+use crate::packs::argv::long_option_matches;
 use crate::shell::{RedirectKind, SimpleCommand};
 
 /// One path argument and how it is read.
@@ -105,14 +106,19 @@ const GREP_VALUED: &[&str] = &[
     "--type",
 ];
 
-fn has_flag(args: &[String], short: &[char], long: &[&str]) -> bool {
+/// Whether one of the flags is among the options: a long one by its name or a prefix of it
+/// (`--rec`), a short one in a cluster up to the first character that cannot be a flag, where
+/// an attached value begins (`sed -i.bak`, `-Ei~`).
+pub(crate) fn has_flag(args: &[String], short: &[char], long: &[&str]) -> bool {
     args.iter().take_while(|arg| *arg != "--").any(|arg| {
         if let Some(name) = arg.strip_prefix("--") {
-            long.iter()
-                .any(|flag| name == *flag || name.starts_with(&format!("{flag}=")))
+            let given = name.split_once('=').map_or(name, |(given, _)| given);
+            long.iter().any(|flag| long_option_matches(given, flag))
         } else if let Some(cluster) = arg.strip_prefix('-') {
-            cluster.chars().all(|c| c.is_ascii_alphanumeric())
-                && cluster.chars().any(|c| short.contains(&c))
+            cluster
+                .chars()
+                .take_while(char::is_ascii_alphanumeric)
+                .any(|c| short.contains(&c))
         } else {
             false
         }
@@ -253,6 +259,14 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                     .writes
                     .extend(operands.iter().skip(skip).map(|path| (*path).to_owned()));
             }
+        }
+        // `perl -pi -e '…' file` and `ruby -i`: an in-place edit writes the files it names (the
+        // script is the first operand when no `-e` gives it).
+        "perl" | "ruby" if has_flag(args, &['i'], &[]) => {
+            let explicit_script = has_flag(args, &['e', 'E'], &[]);
+            let operands = operands(args, &["-e", "-E", "-I", "-M", "-m", "-r"]);
+            let files = operands.iter().skip(usize::from(!explicit_script));
+            effects.writes.extend(files.map(|path| (*path).to_owned()));
         }
         "cp" | "rsync" | "scp" | "install" | "ln" => {
             let recursive = command.name() == "rsync"
@@ -442,6 +456,34 @@ mod tests {
         );
         assert_eq!(reads(&["source", "~/.env"]), [("~/.env".into(), false)]);
         assert!(reads(&["echo", ".env"]).is_empty(), "data is not a path");
+    }
+
+    #[test]
+    fn in_place_edits_write_their_files_however_the_suffix_is_attached() {
+        for argv in [
+            &["sed", "-i", "1d", "~/.bashrc"][..],
+            &["sed", "-i.bak", "1d", "~/.bashrc"],
+            &["sed", "-i~", "1d", "~/.bashrc"],
+            &["sed", "-Ei.bak", "1d", "~/.bashrc"],
+            &["sed", "--in-place=.bak", "1d", "~/.bashrc"],
+            &["sed", "--in", "1d", "~/.bashrc"],
+            &["perl", "-pi", "-e", "s/a/b/", "~/.bashrc"],
+            &["perl", "-pi.bak", "-e", "s/a/b/", "~/.bashrc"],
+            &["perl", "-i", "script.pl", "~/.bashrc"],
+        ] {
+            assert_eq!(writes(argv), ["~/.bashrc"], "{argv:?}");
+        }
+        assert!(writes(&["sed", "-n", "1p", "~/.bashrc"]).is_empty());
+        assert!(writes(&["perl", "-pe", "s/a/b/", "~/.bashrc"]).is_empty());
+    }
+
+    #[test]
+    fn long_options_count_by_any_prefix() {
+        let args = |words: &[&str]| words.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>();
+        assert!(has_flag(&args(&["--rec", "~"]), &['r'], &["recursive"]));
+        assert!(has_flag(&args(&["--recursive=x"]), &['r'], &["recursive"]));
+        assert!(!has_flag(&args(&["--recursively"]), &['r'], &["recursive"]));
+        assert!(!has_flag(&args(&["--", "--rec"]), &['r'], &["recursive"]));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! project or one of its parents, a system directory) and writes into `.git/`, `.claude/` or a
 //! shell start-up file are at least `ask`, whatever the bundle allows.
 
+use super::effects::has_flag;
 use crate::paths::{self, PathContext};
 use crate::shell::SimpleCommand;
 
@@ -69,7 +70,7 @@ pub(crate) const SHELL_INIT_FILES: &[&str] = &[
 
 /// Whether `command` removes recursively, and if so the first critical operand.
 pub(crate) fn critical_removal(command: &SimpleCommand, ctx: &PathContext<'_>) -> Option<String> {
-    if command.name() != "rm" || !is_recursive_rm(command.args()) {
+    if command.name() != "rm" || !has_flag(command.args(), &['r', 'R'], &["recursive"]) {
         return None;
     }
     command
@@ -78,15 +79,6 @@ pub(crate) fn critical_removal(command: &SimpleCommand, ctx: &PathContext<'_>) -
         .filter(|arg| !arg.starts_with('-'))
         .find(|arg| is_critical_target(arg, ctx))
         .cloned()
-}
-
-fn is_recursive_rm(args: &[String]) -> bool {
-    args.iter()
-        .take_while(|arg| *arg != "--")
-        .any(|arg| match arg.strip_prefix("--") {
-            Some(long) => long == "recursive",
-            None => arg.starts_with('-') && arg.chars().skip(1).any(|c| c == 'r' || c == 'R'),
-        })
 }
 
 /// Whether removing `operand` recursively would hit a critical path.

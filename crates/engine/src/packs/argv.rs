@@ -5,6 +5,14 @@
 //! `--git-dir x`), and `--` ending the options. Which options take a value is the caller's
 //! knowledge, passed in per command. This module must not judge anything; it only splits argv.
 
+/// Whether the long option given as `given` (without `--` and `=value`) names `option`: the whole
+/// name, or any prefix of it, as GNU `getopt_long` and git accept unambiguous prefixes
+/// (`rm --rec`, `git push --mirr`). A prefix the real tool finds ambiguous makes it fail, so
+/// reading it as every option it could name only ever errs on the side of seeing more.
+pub(crate) fn long_option_matches(given: &str, option: &str) -> bool {
+    !given.is_empty() && option.starts_with(given)
+}
+
 /// The argv of one command, split into options and operands.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Parsed<'a> {
@@ -65,15 +73,21 @@ impl<'a> Parsed<'a> {
         parsed
     }
 
-    /// Whether any of the short flags or long flags was given.
+    /// Whether any of the short flags or long flags (or a prefix of one) was given.
     pub fn has(&self, short: &[char], long: &[&str]) -> bool {
         self.shorts.iter().any(|flag| short.contains(flag))
-            || self.longs.iter().any(|(name, _)| long.contains(name))
+            || self
+                .longs
+                .iter()
+                .any(|(name, _)| long.iter().any(|option| long_option_matches(name, option)))
     }
 
-    /// Whether a long flag starting with `prefix` was given (`--force-with-lease=…`).
+    /// Whether a long flag starting with `prefix`, or a prefix of it, was given
+    /// (`--force-with-lease=…`, `--force-w`).
     pub fn has_long_prefix(&self, prefix: &str) -> bool {
-        self.longs.iter().any(|(name, _)| name.starts_with(prefix))
+        self.longs
+            .iter()
+            .any(|(name, _)| name.starts_with(prefix) || long_option_matches(name, prefix))
     }
 
     /// Every value given to one of these options.
@@ -87,7 +101,7 @@ impl<'a> Parsed<'a> {
         values.extend(
             self.longs
                 .iter()
-                .filter(|(name, _)| long.contains(name))
+                .filter(|(name, _)| long.iter().any(|option| long_option_matches(name, option)))
                 .filter_map(|(_, value)| *value),
         );
         values
@@ -150,6 +164,21 @@ mod tests {
         assert_eq!(parsed.operands, vec!["x", "-y"]);
         assert!(parsed.has(&['f'], &["force"]));
         assert!(parsed.has(&[], &["no-preserve-root"]));
+    }
+
+    #[test]
+    fn long_options_match_by_prefix() {
+        let args = argv(&["--rec", "--mirr", "--force-w=origin"]);
+        let parsed = Parsed::new(&args, &[], &[]);
+        assert!(parsed.has(&[], &["recursive"]));
+        assert!(parsed.has(&[], &["mirror"]));
+        assert!(parsed.has_long_prefix("force-with-lease"));
+        assert!(
+            !parsed.has(&[], &["force"]),
+            "--force-w is not a prefix of force"
+        );
+        assert_eq!(parsed.values(&[], &["force-with-lease"]), vec!["origin"]);
+        assert!(!Parsed::new(&argv(&["--recursively"]), &[], &[]).has(&[], &["recursive"]));
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! This module must stay pure (no I/O, no clock) and must not decide the final outcome: it only
 //! records hits on the [`Evaluation`], which combines them with every other source.
 
-mod argv;
+pub(crate) mod argv;
 mod baseline;
 mod catalog;
 mod places;
