@@ -638,6 +638,30 @@ fn dynamic_command_names_are_unresolved() {
 }
 
 #[test]
+fn program_names_that_are_patterns_are_unresolved() {
+    for command in [
+        "/bin/r? -rf ~",
+        "/???/?m -rf ~",
+        "/bin/[r]m x",
+        "/usr/bin/r* -rf /",
+        "sudo /bin/r? -rf ~",
+        "@(rm) -rf ~",
+    ] {
+        assert!(
+            matches!(
+                run(command).unresolved.as_slice(),
+                [Unresolved::DynamicCommand(_)]
+            ),
+            "{command}: {:?}",
+            run(command)
+        );
+    }
+    for command in ["[ -f x ]", "test -f x", "ls *.rs", "git log -- 'src/[a]*'"] {
+        assert!(run(command).unresolved.is_empty(), "{command}");
+    }
+}
+
+#[test]
 fn aliases_defined_inline_are_analysed() {
     has("alias x='rm -rf /'; x", "rm -rf /", Origin::ShellString);
 }

@@ -621,7 +621,7 @@ impl<'l> Walker<'l> {
         let Some(program) = inner.first() else {
             return false;
         };
-        if program.dynamic {
+        if program.dynamic || names_by_pattern(&program.text) {
             self.unresolved(Unresolved::DynamicCommand(program.text.clone()));
             return false;
         }
@@ -743,6 +743,17 @@ fn process_substitution_text(kind: &ast::ProcessSubstitutionKind) -> &'static st
         ast::ProcessSubstitutionKind::Read => PROCESS_SUBSTITUTION_READ,
         ast::ProcessSubstitutionKind::Write => PROCESS_SUBSTITUTION_WRITE,
     }
+}
+
+/// Whether a program name is a pattern the shell expands to whatever file matches at run time
+/// (`/bin/r? -rf ~`, `/???/?m`, `/bin/[r]m`, extglob `@(rm)`). `[` alone is the test command.
+/// A quoted pattern character in a program name is taken for one too: no real program's name
+/// holds one.
+fn names_by_pattern(program: &str) -> bool {
+    program.contains(['*', '?', '('])
+        || program
+            .find('[')
+            .is_some_and(|open| program[open + 1..].contains(']'))
 }
 
 fn push_word(raw: &str, collected: &mut Collected<'_>, budget: &WordBudget) {
