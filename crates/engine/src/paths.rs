@@ -24,6 +24,9 @@ pub struct PathContext<'a> {
 ///   [`PathContext::home`]. When the home directory is unknown the reference is kept, written
 ///   `~`, and the rest is still normalised; `..` segments that would climb above that unknown
 ///   directory are kept (`~/../x`), because where they lead is unknown.
+/// - A leading `~name` (another user's home, as the shell expands it) becomes `/root` for `root`
+///   and a sibling of the home directory otherwise (`/home/name` when the home is unknown);
+///   `~+` is the working directory.
 /// - A relative path is joined to [`PathContext::cwd`] (itself normalised; an empty `cwd` is `/`).
 /// - `.` segments and empty segments (`//`) vanish, `..` removes the previous segment and never
 ///   climbs above `/`, and a trailing slash is dropped (except for `/` itself).
@@ -65,14 +68,46 @@ pub fn canonicalize(path: &str, ctx: &PathContext<'_>) -> String {
             }
         };
     }
+    let (base, path) = match other_home(path, ctx) {
+        Some((dir, rest)) => (Some(dir), rest),
+        None if !path.starts_with('/') => (Some(absolute_base(ctx.cwd)), path),
+        None => (None, path),
+    };
     let mut out = Vec::new();
-    let base;
-    if !path.starts_with('/') {
-        base = absolute_base(ctx.cwd);
-        push_segments(&mut out, &base, false);
+    if let Some(base) = &base {
+        push_segments(&mut out, base, false);
     }
     push_segments(&mut out, path, false);
     join_absolute(&out)
+}
+
+/// `~name/rest` → (that user's home as a sibling of ours, `/rest`); `~+/rest` → (the working
+/// directory, `/rest`). `None` for anything else.
+fn other_home<'p>(path: &'p str, ctx: &PathContext<'_>) -> Option<(String, &'p str)> {
+    let after = path.strip_prefix('~')?;
+    let end = after.find('/').unwrap_or(after.len());
+    let (name, rest) = after.split_at(end);
+    if name == "+" {
+        return Some((absolute_base(ctx.cwd), rest));
+    }
+    let mut chars = name.chars();
+    let valid = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+    if !valid {
+        return None;
+    }
+    if name == "root" {
+        return Some(("/root".to_owned(), rest));
+    }
+    let parent = ctx
+        .home
+        .map(absolute_base)
+        .and_then(|home| home.rsplit_once('/').map(|(parent, _)| parent.to_owned()))
+        .filter(|parent| !parent.is_empty())
+        .unwrap_or_else(|| "/home".to_owned());
+    Some((format!("{parent}/{name}"), rest))
 }
 
 /// The user's home directory as implied by a Claude Code `transcript_path`
@@ -255,10 +290,28 @@ mod tests {
         assert_eq!(c("${HOME}/.aws/../.ssh"), "/home/ann/.ssh");
         assert_eq!(c("$HOME"), "/home/ann");
         assert_eq!(c("~/../../etc"), "/etc");
-        // Not home references: another user's home, a longer variable name, a mid-path tilde.
-        assert_eq!(c("~bob/x"), "/work/proj/~bob/x");
+        // Not this home: another user's (a sibling of it), a longer variable name, a mid-path
+        // tilde.
+        assert_eq!(c("~bob/x"), "/home/bob/x");
         assert_eq!(c("$HOMEDIR/x"), "/work/proj/$HOMEDIR/x");
         assert_eq!(c("a/~/b"), "/work/proj/a/~/b");
+        let unknown = PathContext {
+            cwd: "/work/proj",
+            home: None,
+        };
+        assert_eq!(canonicalize("~bob/.ssh", &unknown), "/home/bob/.ssh");
+        let mac = PathContext {
+            cwd: "/w",
+            home: Some("/Users/ann"),
+        };
+        assert_eq!(canonicalize("~bob/.ssh", &mac), "/Users/bob/.ssh");
+        assert_eq!(c("~root"), "/root");
+        assert_eq!(c("~+/x/../y"), "/work/proj/y");
+        assert_eq!(
+            c("~1/x"),
+            "/work/proj/~1/x",
+            "a directory-stack reference is not a user"
+        );
         assert_eq!(c("/x/$HOME"), "/x/$HOME");
     }
 

@@ -41,7 +41,7 @@ pub(crate) fn project_root<'a>(ctx: &PathContext<'a>) -> Option<&'a str> {
     Some(cwd)
 }
 
-/// Whether a path is only known at run time (`$VAR`, `$(…)`, backticks, an unresolved `~user`).
+/// Whether a path is only known at run time (`$VAR`, `$(…)`, backticks, process substitution).
 pub(crate) fn is_dynamic(path: &str) -> bool {
     path.contains('$') || path.contains('`') || path.contains("<(")
 }
