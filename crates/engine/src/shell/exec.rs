@@ -264,16 +264,64 @@ const XARGS_LONG_ARG: &[&str] = &[
     "process-slot-var",
 ];
 
+/// Where xargs puts the arguments it reads from standard input, in the argv it runs: known only
+/// at run time (`echo ~ | xargs rm -rf` removes the home directory).
+pub(super) const XARGS_INPUT: &str = "$(xargs input)";
+
 fn xargs(args: &[Field]) -> Option<Nested> {
     let start = skip_options(args, XARGS_SHORT_ARG, XARGS_LONG_ARG);
-    let fields = args.get(start..).unwrap_or(&[]).to_vec();
+    let mut fields = args.get(start..).unwrap_or(&[]).to_vec();
     if fields.is_empty() {
         return None;
+    }
+    match xargs_replace(args.get(..start).unwrap_or(&[])) {
+        // `-I {}`: each argument holding the replace string gets the input there.
+        Some(replace) => {
+            for field in fields.iter_mut().filter(|f| f.text.contains(&replace)) {
+                field.text = field.text.replace(&replace, XARGS_INPUT);
+                field.dynamic = true;
+            }
+        }
+        None => fields.push(Field {
+            text: XARGS_INPUT.to_owned(),
+            dynamic: true,
+        }),
     }
     Some(Nested::Command {
         fields,
         origin: Origin::Xargs,
     })
+}
+
+/// The replace string of xargs' options: `-I R`, `-IR`, `-i[R]` and `--replace[=R]` (`{}` by
+/// default).
+fn xargs_replace(options: &[Field]) -> Option<String> {
+    let mut replace = None;
+    let mut iter = options.iter();
+    while let Some(option) = iter.next() {
+        let text = option.text.as_str();
+        if text == "-I" {
+            replace = iter.next().map(|value| value.text.clone());
+        } else if let Some(value) = text.strip_prefix("--replace") {
+            replace = Some(value.strip_prefix('=').unwrap_or("{}").to_owned());
+        } else if let Some(cluster) = text.strip_prefix('-').filter(|t| !t.starts_with('-')) {
+            // The first flag of a cluster that takes a value ends it (`-n1I{}` is `-n 1I{}`).
+            let at = cluster.find(|c| XARGS_SHORT_ARG.contains(c) || c == 'i');
+            match at.map(|at| cluster.split_at(at)) {
+                Some((_, rest)) if rest.starts_with('I') => replace = Some(rest[1..].to_owned()),
+                Some((_, rest)) if rest.starts_with('i') => {
+                    replace = Some(
+                        Some(&rest[1..])
+                            .filter(|r| !r.is_empty())
+                            .unwrap_or("{}")
+                            .to_owned(),
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+    replace.filter(|replace| !replace.is_empty())
 }
 
 /// Index of the first argument after getopt-style options (`--` consumed).
@@ -486,13 +534,51 @@ mod tests {
             &["xargs", "-a", "list", "-d", "\n", "-r", "-t", "rm", "-rf"],
             &["xargs", "--max-args", "1", "rm", "-rf"],
         ] {
+            let Some(Nested::Command { fields, origin }) = nested(&fields(words)).pop() else {
+                panic!("{words:?}");
+            };
+            assert_eq!(origin, Origin::Xargs);
+            let argv: Vec<&str> = fields.iter().map(|f| f.text.as_str()).collect();
+            assert_eq!(argv[..2], ["rm", "-rf"], "{words:?}");
+        }
+        assert!(nested(&fields(&["xargs", "-0"])).is_empty());
+    }
+
+    #[test]
+    fn xargs_arguments_from_standard_input_are_dynamic() {
+        let argv = |words: &[&str]| match nested(&fields(words)).pop() {
+            Some(Nested::Command { fields, .. }) => fields
+                .iter()
+                .map(|f| (f.text.clone(), f.dynamic))
+                .collect::<Vec<_>>(),
+            other => panic!("{other:?}"),
+        };
+        let input = (XARGS_INPUT.to_owned(), true);
+        let word = |w: &str| (w.to_owned(), false);
+        assert_eq!(
+            argv(&["xargs", "rm", "-rf"]),
+            [word("rm"), word("-rf"), input.clone()]
+        );
+        for words in [
+            &["xargs", "-I{}", "rm", "-rf", "{}"][..],
+            &["xargs", "-I", "{}", "rm", "-rf", "{}"],
+            &["xargs", "-n1", "-i", "rm", "-rf", "{}"],
+            &["xargs", "--replace", "rm", "-rf", "{}"],
+        ] {
             assert_eq!(
-                nested(&fields(words)),
-                [command(&["rm", "-rf"], Origin::Xargs)],
+                argv(words),
+                [word("rm"), word("-rf"), input.clone()],
                 "{words:?}"
             );
         }
-        assert!(nested(&fields(&["xargs", "-0"])).is_empty());
+        assert_eq!(
+            argv(&["xargs", "-I", "F", "cp", "F", "F.bak"]),
+            [
+                word("cp"),
+                input.clone(),
+                (format!("{XARGS_INPUT}.bak"), true)
+            ]
+        );
     }
 
     #[test]

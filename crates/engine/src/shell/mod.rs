@@ -7,6 +7,9 @@
 //! quotes removed, argv[0] basename-resolved, leading assignments split off, exec wrappers
 //! (`sudo`, `env`, `timeout`, `nice`, `nohup`, …) stripped and recorded.
 //!
+//! What `xargs` reads from standard input stands in its command's argv as `$(xargs input)`, a
+//! dynamic argument (appended, or in place of the `-I` replace string).
+//!
 //! Whatever cannot be decided statically is reported in [`Analysis::unresolved`], never guessed:
 //! a parse error, input past the limits, a command name built from a variable or a substitution,
 //! `sh -c "$VAR"`. The evaluator treats those as "never allow".
