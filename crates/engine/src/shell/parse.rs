@@ -582,9 +582,18 @@ fn here_tag_problem(text: &str) -> Option<&'static str> {
     let bytes = text.as_bytes();
     let mut from = 0;
     while let Some(found) = memchr::memmem::find(bytes.get(from..).unwrap_or_default(), b"<<") {
-        let at = from + found + 2;
+        // A run of `<` is tokenised greedily: `<<<` (here-strings) as long as it lasts, then
+        // `<<` when two are left over, which opens a here-document (`<<<<<` is `<<<` `<<`).
+        let run_start = from + found;
+        let run = bytes
+            .get(run_start..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|b| **b == b'<')
+            .count();
+        let at = run_start + run;
         from = at;
-        if bytes.get(at) == Some(&b'<') {
+        if run % 3 != 2 {
             continue;
         }
         let rest = bytes.get(at..).unwrap_or_default();

@@ -852,6 +852,11 @@ fn inputs_that_panic_brush_parser_are_contained() {
         "cat <<$((  ",
         "cat <<${X}\nbody\n${X}\n",
         "xargs <<\t\0\"\tel \"$(\t\t",
+        // The same behind a run of `<`, whose last two open the here-document (found by
+        // fuzzing, 2026-11-23: the 38-byte input ran for minutes).
+        "pyhh]\x02TTysaf$(\t\t\t\t\t<<<<<<<<<<<\t\td4[d$(",
+        "a$( <<<<<<<<<<<\t\td$(",
+        "cat <<<<<  x$(  ",
     ] {
         let analysis = analyze(text, &ShellLimits::default());
         assert!(
@@ -861,6 +866,17 @@ fn inputs_that_panic_brush_parser_are_contained() {
     }
     let fine = analyze("cat <<'EOF' > notes\nhi\nEOF\n", &ShellLimits::default());
     assert!(fine.unresolved.is_empty(), "{fine:?}");
+    // Here-strings may hold expansions: a run of `<` that is all here-strings is no here-doc.
+    for text in ["cat <<< \"$(date)\"", "cat <<<<<< \"$(date)\" x"] {
+        let analysis = analyze(text, &ShellLimits::default());
+        assert!(
+            !analysis
+                .unresolved
+                .iter()
+                .any(|u| matches!(u, Unresolved::Parse(m) if m.contains("delimiter"))),
+            "{text:?}: {analysis:?}"
+        );
+    }
     // An fd number past `i32` panics inside brush-parser's grammar (found by fuzzing): the command
     // is unparseable, and so never allowed.
     let analysis = analyze(
