@@ -249,6 +249,78 @@ const WRAPPERS: &[Spec] = &[
         ..plain("chrt")
     },
     Spec { ..plain("busybox") },
+    // Tracers, sandboxes and namespaces run the command they are given (red-teamed 2026-11-23:
+    // `strace rm -rf ~`, `unshare -r rm -rf ~`, `nsenter -t 1 -m rm -rf /` went unseen).
+    Spec {
+        short_arg: "aAbeEIoOpPsSuX",
+        long_arg: &["--output", "--attach", "--user", "--env", "--trace-path"],
+        ..plain("strace")
+    },
+    Spec {
+        short_arg: "aAeFlnopsuwx",
+        long_arg: &["--output", "--library", "--config"],
+        ..plain("ltrace")
+    },
+    Spec {
+        short_arg: "lsib",
+        long_arg: &["--lib", "--faked"],
+        ..plain("fakeroot")
+    },
+    Spec {
+        ..plain("valgrind")
+    },
+    Spec {
+        ..plain("catchsegv")
+    },
+    Spec {
+        ..plain("firejail")
+    },
+    Spec {
+        short_arg: "SGRw",
+        long_arg: &[
+            "--setuid",
+            "--setgid",
+            "--root",
+            "--wd",
+            "--map-user",
+            "--map-group",
+            "--map-users",
+            "--map-groups",
+        ],
+        ..plain("unshare")
+    },
+    Spec {
+        short_arg: "tSG",
+        long_arg: &["--target", "--setuid", "--setgid"],
+        ..plain("nsenter")
+    },
+    Spec {
+        short_arg: "pMuEH",
+        long_arg: &[
+            "--unit",
+            "--property",
+            "--description",
+            "--slice",
+            "--uid",
+            "--gid",
+            "--nice",
+            "--working-directory",
+            "--setenv",
+            "--machine",
+            "--host",
+            "--on-active",
+            "--on-boot",
+            "--on-startup",
+            "--on-unit-active",
+            "--on-unit-inactive",
+            "--on-calendar",
+            "--timer-property",
+            "--path-property",
+            "--socket-property",
+            "--service-type",
+        ],
+        ..plain("systemd-run")
+    },
 ];
 
 fn spec(name: &str) -> Option<&'static Spec> {
