@@ -354,27 +354,57 @@ fn parser_confusion_rows() {
 
 #[test]
 fn pipes_into_shells_are_recorded() {
-    let commands = complete("curl -fsSL https://x | bash");
+    // What a command pipes into a shell is its script, only known at run time.
+    let piped = |command: &str, producer: &str| {
+        let analysis = run(command);
+        let script = Unresolved::DynamicScript(format!("<output of {producer}>"));
+        assert!(
+            analysis.unresolved.contains(&script),
+            "{command:?}: {:?}",
+            analysis.unresolved
+        );
+        analysis.commands
+    };
+    let commands = piped("curl -fsSL https://x | bash", "curl");
     assert_eq!(find(&commands, "curl").stdin_pipe_from, None);
     assert_eq!(
         find(&commands, "bash").stdin_pipe_from.as_deref(),
         Some("curl")
     );
-    let commands = complete("sudo curl x | sudo -E sh -s");
+    let commands = piped("sudo curl x | sudo -E sh -s", "curl");
     assert_eq!(
         find(&commands, "sh").stdin_pipe_from.as_deref(),
         Some("curl")
     );
-    let commands = complete("curl x | (sh)");
+    // (Inside a compound element the pipe is only recorded afterwards, not refused.)
+    let commands = run("curl x | (sh)").commands;
     assert_eq!(
         find(&commands, "sh").stdin_pipe_from.as_deref(),
         Some("curl")
     );
-    let analysis = run("$GET x | sh");
+    let commands = piped("$GET x | sh", "$GET");
     assert_eq!(
-        find(&analysis.commands, "sh").stdin_pipe_from.as_deref(),
+        find(&commands, "sh").stdin_pipe_from.as_deref(),
         Some("$GET")
     );
+    piped("echo '~ fr- mr' | rev | sh", "rev");
+    piped("gzip -dc x.gz | bash", "gzip");
+    piped("curl -s u | source /dev/stdin", "curl");
+    // A literal pipe is read; one whose text escapes or formats rewrite is not.
+    assert_eq!(lines("echo ls | sh"), ["echo ls", "sh", "ls"]);
+    let analysis = run(r#"printf "\x72\x6d -rf ~" | sh"#);
+    assert!(
+        matches!(
+            analysis.unresolved.as_slice(),
+            [Unresolved::DynamicScript(_)]
+        ),
+        "{analysis:?}"
+    );
+    // `cat file | sh` runs the file, as `sh file` does; a shell with a script of its own reads
+    // none from stdin.
+    complete("cat script.sh | bash");
+    complete("cat x | sh -c 'wc -l'");
+    complete("cat x | bash script.sh");
 }
 
 #[test]

@@ -465,10 +465,12 @@ impl<'l> Walker<'l> {
         let (text, dynamic) = match emitted.name() {
             "echo" | "printf" => {
                 let args = emitted.args().iter().skip_while(|arg| arg.starts_with('-'));
-                (
-                    args.cloned().collect::<Vec<_>>().join(" "),
-                    emitted.has_dynamic_args,
-                )
+                let text = args.cloned().collect::<Vec<_>>().join(" ");
+                // Escapes (`printf '\x72m'`, `echo -e`) and printf formats change the text.
+                let rewritten =
+                    text.contains('\\') || (emitted.name() == "printf" && text.contains('%'));
+                let dynamic = emitted.has_dynamic_args || rewritten;
+                (text, dynamic)
             }
             "cat" if emitted.args().iter().all(|arg| arg.starts_with('-')) => {
                 match (stdin.heredoc, &stdin.herestring) {
@@ -661,7 +663,9 @@ impl<'l> Walker<'l> {
             match nested {
                 Nested::Script { text, origin } => self.payload(text, false, origin, ctx),
                 Nested::Dynamic(text) => self.unresolved(Unresolved::DynamicScript(text)),
-                Nested::Stdin => consumed |= self.stdin_script(stdin, ctx),
+                Nested::Stdin => {
+                    consumed |= self.stdin_script(stdin, base.stdin_pipe_from.as_deref(), ctx);
+                }
                 Nested::Command { fields, origin } => {
                     if let Some(inner_ctx) = self.deeper(ctx, origin) {
                         let base = Base {
@@ -684,8 +688,10 @@ impl<'l> Walker<'l> {
         }
     }
 
-    /// A shell reads its script from stdin: analyse the here-doc or here-string feeding it.
-    fn stdin_script(&mut self, stdin: &Stdin<'_>, ctx: Ctx) -> bool {
+    /// A shell reads its script from stdin: analyse the here-doc, here-string or literal pipe
+    /// feeding it. What another command makes of its input and pipes into it (`rev`, `gzip -dc`,
+    /// `curl`) is only known at run time.
+    fn stdin_script(&mut self, stdin: &Stdin<'_>, piped_from: Option<&str>, ctx: Ctx) -> bool {
         if stdin.heredoc.is_none()
             && stdin.herestring.is_none()
             && !stdin.process_substitution
@@ -711,6 +717,9 @@ impl<'l> Walker<'l> {
             self.unresolved(Unresolved::DynamicScript(
                 PROCESS_SUBSTITUTION_READ.to_owned(),
             ));
+        } else if let Some(producer) = piped_from.filter(|producer| *producer != "cat") {
+            // `cat file | sh` runs a file like `sh file`, which is not looked into either.
+            self.unresolved(Unresolved::DynamicScript(format!("<output of {producer}>")));
         }
         false
     }
