@@ -68,17 +68,60 @@ pub(crate) const SHELL_INIT_FILES: &[&str] = &[
     ".inputrc",
 ];
 
-/// Whether `command` removes recursively, and if so the first critical operand.
+/// Whether `command` removes recursively, and if so the first critical operand: `rm -r`,
+/// `rsync --delete…` (the destination becomes a copy of the source: what is not in the source
+/// goes) and `find ROOT -delete` with nothing to select what it deletes.
 pub(crate) fn critical_removal(command: &SimpleCommand, ctx: &PathContext<'_>) -> Option<String> {
-    if command.name() != "rm" || !has_flag(command.args(), &['r', 'R'], &["recursive"]) {
-        return None;
+    let args = command.args();
+    let operands = || args.iter().filter(|arg| !arg.starts_with('-'));
+    let critical = |arg: &&String| is_critical_target(arg, ctx);
+    match command.name() {
+        "rm" if has_flag(args, &['r', 'R'], &["recursive"]) => operands().find(critical).cloned(),
+        "rsync"
+            if has_flag(
+                args,
+                &[],
+                &[
+                    "delete",
+                    "delete-before",
+                    "delete-during",
+                    "delete-delay",
+                    "delete-after",
+                    "delete-excluded",
+                    "del",
+                ],
+            ) =>
+        {
+            operands().next_back().filter(critical).cloned()
+        }
+        "find" if deletes_whole_trees(args) => args
+            .iter()
+            .take_while(|arg| !arg.starts_with('-') && !matches!(arg.as_str(), "(" | "!"))
+            .find(critical)
+            .cloned(),
+        _ => None,
     }
-    command
-        .args()
+}
+
+/// `find ROOT… -delete` whose expression holds nothing but `-delete` and options that select
+/// nothing (`-depth`, `-maxdepth N`, `-xdev`, …): every file under the roots goes.
+fn deletes_whole_trees(args: &[String]) -> bool {
+    let mut expression = args
         .iter()
-        .filter(|arg| !arg.starts_with('-'))
-        .find(|arg| is_critical_target(arg, ctx))
-        .cloned()
+        .skip_while(|arg| !arg.starts_with('-') && !matches!(arg.as_str(), "(" | "!"))
+        .peekable();
+    let mut deletes = false;
+    while let Some(arg) = expression.next() {
+        match arg.as_str() {
+            "-delete" => deletes = true,
+            "-depth" | "-xdev" | "-mount" | "-ignore_readdir_race" | "-noleaf" => {}
+            "-maxdepth" | "-mindepth" => {
+                expression.next();
+            }
+            _ => return false,
+        }
+    }
+    deletes
 }
 
 /// Whether removing `operand` recursively would hit a critical path.
