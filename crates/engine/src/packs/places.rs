@@ -148,6 +148,16 @@ const HOME_CREDENTIALS: &[&str] = &[
     ".cargo/credentials",
     ".cargo/credentials.toml",
     ".terraform.d/credentials.tfrc.json",
+    ".claude/.credentials.json",
+    ".pgpass",
+    ".my.cnf",
+    ".s3cfg",
+    ".boto",
+    ".config/rclone/rclone.conf",
+    ".gem/credentials",
+    ".config/hub",
+    ".composer/auth.json",
+    ".config/composer/auth.json",
     ".azure/",
     ".gnupg/private-keys-v1.d/",
     ".gnupg/secring.gpg",
@@ -227,11 +237,23 @@ fn home_relative<'p>(path: &'p str, ctx: &PathContext<'_>) -> Option<&'p str> {
     None
 }
 
+/// Whether `rel` is an entry of `list` (a file, or anything under a `dir/` entry), ignoring ASCII
+/// case: macOS and Windows file systems do (`~/.SSH/id_rsa` is `~/.ssh/id_rsa` there), and on
+/// the others such a spelling is no one's real file.
 fn listed(rel: &str, list: &[&str]) -> bool {
     list.iter().any(|entry| match entry.strip_suffix('/') {
-        Some(dir) => paths::is_within(rel, dir) && rel != dir,
-        None => rel == *entry,
+        Some(dir) => strictly_under_ignoring_case(rel, dir),
+        None => rel.eq_ignore_ascii_case(entry),
     })
+}
+
+/// `rel` lies under `dir` (not `dir` itself), comparing ASCII case-insensitively.
+fn strictly_under_ignoring_case(rel: &str, dir: &str) -> bool {
+    rel.len() > dir.len() + 1
+        && rel.as_bytes().get(dir.len()) == Some(&b'/')
+        && rel
+            .get(..dir.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(dir))
 }
 
 /// Whether a file name is a dotenv file holding real values (`.env`, `.env.local`, `prod.env`),
@@ -278,8 +300,9 @@ fn secret_of_concrete(path: &str, ctx: &PathContext<'_>) -> Option<Secret> {
         return Some(SYSTEM);
     }
     let rel = home_relative(path, ctx)?;
-    if let Some(name) = rel.strip_prefix(".ssh/") {
-        let base = basename(name);
+    if strictly_under_ignoring_case(rel, ".ssh") {
+        let name = rel.get(5..).unwrap_or_default();
+        let base = basename(name).to_ascii_lowercase();
         let public = base.ends_with(".pub")
             || base.starts_with("known_hosts")
             || base.starts_with("authorized_keys")
