@@ -654,7 +654,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "dangerous-environment",
         decision: ASK,
         asi: &["ASI05"],
-        description: "Environment variables that inject code or change what runs: `LD_PRELOAD`, `LD_LIBRARY_PATH`, `DYLD_*`, `BASH_ENV`, `ENV`, `NODE_OPTIONS`, `PYTHONSTARTUP`, `PYTHONPATH`, `PERL5OPT`, `RUBYOPT`, `GIT_CONFIG_*`, `GIT_SSH_COMMAND`, `GIT_EXEC_PATH`, `PROMPT_COMMAND`, and `PATH=` prefixes — as command prefixes, `env` arguments or `export`s.",
+        description: "Environment variables that inject code or change what runs: `LD_PRELOAD`, `LD_LIBRARY_PATH`, `DYLD_*`, `BASH_ENV`, `ENV`, `NODE_OPTIONS`, `PYTHONSTARTUP`, `PYTHONPATH`, `PERL5OPT`, `RUBYOPT`, `GIT_CONFIG_*`, `GIT_SSH_COMMAND`, `GIT_EXEC_PATH`, `PROMPT_COMMAND`, pagers and editors set to anything but a plain one (`PAGER`, `GIT_PAGER`, `EDITOR`, `GIT_EDITOR`; `GIT_EDITOR=true` is fine), `LESSOPEN`, askpass programs, exported functions (`BASH_FUNC_*`), and `PATH=` prefixes — as command prefixes, `env` arguments or `export`s.",
         why: "These variables load libraries or scripts into the next program, so a harmless-looking command runs attacker code.",
         catches: &[
             "LD_PRELOAD=/tmp/x.so ls",

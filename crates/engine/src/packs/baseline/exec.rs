@@ -293,6 +293,43 @@ pub(super) fn check_analysis(analysis: &Analysis, ctx: &PathContext<'_>, out: &m
     }
 }
 
+/// A pager or editor another program runs: harmless when it names a plain pager or editor, or
+/// none (`GIT_EDITOR=true git rebase --continue`), code when it is anything else
+/// (`PAGER='rm -rf ~' git log`).
+fn runs_as_command(name: &str, value: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "PAGER",
+        "GIT_PAGER",
+        "MANPAGER",
+        "EDITOR",
+        "VISUAL",
+        "GIT_EDITOR",
+        "GIT_SEQUENCE_EDITOR",
+    ];
+    const PLAIN: &[&str] = &[
+        "",
+        "true",
+        ":",
+        "cat",
+        "less",
+        "more",
+        "most",
+        "vi",
+        "vim",
+        "nvim",
+        "nano",
+        "emacs",
+        "code",
+        "subl",
+        "less -R",
+        "less -FRX",
+        "code --wait",
+        "subl -w",
+        "delta",
+    ];
+    NAMES.contains(&name) && !PLAIN.contains(&value)
+}
+
 /// Environment variables that load code into the next program.
 fn is_dangerous_env(name: &str) -> bool {
     const EXACT: &[&str] = &[
@@ -323,14 +360,22 @@ fn is_dangerous_env(name: &str) -> bool {
         "PROMPT_COMMAND",
         "SHELLOPTS",
         "BASHOPTS",
+        "LESSOPEN",
+        "LESSCLOSE",
+        "SUDO_ASKPASS",
+        "SSH_ASKPASS",
     ];
-    EXACT.contains(&name) || name.starts_with("DYLD_") || name.starts_with("GIT_CONFIG")
+    EXACT.contains(&name)
+        || name.starts_with("DYLD_")
+        || name.starts_with("GIT_CONFIG")
+        // Exported functions: `BASH_FUNC_ls%%=() { …; }` redefines `ls` in the next bash.
+        || name.starts_with("BASH_FUNC_")
 }
 
 fn env(cmd: &Cmd<'_>, out: &mut Findings) {
     for assignment in &cmd.simple.assignments {
         let name = assignment.name.as_str();
-        if is_dangerous_env(name) || name == "PATH" {
+        if is_dangerous_env(name) || name == "PATH" || runs_as_command(name, &assignment.value) {
             out.add(
                 "dangerous-env-assignment",
                 format!(
@@ -345,11 +390,11 @@ fn env(cmd: &Cmd<'_>, out: &mut Findings) {
         "export" | "declare" | "typeset" | "setenv" | "readonly" | "local"
     ) {
         for arg in cmd.args() {
-            let name = arg.split_once('=').map_or(arg.as_str(), |(name, _)| name);
+            let (name, value) = arg.split_once('=').unwrap_or((arg.as_str(), ""));
             if cmd.name() != "setenv" && !arg.contains('=') {
                 continue;
             }
-            if is_dangerous_env(name) {
+            if is_dangerous_env(name) || runs_as_command(name, value) {
                 out.add(
                     "dangerous-env-assignment",
                     format!("exporting `{name}` changes which code every later command loads"),
