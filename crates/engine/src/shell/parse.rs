@@ -613,6 +613,11 @@ fn here_tag_problem(text: &str) -> Option<&'static str> {
         {
             return Some("empty here-document delimiter");
         }
+        // No delimiter at all (an operator or the end follows): a syntax error, on which the
+        // tokenizer loops inside a command substitution (`$( << <  `).
+        if tag.is_empty() && memchr::memmem::find(bytes, b"$(").is_some() {
+            return Some("here-document without a delimiter");
+        }
         let expands = |pair: &[u8]| matches!(pair, [b'$', b'(' | b'[' | b'{'] | [b'`', _]);
         if with_next.windows(2).any(expands) || tag.ends_with(b"`") {
             return Some("here-document delimiter with an expansion");

@@ -887,6 +887,10 @@ fn inputs_that_panic_brush_parser_are_contained() {
         "pyhh]\x02TTysaf$(\t\t\t\t\t<<<<<<<<<<<\t\td4[d$(",
         "a$( <<<<<<<<<<<\t\td$(",
         "cat <<<<<  x$(  ",
+        // And a here-document with no delimiter at all inside `$(` (found by fuzzing too).
+        "p \"ux$(si\t\t<<<<<<<<<<<\t\t<\t\t",
+        "$( << <  ",
+        "$( << ;  ",
     ] {
         let analysis = analyze(text, &ShellLimits::default());
         assert!(
