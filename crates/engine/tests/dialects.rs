@@ -285,3 +285,35 @@ fn prompts_are_blocked_in_each_agents_way() {
         (2, Some("not here"))
     );
 }
+
+/// Copilot CLI's `permissionRequest` is answered with `behavior` (and exit 2 for a deny), not
+/// with the `permissionDecision` of its `preToolUse`.
+#[test]
+fn copilot_permission_requests_are_answered_with_a_behavior() {
+    let request = |command: &str| {
+        json!({"hookEventName": "permissionRequest", "timestamp": 1760000000000_u64,
+               "cwd": "/home/user/my-project", "toolName": "bash",
+               "toolArgs": serde_json::to_string(&json!({"command": command})).expect("json")})
+    };
+    let policy = policy();
+    let reply = |command: &str| {
+        let event = decode_value(Agent::Copilot, request(command)).expect("decodes");
+        render(Agent::Copilot, &event, &evaluate(&policy, &event))
+    };
+    let denied = reply("rm -rf build");
+    assert_eq!(denied.exit_code, 2);
+    let body = denied.body.expect("a body");
+    assert_eq!(body["behavior"], "deny", "{body}");
+    assert!(
+        body["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "{body}"
+    );
+    let allowed = reply("ls -la").body.expect("a body");
+    assert_eq!(allowed, json!({"behavior": "allow"}));
+    assert_eq!(
+        reply("git push origin x").body,
+        Some(json!({})),
+        "ask: the user decides"
+    );
+    assert_eq!(reply("make").body, Some(json!({})));
+}

@@ -482,6 +482,19 @@ pub fn render(agent: Agent, event: &HookEvent, decision: &Decision) -> Reply {
             }
             Reply::json(super::render_claude(event, &strict))
         }
+        // Copilot CLI's `permissionRequest` answers with `behavior`, and exit 2 denies too; an
+        // ask leaves the user's own prompt to decide.
+        Agent::Copilot if event.native_event.as_deref() == Some("permissionRequest") => {
+            match decision.outcome {
+                Outcome::Deny => Reply {
+                    body: Some(json!({ "behavior": "deny", "message": reason })),
+                    exit_code: 2,
+                    stderr: Some(reason),
+                },
+                Outcome::Allow => Reply::json(json!({ "behavior": "allow" })),
+                Outcome::Ask | Outcome::None => Reply::json(json!({})),
+            }
+        }
         Agent::Copilot => {
             let mut body = Map::new();
             if event.event == "UserPromptSubmit" && blocks {
