@@ -613,14 +613,21 @@ fn here_tag_problem(text: &str) -> Option<&'static str> {
         {
             return Some("empty here-document delimiter");
         }
-        // No delimiter at all (an operator or the end follows): a syntax error, on which the
-        // tokenizer loops inside a command substitution (`$( << <  `).
-        if tag.is_empty() && memchr::memmem::find(bytes, b"$(").is_some() {
+        // No delimiter at all (an operator, a newline or the end follows): a syntax error, on
+        // which the tokenizer loops inside an unclosed `$(` or `$[` (`$( << <  `, `$[$[]<<  `).
+        if tag.is_empty() {
             return Some("here-document without a delimiter");
         }
         let expands = |pair: &[u8]| matches!(pair, [b'$', b'(' | b'[' | b'{'] | [b'`', _]);
         if with_next.windows(2).any(expands) || tag.ends_with(b"`") {
             return Some("here-document delimiter with an expansion");
+        }
+        // Real delimiters are words (`EOF`, `'PY'`, `"END-OF-FILE"`, `\EOT`). The tokenizer has
+        // looped on odd ones inside an unclosed `$[` (`$[$[]<<  '<<<' `, found by fuzzing), so
+        // anything but word characters, quotes and a backslash is refused.
+        let plain = |b: &u8| b.is_ascii_alphanumeric() || b"\"'\\_-.!@%+=:,/^".contains(b);
+        if !tag.iter().all(plain) {
+            return Some("here-document delimiter of an unusual form");
         }
     }
     None

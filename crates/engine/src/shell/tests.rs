@@ -891,6 +891,10 @@ fn inputs_that_panic_brush_parser_are_contained() {
         "p \"ux$(si\t\t<<<<<<<<<<<\t\t<\t\t",
         "$( << <  ",
         "$( << ;  ",
+        // … or an unclosed `$[` (found by fuzzing, a third time).
+        "$[$[]<<  ",
+        "x$[$[]<< ;  ",
+        "$[$[]<<  '<<<' ",
     ] {
         let analysis = analyze(text, &ShellLimits::default());
         assert!(
@@ -900,6 +904,14 @@ fn inputs_that_panic_brush_parser_are_contained() {
     }
     let fine = analyze("cat <<'EOF' > notes\nhi\nEOF\n", &ShellLimits::default());
     assert!(fine.unresolved.is_empty(), "{fine:?}");
+    for text in [
+        "cat <<\"END-OF-FILE\"\nx\nEND-OF-FILE\n",
+        "cat <<-\\EOT\n\tx\nEOT\n",
+        "python3 - <<PY_1\nprint(1)\nPY_1\n",
+    ] {
+        let analysis = analyze(text, &ShellLimits::default());
+        assert!(analysis.unresolved.is_empty(), "{text:?}: {analysis:?}");
+    }
     // Here-strings may hold expansions: a run of `<` that is all here-strings is no here-doc.
     for text in ["cat <<< \"$(date)\"", "cat <<<<<< \"$(date)\" x"] {
         let analysis = analyze(text, &ShellLimits::default());
