@@ -313,15 +313,23 @@ async fn a_new_replica_id_on_an_old_spool_starts_its_own_chain() {
     let second = Server::start(&url, dir.path(), "second-run", "info").await;
     let reply = evaluate(&client, &second.address, &token, &bash_call("s", "b", "ls")).await;
     assert_eq!(reply, Some(json!({})));
-    let chains: Vec<(String, i64)> =
-        sqlx::query_as("SELECT replica_id, seq FROM audit ORDER BY replica_id, seq")
-            .fetch_all(&db)
-            .await
-            .unwrap();
-    assert_eq!(
-        chains,
-        [("first-run".to_owned(), 1), ("second-run".to_owned(), 1)]
-    );
+    // The old spool holds rows the killed process never marked shipped, so the new one starts
+    // by spooling: its row is durable at once and reaches the table when the shipper runs.
+    let expected = [("first-run".to_owned(), 1), ("second-run".to_owned(), 1)];
+    let chains = eventually(
+        Duration::from_secs(30),
+        "both chains in the table",
+        || async {
+            let chains: Vec<(String, i64)> =
+                sqlx::query_as("SELECT replica_id, seq FROM audit ORDER BY replica_id, seq")
+                    .fetch_all(&db)
+                    .await
+                    .ok()?;
+            (chains.len() >= expected.len()).then_some(chains)
+        },
+    )
+    .await;
+    assert_eq!(chains, expected);
     let (code, out) = verify_cli(&url).await;
     assert_eq!(code, Some(0), "{out}");
 }
