@@ -317,24 +317,12 @@ fn route_agent(path: &str) -> Result<Agent, ApiError> {
 async fn read_body(state: &AppState, body: Body) -> Result<axum::body::Bytes, Response> {
     axum::body::to_bytes(body, state.max_body_bytes)
         .await
-        .map_err(|_| {
-            envelope(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "payload_too_large",
-                &format!(
-                    "the request body is larger than {} bytes",
-                    state.max_body_bytes
-                ),
-            )
-        })
+        .map_err(|_| ApiError::PayloadTooLarge(state.max_body_bytes).into_response())
 }
 
+/// A bare 408; [`json_errors`], outside this layer, gives it the envelope.
 fn timed_out() -> Response {
-    envelope(
-        StatusCode::REQUEST_TIMEOUT,
-        "request_timeout",
-        "the request took too long",
-    )
+    StatusCode::REQUEST_TIMEOUT.into_response()
 }
 
 /// Answers a request shed under load without evaluating it: its event is decoded (in the

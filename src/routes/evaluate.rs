@@ -191,11 +191,6 @@ pub fn body_rejection(limit: usize, rejection: BytesRejection) -> ApiError {
     }
 }
 
-/// Decodes a Claude Code hook event, or explains why the body is not one (400 `invalid_event`).
-pub fn decode(body: &[u8]) -> Result<HookEvent, ApiError> {
-    decode_as(Agent::ClaudeCode, body)
-}
-
 /// Decodes an agent's hook event, or explains why the body is not one (400 `invalid_event`).
 pub fn decode_as(agent: Agent, body: &[u8]) -> Result<HookEvent, ApiError> {
     protocol::decode(agent, body)
@@ -333,7 +328,7 @@ mod tests {
 
     #[test]
     fn not_an_event_names_the_problem() {
-        let error = decode(br#"{"hook_event_name": 3}"#).unwrap_err();
+        let error = decode_as(Agent::ClaudeCode, br#"{"hook_event_name": 3}"#).unwrap_err();
         assert_eq!(error.code(), "invalid_event");
         assert!(error.to_string().contains("hook_event_name"), "{error}");
     }

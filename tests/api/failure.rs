@@ -135,6 +135,29 @@ async fn an_evaluation_past_the_request_timeout_gets_the_failure_decision() {
     );
 }
 
+/// A body that has not arrived by `--request-timeout` holds no event to answer: a 408 in the
+/// JSON envelope, and the connection is not held open.
+#[tokio::test]
+async fn a_body_that_does_not_arrive_in_time_is_a_408() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let app = spawn_app_with(|config| config.request_timeout = Duration::from_millis(300)).await;
+    let host = app.address.trim_start_matches("http://");
+    let mut socket = tokio::net::TcpStream::connect(host).await.unwrap();
+    let head = format!(
+        "POST /v1/evaluate HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {UNKNOWN}\r\n\
+         Content-Type: application/json\r\nContent-Length: 100\r\nConnection: close\r\n\r\n{{"
+    );
+    socket.write_all(head.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    socket.read_to_end(&mut response).await.unwrap();
+    let response = String::from_utf8_lossy(&response);
+    assert!(response.starts_with("HTTP/1.1 408"), "{response}");
+    let body = response.split_once("\r\n\r\n").map_or("", |(_, body)| body);
+    let body: Value = serde_json::from_str(body).expect("a JSON body");
+    assert_eq!(body["error"]["code"], "request_timeout", "{body}");
+}
+
 #[tokio::test]
 async fn the_failure_decision_is_configurable() {
     let app = spawn_app_with(|config| {
