@@ -116,11 +116,24 @@ pub(crate) fn leading_options<'a>(
     short_value: &[char],
     long_value: &[&str],
 ) -> (Parsed<'a>, Option<usize>) {
+    let index = options_end(args, short_value, long_value);
+    let head = args.get(..index.min(args.len())).unwrap_or(&[]);
+    let parsed = Parsed::new(head, short_value, long_value);
+    let sub = (index < args.len()).then_some(index);
+    (parsed, sub)
+}
+
+/// Index of the first operand: past the leading options, the values of those that take one
+/// (`short_value`, `long_value`), and a `--` ending them.
+pub(crate) fn options_end<T: AsRef<str>>(
+    args: &[T],
+    short_value: &[char],
+    long_value: &[&str],
+) -> usize {
     let mut index = 0;
-    while let Some(arg) = args.get(index) {
+    while let Some(arg) = args.get(index).map(AsRef::as_ref) {
         if arg == "--" {
-            index += 1;
-            break;
+            return index + 1;
         }
         if let Some(long) = arg.strip_prefix("--") {
             index += if !long.contains('=') && long_value.contains(&long) {
@@ -141,10 +154,27 @@ pub(crate) fn leading_options<'a>(
             _ => break,
         }
     }
-    let head = args.get(..index.min(args.len())).unwrap_or(&[]);
-    let parsed = Parsed::new(head, short_value, long_value);
-    let sub = (index < args.len()).then_some(index);
-    (parsed, sub)
+    index
+}
+
+/// Whether one of the flags is among the options, for a command whose options that take a
+/// value are not known: a long one by its name or a prefix of it (`--rec`), a short one in a
+/// cluster up to the first character that cannot be a flag, where an attached value begins
+/// (`sed -i.bak`, `-Ei~`).
+pub(crate) fn has_flag(args: &[String], short: &[char], long: &[&str]) -> bool {
+    args.iter().take_while(|arg| *arg != "--").any(|arg| {
+        if let Some(name) = arg.strip_prefix("--") {
+            let given = name.split_once('=').map_or(name, |(given, _)| given);
+            long.iter().any(|flag| long_option_matches(given, flag))
+        } else if let Some(cluster) = arg.strip_prefix('-') {
+            cluster
+                .chars()
+                .take_while(char::is_ascii_alphanumeric)
+                .any(|c| short.contains(&c))
+        } else {
+            false
+        }
+    })
 }
 
 #[cfg(test)]

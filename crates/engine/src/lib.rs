@@ -17,6 +17,7 @@
     clippy::indexing_slicing
 )]
 
+pub(crate) mod argv;
 pub mod bundle;
 pub mod compile;
 pub mod decision;

@@ -119,6 +119,21 @@ pub fn home_from_transcript(transcript_path: &str) -> Option<&str> {
         .filter(|home| !home.is_empty())
 }
 
+/// The directory part of a path before its first glob or brace character (`/a/b*/c` → `/a`).
+pub fn literal_prefix(path: &str) -> &str {
+    match path.find(['*', '?', '[', '{']) {
+        None => path,
+        Some(at) => {
+            let head = path.get(..at).unwrap_or(path);
+            match head.rfind('/') {
+                Some(0) => "/",
+                Some(slash) => head.get(..slash).unwrap_or(head),
+                None => head,
+            }
+        }
+    }
+}
+
 /// Whether `path` is `dir` or lies under it (segment-aware: `/a/bc` is not within `/a/b`).
 ///
 /// Both paths are expected to be canonical; a trailing slash on `dir` is tolerated. Every

@@ -5,7 +5,7 @@
 //! writing it. This table knows the common file commands; arguments of commands it does not know
 //! are not treated as paths (data is not code: `echo .env` reads nothing).
 
-use crate::packs::argv::long_option_matches;
+use crate::argv::has_flag;
 use crate::shell::{RedirectKind, SimpleCommand};
 
 /// One path argument and how it is read.
@@ -105,25 +105,6 @@ const GREP_VALUED: &[&str] = &[
     "--glob",
     "--type",
 ];
-
-/// Whether one of the flags is among the options: a long one by its name or a prefix of it
-/// (`--rec`), a short one in a cluster up to the first character that cannot be a flag, where
-/// an attached value begins (`sed -i.bak`, `-Ei~`).
-pub(crate) fn has_flag(args: &[String], short: &[char], long: &[&str]) -> bool {
-    args.iter().take_while(|arg| *arg != "--").any(|arg| {
-        if let Some(name) = arg.strip_prefix("--") {
-            let given = name.split_once('=').map_or(name, |(given, _)| given);
-            long.iter().any(|flag| long_option_matches(given, flag))
-        } else if let Some(cluster) = arg.strip_prefix('-') {
-            cluster
-                .chars()
-                .take_while(char::is_ascii_alphanumeric)
-                .any(|c| short.contains(&c))
-        } else {
-            false
-        }
-    })
-}
 
 /// The value of an option given as `-x VALUE`, `-xVALUE`, `--long VALUE` or `--long=VALUE`.
 fn option_values<'a>(args: &'a [String], short: &[&str], long: &[&str]) -> Vec<&'a str> {

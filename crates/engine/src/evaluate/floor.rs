@@ -4,7 +4,8 @@
 //! project or one of its parents, a system directory) and writes into `.git/`, `.claude/` or a
 //! shell start-up file are at least `ask`, whatever the bundle allows.
 
-use super::effects::has_flag;
+use crate::argv::has_flag;
+use crate::packs::places::{SCRATCH_DIRS, SYSTEM_DIRS};
 use crate::paths::{self, PathContext};
 use crate::shell::SimpleCommand;
 
@@ -12,42 +13,6 @@ use crate::shell::SimpleCommand;
 pub(crate) const CRITICAL_REMOVAL: &str = "safety-floor/critical-path-removal";
 /// Rule id of the protected-write floor.
 pub(crate) const PROTECTED_WRITE: &str = "safety-floor/protected-path-write";
-
-/// System directories whose contents are never removed recursively without asking.
-const SYSTEM_DIRS: &[&str] = &[
-    "/bin",
-    "/boot",
-    "/dev",
-    "/etc",
-    "/lib",
-    "/lib32",
-    "/lib64",
-    "/libx32",
-    "/opt",
-    "/proc",
-    "/root",
-    "/sbin",
-    "/srv",
-    "/sys",
-    "/usr",
-    "/var",
-    "/System",
-    "/Library",
-    "/Applications",
-    "/private",
-    "/snap",
-    "/nix",
-];
-
-/// Places under system directories that are scratch space.
-const SCRATCH_DIRS: &[&str] = &[
-    "/tmp",
-    "/var/tmp",
-    "/private/tmp",
-    "/var/folders",
-    "/private/var/folders",
-    "/dev/shm",
-];
 
 /// Shell start-up files: a write there runs code in every future shell.
 pub(crate) const SHELL_INIT_FILES: &[&str] = &[
@@ -134,23 +99,8 @@ pub(crate) fn is_critical_target(operand: &str, ctx: &PathContext<'_>) -> bool {
         return true;
     }
     let canonical = paths::canonicalize(operand, ctx);
-    let literal = literal_prefix(&canonical);
+    let literal = paths::literal_prefix(&canonical);
     is_critical_dir(literal, ctx)
-}
-
-/// The part of a path before its first glob character, trimmed to a whole directory.
-fn literal_prefix(path: &str) -> &str {
-    match path.find(['*', '?', '[']) {
-        None => path,
-        Some(at) => {
-            let head = path.get(..at).unwrap_or(path);
-            match head.rfind('/') {
-                Some(0) => "/",
-                Some(slash) => head.get(..slash).unwrap_or(head),
-                None => head,
-            }
-        }
-    }
 }
 
 fn is_critical_dir(path: &str, ctx: &PathContext<'_>) -> bool {

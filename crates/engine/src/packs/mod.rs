@@ -8,10 +8,9 @@
 //! This module must stay pure (no I/O, no clock) and must not decide the final outcome: it only
 //! records hits on the [`Evaluation`], which combines them with every other source.
 
-pub(crate) mod argv;
 mod baseline;
 mod catalog;
-mod places;
+pub(crate) mod places;
 mod secrets;
 #[cfg(test)]
 mod tests;

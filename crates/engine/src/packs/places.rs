@@ -9,8 +9,34 @@ use std::borrow::Cow;
 
 use crate::paths::{self, PathContext};
 
+/// System directories: recursive removal, ownership or mode changes there break the machine.
+pub(crate) const SYSTEM_DIRS: &[&str] = &[
+    "/bin",
+    "/boot",
+    "/dev",
+    "/etc",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/opt",
+    "/proc",
+    "/root",
+    "/sbin",
+    "/srv",
+    "/sys",
+    "/usr",
+    "/var",
+    "/System",
+    "/Library",
+    "/Applications",
+    "/private",
+    "/snap",
+    "/nix",
+];
+
 /// Scratch locations where removal and truncation are everyday clean-up.
-const SCRATCH_DIRS: &[&str] = &[
+pub(crate) const SCRATCH_DIRS: &[&str] = &[
     "/tmp",
     "/var/tmp",
     "/private/tmp",
@@ -51,24 +77,9 @@ pub(crate) fn has_glob(path: &str) -> bool {
     path.contains(['*', '?', '[', '{'])
 }
 
-/// The directory part of a path before its first glob character.
-pub(crate) fn literal_prefix(path: &str) -> &str {
-    match path.find(['*', '?', '[', '{']) {
-        None => path,
-        Some(at) => {
-            let head = path.get(..at).unwrap_or(path);
-            match head.rfind('/') {
-                Some(0) => "/",
-                Some(slash) => head.get(..slash).unwrap_or(head),
-                None => head,
-            }
-        }
-    }
-}
-
 /// Whether the canonical path lies in scratch space (temp directories, caches).
 pub(crate) fn is_scratch(path: &str, ctx: &PathContext<'_>) -> bool {
-    let literal = literal_prefix(path);
+    let literal = paths::literal_prefix(path);
     let globbed = literal != path;
     let path = literal;
     // A glob inside a scratch directory (`/tmp/*`) removes only its contents.
@@ -88,7 +99,7 @@ pub(crate) fn is_scratch(path: &str, ctx: &PathContext<'_>) -> bool {
 
 /// Whether the canonical path (its literal part, for globs) lies inside the project.
 pub(crate) fn is_in_project(path: &str, ctx: &PathContext<'_>) -> bool {
-    project_root(ctx).is_some_and(|root| paths::is_within(literal_prefix(path), root))
+    project_root(ctx).is_some_and(|root| paths::is_within(paths::literal_prefix(path), root))
 }
 
 /// The last segment of a path.
@@ -392,7 +403,7 @@ pub(crate) fn secret_tree(dir: &str, ctx: &PathContext<'_>) -> Option<Secret> {
     if let Some(secret) = secret_file(dir, ctx) {
         return Some(secret);
     }
-    let dir = literal_prefix(dir);
+    let dir = paths::literal_prefix(dir);
     if has_glob(dir) {
         return None;
     }

@@ -9,6 +9,7 @@
 
 use super::wrappers::Field;
 use super::{Origin, basename};
+use crate::argv::options_end;
 
 /// The text given to an argument that is a process substitution (`<(…)` / `>(…)`).
 pub(super) const PROCESS_SUBSTITUTION_READ: &str = "<(…)";
@@ -254,7 +255,7 @@ fn trap(args: &[Field]) -> Option<Nested> {
 
 /// xargs options: required-argument short options, optional-attached ones, and long options that
 /// take a separate argument.
-const XARGS_SHORT_ARG: &str = "aEILnPsd";
+const XARGS_SHORT_ARG: &[char] = &['a', 'E', 'I', 'L', 'n', 'P', 's', 'd'];
 const XARGS_LONG_ARG: &[&str] = &[
     "arg-file",
     "delimiter",
@@ -269,7 +270,7 @@ const XARGS_LONG_ARG: &[&str] = &[
 pub(super) const XARGS_INPUT: &str = "$(xargs input)";
 
 fn xargs(args: &[Field]) -> Option<Nested> {
-    let start = skip_options(args, XARGS_SHORT_ARG, XARGS_LONG_ARG);
+    let start = options_end(args, XARGS_SHORT_ARG, XARGS_LONG_ARG);
     let mut fields = args.get(start..).unwrap_or(&[]).to_vec();
     if fields.is_empty() {
         return None;
@@ -306,7 +307,7 @@ fn xargs_replace(options: &[Field]) -> Option<String> {
             replace = Some(value.strip_prefix('=').unwrap_or("{}").to_owned());
         } else if let Some(cluster) = text.strip_prefix('-').filter(|t| !t.starts_with('-')) {
             // The first flag of a cluster that takes a value ends it (`-n1I{}` is `-n 1I{}`).
-            let at = cluster.find(|c| XARGS_SHORT_ARG.contains(c) || c == 'i');
+            let at = cluster.find(|c| XARGS_SHORT_ARG.contains(&c) || c == 'i');
             match at.map(|at| cluster.split_at(at)) {
                 Some((_, rest)) if rest.starts_with('I') => replace = Some(rest[1..].to_owned()),
                 Some((_, rest)) if rest.starts_with('i') => {
@@ -322,37 +323,6 @@ fn xargs_replace(options: &[Field]) -> Option<String> {
         }
     }
     replace.filter(|replace| !replace.is_empty())
-}
-
-/// Index of the first argument after getopt-style options (`--` consumed).
-fn skip_options(args: &[Field], short_arg: &str, long_arg: &[&str]) -> usize {
-    let mut index = 0;
-    while let Some(arg) = args.get(index) {
-        let text = arg.text.as_str();
-        if text == "--" {
-            return index + 1;
-        }
-        if let Some(long) = text.strip_prefix("--").filter(|l| !l.is_empty()) {
-            if !long.contains('=') && long_arg.contains(&long) {
-                index += 1;
-            }
-            index += 1;
-            continue;
-        }
-        let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) else {
-            return index;
-        };
-        for (at, flag) in cluster.char_indices() {
-            if short_arg.contains(flag) {
-                if cluster.get(at + flag.len_utf8()..).unwrap_or("").is_empty() {
-                    index += 1;
-                }
-                break;
-            }
-        }
-        index += 1;
-    }
-    index
 }
 
 fn find(args: &[Field]) -> Vec<Nested> {
@@ -383,7 +353,9 @@ fn is_braces(field: &Field) -> bool {
     field.text == "{}"
 }
 
-const PARALLEL_SHORT_ARG: &str = "jSadEIinNLPCX";
+const PARALLEL_SHORT_ARG: &[char] = &[
+    'j', 'S', 'a', 'd', 'E', 'I', 'i', 'n', 'N', 'L', 'P', 'C', 'X',
+];
 const PARALLEL_LONG_ARG: &[&str] = &[
     "jobs",
     "sshlogin",
@@ -406,7 +378,7 @@ const PARALLEL_LONG_ARG: &[&str] = &[
 ];
 
 fn parallel(args: &[Field]) -> Option<Nested> {
-    let start = skip_options(args, PARALLEL_SHORT_ARG, PARALLEL_LONG_ARG);
+    let start = options_end(args, PARALLEL_SHORT_ARG, PARALLEL_LONG_ARG);
     let command: Vec<&Field> = args
         .get(start..)
         .unwrap_or(&[])
@@ -428,16 +400,7 @@ fn parallel(args: &[Field]) -> Option<Nested> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn fields(words: &[&str]) -> Vec<Field> {
-        words
-            .iter()
-            .map(|w| Field {
-                text: (*w).to_owned(),
-                dynamic: w.contains('$'),
-            })
-            .collect()
-    }
+    use crate::shell::wrappers::tests::fields;
 
     fn script(text: &str, origin: Origin) -> Nested {
         Nested::Script {

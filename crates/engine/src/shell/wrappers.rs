@@ -20,6 +20,12 @@ pub(super) struct Field {
     pub dynamic: bool,
 }
 
+impl AsRef<str> for Field {
+    fn as_ref(&self) -> &str {
+        &self.text
+    }
+}
+
 /// What a stripped segment was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum SegmentKind {
@@ -535,10 +541,11 @@ fn take_payload(spec: &Spec, option: &str, value: String, dynamic: bool, parsed:
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn fields(words: &[&str]) -> Vec<Field> {
+    /// Fields of literal words; a word holding `$` is dynamic.
+    pub(in crate::shell) fn fields(words: &[&str]) -> Vec<Field> {
         words
             .iter()
             .map(|w| Field {

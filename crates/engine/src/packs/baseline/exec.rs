@@ -9,8 +9,8 @@
 //! This module must not flag a download that is only saved, inspected or parsed (`| jq`).
 
 use super::Cmd;
+use crate::argv::Parsed;
 use crate::packs::Findings;
-use crate::packs::argv::Parsed;
 use crate::paths::{self, PathContext};
 use crate::shell::{self, Analysis, Origin, ShellLimits, Unresolved};
 

@@ -9,8 +9,8 @@
 //! This module must not flag downloads, JSON bodies given inline, or copies between local paths.
 
 use super::Cmd;
+use crate::argv::Parsed;
 use crate::packs::Findings;
-use crate::packs::argv::Parsed;
 use crate::packs::places;
 use crate::shell::{self, RedirectKind, ShellLimits};
 

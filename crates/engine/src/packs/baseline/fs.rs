@@ -6,39 +6,14 @@
 //! under the temp directories.
 
 use super::Cmd;
+use crate::argv::Parsed;
 use crate::packs::Findings;
-use crate::packs::argv::Parsed;
-use crate::packs::places::{self, is_dynamic};
+use crate::packs::places::{self, SYSTEM_DIRS, is_dynamic};
 use crate::paths::{self, PathContext};
 use crate::shell::RedirectKind;
 
-/// System directories (recursive ownership or mode changes there break the machine).
-const SYSTEM_DIRS: &[&str] = &[
-    "/bin",
-    "/boot",
-    "/dev",
-    "/etc",
-    "/lib",
-    "/lib32",
-    "/lib64",
-    "/libx32",
-    "/opt",
-    "/proc",
-    "/root",
-    "/sbin",
-    "/srv",
-    "/sys",
-    "/usr",
-    "/var",
-    "/System",
-    "/Library",
-    "/Applications",
-    "/private",
-    "/snap",
-    "/nix",
-    "/home",
-    "/Users",
-];
+/// Where the home directories are: a recursive ownership or mode change there reaches every user.
+const HOME_ROOTS: &[&str] = &["/home", "/Users"];
 
 /// Devices that are not disks.
 fn is_harmless_device(path: &str) -> bool {
@@ -82,7 +57,7 @@ fn outside(path: &str, ctx: &PathContext<'_>) -> bool {
 /// Whether the canonical path is the root, a top-level or system directory, or a home directory
 /// (or one of its ancestors).
 fn is_system_or_home(path: &str, ctx: &PathContext<'_>) -> bool {
-    let path = places::literal_prefix(path);
+    let path = paths::literal_prefix(path);
     if path == "/" || path.matches('/').count() <= 1 || path.starts_with('~') {
         return !places::is_scratch(path, ctx);
     }
@@ -95,7 +70,10 @@ fn is_system_or_home(path: &str, ctx: &PathContext<'_>) -> bool {
     if places::is_in_project(path, ctx) {
         return false;
     }
-    SYSTEM_DIRS.iter().any(|dir| paths::is_within(path, dir))
+    SYSTEM_DIRS
+        .iter()
+        .chain(HOME_ROOTS)
+        .any(|dir| paths::is_within(path, dir))
 }
 
 /// Whether a `chmod` mode makes files writable by everyone.

@@ -7,8 +7,8 @@
 //! `restore --staged` or pushes of feature branches.
 
 use super::Cmd;
+use crate::argv::{Parsed, leading_options};
 use crate::packs::Findings;
-use crate::packs::argv::{Parsed, leading_options};
 
 /// Git's global options that take a separate value.
 const GLOBAL_SHORT_VALUE: &[char] = &['C', 'c'];

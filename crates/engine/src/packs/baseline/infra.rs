@@ -10,8 +10,8 @@
 //! non-production targets.
 
 use super::Cmd;
+use crate::argv::{Parsed, leading_options};
 use crate::packs::Findings;
-use crate::packs::argv::{Parsed, leading_options};
 
 /// Whether a host, database or URI names production.
 fn names_production(text: &str) -> bool {

@@ -9,8 +9,8 @@
 use std::borrow::Cow;
 
 use super::Cmd;
+use crate::argv::Parsed;
 use crate::packs::Findings;
-use crate::packs::argv::Parsed;
 use crate::packs::places::{self, Secret};
 use crate::paths::PathContext;
 use crate::shell::Origin;

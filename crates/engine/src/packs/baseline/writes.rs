@@ -7,8 +7,8 @@
 //! is appended — `sed -i`, `dd of=`), plus `crontab`. This module must not flag reads.
 
 use super::Cmd;
+use crate::argv::Parsed;
 use crate::packs::Findings;
-use crate::packs::argv::Parsed;
 use crate::packs::places;
 use crate::paths::PathContext;
 
