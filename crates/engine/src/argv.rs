@@ -5,6 +5,18 @@
 //! `--git-dir x`), and `--` ending the options. Which options take a value is the caller's
 //! knowledge, passed in per command. This module must not judge anything; it only splits argv.
 
+/// Git's global options (before the subcommand) that take a separate value.
+pub(crate) const GIT_GLOBAL_SHORT_VALUE: &[char] = &['C', 'c'];
+/// See [`GIT_GLOBAL_SHORT_VALUE`].
+pub(crate) const GIT_GLOBAL_LONG_VALUE: &[&str] = &[
+    "git-dir",
+    "work-tree",
+    "namespace",
+    "config-env",
+    "super-prefix",
+    "list-cmds",
+];
+
 /// Whether the long option given as `given` (without `--` and `=value`) names `option`: the whole
 /// name, or any prefix of it, as GNU `getopt_long` and git accept unambiguous prefixes
 /// (`rm --rec`, `git push --mirr`). A prefix the real tool finds ambiguous makes it fail, so

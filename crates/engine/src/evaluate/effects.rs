@@ -22,6 +22,8 @@ pub(crate) struct PathUse {
 pub(crate) struct Effects {
     pub reads: Vec<PathUse>,
     pub writes: Vec<String>,
+    /// Whether the program is not in this table: its arguments may be paths it reads, or not.
+    pub unknown_program: bool,
 }
 
 /// Devices a redirection may name without touching a file.
@@ -368,7 +370,7 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                     .map(str::to_owned),
             );
         }
-        _ => {}
+        _ => effects.unknown_program = true,
     }
     for redirect in &command.redirects {
         if is_harmless_device(&redirect.target) {

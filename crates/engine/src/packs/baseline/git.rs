@@ -7,19 +7,8 @@
 //! `restore --staged` or pushes of feature branches.
 
 use super::Cmd;
-use crate::argv::{Parsed, leading_options};
+use crate::argv::{GIT_GLOBAL_LONG_VALUE, GIT_GLOBAL_SHORT_VALUE, Parsed, leading_options};
 use crate::packs::Findings;
-
-/// Git's global options that take a separate value.
-const GLOBAL_SHORT_VALUE: &[char] = &['C', 'c'];
-const GLOBAL_LONG_VALUE: &[&str] = &[
-    "git-dir",
-    "work-tree",
-    "namespace",
-    "config-env",
-    "super-prefix",
-    "list-cmds",
-];
 
 /// Whether a git configuration key names a command git runs (or a file that can set one).
 pub(crate) fn is_dangerous_config_key(key: &str) -> bool {
@@ -90,7 +79,7 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
         return;
     }
     let args = cmd.args();
-    let (globals, sub) = leading_options(args, GLOBAL_SHORT_VALUE, GLOBAL_LONG_VALUE);
+    let (globals, sub) = leading_options(args, GIT_GLOBAL_SHORT_VALUE, GIT_GLOBAL_LONG_VALUE);
     for value in globals.values(&['c'], &["config-env"]) {
         let key = value.split_once('=').map_or(value, |(key, _)| key);
         if is_dangerous_config_key(key) {

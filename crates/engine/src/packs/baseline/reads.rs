@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 
 use super::Cmd;
-use crate::argv::Parsed;
+use crate::argv::{GIT_GLOBAL_LONG_VALUE, GIT_GLOBAL_SHORT_VALUE, Parsed, leading_options};
 use crate::packs::Findings;
 use crate::packs::places::{self, Secret};
 use crate::paths::PathContext;
@@ -19,6 +19,36 @@ use crate::shell::Origin;
 const LISTING: &[&str] = &[
     "ls", "dir", "tree", "du", "stat", "file", "readlink", "realpath", "touch", "mkdir",
 ];
+
+/// Programs outside the effects table that take a secret file's name without showing its
+/// content: data (`echo`), tests (`[ -f .env ]`), name searches (`find -name .env`), and the SSH
+/// tools, which use a key without printing it.
+const NAMES_WITHOUT_READING: &[&str] = &[
+    "echo",
+    "printf",
+    "test",
+    "[",
+    "find",
+    "fd",
+    "fdfind",
+    "basename",
+    "dirname",
+    "cd",
+    "pushd",
+    "export",
+    "unset",
+    "ssh",
+    "ssh-add",
+    "ssh-keygen",
+    "ssh-copy-id",
+    "sftp",
+];
+
+/// git subcommands that take a secret file's name without showing its content.
+const GIT_NAMES_WITHOUT_READING: &[&str] = &["check-ignore", "ls-files", "status", "rm", "mv"];
+
+/// The rule for a secret file named to a program toolgate does not model.
+const SECRET_ARGUMENT: &str = "secret-path-argument";
 
 fn report(secret: Secret, path: &str, out: &mut Findings) {
     out.add(
@@ -126,15 +156,83 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
         }
     }
     for (path, recursive) in reads {
-        if places::is_dynamic(&path) && !path.contains("HOME") {
-            continue;
-        }
-        if path.contains("{}") {
+        if !is_checkable(&path) {
             continue;
         }
         let canonical = cmd.canonical(&path);
         check_file(&canonical, recursive, &cmd.ctx, out);
     }
+    if cmd.effects.unknown_program {
+        check_unknown_program(cmd, out);
+    }
+}
+
+/// Whether a path argument is known well enough to classify (not a run-time value other than
+/// the home directory, not `find`'s `{}`).
+fn is_checkable(path: &str) -> bool {
+    (!places::is_dynamic(path) || path.contains("HOME")) && !path.contains("{}")
+}
+
+/// A program the effects table does not know, given a secret file as an argument
+/// (`gzip -c ~/.ssh/id_rsa`, `git show HEAD:.env`, `python dump.py .env`): whether it shows the
+/// content is unknown, so it is asked about rather than let through.
+fn check_unknown_program(cmd: &Cmd<'_>, out: &mut Findings) {
+    let name = cmd.name();
+    if NAMES_WITHOUT_READING.contains(&name) {
+        return;
+    }
+    let args = cmd.args();
+    if name == "git" {
+        let (_, sub) = leading_options(args, GIT_GLOBAL_SHORT_VALUE, GIT_GLOBAL_LONG_VALUE);
+        let sub = sub.and_then(|at| args.get(at)).map(String::as_str);
+        if sub.is_some_and(|sub| GIT_NAMES_WITHOUT_READING.contains(&sub)) {
+            return;
+        }
+    }
+    for candidate in args.iter().flat_map(|arg| path_candidates(arg)) {
+        if !is_checkable(candidate) {
+            continue;
+        }
+        if let Some(secret) = places::secret_file(&cmd.canonical(candidate), &cmd.ctx) {
+            out.add(
+                SECRET_ARGUMENT,
+                format!(
+                    "`{name}` is given `{candidate}`, {}; toolgate cannot tell whether it would \
+                     show the content to the agent",
+                    secret.what
+                ),
+            );
+            return;
+        }
+    }
+}
+
+/// The places in one argument that may name a file: the argument, an option's `=value`, a
+/// `NAME=value`, an `@file`, and what follows a `REVISION:` or `HOST:` prefix (`HEAD:.env`).
+fn path_candidates(arg: &str) -> Vec<&str> {
+    let mut candidates = Vec::new();
+    let arg = match arg.strip_prefix('-') {
+        Some(option) => match option.split_once('=') {
+            Some((_, value)) => value,
+            None => return candidates,
+        },
+        None => arg,
+    };
+    let arg = arg.strip_prefix('@').unwrap_or(arg);
+    candidates.push(arg);
+    if let Some((name, value)) = arg.split_once('=')
+        && !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        candidates.push(value);
+    }
+    if let Some((prefix, rest)) = arg.split_once(':')
+        && !prefix.starts_with(['/', '.', '~'])
+        && !rest.starts_with("//")
+    {
+        candidates.push(rest);
+    }
+    candidates
 }
 
 /// The start paths of the `find` whose `-exec` this command is.
