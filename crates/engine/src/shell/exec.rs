@@ -1,5 +1,6 @@
 //! Commands that run other commands: shells (`bash -c`, `sh` reading stdin), `eval`, `su -c`,
-//! `script -c`, `source /dev/stdin`, `alias`, `trap`, `xargs`, `find -exec` and `parallel`.
+//! `script -c`, `source /dev/stdin`, `alias`, `trap`, `xargs`, `find -exec` and `parallel`; awk,
+//! sed and git through [`embedded`].
 //!
 //! Given a command's normalised argv (wrappers already stripped), [`nested`] says what else runs: a
 //! script text to parse, an inner argv, a script that is only known at run time, or "the script comes
@@ -7,6 +8,7 @@
 //!
 //! This module must not parse shell text; the walker does that with the right origin and depth.
 
+use super::embedded;
 use super::wrappers::Field;
 use super::{Origin, basename};
 use crate::argv::options_end;
@@ -68,7 +70,7 @@ pub(super) fn nested(argv: &[Field]) -> Vec<Nested> {
         "xargs" => xargs(args).into_iter().collect(),
         "find" => find(args),
         "parallel" => parallel(args).into_iter().collect(),
-        _ => Vec::new(),
+        _ => embedded::nested(name, args),
     }
 }
 

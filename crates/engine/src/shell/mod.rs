@@ -3,7 +3,8 @@
 //! The command is parsed with `brush-parser` into an AST. Every simple command that may execute —
 //! in pipelines, lists, subshells, brace groups, control flow, function bodies, `$(…)`, backticks,
 //! `<(…)`/`>(…)`, `bash -c`/`sh -c` payloads, `eval` arguments, here-docs and here-strings fed to a
-//! shell, `xargs` and `find -exec` payloads — comes out as one [`SimpleCommand`], normalised:
+//! shell, `xargs` and `find -exec` payloads, and what awk, sed (`e`) and git (`rebase -x`,
+//! `submodule foreach`, `bisect run`) hand to a shell — comes out as one [`SimpleCommand`], normalised:
 //! quotes removed, argv[0] basename-resolved, leading assignments split off, exec wrappers
 //! (`sudo`, `env`, `timeout`, `nice`, `nohup`, …) stripped and recorded.
 //!
@@ -232,6 +233,7 @@ pub(crate) fn basename(program: &str) -> &str {
     }
 }
 
+mod embedded;
 mod exec;
 mod parse;
 mod views;

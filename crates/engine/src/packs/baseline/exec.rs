@@ -407,6 +407,7 @@ fn env(cmd: &Cmd<'_>, out: &mut Findings) {
 /// Calls in interpreter one-liners that hand a string to a shell.
 const SHELL_CALLS: &[&str] = &[
     "system(",
+    "system ",
     "popen(",
     "subprocess",
     "exec(",
@@ -429,9 +430,15 @@ pub(super) fn interpreter_shell_strings(simple: &shell::SimpleCommand) -> Vec<St
     if !is_interpreter(simple.name()) || SHELLS.contains(&simple.name()) {
         return Vec::new();
     }
-    let parsed = Parsed::new(simple.args(), &['c', 'e', 'E'], &["eval", "command"]);
+    // The flags that give the program text: `php -r CODE`, `-c`/`-e`/`-E` elsewhere.
+    let code_flags: &[char] = if simple.name().starts_with("php") {
+        &['r']
+    } else {
+        &['c', 'e', 'E']
+    };
+    let parsed = Parsed::new(simple.args(), code_flags, &["eval", "command"]);
     let mut scripts = Vec::new();
-    for code in parsed.values(&['c', 'e', 'E'], &["eval", "command"]) {
+    for code in parsed.values(code_flags, &["eval", "command"]) {
         let lower = code.to_ascii_lowercase();
         if !SHELL_CALLS.iter().any(|call| lower.contains(call)) && !code.contains('`') {
             continue;
