@@ -47,6 +47,15 @@ pub struct PathContext<'a> {
 pub fn canonicalize(path: &str, ctx: &PathContext<'_>) -> String {
     let windows = windows_form(path);
     let path = windows.as_deref().unwrap_or(path);
+    // Bounded: a cwd that is itself `/proc/self/cwd` would lead back to where it started.
+    let mut linked = None;
+    for _ in 0..MAX_PROCESS_LINKS {
+        match process_link(linked.as_deref().unwrap_or(path), ctx) {
+            Some(target) => linked = Some(target),
+            None => break,
+        }
+    }
+    let path = linked.as_deref().unwrap_or(path);
     if let Some(rest) = strip_home_reference(path) {
         return match ctx.home {
             Some(home) => {
@@ -79,6 +88,26 @@ pub fn canonicalize(path: &str, ctx: &PathContext<'_>) -> String {
     }
     push_segments(&mut out, path, false);
     join_absolute(&out)
+}
+
+/// Most `/proc/self` links followed in one path.
+const MAX_PROCESS_LINKS: usize = 8;
+
+/// `/proc/self/cwd/rest` → `<cwd>/rest` and `/proc/self/root/rest` → `/rest` (also under
+/// `/proc/thread-self`): the process's own links, so that a `..` after one leaves the directory
+/// it points to, not `/proc`. `None` for any other path.
+fn process_link(path: &str, ctx: &PathContext<'_>) -> Option<String> {
+    ["/proc/self/", "/proc/thread-self/"]
+        .iter()
+        .find_map(|process| {
+            let link = path.strip_prefix(process)?;
+            let (name, rest) = link.split_at(link.find('/').unwrap_or(link.len()));
+            match name {
+                "cwd" => Some(format!("{}{rest}", absolute_base(ctx.cwd))),
+                "root" => Some(format!("/{}", rest.trim_start_matches('/'))),
+                _ => None,
+            }
+        })
 }
 
 /// `~name/rest` → (that user's home as a sibling of ours, `/rest`); `~+/rest` → (the working
@@ -274,6 +303,25 @@ mod tests {
         assert_eq!(c("."), "/work/proj");
         assert_eq!(c(""), "/work/proj");
         assert_eq!(c(".env"), "/work/proj/.env");
+    }
+
+    #[test]
+    fn the_process_links_lead_where_they_point() {
+        assert_eq!(c("/proc/self/cwd/../../home/ann/.env"), "/home/ann/.env");
+        assert_eq!(c("/proc/self/cwd"), "/work/proj");
+        assert_eq!(c("/proc/thread-self/cwd/src/.."), "/work/proj");
+        assert_eq!(c("/proc/self/root/etc/../root/x"), "/root/x");
+        assert_eq!(c("/proc/self/root/proc/self/cwd/x"), "/work/proj/x");
+        assert_eq!(c("/proc/self/environ"), "/proc/self/environ");
+        assert_eq!(c("/proc/1/cwd/x"), "/proc/1/cwd/x");
+        let looping = PathContext {
+            cwd: "/proc/self/cwd",
+            home: None,
+        };
+        assert_eq!(
+            canonicalize("/proc/self/cwd/x", &looping),
+            "/proc/self/cwd/x"
+        );
     }
 
     #[test]

@@ -72,6 +72,85 @@ pub(crate) fn is_dynamic(path: &str) -> bool {
     path.contains('$') || path.contains('`') || path.contains("<(")
 }
 
+/// The path with each part only known at run time (`$USER`, `${DIR}`, `$(whoami)`, backticks)
+/// as a `*`, so that it is classified by every place it could be (`/home/$USER/.ssh/id_rsa` is
+/// an SSH key wherever `$USER` points). A leading `$HOME` / `${HOME}` stays for
+/// [`paths::canonicalize`]. `None` for a process substitution, which is no path at all.
+pub(crate) fn resolvable(path: &str) -> Option<Cow<'_, str>> {
+    if path.contains("<(") || path.contains(">(") {
+        return None;
+    }
+    if !is_dynamic(path) {
+        return Some(Cow::Borrowed(path));
+    }
+    let (kept, rest) = ["$HOME", "${HOME}"]
+        .iter()
+        .find_map(|home| {
+            let rest = path.strip_prefix(home)?;
+            (rest.is_empty() || rest.starts_with('/')).then(|| path.split_at(home.len()))
+        })
+        .unwrap_or(("", path));
+    let bytes = rest.as_bytes();
+    let mut out = String::with_capacity(path.len());
+    out.push_str(kept);
+    let mut at = 0;
+    let mut literal_from = 0;
+    while let Some(&byte) = bytes.get(at) {
+        let end = match byte {
+            b'$' => match bytes.get(at + 1) {
+                Some(b'{') => closing(bytes, at + 2, b'{', b'}'),
+                Some(b'(') => closing(bytes, at + 2, b'(', b')'),
+                Some(b) if b.is_ascii_alphabetic() || *b == b'_' => {
+                    let mut end = at + 1;
+                    while bytes
+                        .get(end)
+                        .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                    {
+                        end += 1;
+                    }
+                    end
+                }
+                Some(_) => at + 2,
+                None => at + 1,
+            },
+            b'`' => bytes
+                .iter()
+                .skip(at + 1)
+                .position(|b| *b == b'`')
+                .map_or(bytes.len(), |n| at + n + 2),
+            _ => {
+                at += 1;
+                continue;
+            }
+        };
+        out.push_str(rest.get(literal_from..at).unwrap_or(""));
+        if !out.ends_with('*') {
+            out.push('*');
+        }
+        at = end.min(bytes.len());
+        literal_from = at;
+    }
+    out.push_str(rest.get(literal_from..).unwrap_or(""));
+    Some(Cow::Owned(out))
+}
+
+/// The index after the bracket closing the one opened just before `at`.
+fn closing(bytes: &[u8], mut at: usize, open: u8, close: u8) -> usize {
+    let mut depth = 1usize;
+    while let Some(&byte) = bytes.get(at) {
+        at += 1;
+        if byte == open {
+            depth += 1;
+        } else if byte == close {
+            depth -= 1;
+            if depth == 0 {
+                return at;
+            }
+        }
+    }
+    bytes.len()
+}
+
 /// Whether the path has glob or brace characters.
 pub(crate) fn has_glob(path: &str) -> bool {
     path.contains(['*', '?', '[', '{'])
@@ -378,6 +457,13 @@ pub(crate) fn secret_file(path: &str, ctx: &PathContext<'_>) -> Option<Secret> {
                 return Some(secret);
             }
             continue;
+        }
+        // Wildcards before the last segment (`/Users/*/.aws/credentials`): what the file is
+        // does not depend on them.
+        if !basename(&alternative).contains(['*', '?', '['])
+            && let Some(secret) = secret_of_concrete(&alternative, ctx)
+        {
+            return Some(secret);
         }
         let last = basename(&alternative);
         if DOTENV_PROBES
@@ -742,6 +828,47 @@ mod tests {
         cwd: "/home/user/project",
         home: Some("/home/user"),
     };
+
+    #[test]
+    fn run_time_parts_become_wildcards() {
+        let resolved = |path: &str| resolvable(path).map(Cow::into_owned);
+        assert_eq!(resolved("/etc/hosts").as_deref(), Some("/etc/hosts"));
+        assert_eq!(
+            resolved("/home/$USER/.ssh/id_rsa").as_deref(),
+            Some("/home/*/.ssh/id_rsa")
+        );
+        assert_eq!(
+            resolved("$HOME/${PROJECT}/.env").as_deref(),
+            Some("$HOME/*/.env")
+        );
+        assert_eq!(resolved("$HOME_DIR/.env").as_deref(), Some("*/.env"));
+        assert_eq!(
+            resolved("/home/$(whoami)/.aws/`echo cred`entials").as_deref(),
+            Some("/home/*/.aws/*entials")
+        );
+        assert_eq!(resolved("${A:-${B}}$C/x").as_deref(), Some("*/x"));
+        assert_eq!(
+            resolved("/proc/$$/environ").as_deref(),
+            Some("/proc/*/environ")
+        );
+        assert_eq!(resolved("<(…)"), None);
+        let ctx = CTX;
+        let secret = |path: &str| {
+            let path = resolvable(path).expect("a path");
+            secret_file(&paths::canonicalize(&path, &ctx), &ctx).map(|s| s.rule)
+        };
+        assert_eq!(
+            secret("/home/$USER/.ssh/id_rsa"),
+            Some("read-ssh-private-key")
+        );
+        assert_eq!(secret("$DIR/.env"), Some("read-dotenv-file"));
+        assert_eq!(
+            secret("/proc/$PID/environ"),
+            Some("read-process-environment")
+        );
+        assert_eq!(secret("$FILE"), None);
+        assert_eq!(secret("$OUT/report.txt"), None);
+    }
 
     #[test]
     fn globs() {

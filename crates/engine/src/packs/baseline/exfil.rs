@@ -101,16 +101,15 @@ fn is_remote_operand(operand: &str) -> bool {
 }
 
 fn payload(cmd: &Cmd<'_>, path: &str, recursive: bool, remote: bool, out: &mut Findings) {
-    if places::is_dynamic(path) && !path.contains("HOME") {
+    // Which file goes is only known at run time.
+    let some_file = || format!("`{}` would send a file to another host", cmd.name());
+    let Some(resolved) = places::resolvable(path) else {
         if remote {
-            out.add(
-                "network-upload-file",
-                format!("`{}` would send a file to another host", cmd.name()),
-            );
+            out.add("network-upload-file", some_file());
         }
         return;
-    }
-    let canonical = cmd.canonical(path);
+    };
+    let canonical = cmd.canonical(&resolved);
     let secret = if recursive {
         places::secret_tree(&canonical, &cmd.ctx)
     } else {
@@ -125,6 +124,7 @@ fn payload(cmd: &Cmd<'_>, path: &str, recursive: bool, remote: bool, out: &mut F
                 secret.what
             ),
         ),
+        None if remote && resolved != path => out.add("network-upload-file", some_file()),
         None if remote => out.add(
             "network-upload-file",
             format!("`{}` would send `{canonical}` to another host", cmd.name()),

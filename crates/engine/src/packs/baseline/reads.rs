@@ -156,21 +156,19 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
         }
     }
     for (path, recursive) in reads {
-        if !is_checkable(&path) {
-            continue;
+        if let Some(path) = checkable(&path) {
+            check_file(&cmd.canonical(&path), recursive, &cmd.ctx, out);
         }
-        let canonical = cmd.canonical(&path);
-        check_file(&canonical, recursive, &cmd.ctx, out);
     }
     if cmd.effects.unknown_program {
         check_unknown_program(cmd, out);
     }
 }
 
-/// Whether a path argument is known well enough to classify (not a run-time value other than
-/// the home directory, not `find`'s `{}`).
-fn is_checkable(path: &str) -> bool {
-    (!places::is_dynamic(path) || path.contains("HOME")) && !path.contains("{}")
+/// A path argument in the form to classify: run-time parts as wildcards; `None` for a process
+/// substitution and `find`'s `{}`.
+fn checkable(path: &str) -> Option<Cow<'_, str>> {
+    places::resolvable(path).filter(|path| !path.contains("{}"))
 }
 
 /// A program the effects table does not know, given a secret file as an argument
@@ -190,10 +188,10 @@ fn check_unknown_program(cmd: &Cmd<'_>, out: &mut Findings) {
         }
     }
     for candidate in args.iter().flat_map(|arg| path_candidates(arg)) {
-        if !is_checkable(candidate) {
+        let Some(path) = checkable(candidate) else {
             continue;
-        }
-        if let Some(secret) = places::secret_file(&cmd.canonical(candidate), &cmd.ctx) {
+        };
+        if let Some(secret) = places::secret_file(&cmd.canonical(&path), &cmd.ctx) {
             out.add(
                 SECRET_ARGUMENT,
                 format!(

@@ -61,10 +61,8 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
         }
     }
     for target in targets {
-        if places::is_dynamic(&target) && !target.contains("HOME") {
-            continue;
+        if let Some(target) = places::resolvable(&target) {
+            check_file(&cmd.canonical(&target), &cmd.ctx, out);
         }
-        let path = cmd.canonical(&target);
-        check_file(&path, &cmd.ctx, out);
     }
 }
