@@ -89,6 +89,11 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
             );
         }
     }
+    // `-c key` alone sets a boolean to true.
+    for value in globals.values(&['c'], &[]) {
+        let (key, setting) = value.split_once('=').unwrap_or((value, "true"));
+        destructive_setting(key, setting, out);
+    }
     let Some(sub) = sub else { return };
     let Some(subcommand) = args.get(sub) else {
         return;
@@ -297,18 +302,48 @@ fn config(rest: &[String], out: &mut Findings) {
         return;
     }
     let operands = &parsed.operands;
-    let key = match operands.first() {
-        Some(&"set") => operands.get(1).copied(),
-        Some(&("get" | "list" | "unset" | "edit" | "remove-section" | "rename-section")) => None,
-        Some(key) if operands.len() >= 2 => Some(*key),
-        _ => None,
+    let (key, value) = match operands.first() {
+        Some(&"set") => (operands.get(1).copied(), operands.get(2).copied()),
+        Some(&("get" | "list" | "unset" | "edit" | "remove-section" | "rename-section")) => {
+            (None, None)
+        }
+        Some(key) if operands.len() >= 2 => (Some(*key), operands.get(1).copied()),
+        _ => (None, None),
     };
+    if let (Some(key), Some(value)) = (key, value) {
+        destructive_setting(key, value, out);
+    }
     if let Some(key) = key
         && is_dangerous_config_key(key)
     {
         out.add(
             "git-dangerous-config",
             format!("setting `{key}` makes git run a command of the caller's choosing"),
+        );
+    }
+}
+
+/// Settings that make a later plain command destructive: a push refspec with `+` (every push
+/// of it is forced), `remote.NAME.mirror` (every push mirrors: forced, deleting), and
+/// `clean.requireForce=false` (`git clean` deletes without `-f`). Judged as the command they
+/// turn into.
+fn destructive_setting(key: &str, value: &str, out: &mut Findings) {
+    let key = key.to_ascii_lowercase();
+    let enabled = |value: &str| {
+        matches!(
+            value.to_ascii_lowercase().as_str(),
+            "true" | "yes" | "on" | "1" | ""
+        )
+    };
+    let remote = key.strip_prefix("remote.");
+    if remote.is_some_and(|rest| rest.ends_with(".push")) && value.starts_with('+') {
+        push(&["<remote>".to_owned(), value.to_owned()], out);
+    } else if remote.is_some_and(|rest| rest.ends_with(".mirror")) && enabled(value) {
+        push(&["--mirror".to_owned()], out);
+    } else if key == "clean.requireforce" && !enabled(value) {
+        out.add(
+            "git-clean-force",
+            "`clean.requireForce=false` lets `git clean` delete untracked files without `-f`",
         );
     }
 }
