@@ -36,10 +36,16 @@ pub(crate) const SHELL_INIT_FILES: &[&str] = &[
 /// Whether `command` removes recursively, and if so the first critical operand: `rm -r`,
 /// `rsync --delete…` (the destination becomes a copy of the source: what is not in the source
 /// goes) and `find ROOT -delete` with nothing to select what it deletes.
-pub(crate) fn critical_removal(command: &SimpleCommand, ctx: &PathContext<'_>) -> Option<String> {
+/// Operands resolve against `working` (the directory an earlier `cd` moved to); what is critical
+/// (the project, the home directory) is judged with the event's `ctx`.
+pub(crate) fn critical_removal(
+    command: &SimpleCommand,
+    ctx: &PathContext<'_>,
+    working: &PathContext<'_>,
+) -> Option<String> {
     let args = command.args();
     let operands = || args.iter().filter(|arg| !arg.starts_with('-'));
-    let critical = |arg: &&String| is_critical_target(arg, ctx);
+    let critical = |arg: &&String| is_critical_target(arg, ctx, working);
     match command.name() {
         "rm" if has_flag(args, &['r', 'R'], &["recursive"]) => operands().find(critical).cloned(),
         "rsync"
@@ -90,7 +96,7 @@ fn deletes_whole_trees(args: &[String]) -> bool {
 }
 
 /// Whether removing `operand` recursively would hit a critical path.
-pub(crate) fn is_critical_target(operand: &str, ctx: &PathContext<'_>) -> bool {
+fn is_critical_target(operand: &str, ctx: &PathContext<'_>, working: &PathContext<'_>) -> bool {
     if operand.contains('$')
         || operand.contains('`')
         || (operand.starts_with('~') && ctx.home.is_none())
@@ -98,7 +104,7 @@ pub(crate) fn is_critical_target(operand: &str, ctx: &PathContext<'_>) -> bool {
         // Only known at run time: `rm -rf "$DIR"/*` could be anything.
         return true;
     }
-    let canonical = paths::canonicalize(operand, ctx);
+    let canonical = paths::canonicalize(operand, working);
     let literal = paths::literal_prefix(&canonical);
     is_critical_dir(literal, ctx)
 }
@@ -176,7 +182,10 @@ mod tests {
             "\"$DIR\"/*",
             "/opt",
         ] {
-            assert!(is_critical_target(target, &CTX), "`{target}` is critical");
+            assert!(
+                is_critical_target(target, &CTX, &CTX),
+                "`{target}` is critical"
+            );
         }
         for target in [
             "./dist",
@@ -188,7 +197,7 @@ mod tests {
             "src/*",
         ] {
             assert!(
-                !is_critical_target(target, &CTX),
+                !is_critical_target(target, &CTX, &CTX),
                 "`{target}` is not critical"
             );
         }

@@ -9,6 +9,7 @@
 //! This module must stay free of I/O and clocks; it allocates little and is bounded by the shell
 //! analysis limits and the secret scanner's byte budget.
 
+mod dirs;
 mod effects;
 mod floor;
 
@@ -21,6 +22,7 @@ use crate::protocol::HookEvent;
 use crate::rules::{RuleKind, Specifier};
 use crate::shell::{self, ShellLimits, SimpleCommand};
 
+pub(crate) use dirs::working_dirs;
 pub(crate) use effects::{Effects, file_effects};
 pub(crate) use floor::SHELL_INIT_FILES;
 
@@ -49,6 +51,7 @@ pub fn evaluate(policy: &CompiledPolicy, event: &HookEvent) -> Decision {
         contexts: Vec::new(),
         warnings: Vec::new(),
         shell_paths: Vec::new(),
+        shell_dir: None,
     };
     let covered = if event.is_gate() {
         eval.gate()
@@ -77,6 +80,9 @@ pub(crate) struct Evaluation<'a> {
     warnings: Vec<String>,
     /// For a shell call: every path its commands read or write (canonical, recursive or not).
     shell_paths: Vec<(String, bool)>,
+    /// For a shell call: the directory an earlier `cd` moved the command being judged to, when
+    /// known (relative paths resolve there; the project stays the event's cwd).
+    shell_dir: Option<String>,
 }
 
 /// What the file tools of Claude Code read and write.
@@ -122,7 +128,16 @@ impl<'a> Evaluation<'a> {
     }
 
     fn canonical(&self, path: &str) -> String {
-        paths::canonicalize(path, &self.ctx)
+        paths::canonicalize(path, &self.working_ctx())
+    }
+
+    /// The path context of the command being judged: the event's, with the cwd an earlier `cd`
+    /// in the same shell call moved to.
+    fn working_ctx(&self) -> PathContext<'_> {
+        PathContext {
+            cwd: self.shell_dir.as_deref().unwrap_or(self.ctx.cwd),
+            home: self.ctx.home,
+        }
     }
 
     /// A `PreToolUse` or `PermissionRequest`. Returns the allow that covers the whole call, if any.
@@ -215,7 +230,9 @@ impl<'a> Evaluation<'a> {
         let analysis = shell::analyze(command, &ShellLimits::default());
         let mut cover: Option<RuleHit> = None;
         let mut all_covered = !analysis.commands.is_empty();
-        for simple in &analysis.commands {
+        let dirs = working_dirs(&analysis, &self.ctx);
+        for (simple, dir) in analysis.commands.iter().zip(dirs) {
+            self.shell_dir = dir;
             for kind in [RuleKind::Deny, RuleKind::Ask] {
                 let matched = self
                     .policy
@@ -254,7 +271,7 @@ impl<'a> Evaluation<'a> {
                     );
                 }
             }
-            if floor::critical_removal(simple, &self.ctx).is_some() {
+            if floor::critical_removal(simple, &self.ctx, &self.working_ctx()).is_some() {
                 self.hit(
                     floor::CRITICAL_REMOVAL,
                     Outcome::Ask,

@@ -19,7 +19,7 @@ mod writes;
 use serde_json::Value;
 
 use super::Findings;
-use crate::evaluate::{Effects, Evaluation, file_effects};
+use crate::evaluate::{Effects, Evaluation, file_effects, working_dirs};
 use crate::paths::{self, PathContext};
 use crate::shell::{Analysis, SimpleCommand};
 
@@ -126,7 +126,7 @@ fn check_commands(
     nesting: usize,
     findings: &mut Findings,
 ) {
-    let dirs = tracked_dirs(analysis, ctx);
+    let dirs = working_dirs(analysis, ctx);
     for (index, simple) in analysis.commands.iter().enumerate() {
         let cmd = Cmd {
             simple,
@@ -155,42 +155,6 @@ fn check_commands(
         }
     }
     exec::check_analysis(analysis, ctx, findings);
-}
-
-/// The directory each command runs in after the `cd`/`pushd` commands before it (`cd ~/.ssh &&
-/// cat id_rsa`), when the target is known statically; `None` means the event's cwd.
-fn tracked_dirs(analysis: &Analysis, ctx: &PathContext<'_>) -> Vec<Option<String>> {
-    let mut dirs = Vec::with_capacity(analysis.commands.len());
-    let mut current: Option<String> = None;
-    for simple in &analysis.commands {
-        dirs.push(current.clone());
-        if !matches!(simple.name(), "cd" | "pushd" | "chdir") {
-            continue;
-        }
-        let target = simple
-            .args()
-            .iter()
-            .find(|arg| !arg.starts_with('-') || arg.as_str() == "-")
-            .map(String::as_str);
-        let base = PathContext {
-            cwd: current.as_deref().unwrap_or(ctx.cwd),
-            home: ctx.home,
-        };
-        current = match target {
-            None => ctx.home.map(str::to_owned),
-            Some("-") => None,
-            Some(dir) if super::places::is_dynamic(dir) && !dir.contains("HOME") => None,
-            Some(dir) => {
-                let canonical = paths::canonicalize(dir, &base);
-                (!places_dynamic(&canonical)).then_some(canonical)
-            }
-        };
-    }
-    dirs
-}
-
-fn places_dynamic(path: &str) -> bool {
-    super::places::is_dynamic(path) || path.starts_with('~')
 }
 
 /// Baseline rules for a gating event of a file, web or MCP tool.
