@@ -144,7 +144,8 @@ fn decide_locally(agent: Agent, bundle: &std::path::Path, input: &[u8]) -> Reply
 }
 
 fn ask_server(args: &HookArgs, url: &str, input: &[u8]) -> Reply {
-    match post(args, url, input) {
+    let answer = post(args, url, input).and_then(|body| in_schema(args.agent, body));
+    match answer {
         Ok(body) => from_server(args.agent, body),
         Err(why) => fail(
             args.agent,
@@ -152,6 +153,24 @@ fn ask_server(args: &HookArgs, url: &str, input: &[u8]) -> Reply {
             args.fail,
             &format!("toolgate hook: {why}"),
         ),
+    }
+}
+
+/// The server's answer, if it is in the agent's reply schema. A 200 with other keys (a
+/// gateway's own page, a server of another protocol) would be ignored by the agent, which then
+/// goes ahead: it is a failure instead.
+fn in_schema(agent: Agent, body: Value) -> Result<Value, String> {
+    let keys = agent.reply_keys();
+    match body
+        .as_object()
+        .and_then(|map| map.keys().find(|key| !keys.contains(&key.as_str())))
+    {
+        Some(key) => Err(format!(
+            "the server's answer has `{}`, which is not in {}'s reply schema",
+            key.chars().take(64).collect::<String>(),
+            agent.as_str()
+        )),
+        None => Ok(body),
     }
 }
 

@@ -479,6 +479,48 @@ async fn hook_client_fails_closed_on_a_server_that_hangs() {
     assert!(stderr.contains("did not answer within 300 ms"), "{stderr}");
 }
 
+/// A 200 whose JSON is not in the agent's reply schema (a gateway's own answer, a server of
+/// another protocol) would be ignored by the agent, which then goes ahead: the hook fails
+/// closed instead. A reply in the schema passes as it is.
+#[tokio::test]
+async fn hook_client_fails_closed_on_an_answer_outside_the_agents_schema() {
+    for (agent, event, answer) in [
+        ("claude-code", claude_event("ls"), r#"{"status":"ok"}"#),
+        (
+            "cursor",
+            cursor_event("ls"),
+            r#"{"permissionDecision":"allow"}"#,
+        ),
+        (
+            "claude-code",
+            claude_event("ls"),
+            r#"{"permission":"allow"}"#,
+        ),
+    ] {
+        let url = fake_server(Some(answer)).await;
+        let output = hook(args(&["--agent", agent, "--url", &url]), event, None).await;
+        let reply = stdout_json(&output);
+        let decision = reply["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .or(reply["permission"].as_str());
+        assert_eq!(decision, Some("deny"), "{agent} {answer}: {reply}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("reply schema"), "{stderr}");
+    }
+    for (agent, event, answer) in [
+        ("claude-code", claude_event("ls"), "{}"),
+        ("cursor", cursor_event("ls"), r#"{"permission":"allow"}"#),
+    ] {
+        let url = fake_server(Some(answer)).await;
+        let output = hook(args(&["--agent", agent, "--url", &url]), event, None).await;
+        assert_eq!(
+            stdout_json(&output),
+            serde_json::from_str::<Value>(answer).unwrap(),
+            "{agent}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn hook_client_fails_closed_on_garbage() {
     for garbage in ["not json at all", "[1, 2, 3]", "\"deny\""] {

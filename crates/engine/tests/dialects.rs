@@ -57,6 +57,12 @@ fn check_schema(agent: Agent, body: &Value) {
             "{}: unknown key `{key}` in {body}",
             agent.as_str()
         );
+        // What `toolgate hook` accepts from a server must cover what the engine renders.
+        assert!(
+            agent.reply_keys().contains(&key.as_str()),
+            "{}: `{key}` is missing from Agent::reply_keys",
+            agent.as_str()
+        );
         if let Some(values) = schema["enums"].get(key).and_then(Value::as_array) {
             assert!(
                 values.contains(value),

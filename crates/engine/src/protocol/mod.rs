@@ -65,6 +65,44 @@ impl Agent {
         }
     }
 
+    /// The top-level keys of a JSON reply in this agent's schema (toolgate's server answers
+    /// Windsurf, which blocks by exit code, with `decision: "block"` and `reason`). A reply
+    /// with any other key is not one toolgate wrote: the agent would ignore it.
+    pub fn reply_keys(self) -> &'static [&'static str] {
+        const CLAUDE: &[&str] = &[
+            "hookSpecificOutput",
+            "decision",
+            "reason",
+            "continue",
+            "stopReason",
+            "systemMessage",
+            "suppressOutput",
+        ];
+        match self {
+            Self::ClaudeCode | Self::Codex | Self::VsCode | Self::Gemini => CLAUDE,
+            Self::Copilot => &[
+                "permissionDecision",
+                "permissionDecisionReason",
+                "modifiedArgs",
+                "additionalContext",
+                "suppressOutput",
+                "decision",
+                "reason",
+                "behavior",
+                "message",
+            ],
+            Self::Cursor => &[
+                "permission",
+                "user_message",
+                "agent_message",
+                "continue",
+                "followup_message",
+            ],
+            Self::Cline => &["cancel", "contextModification", "errorMessage"],
+            Self::Windsurf => &["decision", "reason"],
+        }
+    }
+
     /// Parses an agent name.
     pub fn parse(name: &str) -> Option<Self> {
         match name {
