@@ -49,6 +49,8 @@ pub struct Config {
     pub starter_bundle: bool,
     /// The answer to a gating event when toolgate fails (`deny` or `ask`).
     pub failure_decision: Outcome,
+    /// Block a prompt (`UserPromptSubmit`) when toolgate fails, instead of letting it through.
+    pub failure_blocks_prompts: bool,
     /// Apply migrations at start.
     pub migrate: bool,
     /// How long a request waits for a database connection.
@@ -82,6 +84,7 @@ impl Config {
             allow_anonymous_loopback: false,
             starter_bundle: true,
             failure_decision: Outcome::Deny,
+            failure_blocks_prompts: false,
             migrate: true,
             db_acquire_timeout: Duration::from_secs(2),
             db_max_connections: 10,
@@ -208,6 +211,10 @@ pub struct ServeArgs {
     /// The answer to a PreToolUse/PermissionRequest event when toolgate fails (`deny` or `ask`).
     #[arg(long, env = "TOOLGATE_FAILURE_DECISION", default_value = "deny", value_parser = parse_failure_decision)]
     pub failure_decision: Outcome,
+    /// Block a prompt (`UserPromptSubmit`) that toolgate fails to evaluate, instead of letting
+    /// it through unchecked (and unaudited, when the audit is what failed).
+    #[arg(long, env = "TOOLGATE_FAILURE_BLOCKS_PROMPTS")]
+    pub failure_blocks_prompts: bool,
     /// Do not apply migrations at start.
     #[arg(long, env = "TOOLGATE_NO_MIGRATE")]
     pub no_migrate: bool,
@@ -255,6 +262,7 @@ impl ServeArgs {
             allow_anonymous_loopback: self.allow_anonymous_loopback.unwrap_or(embedded),
             starter_bundle: true,
             failure_decision: self.failure_decision,
+            failure_blocks_prompts: self.failure_blocks_prompts,
             migrate: !self.no_migrate,
             db_acquire_timeout: Duration::from_secs(2),
             db_max_connections: self.db_max_connections.max(2),

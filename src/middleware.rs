@@ -298,7 +298,7 @@ async fn evaluate_guard(
                 let state = &guard.state;
                 state.metrics.observe_failure(Failure::Timeout);
                 let why = "the evaluation ran out of time";
-                Json(failure_reply(state.failure_decision, &event, why)).into_response()
+                Json(failure_reply(state.failure, &event, why)).into_response()
             }
             Err(_) => timed_out(),
         },
@@ -347,19 +347,12 @@ async fn shed(state: &AppState, request: Request) -> Response {
         Err(error) => return error.into_response(),
     };
     state.metrics.observe_failure(Failure::Shed);
-    let evaluated = Evaluated::failed(state.failure_decision, &event, "the server is overloaded");
+    let evaluated = Evaluated::failed(state.failure, &event, "the server is overloaded");
     match known {
         Known::Caller(caller) => match caller.require(Role::Agent) {
             Ok(()) => {
                 let tenant = Some(caller.tenant.as_str());
-                answer(
-                    &state.audit,
-                    state.failure_decision,
-                    tenant,
-                    &event,
-                    evaluated,
-                )
-                .await
+                answer(&state.audit, state.failure, tenant, &event, evaluated).await
             }
             Err(error) => error.into_response(),
         },

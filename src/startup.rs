@@ -15,6 +15,7 @@ use crate::auth::{GLOBAL_TENANT, hash_token};
 use crate::config::Config;
 use crate::metrics::Metrics;
 use crate::middleware::{self, Limits};
+use crate::routes::evaluate::FailurePolicy;
 use crate::routes::{Group, ROUTES, Route};
 use crate::state::{AppState, Inner};
 use crate::store::cache::Cache;
@@ -102,7 +103,10 @@ impl Application {
             reloader,
             admin_token_hash: config.admin_token.as_deref().map(hash_token),
             allow_anonymous_loopback: config.allow_anonymous_loopback,
-            failure_decision: config.failure_decision,
+            failure: FailurePolicy {
+                gate: config.failure_decision,
+                block_prompts: config.failure_blocks_prompts,
+            },
             replica_id: config.replica_id.clone(),
             metrics: metrics.clone(),
             max_body_bytes: config.max_body_bytes,

@@ -3,11 +3,10 @@
 use std::ops::Deref;
 use std::sync::Arc;
 
-use toolgate_engine::Outcome;
-
 use crate::audit::Audit;
 use crate::auth::TokenHash;
 use crate::metrics::Metrics;
+use crate::routes::evaluate::FailurePolicy;
 use crate::store::Database;
 use crate::store::reload::{PolicyStore, Reloader};
 
@@ -27,8 +26,8 @@ pub struct Inner {
     pub admin_token_hash: Option<TokenHash>,
     /// Evaluate without a token from loopback, against `global`.
     pub allow_anonymous_loopback: bool,
-    /// The answer to a gating event when toolgate fails.
-    pub failure_decision: Outcome,
+    /// What toolgate answers when it fails.
+    pub failure: FailurePolicy,
     /// This replica's id.
     pub replica_id: String,
     /// Metrics.

@@ -87,7 +87,7 @@ async fn evaluate_as(
                 Ok(event) => {
                     state.metrics.observe_failure(Failure::TokenUnchecked);
                     let why = "the token could not be checked";
-                    Json(failure_reply(state.failure_decision, &event, why)).into_response()
+                    Json(failure_reply(state.failure, &event, why)).into_response()
                 }
                 Err(error) => error.into_response(),
             };
@@ -104,7 +104,7 @@ async fn evaluate_as(
     let evaluated = decide(state, &caller.tenant, &event);
     answer(
         &state.audit,
-        state.failure_decision,
+        state.failure,
         Some(&caller.tenant),
         &event,
         evaluated,
@@ -128,7 +128,7 @@ pub struct Evaluated {
 
 impl Evaluated {
     /// The failure answer to `event`, for the reason `why`.
-    pub fn failed(failure: Outcome, event: &HookEvent, why: &str) -> Self {
+    pub fn failed(failure: FailurePolicy, event: &HookEvent, why: &str) -> Self {
         Self {
             reply: failure_reply(failure, event, why),
             decision: failure_decision(failure, event, why),
@@ -143,7 +143,7 @@ impl Evaluated {
 /// answers with the failure decision instead.
 pub async fn answer(
     audit: &Audit,
-    failure: Outcome,
+    failure: FailurePolicy,
     tenant: Option<&str>,
     event: &HookEvent,
     evaluated: Evaluated,
@@ -201,7 +201,7 @@ pub fn decode_as(agent: Agent, body: &[u8]) -> Result<HookEvent, ApiError> {
 pub fn decide(state: &AppState, tenant: &str, event: &HookEvent) -> Evaluated {
     if !state.store.is_loaded() {
         state.metrics.observe_failure(Failure::NotLoaded);
-        return Evaluated::failed(state.failure_decision, event, "no policy is loaded yet");
+        return Evaluated::failed(state.failure, event, "no policy is loaded yet");
     }
     let started = Instant::now();
     let snapshot = state.store.snapshot();
@@ -255,36 +255,67 @@ pub fn decide(state: &AppState, tenant: &str, event: &HookEvent) -> Evaluated {
         Err(_) => {
             state.metrics.observe_failure(Failure::Panic);
             tracing::error!(tenant, event.name = %event.event, "evaluation panicked; answering with the failure decision");
-            Evaluated::failed(state.failure_decision, event, "the evaluation failed")
+            Evaluated::failed(state.failure, event, "the evaluation failed")
         }
     }
 }
 
-/// The decision when toolgate cannot decide: `failure` for gating events (`PreToolUse`,
-/// `PermissionRequest`), no opinion for the others; the winner is `toolgate-failure`.
-pub fn failure_decision(failure: Outcome, event: &HookEvent, why: &str) -> Decision {
-    let outcome = if event.is_gate() {
-        failure
+/// What toolgate answers when it cannot decide an event (`--failure-decision`,
+/// `--failure-blocks-prompts`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FailurePolicy {
+    /// The answer to a gating event (`PreToolUse`, `PermissionRequest`): deny or ask.
+    pub gate: Outcome,
+    /// Whether a prompt (`UserPromptSubmit`) is blocked; otherwise it goes through.
+    pub block_prompts: bool,
+}
+
+impl FailurePolicy {
+    /// Deny gating events, let everything else through.
+    pub const DEFAULT: Self = Self {
+        gate: Outcome::Deny,
+        block_prompts: false,
+    };
+
+    /// The outcome for `event`: no opinion for events this policy lets through.
+    fn outcome(self, event: &HookEvent) -> Outcome {
+        if event.is_gate() {
+            self.gate
+        } else if self.block_prompts && event.event == "UserPromptSubmit" {
+            Outcome::Deny
+        } else {
+            Outcome::None
+        }
+    }
+}
+
+/// The decision when toolgate cannot decide: the policy's outcome for the event; the winner is
+/// `toolgate-failure`.
+pub fn failure_decision(failure: FailurePolicy, event: &HookEvent, why: &str) -> Decision {
+    let outcome = failure.outcome(event);
+    let policy = if outcome == Outcome::None {
+        "to let it through".to_owned()
     } else {
-        Outcome::None
+        format!("to {outcome}")
     };
     Decision {
         outcome,
         reason: Some(format!(
-            "toolgate failed to evaluate this call ({why}); its failure policy is to {failure}"
+            "toolgate failed to evaluate this call ({why}); its failure policy is {policy}"
         )),
         winner: Some("toolgate-failure".to_owned()),
         ..Decision::none()
     }
 }
 
-/// The reply when toolgate cannot decide: `failure` for gating events (`PreToolUse`,
-/// `PermissionRequest`), `{}` for the others.
-pub fn failure_reply(failure: Outcome, event: &HookEvent, why: &str) -> Value {
-    if !event.is_gate() {
+/// The reply when toolgate cannot decide: the failure decision in the agent's dialect, `{}` for
+/// events the policy lets through.
+pub fn failure_reply(failure: FailurePolicy, event: &HookEvent, why: &str) -> Value {
+    let decision = failure_decision(failure, event, why);
+    if decision.outcome == Outcome::None {
         return json!({});
     }
-    render_reply(event, &failure_decision(failure, event, why))
+    render_reply(event, &decision)
 }
 
 #[cfg(test)]
@@ -303,7 +334,7 @@ mod tests {
 
     #[test]
     fn failure_denies_pre_tool_use() {
-        let reply = failure_reply(Outcome::Deny, &event("PreToolUse"), "test");
+        let reply = failure_reply(FailurePolicy::DEFAULT, &event("PreToolUse"), "test");
         assert_eq!(
             reply["hookSpecificOutput"]["permissionDecision"],
             json!("deny")
@@ -321,7 +352,7 @@ mod tests {
     #[test]
     fn failure_is_silent_for_non_gating_events() {
         assert_eq!(
-            failure_reply(Outcome::Deny, &event("PostToolUse"), "test"),
+            failure_reply(FailurePolicy::DEFAULT, &event("PostToolUse"), "test"),
             json!({})
         );
     }

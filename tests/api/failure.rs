@@ -160,6 +160,8 @@ async fn a_body_that_does_not_arrive_in_time_is_a_408() {
 
 #[tokio::test]
 async fn the_failure_decision_is_configurable() {
+    let prompt = json!({"hook_event_name": "UserPromptSubmit", "session_id": "s",
+        "prompt": "deploy it"});
     let app = spawn_app_with(|config| {
         config.concurrency_limit = 0;
         config.failure_decision = toolgate_engine::Outcome::Ask;
@@ -168,6 +170,37 @@ async fn the_failure_decision_is_configurable() {
     let agent = app.create_token("agent", "team").await;
     let reply = app.evaluate(&agent, &tool("WebFetch")).await;
     assert_eq!(decision_of(&reply), "ask", "{reply}");
+    // By default a prompt toolgate cannot judge goes through.
+    assert_eq!(app.evaluate(&agent, &prompt).await, json!({}));
+
+    // `--failure-blocks-prompts`: it is blocked, in the agent's schema, and audited as a deny;
+    // the other non-gating events still go through.
+    let app = spawn_app_with(|config| {
+        config.concurrency_limit = 0;
+        config.failure_blocks_prompts = true;
+    })
+    .await;
+    let agent = app.create_token("agent", "team").await;
+    let reply = app.evaluate(&agent, &prompt).await;
+    assert_eq!(reply["decision"], "block", "{reply}");
+    assert!(
+        reply["reason"]
+            .as_str()
+            .is_some_and(|reason| reason.contains("toolgate failed")),
+        "{reply}"
+    );
+    let post = json!({"hook_event_name": "PostToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "ls"}, "tool_response": {}});
+    assert_eq!(app.evaluate(&agent, &post).await, json!({}));
+    // Audited once the next poll has made the token known in memory (as for any shed request).
+    eventually(Duration::from_secs(10), "the blocked prompt audited", || async {
+        app.evaluate(&agent, &prompt).await;
+        let rows = audit_rows(&app.db).await;
+        rows.iter()
+            .any(|row| row["event"] == "UserPromptSubmit" && row["decision"] == "deny")
+            .then_some(())
+    })
+    .await;
 }
 
 #[tokio::test]
