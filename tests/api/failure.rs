@@ -193,13 +193,17 @@ async fn the_failure_decision_is_configurable() {
         "tool_input": {"command": "ls"}, "tool_response": {}});
     assert_eq!(app.evaluate(&agent, &post).await, json!({}));
     // Audited once the next poll has made the token known in memory (as for any shed request).
-    eventually(Duration::from_secs(10), "the blocked prompt audited", || async {
-        app.evaluate(&agent, &prompt).await;
-        let rows = audit_rows(&app.db).await;
-        rows.iter()
-            .any(|row| row["event"] == "UserPromptSubmit" && row["decision"] == "deny")
-            .then_some(())
-    })
+    eventually(
+        Duration::from_secs(10),
+        "the blocked prompt audited",
+        || async {
+            app.evaluate(&agent, &prompt).await;
+            let rows = audit_rows(&app.db).await;
+            rows.iter()
+                .any(|row| row["event"] == "UserPromptSubmit" && row["decision"] == "deny")
+                .then_some(())
+        },
+    )
     .await;
 }
 

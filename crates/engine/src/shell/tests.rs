@@ -700,6 +700,42 @@ fn aliases_defined_inline_are_analysed() {
     has("alias x='rm -rf /'; x", "rm -rf /", Origin::ShellString);
 }
 
+#[test]
+fn names_bound_earlier_in_the_command_run_what_they_are_bound_to() {
+    // `hash -p` makes a name run another program.
+    has(
+        "hash -p /bin/rm del; del -rf ~",
+        "rm -rf ~",
+        Origin::TopLevel,
+    );
+    has(
+        "hash -p /usr/bin/git g a b && g push -f",
+        "git push -f",
+        Origin::TopLevel,
+    );
+    // An alias runs its value with the arguments given to the name.
+    has("alias del=rm; del -rf ~", "rm -rf ~", Origin::ShellString);
+    has(
+        "alias p='git push'\np --force origin main",
+        "git push --force origin main",
+        Origin::ShellString,
+    );
+    // Not again inside its own value, as in bash: `ls -l -a`, no loop.
+    assert_eq!(
+        lines("alias ls='ls -l'; ls -a"),
+        ["alias ls=ls -l", "ls -l", "ls -a", "ls -l -a"]
+    );
+    // Only after the binding, and only that name.
+    assert_eq!(
+        lines("del x; hash -p /bin/rm del"),
+        ["del x", "hash -p /bin/rm del"]
+    );
+    assert_eq!(
+        lines("hash -p /bin/rm del; dell x"),
+        ["hash -p /bin/rm del", "dell x"]
+    );
+}
+
 // --- H. binary paths ----------------------------------------------------------------------------
 
 #[test]

@@ -56,6 +56,20 @@ pub(super) struct Walker<'l> {
     last_output: Option<Piped>,
     /// What the word parses of this analysis may still spend.
     word_budget: WordBudget,
+    /// Names the command line binds for the commands after it (`hash -p`, `alias`).
+    bindings: Vec<(String, Binding)>,
+}
+
+/// Most names one analysis follows through `hash -p` and `alias`.
+const MAX_BINDINGS: usize = 16;
+
+/// What a name was bound to earlier in the same command line.
+#[derive(Clone)]
+enum Binding {
+    /// `hash -p PATH NAME`: `NAME` runs the program at `PATH`.
+    Path(Field),
+    /// `alias NAME=VALUE`: `NAME ARGS` runs the shell text `VALUE ARGS`.
+    Alias(Field),
 }
 
 /// Known text flowing through a pipe, and the depth of the pipeline it flows in.
@@ -109,6 +123,7 @@ impl<'l> Walker<'l> {
             piped: None,
             last_output: None,
             word_budget: WordBudget::default(),
+            bindings: Vec::new(),
         }
     }
 
@@ -619,10 +634,19 @@ impl<'l> Walker<'l> {
     /// consumed its here-doc or here-string as a script.
     fn run(&mut self, fields: Vec<Field>, base: Base, ctx: Ctx, stdin: &Stdin<'_>) -> bool {
         let stripped = strip(&fields);
-        let inner = fields.get(stripped.start..).unwrap_or(&[]);
-        let Some(program) = inner.first() else {
+        let mut inner = fields.get(stripped.start..).unwrap_or(&[]);
+        let Some(mut program) = inner.first() else {
             return false;
         };
+        let binding = self.binding(program);
+        let rebound: Vec<Field>;
+        if let Some(Binding::Path(path)) = &binding {
+            rebound = std::iter::once(path.clone())
+                .chain(inner.iter().skip(1).cloned())
+                .collect();
+            inner = &rebound;
+            program = path;
+        }
         if program.dynamic || names_by_pattern(&program.text) {
             self.unresolved(Unresolved::DynamicCommand(program.text.clone()));
             return false;
@@ -655,6 +679,9 @@ impl<'l> Walker<'l> {
         if !self.emit(command) {
             return false;
         }
+        if let Some(Binding::Alias(value)) = &binding {
+            self.expand_alias(&program.text, value, inner, ctx);
+        }
         for payload in stripped.payloads {
             self.payload(payload.text, payload.dynamic, Origin::Wrapper, ctx);
         }
@@ -677,7 +704,81 @@ impl<'l> Walker<'l> {
                 }
             }
         }
+        // After its own nested scripts, so that an alias value is not expanded inside itself.
+        self.bind(inner);
         consumed
+    }
+
+    /// What the program name was bound to earlier in the command line, if anything.
+    fn binding(&self, program: &Field) -> Option<Binding> {
+        if program.dynamic {
+            return None;
+        }
+        self.bindings
+            .iter()
+            .rev()
+            .find(|(name, _)| *name == program.text)
+            .map(|(_, binding)| binding.clone())
+    }
+
+    /// Records the names `hash -p PATH NAME…` and `alias NAME=VALUE…` bind.
+    fn bind(&mut self, argv: &[Field]) {
+        let Some((program, args)) = argv.split_first() else {
+            return;
+        };
+        let mut bound: Vec<(String, Binding)> = Vec::new();
+        match basename(&program.text) {
+            "hash" => {
+                let Some(at) = args.iter().position(|arg| arg.text == "-p") else {
+                    return;
+                };
+                let Some(path) = args.get(at + 1) else { return };
+                for name in args
+                    .iter()
+                    .skip(at + 2)
+                    .filter(|arg| !arg.text.starts_with('-'))
+                {
+                    bound.push((name.text.clone(), Binding::Path(path.clone())));
+                }
+            }
+            "alias" => {
+                for arg in args {
+                    if let Some((name, value)) = arg.text.split_once('=') {
+                        let value = Field {
+                            text: value.to_owned(),
+                            dynamic: arg.dynamic,
+                        };
+                        bound.push((name.to_owned(), Binding::Alias(value)));
+                    }
+                }
+            }
+            _ => return,
+        }
+        for binding in bound {
+            if self.bindings.len() >= MAX_BINDINGS {
+                break;
+            }
+            self.bindings.push(binding);
+        }
+    }
+
+    /// `NAME ARGS` where `alias NAME=VALUE` came before: `VALUE ARGS` runs. As in bash, the alias
+    /// is not expanded again inside its own value (`alias ls='ls -l'`).
+    fn expand_alias(&mut self, name: &str, value: &Field, argv: &[Field], ctx: Ctx) {
+        let mut text = value.text.clone();
+        for arg in argv.iter().skip(1) {
+            text.push(' ');
+            text.push_str(&arg.text);
+        }
+        let dynamic = argv.iter().any(|field| field.dynamic) || value.dynamic;
+        let saved = std::mem::take(&mut self.bindings);
+        self.bindings = saved
+            .iter()
+            .filter(|(bound, _)| bound != name)
+            .cloned()
+            .collect();
+        self.payload(text, dynamic, Origin::ShellString, ctx);
+        self.bindings = saved;
     }
 
     fn payload(&mut self, text: String, dynamic: bool, origin: Origin, ctx: Ctx) {
