@@ -12,40 +12,81 @@
 use super::exec::{Nested, SHELLS};
 use super::wrappers::Field;
 use super::{Origin, basename};
-use crate::argv::{GIT_GLOBAL_LONG_VALUE, GIT_GLOBAL_SHORT_VALUE, options_end};
+use crate::argv::{
+    GIT_GLOBAL_LONG_VALUE, GIT_GLOBAL_SHORT_VALUE, long_option_matches, options_end,
+};
 
-/// Most commands one program text yields (the rest of the text is still judged by what it is).
+/// Most commands followed in one program text; past that, the rest is only known at run time.
 const MAX_FOUND: usize = 16;
 
 /// What `program ARGS` runs through a shell, for awk, sed and git.
 pub(super) fn nested(name: &str, args: &[Field]) -> Vec<Nested> {
-    match name {
-        "awk" | "gawk" | "mawk" | "nawk" => programs(args, AWK_VALUED, &["e", "source"])
-            .into_iter()
-            .flat_map(|program| awk(&program))
-            .take(MAX_FOUND)
-            .collect(),
+    let found = match name {
+        "awk" | "gawk" | "mawk" | "nawk" | "original-awk" | "onetrue-awk" | "goawk" | "bwk" => {
+            programs(args, &AWK).into_iter().flat_map(awk).collect()
+        }
         "sed" | "gsed" => {
-            if args.iter().any(|arg| arg.text == "--sandbox") {
+            let before_operands = args.iter().take_while(|arg| arg.text != "--");
+            let sandboxed = before_operands.into_iter().any(|arg| {
+                arg.text
+                    .strip_prefix("--")
+                    .is_some_and(|long| long_option_matches(long, "sandbox"))
+            });
+            if sandboxed {
                 return Vec::new();
             }
-            programs(args, SED_VALUED, &["e", "expression"])
-                .into_iter()
-                .flat_map(|program| sed(&program))
-                .take(MAX_FOUND)
-                .collect()
+            programs(args, &SED).into_iter().flat_map(sed).collect()
         }
         "git" => git(args),
-        _ => Vec::new(),
-    }
+        _ => return Vec::new(),
+    };
+    cap(found)
 }
 
-/// Options of awk that take a value (besides the program options), short and long.
-const AWK_VALUED: &[&str] = &[
-    "f", "v", "F", "i", "l", "E", "file", "assign", "include", "load",
-];
-/// Options of sed that take a value (besides the program options).
-const SED_VALUED: &[&str] = &["f", "l", "file", "line-length"];
+/// At most [`MAX_FOUND`] commands, then one that stands for the rest, which is not followed.
+fn cap(mut found: Vec<Nested>) -> Vec<Nested> {
+    if found.len() > MAX_FOUND {
+        found.truncate(MAX_FOUND);
+        found.push(Nested::Dynamic(
+            "more commands than the analysis follows".to_owned(),
+        ));
+    }
+    found
+}
+
+/// How a program-running command takes its program: inline options, program-file options,
+/// other options with a value, and whether options may follow operands (GNU `getopt`
+/// permutes sed's argv; awk's options end at the program).
+struct Syntax {
+    inline_short: &'static [char],
+    inline_long: &'static [&'static str],
+    file_short: &'static [char],
+    file_long: &'static [&'static str],
+    valued_short: &'static [char],
+    valued_long: &'static [&'static str],
+    permutes: bool,
+}
+
+const AWK: Syntax = Syntax {
+    inline_short: &['e'],
+    inline_long: &["source"],
+    file_short: &['f', 'E'],
+    file_long: &["file", "exec"],
+    // `-W` is gawk's and mawk's way to give any long option (`-W source=…`), read below.
+    valued_short: &['v', 'F', 'i', 'l', 'W'],
+    valued_long: &["assign", "field-separator", "include", "load"],
+    permutes: false,
+};
+
+const SED: Syntax = Syntax {
+    inline_short: &['e'],
+    inline_long: &["expression"],
+    file_short: &['f'],
+    file_long: &["file"],
+    valued_short: &['l'],
+    valued_long: &["line-length"],
+    permutes: true,
+};
 
 /// One program text given on the command line.
 struct Program {
@@ -53,117 +94,262 @@ struct Program {
     dynamic: bool,
 }
 
-/// The program texts of an awk- or sed-like command: the values of `inline` options (`-e`,
-/// `--expression`), or else the first operand, unless a program file (`-f`) is given.
-fn programs(args: &[Field], valued: &[&str], inline: &[&str]) -> Vec<Program> {
+/// What a command's argv gives as its program.
+enum Source {
+    /// Program text.
+    Text(Program),
+    /// A program read from stdin, a process substitution or a file named at run time: not
+    /// known here.
+    Unknown,
+}
+
+/// The program texts of an awk- or sed-like command: the values of its inline options, or else
+/// its first operand, unless a program file is given (a file is not looked into, as a script
+/// file given to a shell is not; one read from stdin is unknown).
+fn programs(args: &[Field], syntax: &Syntax) -> Vec<Source> {
     let mut found = Vec::new();
     let mut from_file = false;
-    let mut iter = args.iter();
     let mut first_operand = None;
-    let takes_value: Vec<&str> = valued.iter().chain(inline).copied().collect();
+    let mut iter = args.iter();
+    let mut take = |kind: Kind, value: Option<Program>, found: &mut Vec<Source>| match kind {
+        Kind::Inline => found.extend(value.map(Source::Text)),
+        Kind::File => {
+            from_file = true;
+            let known = value.is_some_and(|file| {
+                !file.dynamic
+                    && !matches!(
+                        file.text.as_str(),
+                        "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0"
+                    )
+                    && !file.text.contains("(…)")
+            });
+            if !known {
+                found.push(Source::Unknown);
+            }
+        }
+        Kind::Valued => {}
+    };
     while let Some(arg) = iter.next() {
         let text = arg.text.as_str();
         if text == "--" {
-            first_operand = iter.next();
+            first_operand = first_operand.or_else(|| iter.next());
             break;
         }
-        let Some((name, attached)) = option(text, &takes_value) else {
-            first_operand = Some(arg);
+        let (kind, attached) = if let Some(long) = text.strip_prefix("--") {
+            let (name, attached) = match long.split_once('=') {
+                Some((name, value)) => (name, Some(value)),
+                None => (long, None),
+            };
+            let matches = |names: &[&str]| names.iter().any(|n| long_option_matches(name, n));
+            let kind = if matches(syntax.inline_long) {
+                Kind::Inline
+            } else if matches(syntax.file_long) {
+                Kind::File
+            } else if matches(syntax.valued_long) {
+                Kind::Valued
+            } else {
+                continue;
+            };
+            (kind, attached)
+        } else if let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) {
+            let valued = cluster.char_indices().find_map(|(at, flag)| {
+                let kind = if syntax.inline_short.contains(&flag) {
+                    Kind::Inline
+                } else if syntax.file_short.contains(&flag) {
+                    Kind::File
+                } else if syntax.valued_short.contains(&flag) {
+                    Kind::Valued
+                } else {
+                    return None;
+                };
+                let rest = cluster.get(at + flag.len_utf8()..).unwrap_or("");
+                Some((kind, flag, (!rest.is_empty()).then_some(rest)))
+            });
+            let Some((kind, flag, attached)) = valued else {
+                continue;
+            };
+            if flag == 'W' {
+                // `-W source=TEXT`, `-W exec=FILE`, `-W interactive`.
+                let value = attached.or_else(|| iter.next().map(|f| f.text.as_str()));
+                let (name, value) = value
+                    .and_then(|v| v.split_once('='))
+                    .unwrap_or((value.unwrap_or(""), ""));
+                if long_option_matches(name, "source") {
+                    take(Kind::Inline, Some(program(value, arg.dynamic)), &mut found);
+                } else if long_option_matches(name, "exec") || long_option_matches(name, "file") {
+                    take(Kind::File, Some(program(value, arg.dynamic)), &mut found);
+                }
+                continue;
+            }
+            (kind, attached)
+        } else {
+            first_operand = first_operand.or(Some(arg));
+            if syntax.permutes {
+                continue;
+            }
             break;
         };
-        if !takes_value.contains(&name) {
-            continue;
-        }
-        // `-E` is gawk's program file (sed's `-E` takes no value and never gets here).
-        from_file |= matches!(name, "f" | "file" | "E");
         let value = match attached {
-            Some(value) => Some(Program {
-                text: value.to_owned(),
-                dynamic: arg.dynamic,
-            }),
-            None => iter.next().map(|field| Program {
-                text: field.text.clone(),
-                dynamic: field.dynamic,
-            }),
+            Some(value) => Some(program(value, arg.dynamic)),
+            None => iter.next().map(|field| program(&field.text, field.dynamic)),
         };
-        if inline.contains(&name) {
-            found.extend(value);
-        }
+        take(kind, value, &mut found);
     }
     if found.is_empty() && !from_file {
-        found.extend(first_operand.map(|field| Program {
-            text: field.text.clone(),
-            dynamic: field.dynamic,
-        }));
+        found.extend(first_operand.map(|field| Source::Text(program(&field.text, field.dynamic))));
     }
     found
 }
 
-/// An option's name and attached value: `-f x` → `f`, `-fx` → `f` + `x`, `--file=x` → `file` +
-/// `x`. In a cluster, the first flag that takes a value (`takes_value`) ends it (`-nef x`); a
-/// cluster without one gives an empty name.
-fn option<'t>(text: &'t str, takes_value: &[&str]) -> Option<(&'t str, Option<&'t str>)> {
-    if let Some(long) = text.strip_prefix("--") {
-        return Some(match long.split_once('=') {
-            Some((name, value)) => (name, Some(value)),
-            None => (long, None),
-        });
+#[derive(Clone, Copy)]
+enum Kind {
+    Inline,
+    File,
+    Valued,
+}
+
+fn program(text: &str, dynamic: bool) -> Program {
+    Program {
+        text: text.to_owned(),
+        dynamic,
     }
-    let cluster = text.strip_prefix('-').filter(|c| !c.is_empty())?;
-    for (at, flag) in cluster.char_indices() {
-        let end = at + flag.len_utf8();
-        let name = cluster.get(at..end).unwrap_or("");
-        if takes_value.contains(&name) {
-            let rest = cluster.get(end..).unwrap_or("");
-            return Some((name, (!rest.is_empty()).then_some(rest)));
-        }
-    }
-    Some(("", None))
 }
 
 // ---------------------------------------------------------------------------------------- awk
 
 /// What an awk program runs: `system(EXPR)`, `print … | EXPR`, `print … |& EXPR` and
 /// `EXPR | getline`. A string literal EXPR is a script; anything else, and anything printed into
-/// a shell, is only known at run time.
-fn awk(program: &Program) -> Vec<Nested> {
+/// a shell or an interpreter, is only known at run time. Where the scan may have lost its place
+/// (a `/` it took for division or for a regular expression), a call it counts in the raw text
+/// and did not account for is only known at run time too.
+fn awk(source: Source) -> Vec<Nested> {
+    let program = match source {
+        Source::Text(program) => program,
+        Source::Unknown => return vec![dynamic("awk's program, read at run time")],
+    };
     let tokens = awk_tokens(&program.text);
     let mut found = Vec::new();
-    let dynamic = |what: &str| Nested::Dynamic(format!("awk's {what}"));
+    let mut calls = 0;
+    let mut pipes = 0;
+    let literal = |text: &str| (!program.dynamic).then(|| text.to_owned());
     for (at, token) in tokens.iter().enumerate() {
         match token {
             AwkToken::Word(word) if word == "system" => {
                 if let Some(AwkToken::Open) = tokens.get(at + 1) {
+                    calls += 1;
                     match (tokens.get(at + 2), tokens.get(at + 3)) {
-                        (Some(AwkToken::Str(text)), Some(AwkToken::Close)) if !program.dynamic => {
-                            found.push(script(text));
+                        (Some(AwkToken::Str(text)), Some(AwkToken::Close)) => {
+                            found.extend(literal(text).map(|text| script(&text)));
                         }
-                        _ => found.push(dynamic("`system(…)` argument")),
+                        _ => found.push(dynamic("awk's `system(…)` argument")),
                     }
                 }
             }
-            AwkToken::Pipe => match (
-                tokens.get(at + 1),
-                at.checked_sub(1).and_then(|i| tokens.get(i)),
-            ) {
-                (Some(AwkToken::Word(word)), before) if word == "getline" => match before {
-                    Some(AwkToken::Str(text)) if !program.dynamic => found.push(script(text)),
-                    _ => found.push(dynamic("`… | getline` command")),
-                },
-                (Some(AwkToken::Str(text)), _) if !program.dynamic => {
-                    found.push(script(text));
-                    // What the program prints into a shell is that shell's script.
-                    let first = text.split_whitespace().next().unwrap_or("");
-                    if SHELLS.contains(&basename(first)) {
-                        found.push(dynamic("output piped into a shell"));
+            AwkToken::Pipe => {
+                let before = at.checked_sub(1).and_then(|i| tokens.get(i));
+                match tokens.get(at + 1) {
+                    Some(AwkToken::Word(word)) if word == "getline" => {
+                        pipes += 1;
+                        match before {
+                            Some(AwkToken::Str(text)) => {
+                                found.extend(literal(text).map(|text| script(&text)));
+                            }
+                            _ => found.push(dynamic("awk's `… | getline` command")),
+                        }
+                    }
+                    Some(AwkToken::Str(text)) => {
+                        pipes += 1;
+                        found.extend(literal(text).map(|text| script(&text)));
+                        // What the program prints into a shell or an interpreter is its script.
+                        if text
+                            .split_whitespace()
+                            .any(|word| runs_its_input(basename(word)))
+                        {
+                            found.push(dynamic("awk's output piped into a program that runs it"));
+                        }
+                    }
+                    _ => {
+                        pipes += 1;
+                        found.push(dynamic("awk's `print | …` command"));
                     }
                 }
-                _ => found.push(dynamic("`print | …` command")),
-            },
+            }
             _ => {}
         }
     }
+    if program.dynamic && (calls > 0 || pipes > 0) {
+        found.push(dynamic("awk's commands, built at run time"));
+    }
+    let (raw_calls, raw_pipes, indirect) = awk_raw_counts(&program.text);
+    if raw_calls > calls || raw_pipes > pipes || indirect {
+        found.push(dynamic("awk's commands, where the scan lost its place"));
+    }
     found
+}
+
+/// Whether a program given text on its stdin runs it: a shell, an interpreter, or awk and sed
+/// reading their program from `-f -`.
+fn runs_its_input(name: &str) -> bool {
+    SHELLS.contains(&name)
+        || name.starts_with("python")
+        || matches!(
+            name,
+            "perl" | "ruby" | "node" | "php" | "lua" | "awk" | "gawk" | "mawk" | "sed" | "xargs"
+        )
+}
+
+/// In the raw program text: `system(` calls, pipes into a string or `getline` (`| "…"`,
+/// `|& …`, `| getline`), and gawk's indirect calls and directives (`@f(…)`, `@include`).
+fn awk_raw_counts(text: &str) -> (usize, usize, bool) {
+    let bytes = text.as_bytes();
+    let word_at = |at: usize, word: &str| {
+        text.get(at..).is_some_and(|rest| rest.starts_with(word))
+            && !at
+                .checked_sub(1)
+                .and_then(|i| bytes.get(i))
+                .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+    };
+    let mut calls = 0;
+    let mut pipes = 0;
+    let mut indirect = false;
+    for (at, &byte) in bytes.iter().enumerate() {
+        match byte {
+            b's' if word_at(at, "system") => {
+                let after = text.get(at + 6..).unwrap_or("").trim_start();
+                calls += usize::from(after.starts_with('('));
+            }
+            b'|' if bytes.get(at + 1) != Some(&b'|')
+                && at.checked_sub(1).and_then(|i| bytes.get(i)) != Some(&b'|') =>
+            {
+                let after = text.get(at + 1..).unwrap_or("");
+                let after = after.strip_prefix('&').unwrap_or(after).trim_start();
+                pipes += usize::from(
+                    after.starts_with('"')
+                        || after.starts_with("getline")
+                        || text.get(at + 1..).is_some_and(|rest| rest.starts_with('&')),
+                );
+            }
+            b'@' => {
+                let after = text.get(at + 1..).unwrap_or("");
+                let name_len = after
+                    .bytes()
+                    .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b':')
+                    .count();
+                let rest = after.get(name_len..).unwrap_or("").trim_start();
+                indirect |= name_len > 0
+                    && (rest.starts_with('(')
+                        || ["include", "load", "namespace"]
+                            .iter()
+                            .any(|directive| after.starts_with(directive)));
+            }
+            _ => {}
+        }
+    }
+    (calls, pipes, indirect)
+}
+
+fn dynamic(what: &str) -> Nested {
+    Nested::Dynamic(what.to_owned())
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -253,20 +439,47 @@ fn awk_tokens(text: &str) -> Vec<AwkToken> {
     tokens
 }
 
-/// An awk string literal from just after its opening quote: the text, and where it ends.
+/// An awk string literal from just after its opening quote: the text with its escapes decoded
+/// (`\n`, `\"`, octal `\176`, gawk's hex `\x7e`), and where it ends.
 fn awk_string(bytes: &[u8], mut at: usize) -> (String, usize) {
     let mut literal = Vec::new();
     while let Some(&byte) = bytes.get(at) {
         match byte {
             b'"' => return (String::from_utf8_lossy(&literal).into_owned(), at + 1),
             b'\\' => {
-                match bytes.get(at + 1) {
-                    Some(b'n') => literal.push(b'\n'),
-                    Some(b't') => literal.push(b'\t'),
-                    Some(&other) => literal.push(other),
-                    None => {}
+                at += 1;
+                let Some(&escaped) = bytes.get(at) else { break };
+                at += 1;
+                let digits = |at: usize, radix: u32, most: usize| {
+                    bytes
+                        .iter()
+                        .skip(at)
+                        .take(most)
+                        .take_while(|b| char::from(**b).is_digit(radix))
+                        .count()
+                };
+                let number = |from: usize, len: usize, radix: u32| {
+                    std::str::from_utf8(bytes.get(from..from + len).unwrap_or(b""))
+                        .ok()
+                        .and_then(|digits| u32::from_str_radix(digits, radix).ok())
+                        .map_or(b'?', |value| (value & 0xff) as u8)
+                };
+                match escaped {
+                    b'0'..=b'7' => {
+                        let len = 1 + digits(at, 8, 2);
+                        literal.push(number(at - 1, len, 8));
+                        at += len - 1;
+                    }
+                    b'x' if digits(at, 16, 2) > 0 => {
+                        let len = digits(at, 16, 2);
+                        literal.push(number(at, len, 16));
+                        at += len;
+                    }
+                    b'n' => literal.push(b'\n'),
+                    b't' => literal.push(b'\t'),
+                    b'r' => literal.push(b'\r'),
+                    other => literal.push(other),
                 }
-                at += 2;
             }
             _ => {
                 literal.push(byte);
@@ -279,7 +492,7 @@ fn awk_string(bytes: &[u8], mut at: usize) -> (String, usize) {
 
 /// Skips a regular expression from just after its opening `/` (or a sed delimiter).
 fn skip_regex(bytes: &[u8], at: usize) -> usize {
-    delimited(bytes, at, b'/').1
+    delimited(bytes, at, b'/', true).1
 }
 
 // ---------------------------------------------------------------------------------------- sed
@@ -287,20 +500,30 @@ fn skip_regex(bytes: &[u8], at: usize) -> usize {
 /// What a sed script runs: `e COMMAND` (a script), a bare `e` (the pattern space), and the `e`
 /// flag of `s`, which runs the pattern space after the substitution: its replacement is judged as
 /// a script, and the whole line is only known at run time.
-fn sed(program: &Program) -> Vec<Nested> {
+fn sed(source: Source) -> Vec<Nested> {
+    let program = match source {
+        Source::Text(program) => program,
+        Source::Unknown => return vec![dynamic("sed's script, read at run time")],
+    };
     let bytes = program.text.as_bytes();
     let text = program.text.as_str();
     let mut found = Vec::new();
     let pattern_space = || Nested::Dynamic("the lines sed executes".to_owned());
     let mut at = 0;
-    while at < bytes.len() && found.len() < MAX_FOUND {
+    while at < bytes.len() && found.len() <= MAX_FOUND {
         at = skip_sed_address(bytes, at);
         let Some(&command) = bytes.get(at) else { break };
         at += 1;
         match command {
             b';' | b'\n' | b'{' | b'}' | b'!' | b' ' | b'\t' => {}
             b'#' | b':' | b'a' | b'i' | b'c' | b'r' | b'R' | b'w' | b'W' | b'b' | b't' | b'T'
-            | b'v' => at = line_end(bytes, at, matches!(command, b':' | b'b' | b't' | b'T')),
+            | b'v' => {
+                at = line_end(
+                    bytes,
+                    at,
+                    matches!(command, b':' | b'b' | b't' | b'T' | b'v'),
+                );
+            }
             b'e' => {
                 let end = line_end(bytes, at, false);
                 let line = text.get(at..end).unwrap_or("").trim();
@@ -317,8 +540,9 @@ fn sed(program: &Program) -> Vec<Nested> {
                 let Some(&delimiter) = bytes.get(at) else {
                     break;
                 };
-                let (_, after_pattern) = delimited(bytes, at + 1, delimiter);
-                let (replacement, after_replacement) = delimited(bytes, after_pattern, delimiter);
+                let (_, after_pattern) = delimited(bytes, at + 1, delimiter, command == b's');
+                let (replacement, after_replacement) =
+                    delimited(bytes, after_pattern, delimiter, false);
                 at = after_replacement;
                 if command == b'y' {
                     continue;
@@ -360,9 +584,9 @@ fn skip_sed_address(bytes: &[u8], mut at: usize) -> usize {
         match bytes.get(at) {
             Some(b' ' | b'\t' | b',' | b'~' | b'+' | b'$') => at += 1,
             Some(b) if b.is_ascii_digit() => at += 1,
-            Some(b'/') => at = delimited(bytes, at + 1, b'/').1,
+            Some(b'/') => at = delimited(bytes, at + 1, b'/', true).1,
             Some(b'\\') => match bytes.get(at + 1) {
-                Some(&delimiter) => at = delimited(bytes, at + 2, delimiter).1,
+                Some(&delimiter) => at = delimited(bytes, at + 2, delimiter, true).1,
                 None => return at + 1,
             },
             _ => return at,
@@ -375,10 +599,18 @@ fn skip_sed_address(bytes: &[u8], mut at: usize) -> usize {
 }
 
 /// The text up to an unescaped `delimiter` (escapes kept except `\delimiter`), and the index
-/// after the delimiter (the end of the text when it is missing).
-fn delimited(bytes: &[u8], mut at: usize, delimiter: u8) -> (Vec<u8>, usize) {
+/// after the delimiter (the end of the text when it is missing). In a regular expression
+/// (`regex`), a bracket expression is skipped whole: the delimiter is literal inside it
+/// (`s/[/]/x/`), as are `]` first and `[:class:]`.
+fn delimited(bytes: &[u8], mut at: usize, delimiter: u8, regex: bool) -> (Vec<u8>, usize) {
     let mut text = Vec::new();
     while let Some(&byte) = bytes.get(at) {
+        if regex && byte == b'[' {
+            let end = bracket_end(bytes, at);
+            text.extend_from_slice(bytes.get(at..end).unwrap_or(b""));
+            at = end;
+            continue;
+        }
         if byte == delimiter {
             return (text, at + 1);
         }
@@ -395,6 +627,36 @@ fn delimited(bytes: &[u8], mut at: usize, delimiter: u8) -> (Vec<u8>, usize) {
         at += 1;
     }
     (text, bytes.len())
+}
+
+/// The index after the bracket expression opening at `open` (`[abc]`, `[^]x]`, `[[:alpha:]/]`);
+/// the end of the text when it is not closed.
+fn bracket_end(bytes: &[u8], open: usize) -> usize {
+    let mut at = open + 1;
+    if bytes.get(at) == Some(&b'^') {
+        at += 1;
+    }
+    if bytes.get(at) == Some(&b']') {
+        at += 1;
+    }
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            b']' => return at + 1,
+            b'[' if matches!(bytes.get(at + 1), Some(b':' | b'.' | b'=')) => {
+                let kind = bytes.get(at + 1).copied().unwrap_or(b':');
+                at += 2;
+                while let Some(&inner) = bytes.get(at) {
+                    at += 1;
+                    if inner == kind && bytes.get(at) == Some(&b']') {
+                        at += 1;
+                        break;
+                    }
+                }
+            }
+            _ => at += 1,
+        }
+    }
+    bytes.len()
 }
 
 /// Where a sed command's argument ends: the newline (a backslash continues text commands), or
@@ -414,34 +676,24 @@ fn line_end(bytes: &[u8], mut at: usize, semicolon_ends: bool) -> usize {
 // ---------------------------------------------------------------------------------------- git
 
 /// git's ways to run commands: `rebase -x CMD` / `--exec CMD` (a shell script per commit),
-/// `submodule foreach CMD…` (a shell script per submodule) and `bisect run CMD ARGS…` (an argv).
+/// `submodule foreach CMD…` (a shell script per submodule), `bisect run CMD ARGS…` (an argv),
+/// `difftool -x CMD` / `--extcmd CMD` and `grep -O CMD` / `--open-files-in-pager=CMD`.
 fn git(args: &[Field]) -> Vec<Nested> {
     let start = options_end(args, GIT_GLOBAL_SHORT_VALUE, GIT_GLOBAL_LONG_VALUE);
     let Some((sub, rest)) = args.get(start..).and_then(<[Field]>::split_first) else {
         return Vec::new();
     };
     match sub.text.as_str() {
-        "rebase" => {
-            let mut found = Vec::new();
-            let mut iter = rest.iter();
-            while let Some(arg) = iter.next() {
-                let text = arg.text.as_str();
-                let value = match text {
-                    "-x" | "--exec" => iter.next(),
-                    _ => None,
-                };
-                let attached = text
-                    .strip_prefix("--exec=")
-                    .or_else(|| text.strip_prefix("-x").filter(|v| !v.is_empty()));
-                if let Some(field) = value {
-                    found.push(script_or_dynamic(&field.text, field.dynamic));
-                } else if let Some(text) = attached {
-                    found.push(script_or_dynamic(text, arg.dynamic));
-                }
-            }
-            found
-        }
-        "submodule" => {
+        "rebase" => option_values(rest, 'x', &['s', 'X', 'C'], "exec"),
+        "difftool" => option_values(rest, 'x', &['t', 'y'], "extcmd"),
+        // `-O` takes its value attached only (`-Ovim`); alone it opens the default pager.
+        "grep" => option_values(
+            rest,
+            'O',
+            &['e', 'f', 'm', 'A', 'B', 'C'],
+            "open-files-in-pager",
+        ),
+        "submodule" | "submodule--helper" => {
             let Some(at) = rest.iter().position(|arg| arg.text == "foreach") else {
                 return Vec::new();
             };
@@ -472,6 +724,61 @@ fn git(args: &[Field]) -> Vec<Nested> {
         }
         _ => Vec::new(),
     }
+}
+
+/// The shell commands given to a subcommand's option `-SHORT CMD`, `-SHORTCMD` (also at the end
+/// of a flag cluster: `-qx CMD`), `--LONG CMD`, `--LONG=CMD`, or a prefix of `--LONG`. `valued`
+/// lists the subcommand's other short options that take a value, which end a cluster.
+fn option_values(args: &[Field], short: char, valued: &[char], long: &str) -> Vec<Nested> {
+    let mut found = Vec::new();
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        let text = arg.text.as_str();
+        if text == "--" {
+            break;
+        }
+        let value = if let Some(name) = text.strip_prefix("--") {
+            match name.split_once('=') {
+                Some((name, value)) if long_option_matches(name, long) => {
+                    Some((value.to_owned(), arg.dynamic))
+                }
+                None if long_option_matches(name, long) => {
+                    iter.next().map(|field| (field.text.clone(), field.dynamic))
+                }
+                _ => None,
+            }
+        } else if let Some(cluster) = text.strip_prefix('-') {
+            let flag = cluster
+                .char_indices()
+                .find(|(_, flag)| *flag == short || valued.contains(flag));
+            match flag {
+                Some((at, flag)) if flag == short => {
+                    let rest = cluster.get(at + flag.len_utf8()..).unwrap_or("");
+                    if !rest.is_empty() {
+                        Some((rest.to_owned(), arg.dynamic))
+                    } else if short == 'O' {
+                        None
+                    } else {
+                        iter.next().map(|field| (field.text.clone(), field.dynamic))
+                    }
+                }
+                // Another option's value: attached, or the next argument.
+                Some((at, flag)) => {
+                    if cluster.get(at + flag.len_utf8()..).unwrap_or("").is_empty() {
+                        iter.next();
+                    }
+                    None
+                }
+                None => None,
+            }
+        } else {
+            None
+        };
+        if let Some((value, dynamic)) = value.filter(|(value, _)| !value.is_empty()) {
+            found.push(script_or_dynamic(&value, dynamic));
+        }
+    }
+    found
 }
 
 fn script(text: &str) -> Nested {
@@ -537,7 +844,10 @@ mod tests {
         );
         assert_eq!(
             scripts(&["awk", "{ print \"rm -rf ~\" | \"sh\" }"]),
-            ["sh", "dynamic: awk's output piped into a shell"]
+            [
+                "sh",
+                "dynamic: awk's output piped into a program that runs it"
+            ]
         );
         assert_eq!(
             scripts(&["awk", "BEGIN { \"id -u\" | getline uid; print uid }"]),
@@ -547,6 +857,100 @@ mod tests {
             scripts(&["awk", "-e", "BEGIN { cmd | getline x }"]),
             ["dynamic: awk's `… | getline` command"]
         );
+    }
+
+    #[test]
+    fn awk_red_team() {
+        // Past the cap, the rest stands as unknown: no dangerous call hides behind 16 others.
+        let many = format!(
+            "BEGIN {{ {} system(\"rm -rf ~\") }}",
+            "system(\"ls\");".repeat(16)
+        );
+        let found = scripts(&["awk", &many]);
+        assert_eq!(found.len(), MAX_FOUND + 1);
+        assert_eq!(
+            found.last().unwrap(),
+            "dynamic: more commands than the analysis follows"
+        );
+        // Octal and hex escapes.
+        assert_eq!(
+            scripts(&["awk", "BEGIN{system(\"rm -rf \\176\")}"]),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            scripts(&["gawk", "BEGIN{system(\"rm -rf \\x7e\")}"]),
+            ["rm -rf ~"]
+        );
+        // A `/` taken for the wrong thing: the raw count still sees the call.
+        for program in [
+            "NR\n/\"*/{system(\"rm -rf ~\")}",
+            "{ x = i++ / 2; system(\"rm -rf ~\"); y = i / 1 }",
+        ] {
+            let found = scripts(&["gawk", program]);
+            assert!(
+                found
+                    .iter()
+                    .any(|f| f == "rm -rf ~" || f.starts_with("dynamic:")),
+                "{program}: {found:?}"
+            );
+        }
+        // Options that carry the program or take a value; indirect calls; program from stdin.
+        assert_eq!(scripts(&["gawk", "--sourc=BEGIN{system(\"id\")}"]), ["id"]);
+        assert_eq!(
+            scripts(&["gawk", "-W", "source=BEGIN{system(\"id\")}"]),
+            ["id"]
+        );
+        assert_eq!(
+            scripts(&["mawk", "-W", "interactive", "BEGIN{system(\"id\")}"]),
+            ["id"]
+        );
+        assert_eq!(
+            scripts(&["gawk", "BEGIN{f=\"system\"; @f(\"rm -rf ~\")}"]),
+            ["dynamic: awk's commands, where the scan lost its place"]
+        );
+        for file in ["-", "/dev/stdin", "<(…)"] {
+            assert_eq!(
+                scripts(&["awk", "-f", file, "x"]),
+                ["dynamic: awk's program, read at run time"],
+                "{file}"
+            );
+        }
+        assert_eq!(
+            scripts(&["awk", "{ print | \"/usr/bin/env bash\" }"]),
+            [
+                "/usr/bin/env bash",
+                "dynamic: awk's output piped into a program that runs it"
+            ]
+        );
+        assert_eq!(scripts(&["original-awk", "BEGIN{system(\"id\")}"]), ["id"]);
+    }
+
+    #[test]
+    fn sed_red_team() {
+        let pattern_space = "dynamic: the lines sed executes";
+        // The delimiter inside a bracket expression, `v`, abbreviations, `--sandbox` as a file.
+        assert_eq!(scripts(&["sed", "s/[/]/x/;1e rm -rf ~", "f"]), ["rm -rf ~"]);
+        assert_eq!(
+            scripts(&["sed", "s/[/]*/rm -rf ~/e", "f"]),
+            ["rm -rf ~", pattern_space]
+        );
+        assert_eq!(scripts(&["sed", "v;1e rm -rf ~", "f"]), ["rm -rf ~"]);
+        assert_eq!(scripts(&["sed", "--expr=1e id", "f"]), ["id"]);
+        assert_eq!(
+            scripts(&["sed", "-e", "1e id", "--", "--sandbox", "f"]),
+            ["id"]
+        );
+        assert!(scripts(&["sed", "--sand", "-e", "1e id", "f"]).is_empty());
+        // Options after operands (GNU getopt permutes them).
+        assert_eq!(scripts(&["sed", "f", "-e", "1e id"]), ["id"]);
+        assert_eq!(
+            scripts(&["sed", "-f", "/dev/stdin", "f"]),
+            ["dynamic: sed's script, read at run time"]
+        );
+        // Brackets that hold no delimiter are no trouble.
+        assert!(scripts(&["sed", "s/[^/]*$/index.html/", "f"]).is_empty());
+        assert!(scripts(&["sed", "-E", "s/[^/]+\\.tsx?$/index.ts/", "f"]).is_empty());
+        assert!(scripts(&["sed", "s/[[:space:]]*$//", "f"]).is_empty());
     }
 
     #[test]
@@ -633,6 +1037,23 @@ mod tests {
             scripts(&["git", "rebase", "-x", "$CMD", "main"]),
             ["dynamic: $CMD"]
         );
+        assert_eq!(scripts(&["git", "rebase", "-qx", "id", "main"]), ["id"]);
+        assert_eq!(scripts(&["git", "rebase", "--exe=id", "main"]), ["id"]);
+        assert_eq!(scripts(&["git", "rebase", "--ex", "id", "main"]), ["id"]);
+        assert_eq!(
+            scripts(&["git", "rebase", "-s", "x", "main"]),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            scripts(&["git", "submodule--helper", "foreach", "id"]),
+            ["id"]
+        );
+        assert_eq!(
+            scripts(&["git", "difftool", "--extcmd=rm -rf ~"]),
+            ["rm -rf ~"]
+        );
+        assert_eq!(scripts(&["git", "grep", "-Orm -rf ~", "x"]), ["rm -rf ~"]);
+        assert!(scripts(&["git", "grep", "-O", "x"]).is_empty());
         assert!(scripts(&["git", "rebase", "-i", "main"]).is_empty());
         assert!(scripts(&["git", "log", "-x"]).is_empty());
     }
