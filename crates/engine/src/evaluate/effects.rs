@@ -50,7 +50,8 @@ fn operands<'a>(args: &'a [String], valued: &[&str]) -> Vec<&'a str> {
             operands.extend(iter.by_ref().map(String::as_str));
         } else if valued.contains(&arg.as_str()) {
             iter.next();
-        } else if !arg.starts_with('-') {
+        } else if arg == "-" || !arg.starts_with('-') {
+            // `-` alone is an operand (stdin or stdout: `zip -0 - .env`).
             operands.push(arg.as_str());
         }
     }

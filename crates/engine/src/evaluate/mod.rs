@@ -128,16 +128,28 @@ impl<'a> Evaluation<'a> {
     }
 
     fn canonical(&self, path: &str) -> String {
-        paths::canonicalize(path, &self.working_ctx())
+        paths::canonicalize(path, &self.ctx)
     }
 
-    /// The path context of the command being judged: the event's, with the cwd an earlier `cd`
-    /// in the same shell call moved to.
-    fn working_ctx(&self) -> PathContext<'_> {
-        PathContext {
-            cwd: self.shell_dir.as_deref().unwrap_or(self.ctx.cwd),
+    /// Every canonical form of a shell command's path argument: against the event's cwd, and
+    /// against the directory an earlier `cd` in the same call may have moved to (see
+    /// [`working_dirs`]: the `cd` may have run in a subshell).
+    fn shell_canonicals(&self, path: &str) -> Vec<String> {
+        let here = self.canonical(path);
+        let moved = self
+            .working_ctx()
+            .map(|ctx| paths::canonicalize(path, &ctx))
+            .filter(|moved| *moved != here);
+        std::iter::once(here).chain(moved).collect()
+    }
+
+    /// The path context of the command being judged when an earlier `cd` in the same shell call
+    /// moved it: the event's, with that directory as the cwd.
+    fn working_ctx(&self) -> Option<PathContext<'_>> {
+        self.shell_dir.as_deref().map(|cwd| PathContext {
+            cwd,
             home: self.ctx.home,
-        }
+        })
     }
 
     /// A `PreToolUse` or `PermissionRequest`. Returns the allow that covers the whole call, if any.
@@ -247,12 +259,16 @@ impl<'a> Evaluation<'a> {
             let reads: Vec<(String, bool)> = effects
                 .reads
                 .iter()
-                .map(|read| (self.canonical(&read.path), read.recursive))
+                .flat_map(|read| {
+                    self.shell_canonicals(&read.path)
+                        .into_iter()
+                        .map(|path| (path, read.recursive))
+                })
                 .collect();
             let writes: Vec<String> = effects
                 .writes
                 .iter()
-                .map(|write| self.canonical(write))
+                .flat_map(|write| self.shell_canonicals(write))
                 .collect();
             for (path, recursive) in &reads {
                 self.check_path_rules(&FileAccess::Read {
@@ -271,7 +287,11 @@ impl<'a> Evaluation<'a> {
                     );
                 }
             }
-            if floor::critical_removal(simple, &self.ctx, &self.working_ctx()).is_some() {
+            let critical = floor::critical_removal(simple, &self.ctx, &self.ctx).is_some()
+                || self.working_ctx().is_some_and(|moved| {
+                    floor::critical_removal(simple, &self.ctx, &moved).is_some()
+                });
+            if critical {
                 self.hit(
                     floor::CRITICAL_REMOVAL,
                     Outcome::Ask,
@@ -608,13 +628,18 @@ impl<'a> Evaluation<'a> {
                 let mut paths: Vec<(String, bool)> = effects
                     .reads
                     .iter()
-                    .map(|read| (self.canonical(&read.path), read.recursive))
+                    .flat_map(|read| {
+                        self.shell_canonicals(&read.path)
+                            .into_iter()
+                            .map(|path| (path, read.recursive))
+                    })
                     .collect();
                 paths.extend(
                     effects
                         .writes
                         .iter()
-                        .map(|write| (self.canonical(write), false)),
+                        .flat_map(|write| self.shell_canonicals(write))
+                        .map(|path| (path, false)),
                 );
                 paths
             }

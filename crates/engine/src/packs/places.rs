@@ -75,13 +75,25 @@ pub(crate) fn is_dynamic(path: &str) -> bool {
 /// The path with each part only known at run time (`$USER`, `${DIR}`, `$(whoami)`, backticks)
 /// as a `*`, so that it is classified by every place it could be (`/home/$USER/.ssh/id_rsa` is
 /// an SSH key wherever `$USER` points). A leading `$HOME` / `${HOME}` stays for
-/// [`paths::canonicalize`]. `None` for a process substitution, which is no path at all.
+/// [`paths::canonicalize`]; any other leading run-time part before a plain rest becomes `/**`.
+/// `None` for a process substitution, which is no path at all.
 pub(crate) fn resolvable(path: &str) -> Option<Cow<'_, str>> {
     if path.contains("<(") || path.contains(">(") {
         return None;
     }
     if !is_dynamic(path) {
         return Some(Cow::Borrowed(path));
+    }
+    // The working directory is `.`.
+    let cwd = ["$PWD", "${PWD}", "$(pwd)", "`pwd`"]
+        .iter()
+        .find_map(|cwd| {
+            let rest = path.strip_prefix(cwd)?;
+            (rest.is_empty() || rest.starts_with('/')).then_some(rest)
+        });
+    if let Some(rest) = cwd {
+        let relative = format!(".{rest}");
+        return resolvable(&relative).map(|path| Cow::Owned(path.into_owned()));
     }
     let (kept, rest) = ["$HOME", "${HOME}"]
         .iter()
@@ -131,6 +143,16 @@ pub(crate) fn resolvable(path: &str) -> Option<Cow<'_, str>> {
         literal_from = at;
     }
     out.push_str(rest.get(literal_from..).unwrap_or(""));
+    // A run-time part in front (`$(echo ~)/.aws/credentials`, `${HOME:-/root}/…`, `$PWD/..`)
+    // may be any directory, absolute or not: the literal rest is looked for anywhere. Only
+    // when the rest is plain, or `$DIR/*` would stand for every file there is.
+    if kept.is_empty()
+        && let Some(tail) = out.strip_prefix("*/")
+        && !tail.is_empty()
+        && !has_glob(tail)
+    {
+        return Some(Cow::Owned(format!("/**/{tail}")));
+    }
     Some(Cow::Owned(out))
 }
 
@@ -489,6 +511,14 @@ pub(crate) fn secret_tree(dir: &str, ctx: &PathContext<'_>) -> Option<Secret> {
     if let Some(secret) = secret_file(dir, ctx) {
         return Some(secret);
     }
+    // A directory somewhere (`/**/src`, from `"$ROOT"/src`): a secret under one of that name.
+    if dir.starts_with("/**/") {
+        let pattern = format!("{}/**", dir.trim_end_matches('/'));
+        return probes(ctx)
+            .into_iter()
+            .find(|(probe, _)| glob_match(&pattern, probe))
+            .map(|(_, secret)| secret);
+    }
     let dir = paths::literal_prefix(dir);
     if has_glob(dir) {
         return None;
@@ -666,7 +696,8 @@ pub(crate) fn expand_braces(text: &str) -> Vec<String> {
     let mut work = vec![text.to_owned()];
     while let Some(item) = work.pop() {
         if done.len() + work.len() >= MAX_BRACE_EXPANSIONS {
-            done.push(item);
+            // Past the limit, each brace group left stands for anything it could give.
+            done.push(braces_as_wildcards(&item));
             continue;
         }
         match brace_span(&item) {
@@ -684,6 +715,26 @@ pub(crate) fn expand_braces(text: &str) -> Vec<String> {
         }
     }
     done
+}
+
+/// `text` with every outermost `{…}` group as a `*` (`~/.a{w,x}s/c{,}` → `~/.a*s/c*`).
+fn braces_as_wildcards(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '{' => {
+                if depth == 0 {
+                    out.push('*');
+                }
+                depth += 1;
+            }
+            '}' if depth > 0 => depth -= 1,
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The first top-level `{…,…}` group: its braces and the top-level commas inside.
@@ -830,6 +881,17 @@ mod tests {
     };
 
     #[test]
+    fn brace_expansions_past_the_limit_are_wildcards() {
+        let many = format!("~/.a{{w,x}}s/credentials{}", "{,}".repeat(8));
+        let path = paths::canonicalize(&many, &CTX);
+        assert_eq!(
+            secret_file(&path, &CTX).map(|secret| secret.rule),
+            Some("read-credential-file")
+        );
+        assert_eq!(braces_as_wildcards("a{b,{c,d}}e{f}"), "a*e*");
+    }
+
+    #[test]
     fn run_time_parts_become_wildcards() {
         let resolved = |path: &str| resolvable(path).map(Cow::into_owned);
         assert_eq!(resolved("/etc/hosts").as_deref(), Some("/etc/hosts"));
@@ -841,12 +903,13 @@ mod tests {
             resolved("$HOME/${PROJECT}/.env").as_deref(),
             Some("$HOME/*/.env")
         );
-        assert_eq!(resolved("$HOME_DIR/.env").as_deref(), Some("*/.env"));
+        assert_eq!(resolved("$HOME_DIR/.env").as_deref(), Some("/**/.env"));
+        assert_eq!(resolved("$DIR/*").as_deref(), Some("*/*"));
         assert_eq!(
             resolved("/home/$(whoami)/.aws/`echo cred`entials").as_deref(),
             Some("/home/*/.aws/*entials")
         );
-        assert_eq!(resolved("${A:-${B}}$C/x").as_deref(), Some("*/x"));
+        assert_eq!(resolved("${A:-${B}}$C/x").as_deref(), Some("/**/x"));
         assert_eq!(
             resolved("/proc/$$/environ").as_deref(),
             Some("/proc/*/environ")
@@ -868,6 +931,25 @@ mod tests {
         );
         assert_eq!(secret("$FILE"), None);
         assert_eq!(secret("$OUT/report.txt"), None);
+        assert_eq!(secret("$DIR/*"), None);
+        let tree = |path: &str| {
+            let path = resolvable(path).expect("a path");
+            secret_tree(&paths::canonicalize(&path, &ctx), &ctx).map(|s| s.rule)
+        };
+        assert_eq!(tree("$ROOT/src"), None);
+        assert_eq!(tree("$X/.ssh"), Some("read-ssh-private-key"));
+        assert_eq!(
+            secret("$(echo ~)/.aws/credentials"),
+            Some("read-credential-file")
+        );
+        assert_eq!(
+            secret("${HOME:-/root}/.ssh/id_rsa"),
+            Some("read-ssh-private-key")
+        );
+        assert_eq!(
+            secret("$PWD/../.aws/credentials"),
+            Some("read-credential-file")
+        );
     }
 
     #[test]

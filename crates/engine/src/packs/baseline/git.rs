@@ -7,7 +7,9 @@
 //! `restore --staged` or pushes of feature branches.
 
 use super::Cmd;
-use crate::argv::{GIT_GLOBAL_LONG_VALUE, GIT_GLOBAL_SHORT_VALUE, Parsed, leading_options};
+use crate::argv::{
+    GIT_GLOBAL_LONG_VALUE, GIT_GLOBAL_SHORT_VALUE, Parsed, leading_options, long_option_matches,
+};
 use crate::packs::Findings;
 
 /// Whether a git configuration key names a command git runs (or a file that can set one).
@@ -89,10 +91,15 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
             );
         }
     }
-    // `-c key` alone sets a boolean to true.
+    // `-c key` alone sets a boolean to true; `--config-env key=VAR` takes a value only known
+    // at run time, so it is read as the worst one.
     for value in globals.values(&['c'], &[]) {
         let (key, setting) = value.split_once('=').unwrap_or((value, "true"));
-        destructive_setting(key, setting, out);
+        destructive_setting(key, Some(setting), out);
+    }
+    for value in globals.values(&[], &["config-env"]) {
+        let key = value.split_once('=').map_or(value, |(key, _)| key);
+        destructive_setting(key, None, out);
     }
     let Some(sub) = sub else { return };
     let Some(subcommand) = args.get(sub) else {
@@ -181,6 +188,17 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
             format!("`git {subcommand}` rewrites the whole history of the repository"),
         ),
         "push" => push(rest, out),
+        // A remote added with `--mirror=push` mirrors on every plain push.
+        "remote"
+            if rest.first().is_some_and(|arg| arg == "add")
+                && rest.iter().any(|arg| {
+                    arg.strip_prefix("--").is_some_and(|long| {
+                        long_option_matches(long.split('=').next().unwrap_or(""), "mirror")
+                    }) && !arg.ends_with("=fetch")
+                }) =>
+        {
+            push(&["--mirror".to_owned()], out);
+        }
         "config" => config(rest, out),
         _ => {}
     }
@@ -311,7 +329,7 @@ fn config(rest: &[String], out: &mut Findings) {
         _ => (None, None),
     };
     if let (Some(key), Some(value)) = (key, value) {
-        destructive_setting(key, value, out);
+        destructive_setting(key, Some(value), out);
     }
     if let Some(key) = key
         && is_dangerous_config_key(key)
@@ -323,29 +341,34 @@ fn config(rest: &[String], out: &mut Findings) {
     }
 }
 
-/// Settings that make a later plain command destructive: a push refspec with `+` (every push
-/// of it is forced), `remote.NAME.mirror` (every push mirrors: forced, deleting), and
+/// Settings that make a later plain command destructive: a push refspec (`+…` forces every push
+/// of it, `:main` deletes), `remote.NAME.mirror` (every push mirrors: forced, deleting), and
 /// `clean.requireForce=false` (`git clean` deletes without `-f`). Judged as the command they
-/// turn into.
-fn destructive_setting(key: &str, value: &str, out: &mut Findings) {
+/// turn into. `value` is `None` when it is only known at run time (`--config-env`).
+fn destructive_setting(key: &str, value: Option<&str>, out: &mut Findings) {
     let key = key.to_ascii_lowercase();
-    let enabled = |value: &str| {
-        matches!(
-            value.to_ascii_lowercase().as_str(),
-            "true" | "yes" | "on" | "1" | ""
-        )
-    };
     let remote = key.strip_prefix("remote.");
-    if remote.is_some_and(|rest| rest.ends_with(".push")) && value.starts_with('+') {
-        push(&["<remote>".to_owned(), value.to_owned()], out);
-    } else if remote.is_some_and(|rest| rest.ends_with(".mirror")) && enabled(value) {
+    if remote.is_some_and(|rest| rest.ends_with(".push")) {
+        match value {
+            Some(refspec) => push(&["<remote>".to_owned(), refspec.to_owned()], out),
+            None => push(&["<remote>".to_owned(), "+HEAD".to_owned()], out),
+        }
+    } else if remote.is_some_and(|rest| rest.ends_with(".mirror")) && value.is_none_or(git_true) {
         push(&["--mirror".to_owned()], out);
-    } else if key == "clean.requireforce" && !enabled(value) {
+    } else if key == "clean.requireforce" && !value.is_some_and(git_true) {
         out.add(
             "git-clean-force",
             "`clean.requireForce=false` lets `git clean` delete untracked files without `-f`",
         );
     }
+}
+
+/// Whether git reads a boolean setting as true: `true`, `yes`, `on` or a non-zero integer
+/// (an empty value is false).
+fn git_true(value: &str) -> bool {
+    let value = value.trim().to_ascii_lowercase();
+    matches!(value.as_str(), "true" | "yes" | "on")
+        || value.parse::<i64>().is_ok_and(|number| number != 0)
 }
 
 #[cfg(test)]

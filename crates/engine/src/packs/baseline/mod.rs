@@ -128,26 +128,29 @@ fn check_commands(
 ) {
     let dirs = working_dirs(analysis, ctx);
     for (index, simple) in analysis.commands.iter().enumerate() {
-        let cmd = Cmd {
-            simple,
-            index,
-            analysis,
-            ctx: *ctx,
-            raw,
-            dir: dirs.get(index).and_then(Option::as_deref),
-            effects: file_effects(simple),
-        };
-        fs::check(&cmd, findings);
-        git::check(&cmd, findings);
-        exec::check(&cmd, findings);
-        reads::check_command(&cmd, findings);
-        writes::check_command(&cmd, findings);
-        exfil::check(&cmd, findings);
-        infra::check(&cmd, findings);
+        let moved = dirs.get(index).and_then(Option::as_deref);
+        // Judged in the event's cwd, and again where an earlier `cd` may have moved it (the
+        // `cd` may have run in a subshell: see `working_dirs`).
+        let mut echoed = None;
+        for dir in std::iter::once(None).chain(moved.map(Some)) {
+            let cmd = Cmd {
+                simple,
+                index,
+                analysis,
+                ctx: *ctx,
+                raw,
+                dir,
+                effects: file_effects(simple),
+            };
+            check_command(&cmd, findings);
+            if nesting == 0 {
+                echoed = exec::echoed_script(&cmd);
+            }
+        }
         if nesting == 0 {
             let scripts = exec::interpreter_shell_strings(simple)
                 .into_iter()
-                .chain(exec::echoed_script(&cmd));
+                .chain(echoed);
             for script in scripts {
                 let inner = crate::shell::analyze(&script, &crate::shell::ShellLimits::default());
                 check_commands(&inner, ctx, &script, nesting + 1, findings);
@@ -155,6 +158,17 @@ fn check_commands(
         }
     }
     exec::check_analysis(analysis, ctx, findings);
+}
+
+/// Every shell rule over one simple command.
+fn check_command(cmd: &Cmd<'_>, findings: &mut Findings) {
+    fs::check(cmd, findings);
+    git::check(cmd, findings);
+    exec::check(cmd, findings);
+    reads::check_command(cmd, findings);
+    writes::check_command(cmd, findings);
+    exfil::check(cmd, findings);
+    infra::check(cmd, findings);
 }
 
 /// Baseline rules for a gating event of a file, web or MCP tool.

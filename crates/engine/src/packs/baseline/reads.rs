@@ -21,8 +21,9 @@ const LISTING: &[&str] = &[
 ];
 
 /// Programs outside the effects table that take a secret file's name without showing its
-/// content: data (`echo`), tests (`[ -f .env ]`), name searches (`find -name .env`), and the SSH
-/// tools, which use a key without printing it.
+/// content: data (`echo`), tests (`[ -f .env ]`), name searches (`find -name .env`), the SSH
+/// tools, which use a key without printing it, and those that load a dotenv file into a
+/// child's environment.
 const NAMES_WITHOUT_READING: &[&str] = &[
     "echo",
     "printf",
@@ -42,10 +43,43 @@ const NAMES_WITHOUT_READING: &[&str] = &[
     "ssh-keygen",
     "ssh-copy-id",
     "sftp",
+    "autossh",
+    "mosh",
+    "ansible",
+    "ansible-playbook",
+    "dotenv",
+    "dotenvx",
+    "env-cmd",
+    "direnv",
+    "virtualenv",
+];
+
+/// Options whose value is a file the program uses without showing it: a dotenv file loaded into
+/// an environment (`docker compose --env-file`, `node --env-file=`), a kubeconfig, a key used
+/// to connect (`--private-key`, `--ssh-key-file`).
+const USED_FILE_OPTIONS: &[&str] = &[
+    "env-file",
+    "envfile",
+    "env_file",
+    "kubeconfig",
+    "private-key",
+    "key-file",
+    "ssh-key-file",
+    "identity-file",
 ];
 
 /// git subcommands that take a secret file's name without showing its content.
-const GIT_NAMES_WITHOUT_READING: &[&str] = &["check-ignore", "ls-files", "status", "rm", "mv"];
+const GIT_NAMES_WITHOUT_READING: &[&str] = &[
+    "check-ignore",
+    "check-attr",
+    "ls-files",
+    "status",
+    "rm",
+    "mv",
+    "stash",
+    "update-index",
+    "lfs",
+];
 
 /// The rule for a secret file named to a program toolgate does not model.
 const SECRET_ARGUMENT: &str = "secret-path-argument";
@@ -91,6 +125,17 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
                 format!("`security {sub}` would print keychain secrets to the agent"),
             );
         }
+    }
+    if name == "getent"
+        && cmd
+            .args()
+            .iter()
+            .any(|arg| matches!(arg.as_str(), "shadow" | "gshadow"))
+    {
+        out.add(
+            "read-system-secret",
+            "`getent shadow` would print the password hashes to the agent",
+        );
     }
     let mut reads: Vec<(Cow<'_, str>, bool)> = Vec::new();
     if !LISTING.contains(&name) {
@@ -187,7 +232,31 @@ fn check_unknown_program(cmd: &Cmd<'_>, out: &mut Findings) {
             return;
         }
     }
-    for candidate in args.iter().flat_map(|arg| path_candidates(arg)) {
+    // `python -m venv .env`, `uv venv .env`: a directory named `.env`, created.
+    if args
+        .iter()
+        .any(|arg| matches!(arg.as_str(), "venv" | "virtualenv"))
+    {
+        return;
+    }
+    let used = |at: usize| {
+        let option = |arg: &str| {
+            arg.strip_prefix("--")
+                .map(|long| long.split('=').next().unwrap_or(long))
+                .is_some_and(|name| USED_FILE_OPTIONS.contains(&name))
+        };
+        args.get(at).is_some_and(|arg| option(arg))
+            || at
+                .checked_sub(1)
+                .and_then(|before| args.get(before))
+                .is_some_and(|arg| option(arg))
+    };
+    let candidates = args
+        .iter()
+        .enumerate()
+        .filter(|(at, _)| !used(*at))
+        .flat_map(|(_, arg)| path_candidates(arg));
+    for candidate in candidates {
         let Some(path) = checkable(candidate) else {
             continue;
         };
@@ -205,17 +274,31 @@ fn check_unknown_program(cmd: &Cmd<'_>, out: &mut Findings) {
     }
 }
 
-/// The places in one argument that may name a file: the argument, an option's `=value`, a
-/// `NAME=value`, an `@file`, and what follows a `REVISION:` or `HOST:` prefix (`HEAD:.env`).
+/// The places in one argument that may name a file: the argument, an option's `=value` or a
+/// path-like value attached to a short option, a `NAME=value`, an `@file`, and what follows a
+/// `REVISION:` or `HOST:` prefix (`HEAD:.env`). Text with blanks names no file.
 fn path_candidates(arg: &str) -> Vec<&str> {
     let mut candidates = Vec::new();
     let arg = match arg.strip_prefix('-') {
         Some(option) => match option.split_once('=') {
             Some((_, value)) => value,
-            None => return candidates,
+            // A value attached to a short option, when it looks like a path (`-f~/.aws/x`).
+            None => match option.get(1..) {
+                Some(value)
+                    if !option.starts_with('-')
+                        && (value.contains('/') || value.starts_with(['.', '~'])) =>
+                {
+                    value
+                }
+                _ => return candidates,
+            },
         },
         None => arg,
     };
+    // Text with blanks is a message or a pattern, not a file name (`git commit -m "… .env"`).
+    if arg.contains(char::is_whitespace) {
+        return candidates;
+    }
     let arg = arg.strip_prefix('@').unwrap_or(arg);
     candidates.push(arg);
     if let Some((name, value)) = arg.split_once('=')
