@@ -1268,6 +1268,31 @@ fn unbalanced_parentheses_are_refused_before_the_parser_backtracks() {
 }
 
 #[test]
+fn arithmetic_with_unclosed_subscripts_is_not_handed_to_the_arithmetic_grammar() {
+    // brush-parser's arithmetic grammar backtracks exponentially on unclosed `name[` (found by
+    // fuzzing, 2026-11-23: this 117-byte input ran past libFuzzer's 10 s limit; six unclosed
+    // subscripts take ~20 s in a release build). Such text is not read as arithmetic.
+    let found = "wcastaech -\u{5}&((hhhhhhhhhhhh[Rhhh+hhhhh[RhhhLcaseLLhhh[hhhhhh[RhhhLcaseLLhhhhhhhh,\
+                 cas1H\0 hhhh,cas1H\0 src\0\0\0\0r))<\0\0\0\0\0,";
+    // A regression makes this test run for many seconds or more.
+    let analysis = analyze(found, &ShellLimits::default());
+    assert!(analysis.commands.iter().any(|c| c.name() == "wcastaech"));
+    let six = format!("(( {} ))", "h[".repeat(6));
+    let analysis = analyze(&six, &ShellLimits::default());
+    assert!(analysis.commands.is_empty(), "{:?}", analysis.commands);
+    // Real arithmetic still is arithmetic, subscripts and all.
+    for arithmetic in ["(( a[i] += b[j] ))", "(( x[y[1]] > 2 ))", "((i++))"] {
+        let analysis = analyze(arithmetic, &ShellLimits::default());
+        assert!(
+            analysis.commands.is_empty(),
+            "{arithmetic}: {:?}",
+            analysis.commands
+        );
+        assert!(analysis.unresolved.is_empty(), "{arithmetic}");
+    }
+}
+
+#[test]
 fn words_that_would_make_the_word_parser_backtrack_are_refused() {
     // brush-parser's word grammar re-parses the inside of every open `${…}`, `[…]`, `$(…)` once per
     // alternative it tries; each nesting level multiplies the time by 4 to 11 (each of these

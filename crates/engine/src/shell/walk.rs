@@ -301,7 +301,9 @@ impl<'l> Walker<'l> {
         match compound {
             ast::CompoundCommand::Arithmetic(arith) => {
                 let expr = &arith.expr.value;
-                if brush_parser::arithmetic::parse(expr).is_err() && looks_like_commands(expr) {
+                let arithmetic =
+                    arithmetic_affordable(expr) && brush_parser::arithmetic::parse(expr).is_ok();
+                if !arithmetic && looks_like_commands(expr) {
                     // brush reads `( (cd x && rm y) )` as `((…))`; bash, finding no valid
                     // arithmetic there, runs it as nested subshells. So do we.
                     self.script(expr, ctx.origin, ctx.depth);
@@ -947,6 +949,28 @@ fn clip(mut text: String) -> String {
 
 /// Whether an expression that is not valid arithmetic reads like commands: two bare words in a
 /// row (`cd sub`, `rm -f`), which arithmetic never has.
+/// Most `[` brush-parser's arithmetic grammar is given unclosed. It tries every `name[` as a
+/// subscript and, when that fails, again as plain text, with no memoisation: each unclosed `[`
+/// multiplies the time by ~15 (four take ~0.1 s, six ~20 s in a release build; found by
+/// fuzzing). Closed subscripts cost little (`a[b]+` twelve times: ~1 ms).
+const MAX_UNCLOSED_SUBSCRIPTS: usize = 2;
+
+/// Whether `expr` can be handed to brush-parser's arithmetic grammar without it backtracking for
+/// long; if not, it is not read as arithmetic (it is still analysed as text, or as commands).
+fn arithmetic_affordable(expr: &str) -> bool {
+    let mut open = 0usize;
+    let mut unclosed = 0usize;
+    for byte in expr.bytes() {
+        match byte {
+            b'[' => open += 1,
+            b']' if open > 0 => open -= 1,
+            _ => {}
+        }
+        unclosed = unclosed.max(open);
+    }
+    unclosed.max(open) <= MAX_UNCLOSED_SUBSCRIPTS
+}
+
 fn looks_like_commands(expr: &str) -> bool {
     let is_word = |token: &str| {
         token
