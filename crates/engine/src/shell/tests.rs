@@ -931,6 +931,14 @@ fn inputs_that_panic_brush_parser_are_contained() {
         "$[$[]<<  ",
         "x$[$[]<< ;  ",
         "$[$[]<<  '<<<' ",
+        // … or a plain delimiter inside an unclosed `$(` and `${` (fuzzing, a fourth time). So a
+        // here-document whose closing line never comes is refused, whatever its delimiter.
+        "me[7p \"ux$p \"ux$(si\t\t \"ux$(si\t\t\t\t\t\t\t<<<A<<<<<<<\t\t\t\t\t\t\t\
+         \t\t\t\t\t\t\t\t\t\t\ton)\"\t\t\t\t\t<<<<<<<<<<<\t\t\t\t\t\t\t\t\t\t\t\t\
+         \t\t\t\t2\t\ton(si\t\t \"ux$(si\t\t\t\t\t*a\x08${acces\\\\s\\A\\\\\\\\\\\
+         \\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\t\t",
+        "cat <<EOF\nno end",
+        "cat <<-EOF\nx\n EOF\n",
     ] {
         let analysis = analyze(text, &ShellLimits::default());
         assert!(
@@ -944,6 +952,9 @@ fn inputs_that_panic_brush_parser_are_contained() {
         "cat <<\"END-OF-FILE\"\nx\nEND-OF-FILE\n",
         "cat <<-\\EOT\n\tx\nEOT\n",
         "python3 - <<PY_1\nprint(1)\nPY_1\n",
+        "cat <<A; cat <<'B'\na\nA\nb\nB",
+        "cat <<-EOF\n\tx\n\t\tEOF",
+        "git commit -F - <<\"MSG\"\nfix: x\n\nbody\nMSG\n",
     ] {
         let analysis = analyze(text, &ShellLimits::default());
         assert!(analysis.unresolved.is_empty(), "{text:?}: {analysis:?}");
