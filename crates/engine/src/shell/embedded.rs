@@ -26,13 +26,7 @@ pub(super) fn nested(name: &str, args: &[Field]) -> Vec<Nested> {
             programs(args, &AWK).into_iter().flat_map(awk).collect()
         }
         "sed" | "gsed" => {
-            let before_operands = args.iter().take_while(|arg| arg.text != "--");
-            let sandboxed = before_operands.into_iter().any(|arg| {
-                arg.text
-                    .strip_prefix("--")
-                    .is_some_and(|long| long_option_matches(long, "sandbox"))
-            });
-            if sandboxed {
+            if sandboxed(args) {
                 return Vec::new();
             }
             programs(args, &SED).into_iter().flat_map(sed).collect()
@@ -41,6 +35,15 @@ pub(super) fn nested(name: &str, args: &[Field]) -> Vec<Nested> {
         _ => return Vec::new(),
     };
     cap(found)
+}
+
+/// Whether sed runs with `--sandbox` (an option before `--`), which refuses `e`, `r` and `w`.
+fn sandboxed(args: &[Field]) -> bool {
+    args.iter().take_while(|arg| arg.text != "--").any(|arg| {
+        arg.text
+            .strip_prefix("--")
+            .is_some_and(|long| long_option_matches(long, "sandbox"))
+    })
 }
 
 /// At most [`MAX_FOUND`] commands, then one that stands for the rest, which is not followed.
@@ -501,13 +504,52 @@ fn skip_regex(bytes: &[u8], at: usize) -> usize {
 /// flag of `s`, which runs the pattern space after the substitution: its replacement is judged as
 /// a script, and the whole line is only known at run time.
 fn sed(source: Source) -> Vec<Nested> {
-    let program = match source {
-        Source::Text(program) => program,
-        Source::Unknown => return vec![dynamic("sed's script, read at run time")],
-    };
+    match source {
+        Source::Text(program) => sed_scan(&program).runs,
+        Source::Unknown => vec![dynamic("sed's script, read at run time")],
+    }
+}
+
+/// The files a sed command's scripts read (`r FILE`, `R FILE`) and write (`w FILE`, `W FILE`,
+/// the `w FILE` flag of `s`): `(reads, writes)`. None under `--sandbox`, which refuses them.
+pub(crate) fn sed_files(args: &[String]) -> (Vec<String>, Vec<String>) {
+    let fields: Vec<Field> = args
+        .iter()
+        .map(|arg| Field {
+            text: arg.clone(),
+            dynamic: false,
+        })
+        .collect();
+    let (mut reads, mut writes) = (Vec::new(), Vec::new());
+    if sandboxed(&fields) {
+        return (reads, writes);
+    }
+    for source in programs(&fields, &SED) {
+        if let Source::Text(program) = source {
+            let scan = sed_scan(&program);
+            reads.extend(scan.reads);
+            writes.extend(scan.writes);
+        }
+    }
+    (reads, writes)
+}
+
+/// What one sed script does besides editing its input.
+#[derive(Default)]
+struct SedScan {
+    /// What it hands to a shell.
+    runs: Vec<Nested>,
+    /// Files it reads.
+    reads: Vec<String>,
+    /// Files it writes.
+    writes: Vec<String>,
+}
+
+fn sed_scan(program: &Program) -> SedScan {
     let bytes = program.text.as_bytes();
     let text = program.text.as_str();
-    let mut found = Vec::new();
+    let mut scan = SedScan::default();
+    let found = &mut scan.runs;
     let pattern_space = || Nested::Dynamic("the lines sed executes".to_owned());
     let mut at = 0;
     while at < bytes.len() && found.len() <= MAX_FOUND {
@@ -516,8 +558,18 @@ fn sed(source: Source) -> Vec<Nested> {
         at += 1;
         match command {
             b';' | b'\n' | b'{' | b'}' | b'!' | b' ' | b'\t' => {}
-            b'#' | b':' | b'a' | b'i' | b'c' | b'r' | b'R' | b'w' | b'W' | b'b' | b't' | b'T'
-            | b'v' => {
+            b'r' | b'R' | b'w' | b'W' => {
+                let end = line_end(bytes, at, false);
+                let file = text.get(at..end).unwrap_or("").trim().to_owned();
+                if !file.is_empty() {
+                    match command {
+                        b'r' | b'R' => scan.reads.push(file),
+                        _ => scan.writes.push(file),
+                    }
+                }
+                at = end;
+            }
+            b'#' | b':' | b'a' | b'i' | b'c' | b'b' | b't' | b'T' | b'v' => {
                 at = line_end(
                     bytes,
                     at,
@@ -566,7 +618,12 @@ fn sed(source: Source) -> Vec<Nested> {
                     found.push(pattern_space());
                 }
                 at = if writes {
-                    line_end(bytes, flags_end, false)
+                    let end = line_end(bytes, flags_end, false);
+                    let file = text.get(flags_end..end).unwrap_or("").trim();
+                    if !file.is_empty() {
+                        scan.writes.push(file.to_owned());
+                    }
+                    end
                 } else {
                     flags_end
                 };
@@ -575,7 +632,7 @@ fn sed(source: Source) -> Vec<Nested> {
             _ => {}
         }
     }
-    found
+    scan
 }
 
 /// Skips a sed address (`3`, `$`, `/re/`, `\%re%`, `1,5`, `0~4`, `addr,+3`) and blanks.

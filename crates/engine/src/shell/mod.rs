@@ -234,6 +234,7 @@ pub(crate) fn basename(program: &str) -> &str {
 }
 
 mod embedded;
+pub(crate) use embedded::sed_files;
 mod exec;
 mod parse;
 mod views;
