@@ -261,6 +261,15 @@ async fn the_force_push_example_is_denied_in_claude_codes_exact_shape(backend: B
         )
         .await;
     assert_eq!(decision_of(&reply), "deny", "{reply}");
+    // And inside a substitution and a here-document, which are evaluated off the runtime's
+    // workers: the same answer.
+    for command in [
+        "echo \"$(git push --force origin main)\"",
+        "bash <<'EOF'\ngit push --force origin main\nEOF",
+    ] {
+        let reply = app.evaluate(&agent, &crate::helpers::bash(command)).await;
+        assert_eq!(decision_of(&reply), "deny", "{command}: {reply}");
+    }
     assert_eq!(
         app.evaluate(&agent, &crate::helpers::bash("git push origin main"))
             .await,
