@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# A/B of two toolgate binaries: server CPU per request, req/s and p99 with wrk, alternating runs
+# against one database. bench/ab.sh BIN_A BIN_B [ROUNDS=6] [SECS=3] [AUDIT_MODE=off]; LUA= picks
+# the event mix (bench/events.lua). Needs wrk; see bench/README.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+A="$1"; B="$2"; ROUNDS="${3:-6}"; SECS="${4:-3}"; MODE="${5:-off}"
+LUA="${LUA:-bench/events.lua}"
+source scripts/pg.sh
+WORK="$(mktemp -d /tmp/toolgate-ab.XXXX)"
+cleanup() { kill "${PA:-}" "${PB:-}" 2>/dev/null || true; toolgate_pg_stop >/dev/null 2>&1; rm -rf "$WORK"; }
+trap cleanup EXIT
+toolgate_pg_start >/dev/null 2>&1
+"$A" migrate >/dev/null 2>&1
+export TOOLGATE_BENCH_TOKEN="$("$A" token create --role agent --tenant bench | tail -n 1 | awk '{print $NF}')"
+ADMIN_TOKEN="tg_bench_admin_$RANDOM$RANDOM"
+start() { # bin name -> port
+  local port; port="$(toolgate_pg_free_port)"
+  TOOLGATE_ADMIN_TOKEN="$ADMIN_TOKEN" RUST_LOG=warn "$1" serve --listen "127.0.0.1:$port" --no-migrate \
+    --cache-dir "$WORK/cache-$2" --audit-spool-dir "$WORK/spool-$2" --audit-mode "$MODE" --replica-id "$2" >"$WORK/$2.log" 2>&1 &
+  echo "$! $port"
+}
+read -r PA PORTA < <(start "$A" a)
+read -r PB PORTB < <(start "$B" b)
+for p in $PORTA $PORTB; do for _ in $(seq 100); do curl -fsS "http://127.0.0.1:$p/readyz" >/dev/null 2>&1 && break; sleep 0.1; done; done
+python3 bench/make_bundle.py >"$WORK/bundle.json" 2>/dev/null
+push() { curl -fsS -X POST "http://127.0.0.1:$PORTA/v1/tenants/$1/bundles" -H "authorization: Bearer $ADMIN_TOKEN" -H 'content-type: application/json' --data-binary "@$2"; }
+ID="$(push bench "$WORK/bundle.json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')"
+curl -fsS -X POST "http://127.0.0.1:$PORTA/v1/tenants/bench/bundles/$ID/activate" -H "authorization: Bearer $ADMIN_TOKEN" >/dev/null
+echo '{"name":"org","permissions":{"deny":["Bash(shutdown:*)","Read(/etc/shadow)"]}}' >"$WORK/global.json"
+GID="$(push global "$WORK/global.json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')"
+curl -fsS -X POST "http://127.0.0.1:$PORTA/v1/tenants/global/bundles/$GID/activate" -H "authorization: Bearer $ADMIN_TOKEN" >/dev/null
+for p in $PORTA $PORTB; do for _ in $(seq 100); do
+  s="$(curl -fsS "http://127.0.0.1:$p/v1/tenants/bench/policy" -H "authorization: Bearer $ADMIN_TOKEN" | python3 -c 'import json,sys; print((json.load(sys.stdin).get("served") or {}).get("bundle_id"))')"
+  [ "$s" = "$ID" ] && break; sleep 0.2; done; done
+ticks() { awk '{print $14+$15}' /proc/$1/stat; }
+run() { # pid port -> "rps cpu_us p99"
+  local b a out; b=$(ticks $1)
+  out="$(wrk -t2 -c32 -d"${SECS}s" --latency -s "$LUA" "http://127.0.0.1:$2")"; a=$(ticks $1)
+  echo "$out" | awk -v t=$((a-b)) '/requests in/ {n=$1} /Requests\/sec/ {r=$2} $1=="99%" {p=$2} END {printf "%.0f %.1f %s\n", r, t*1e4/n, p}'
+}
+wrk -t2 -c32 -d2s -s "$LUA" "http://127.0.0.1:$PORTA" >/dev/null; wrk -t2 -c32 -d2s -s "$LUA" "http://127.0.0.1:$PORTB" >/dev/null
+for i in $(seq "$ROUNDS"); do
+  echo "A $(run $PA $PORTA)"; echo "B $(run $PB $PORTB)"
+done | tee "$WORK/res" >&2
+python3 - "$WORK/res" <<'PY'
+import sys, statistics as st
+rows = {}
+for line in open(sys.argv[1]):
+    k, rps, cpu, p99 = line.split(); rows.setdefault(k, []).append((float(rps), float(cpu)))
+for k, v in rows.items():
+    print(f"{k}: median rps {st.median(r for r,_ in v):.0f}  median CPU {st.median(c for _,c in v):.1f} µs/req  (min {min(c for _,c in v):.1f})")
+PY
