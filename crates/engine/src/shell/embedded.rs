@@ -9,7 +9,7 @@
 //! These are small scanners, not parsers of awk or sed: where they are unsure they see a command
 //! that may not be there (a question for the user), never the other way round.
 
-use super::exec::{Nested, SHELLS};
+use super::exec::{Nested, SHELLS, script_or_dynamic};
 use super::wrappers::Field;
 use super::{Origin, basename};
 use crate::argv::{
@@ -767,7 +767,8 @@ fn git(args: &[Field]) -> Vec<Nested> {
                 .map(|f| f.text.as_str())
                 .collect::<Vec<_>>()
                 .join(" ");
-            vec![script_or_dynamic(&text, command.iter().any(|f| f.dynamic))]
+            let dynamic = command.iter().any(|f| f.dynamic);
+            vec![script_or_dynamic(text, dynamic, Origin::ShellString)]
         }
         "bisect" if rest.first().is_some_and(|arg| arg.text == "run") => {
             let fields = rest.get(1..).unwrap_or(&[]).to_vec();
@@ -832,7 +833,7 @@ fn option_values(args: &[Field], short: char, valued: &[char], long: &str) -> Ve
             None
         };
         if let Some((value, dynamic)) = value.filter(|(value, _)| !value.is_empty()) {
-            found.push(script_or_dynamic(&value, dynamic));
+            found.push(script_or_dynamic(value, dynamic, Origin::ShellString));
         }
     }
     found
@@ -842,14 +843,6 @@ fn script(text: &str) -> Nested {
     Nested::Script {
         text: text.to_owned(),
         origin: Origin::ShellString,
-    }
-}
-
-fn script_or_dynamic(text: &str, dynamic: bool) -> Nested {
-    if dynamic {
-        Nested::Dynamic(text.to_owned())
-    } else {
-        script(text)
     }
 }
 

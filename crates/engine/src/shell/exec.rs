@@ -74,7 +74,9 @@ pub(super) fn nested(argv: &[Field]) -> Vec<Nested> {
     }
 }
 
-fn script_or_dynamic(text: String, dynamic: bool, origin: Origin) -> Nested {
+/// `text` as a script with this origin, or, when it holds a run-time expansion, as a script only
+/// known at run time.
+pub(super) fn script_or_dynamic(text: String, dynamic: bool, origin: Origin) -> Nested {
     if dynamic {
         Nested::Dynamic(text)
     } else {
@@ -223,16 +225,22 @@ fn source(args: &[Field]) -> Option<Nested> {
 }
 
 fn alias(args: &[Field]) -> Vec<Nested> {
-    args.iter()
-        .filter_map(|arg| {
-            let (_, value) = arg.text.split_once('=')?;
-            Some(script_or_dynamic(
-                value.to_owned(),
-                arg.dynamic,
-                Origin::ShellString,
-            ))
-        })
+    alias_definitions(args)
+        .map(|(_, value)| script_or_dynamic(value.text, value.dynamic, Origin::ShellString))
         .collect()
+}
+
+/// The `NAME=VALUE` definitions of `alias`'s arguments, each value with its argument's
+/// expansion flag.
+pub(super) fn alias_definitions(args: &[Field]) -> impl Iterator<Item = (&str, Field)> {
+    args.iter().filter_map(|arg| {
+        let (name, value) = arg.text.split_once('=')?;
+        let value = Field {
+            text: value.to_owned(),
+            dynamic: arg.dynamic,
+        };
+        Some((name, value))
+    })
 }
 
 /// `trap ACTION SIGNAL…`: the action runs later, in this shell.

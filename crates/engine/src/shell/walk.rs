@@ -743,17 +743,10 @@ impl<'l> Walker<'l> {
                     bound.push((name.text.clone(), Binding::Path(path.clone())));
                 }
             }
-            "alias" => {
-                for arg in args {
-                    if let Some((name, value)) = arg.text.split_once('=') {
-                        let value = Field {
-                            text: value.to_owned(),
-                            dynamic: arg.dynamic,
-                        };
-                        bound.push((name.to_owned(), Binding::Alias(value)));
-                    }
-                }
-            }
+            "alias" => bound.extend(
+                exec::alias_definitions(args)
+                    .map(|(name, value)| (name.to_owned(), Binding::Alias(value))),
+            ),
             _ => return,
         }
         for binding in bound {
