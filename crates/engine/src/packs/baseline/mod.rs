@@ -27,6 +27,7 @@ use crate::shell::{Analysis, SimpleCommand};
 const MAX_PIPELINE: usize = 32;
 
 /// One simple command in the context of its analysis and event.
+#[derive(Clone, Copy)]
 pub(super) struct Cmd<'a> {
     /// The command.
     pub simple: &'a SimpleCommand,
@@ -41,7 +42,7 @@ pub(super) struct Cmd<'a> {
     /// The directory an earlier `cd` in the same command moved to, when known statically.
     pub dir: Option<&'a str>,
     /// What the command reads and writes (computed once, shared by the rules).
-    pub effects: Effects,
+    pub effects: &'a Effects,
 }
 
 impl<'a> Cmd<'a> {
@@ -128,29 +129,32 @@ fn check_commands(
 ) {
     let dirs = working_dirs(analysis, ctx);
     for (index, simple) in analysis.commands.iter().enumerate() {
-        let moved = dirs.get(index).and_then(Option::as_deref);
-        // Judged in the event's cwd, and again where an earlier `cd` may have moved it (the
-        // `cd` may have run in a subshell: see `working_dirs`).
-        let mut echoed = None;
-        for dir in std::iter::once(None).chain(moved.map(Some)) {
-            let cmd = Cmd {
-                simple,
-                index,
-                analysis,
-                ctx: *ctx,
-                raw,
-                dir,
-                effects: file_effects(simple),
-            };
-            check_command(&cmd, findings);
-            if nesting == 0 {
-                echoed = exec::echoed_script(&cmd);
-            }
+        let effects = file_effects(simple);
+        let cmd = Cmd {
+            simple,
+            index,
+            analysis,
+            ctx: *ctx,
+            raw,
+            dir: None,
+            effects: &effects,
+        };
+        check_command(&cmd, findings);
+        // Again where an earlier `cd` may have moved it (the `cd` may have run in a subshell:
+        // see `working_dirs`).
+        if let Some(moved) = dirs.get(index).and_then(Option::as_deref) {
+            check_command(
+                &Cmd {
+                    dir: Some(moved),
+                    ..cmd
+                },
+                findings,
+            );
         }
         if nesting == 0 {
             let scripts = exec::interpreter_shell_strings(simple)
                 .into_iter()
-                .chain(echoed);
+                .chain(exec::echoed_script(&cmd));
             for script in scripts {
                 let inner = crate::shell::analyze(&script, &crate::shell::ShellLimits::default());
                 check_commands(&inner, ctx, &script, nesting + 1, findings);
