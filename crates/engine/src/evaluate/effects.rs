@@ -423,6 +423,7 @@ mod tests {
             allow_view: text,
             has_dynamic_args: false,
             stdin_pipe_from: None,
+            stdin_text: None,
         }
     }
 

@@ -34,7 +34,7 @@ pub(super) fn nested(name: &str, args: &[Field]) -> Vec<Nested> {
         "git" => git(args),
         _ => return Vec::new(),
     };
-    cap(found)
+    cap(found, MAX_FOUND)
 }
 
 /// Whether sed runs with `--sandbox` (an option before `--`), which refuses `e`, `r` and `w`.
@@ -46,10 +46,10 @@ fn sandboxed(args: &[Field]) -> bool {
     })
 }
 
-/// At most [`MAX_FOUND`] commands, then one that stands for the rest, which is not followed.
-fn cap(mut found: Vec<Nested>) -> Vec<Nested> {
-    if found.len() > MAX_FOUND {
-        found.truncate(MAX_FOUND);
+/// At most `max` commands, then one that stands for the rest, which is not followed.
+pub(super) fn cap(mut found: Vec<Nested>, max: usize) -> Vec<Nested> {
+    if found.len() > max {
+        found.truncate(max);
         found.push(Nested::Dynamic(
             "more commands than the analysis follows".to_owned(),
         ));

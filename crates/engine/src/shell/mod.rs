@@ -76,6 +76,9 @@ pub enum Origin {
     Xargs,
     /// The command `find -exec`, `-execdir`, `-ok` or `-okdir` runs.
     FindExec,
+    /// Shell text that interpreter code hands to a shell (`python3 -c "os.system('…')"`,
+    /// `perl -e 'system "…"'`, `node -e "execSync('…')"`, the same code in a here-doc).
+    Interpreter,
     /// The command an exec wrapper runs when the wrapper cannot simply be stripped
     /// (for example `watch 'cmd'`, `flock file -c 'cmd'`, `parallel`).
     Wrapper,
@@ -116,6 +119,11 @@ pub struct SimpleCommand {
     /// (`curl x | (sh)`) it is set on the first command inside; when the producer's name is only
     /// known at run time, it is the producer's first word as written (`$CMD`).
     pub stdin_pipe_from: Option<String>,
+    /// The text the command line feeds to the command's standard input, when it says: a
+    /// here-doc body, a here-string, or what `echo`, `printf` or `cat <<EOF` pipes into it.
+    /// Expansions are kept as source text. An interpreter reading its program from stdin
+    /// (`python3 - <<'EOF'`) runs it.
+    pub stdin_text: Option<String>,
 }
 
 impl SimpleCommand {
@@ -236,6 +244,7 @@ pub(crate) fn basename(program: &str) -> &str {
 mod embedded;
 pub(crate) use embedded::sed_files;
 mod exec;
+mod interp;
 mod parse;
 mod views;
 mod walk;
@@ -243,6 +252,8 @@ mod words;
 mod wrappers;
 
 pub use exec::SHELLS;
+pub(crate) use interp::string_literals_of;
+pub(crate) use interp::{is_interpreter, reads_program_from_stdin};
 pub use views::SAFE_ENV_VARS;
 
 #[cfg(test)]

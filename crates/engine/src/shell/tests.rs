@@ -315,6 +315,45 @@ fn heredocs_fed_to_shells_are_scripts() {
 }
 
 #[test]
+fn interpreter_code_hands_commands_to_the_shell() {
+    has(
+        "python3 -c \"import os; os.system('rm -rf /')\"",
+        "rm -rf /",
+        Origin::Interpreter,
+    );
+    has(
+        "python3 - <<'EOF'\nimport subprocess\nsubprocess.run(['git', 'push', '-f'])\nEOF",
+        "git push -f",
+        Origin::Interpreter,
+    );
+    has(
+        "echo \"require('child_process').execSync('rm -rf ~')\" | node",
+        "rm -rf ~",
+        Origin::Interpreter,
+    );
+    has(
+        "perl <<< 'system \"rm -rf ~\"'",
+        "rm -rf ~",
+        Origin::Interpreter,
+    );
+    // A program file is not looked into, nor is the here-doc given to it as data.
+    let commands = run("python3 build.py <<'EOF'\nos.system('rm -rf /')\nEOF").commands;
+    assert!(commands.iter().all(|c| c.name() != "rm"), "{commands:?}");
+    // Sixteen harmless calls do not hide a seventeenth.
+    let code =
+        "import os\n".to_owned() + &"os.system('echo a')\n".repeat(16) + "os.system('rm -rf ~')";
+    let analysis = run(&format!("python3 - <<'EOF'\n{code}\nEOF"));
+    assert!(
+        matches!(
+            analysis.unresolved.as_slice(),
+            [Unresolved::DynamicScript(_)]
+        ),
+        "{:?}",
+        analysis.unresolved
+    );
+}
+
+#[test]
 fn heredocs_fed_to_other_commands_are_data() {
     let cat = only("cat > notes.md <<'EOF'\nrm -rf /\nEOF");
     assert_eq!(cat.argv, ["cat"]);

@@ -12,6 +12,7 @@
 use brush_parser::ast;
 
 use super::exec::{self, Nested, PROCESS_SUBSTITUTION_READ, PROCESS_SUBSTITUTION_WRITE};
+use super::interp;
 use super::parse::{
     MAX_OPENERS, MAX_PAREN_DEPTH, StackBudget, WordBudget, nesting_budget, nesting_depth,
     parse_program, with_stack,
@@ -109,6 +110,7 @@ struct Base {
     wrappers: Vec<String>,
     redirects: Vec<Redirect>,
     stdin_pipe_from: Option<String>,
+    stdin_text: Option<String>,
 }
 
 impl<'l> Walker<'l> {
@@ -438,6 +440,7 @@ impl<'l> Walker<'l> {
             wrappers: Vec::new(),
             redirects: std::mem::take(&mut collected.redirects),
             stdin_pipe_from: pipe,
+            stdin_text: None,
         };
         if timed {
             base.wrappers.push("time".to_owned());
@@ -451,6 +454,7 @@ impl<'l> Walker<'l> {
             );
         }
         let stdin = std::mem::take(&mut collected.stdin);
+        base.stdin_text = self.stdin_text(&stdin, ctx);
         let consumed = if fields.is_empty() {
             if !base.redirects.is_empty() {
                 let noop = vec![Field {
@@ -468,6 +472,23 @@ impl<'l> Walker<'l> {
             collected.other_heredocs.push(heredoc);
         }
         self.finish(collected, ctx);
+    }
+
+    /// The text the command line feeds to a command's stdin (see [`SimpleCommand::stdin_text`]).
+    fn stdin_text(&self, stdin: &Stdin<'_>, ctx: Ctx) -> Option<String> {
+        if let Some(heredoc) = stdin.heredoc {
+            return Some(heredoc.doc.value.clone());
+        }
+        if let Some(herestring) = &stdin.herestring {
+            return Some(herestring.text.clone());
+        }
+        if stdin.process_substitution {
+            return None;
+        }
+        self.piped
+            .as_ref()
+            .filter(|piped| piped.depth == ctx.depth)
+            .map(|piped| piped.text.clone())
     }
 
     /// The text a just-walked command writes to stdout, when the command line says what it is:
@@ -665,6 +686,8 @@ impl<'l> Walker<'l> {
         let mut argv = Vec::with_capacity(inner.len());
         argv.push(basename(&program.text).to_owned());
         argv.extend(args.iter().cloned());
+        let interpreted =
+            interp::nested(basename(&program.text), &args, base.stdin_text.as_deref());
         let command = SimpleCommand {
             deny_views: deny_views(&segments, &argv),
             allow_view: allow_view(&segments, &program.text, &args),
@@ -677,6 +700,7 @@ impl<'l> Walker<'l> {
             depth: ctx.depth,
             has_dynamic_args: inner.iter().skip(1).any(|f| f.dynamic),
             stdin_pipe_from: base.stdin_pipe_from.clone(),
+            stdin_text: base.stdin_text,
         };
         if !self.emit(command) {
             return false;
@@ -688,7 +712,7 @@ impl<'l> Walker<'l> {
             self.payload(payload.text, payload.dynamic, Origin::Wrapper, ctx);
         }
         let mut consumed = false;
-        for nested in exec::nested(inner) {
+        for nested in exec::nested(inner).into_iter().chain(interpreted) {
             match nested {
                 Nested::Script { text, origin } => self.payload(text, false, origin, ctx),
                 Nested::Dynamic(text) => self.unresolved(Unresolved::DynamicScript(text)),

@@ -12,7 +12,9 @@ use super::Cmd;
 use crate::argv::Parsed;
 use crate::packs::Findings;
 use crate::paths::{self, PathContext};
-use crate::shell::{self, Analysis, Origin, ShellLimits, Unresolved};
+pub(super) use crate::shell::is_interpreter;
+use crate::shell::reads_program_from_stdin;
+use crate::shell::{self, Analysis, Origin, SHELLS, ShellLimits, Unresolved};
 
 /// Programs that fetch content from the network.
 const FETCHERS: &[&str] = &[
@@ -27,36 +29,6 @@ const FETCHERS: &[&str] = &[
     "GET",
     "lynx",
 ];
-
-/// Shells.
-const SHELLS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "csh", "tcsh", "yash",
-];
-
-/// Whether the program is a shell or a script interpreter.
-pub(super) fn is_interpreter(name: &str) -> bool {
-    SHELLS.contains(&name)
-        || name.starts_with("python")
-        || name.starts_with("pypy")
-        || matches!(
-            name,
-            "perl"
-                | "ruby"
-                | "node"
-                | "nodejs"
-                | "php"
-                | "lua"
-                | "tclsh"
-                | "pwsh"
-                | "powershell"
-                | "bun"
-                | "deno"
-                | "osascript"
-                | "Rscript"
-                | "irb"
-                | "jshell"
-        )
-}
 
 /// Whether a command decodes base64/base32/hex.
 fn is_decoder(simple: &shell::SimpleCommand) -> bool {
@@ -76,25 +48,7 @@ fn is_decoder(simple: &shell::SimpleCommand) -> bool {
 
 /// Whether an interpreter reads its script from stdin (no script operand, no `-c`/`-e`).
 fn reads_script_from_stdin(simple: &shell::SimpleCommand) -> bool {
-    let name = simple.name();
-    if !is_interpreter(name) {
-        return false;
-    }
-    let parsed = Parsed::new(
-        simple.args(),
-        &['c', 'e', 'm', 'W', 'X', 'r', 'I', 'o', 'O'],
-        &["eval", "require", "import", "rcfile", "init-file"],
-    );
-    if parsed.has(&['s'], &[]) && SHELLS.contains(&name) {
-        return true;
-    }
-    if parsed.has(&['c', 'e', 'm', 'E'], &["eval", "command"]) {
-        return false;
-    }
-    parsed
-        .operands
-        .iter()
-        .all(|operand| matches!(*operand, "-" | "/dev/stdin"))
+    reads_program_from_stdin(simple.name(), simple.args())
 }
 
 /// What the shell text inside a word (`$(…)`, `<(…)`, backticks) runs: fetchers, decoders.
@@ -402,62 +356,6 @@ fn env(cmd: &Cmd<'_>, out: &mut Findings) {
             }
         }
     }
-}
-
-/// Calls in interpreter one-liners that hand a string to a shell.
-const SHELL_CALLS: &[&str] = &[
-    "system(",
-    "system ",
-    "popen(",
-    "subprocess",
-    "exec(",
-    "execsync(",
-    "spawn(",
-    "spawnsync(",
-    "check_output(",
-    "check_call(",
-    "os.exec",
-    "shell_exec(",
-    "passthru(",
-    "%x(",
-    "qx(",
-];
-
-/// The string literals an interpreter one-liner (`python3 -c`, `node -e`, `perl -e`, `ruby -e`)
-/// passes to a shell (`os.system('rm -rf /')`, `execSync("git push -f")`): only when the code
-/// calls a shell-running function, so `print('rm -rf /')` stays data.
-pub(super) fn interpreter_shell_strings(simple: &shell::SimpleCommand) -> Vec<String> {
-    if !is_interpreter(simple.name()) || SHELLS.contains(&simple.name()) {
-        return Vec::new();
-    }
-    // The flags that give the program text: `php -r CODE`, `-c`/`-e`/`-E` elsewhere.
-    let code_flags: &[char] = if simple.name().starts_with("php") {
-        &['r']
-    } else {
-        &['c', 'e', 'E']
-    };
-    let parsed = Parsed::new(simple.args(), code_flags, &["eval", "command"]);
-    let mut scripts = Vec::new();
-    for code in parsed.values(code_flags, &["eval", "command"]) {
-        let lower = code.to_ascii_lowercase();
-        if !SHELL_CALLS.iter().any(|call| lower.contains(call)) && !code.contains('`') {
-            continue;
-        }
-        let mut rest = code;
-        while let Some(open) = rest.find(['\'', '"', '`']) {
-            let quote = rest.get(open..=open).unwrap_or("'");
-            let after = rest.get(open + 1..).unwrap_or("");
-            let Some(close) = after.find(quote) else {
-                break;
-            };
-            let literal = after.get(..close).unwrap_or("");
-            if literal.contains(' ') && scripts.len() < 16 {
-                scripts.push(literal.to_owned());
-            }
-            rest = after.get(close + 1..).unwrap_or("");
-        }
-    }
-    scripts
 }
 
 /// The script a shell reads from `echo …` or `printf …` piped into it (`echo "rm -rf /" | sh`).

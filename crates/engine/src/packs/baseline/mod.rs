@@ -118,8 +118,8 @@ pub(crate) fn check_shell(eval: &mut Evaluation<'_>, analysis: &Analysis) {
     findings.report(eval);
 }
 
-/// Runs every shell rule over one analysis. `nesting` counts how many interpreter one-liners
-/// (`python3 -c "os.system('…')"`) led here; their shell strings are judged once, not deeper.
+/// Runs every shell rule over one analysis. `nesting` counts how many scripts echoed into a
+/// shell (`echo '…' | sh`) led here; they are judged once, not deeper.
 fn check_commands(
     analysis: &Analysis,
     ctx: &PathContext<'_>,
@@ -151,14 +151,11 @@ fn check_commands(
                 findings,
             );
         }
-        if nesting == 0 {
-            let scripts = exec::interpreter_shell_strings(simple)
-                .into_iter()
-                .chain(exec::echoed_script(&cmd));
-            for script in scripts {
-                let inner = crate::shell::analyze(&script, &crate::shell::ShellLimits::default());
-                check_commands(&inner, ctx, &script, nesting + 1, findings);
-            }
+        if nesting == 0
+            && let Some(script) = exec::echoed_script(&cmd)
+        {
+            let inner = crate::shell::analyze(&script, &crate::shell::ShellLimits::default());
+            check_commands(&inner, ctx, &script, nesting + 1, findings);
         }
     }
     exec::check_analysis(analysis, ctx, findings);

@@ -190,14 +190,9 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
         }
     }
     // Interpreter one-liners that name a file in a string literal.
-    if super::exec::is_interpreter(name) {
-        let parsed = Parsed::new(cmd.args(), &['c', 'e', 'E'], &["eval", "command"]);
-        for code in parsed.values(&['c', 'e', 'E'], &["eval", "command"]) {
-            for literal in string_literals(code) {
-                if literal.contains('/') || literal.starts_with('.') || literal.starts_with('~') {
-                    reads.push((Cow::Borrowed(literal), false));
-                }
-            }
+    for literal in crate::shell::string_literals_of(cmd.simple) {
+        if literal.contains('/') || literal.starts_with('.') || literal.starts_with('~') {
+            reads.push((Cow::Owned(literal), false));
         }
     }
     for (path, recursive) in reads {
@@ -334,22 +329,4 @@ fn find_roots<'a>(cmd: &Cmd<'a>) -> Vec<&'a str> {
         .map(String::as_str)
         .collect();
     if roots.is_empty() { vec!["."] } else { roots }
-}
-
-/// The quoted string literals of a one-line program (`open('/x/.env')` → `/x/.env`).
-fn string_literals(code: &str) -> Vec<&str> {
-    let mut literals = Vec::new();
-    let mut rest = code;
-    while let Some(open) = rest.find(['\'', '"']) {
-        let quote = rest.get(open..open + 1).unwrap_or("'");
-        let after = rest.get(open + 1..).unwrap_or("");
-        match after.find(quote) {
-            Some(close) => {
-                literals.push(after.get(..close).unwrap_or(""));
-                rest = after.get(close + 1..).unwrap_or("");
-            }
-            None => break,
-        }
-    }
-    literals
 }

@@ -1,0 +1,933 @@
+//! Code given to a script interpreter, on its command line (`python3 -c`, `node -e`, `perl -e`,
+//! `ruby -e`, `php -r`) or on its standard input (`python3 - <<'EOF'`, `echo … | node`), and
+//! what that code hands to a shell or names as a file.
+//!
+//! A small scanner, not a parser of Python or JavaScript. It finds the calls that run a shell
+//! or a program (`os.system`, `subprocess.run`, `execSync`, `spawn`, Perl's and Ruby's `system`,
+//! backquotes and `qx`, PHP's `shell_exec`, a pipe `open`, …) and reads their arguments:
+//!
+//! - a string is shell text (`os.system("rm -rf ~")`);
+//! - a list, or further string arguments, is an argv (`subprocess.run(["rm", "-rf", "/"])`,
+//!   `system("rm", "-rf", $dir)`);
+//! - anything else in the command is a run-time part (`os.system("rm -rf " + home)` is
+//!   `rm -rf $X`), as are interpolations (`f"rm -rf {home}"`, `"#{dir}"`, `` `${dir}` ``) and
+//!   format placeholders (`"rm -rf %s" % home`).
+//!
+//! A call whose command holds no literal text at all (`os.system(cmd)`) is not looked into, as a
+//! script file given to the interpreter is not.
+
+use super::exec::{Nested, SHELLS};
+use super::{Origin, SimpleCommand};
+use crate::argv::Parsed;
+
+/// Most shell commands followed in one program's code; past that, the rest is only known at
+/// run time.
+const MAX_COMMANDS: usize = 16;
+
+/// A run-time part of a command (see the module documentation).
+const RUN_TIME: &str = "$X";
+
+/// Whether the program is a shell or a script interpreter.
+pub(crate) fn is_interpreter(name: &str) -> bool {
+    SHELLS.contains(&name)
+        || name.starts_with("python")
+        || name.starts_with("pypy")
+        || matches!(
+            name,
+            "perl"
+                | "ruby"
+                | "node"
+                | "nodejs"
+                | "php"
+                | "lua"
+                | "tclsh"
+                | "pwsh"
+                | "powershell"
+                | "bun"
+                | "deno"
+                | "osascript"
+                | "Rscript"
+                | "irb"
+                | "jshell"
+        )
+}
+
+/// Whether an interpreter reads its program from stdin: no program operand (or `-`), no code
+/// option, or a shell's `-s`.
+pub(crate) fn reads_program_from_stdin(name: &str, args: &[String]) -> bool {
+    if !is_interpreter(name) {
+        return false;
+    }
+    let parsed = Parsed::new(
+        args,
+        &['c', 'e', 'm', 'W', 'X', 'r', 'I', 'o', 'O'],
+        &["eval", "require", "import", "rcfile", "init-file"],
+    );
+    if parsed.has(&['s'], &[]) && SHELLS.contains(&name) {
+        return true;
+    }
+    if parsed.has(&['c', 'e', 'm', 'E'], &["eval", "command"]) {
+        return false;
+    }
+    parsed
+        .operands
+        .iter()
+        .all(|operand| matches!(*operand, "-" | "/dev/stdin"))
+}
+
+/// What an interpreter's code (`python3 -c CODE`, or CODE fed to its stdin) hands to a shell.
+pub(super) fn nested(name: &str, args: &[String], stdin: Option<&str>) -> Vec<Nested> {
+    let mut found = Vec::new();
+    for code in code(name, args, stdin) {
+        found.extend(
+            shell_commands(&code)
+                .into_iter()
+                .map(|text| Nested::Script {
+                    text,
+                    origin: Origin::Interpreter,
+                }),
+        );
+    }
+    super::embedded::cap(found, MAX_COMMANDS)
+}
+
+/// The string literals of the code an interpreter runs (`open('.env')`).
+pub(crate) fn string_literals_of(simple: &SimpleCommand) -> Vec<String> {
+    code(simple.name(), simple.args(), simple.stdin_text.as_deref())
+        .iter()
+        .flat_map(string_literals)
+        .collect()
+}
+
+/// The language of an interpreter, as far as the scanner cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lang {
+    Python,
+    Perl,
+    Ruby,
+    Php,
+    JavaScript,
+    Other,
+}
+
+impl Lang {
+    fn of(name: &str) -> Self {
+        if name.starts_with("python") || name.starts_with("pypy") {
+            Self::Python
+        } else if name == "perl" {
+            Self::Perl
+        } else if matches!(name, "ruby" | "irb") {
+            Self::Ruby
+        } else if name.starts_with("php") {
+            Self::Php
+        } else if matches!(name, "node" | "nodejs" | "bun" | "deno") {
+            Self::JavaScript
+        } else {
+            Self::Other
+        }
+    }
+
+    /// The short options whose value is program text.
+    fn code_flags(self) -> &'static [char] {
+        match self {
+            Self::Python => &['c'],
+            Self::Perl => &['e', 'E'],
+            Self::Ruby => &['e'],
+            Self::Php => &['r'],
+            Self::JavaScript => &['e', 'p'],
+            Self::Other => &['c', 'e'],
+        }
+    }
+
+    /// Whether backquotes run a command (Perl, Ruby, PHP) rather than quote a template.
+    fn backquotes_run(self) -> bool {
+        matches!(self, Self::Perl | Self::Ruby | Self::Php)
+    }
+
+    /// Whether `#` starts a comment.
+    fn hash_comments(self) -> bool {
+        self != Self::JavaScript
+    }
+
+    /// Whether `//` and `/* */` are comments.
+    fn slash_comments(self) -> bool {
+        matches!(self, Self::JavaScript | Self::Php)
+    }
+}
+
+/// Program text an interpreter is given.
+struct Code<'a> {
+    lang: Lang,
+    text: &'a str,
+}
+
+/// The program texts `name ARGS` runs: the values of its code options, or the text fed to its
+/// stdin when it reads its program from there. Nothing for shells, whose scripts the shell
+/// analysis follows itself.
+fn code<'a>(name: &str, args: &'a [String], stdin: Option<&'a str>) -> Vec<Code<'a>> {
+    if !is_interpreter(name) || SHELLS.contains(&name) {
+        return Vec::new();
+    }
+    let lang = Lang::of(name);
+    let long: &[&str] = &["eval", "command", "print"];
+    let parsed = Parsed::new(args, lang.code_flags(), long);
+    let mut texts = parsed.values(lang.code_flags(), long);
+    if texts.is_empty() && reads_program_from_stdin(name, args) {
+        texts.extend(stdin);
+    }
+    texts.into_iter().map(|text| Code { lang, text }).collect()
+}
+
+/// The string literals of `code`, unescaped, interpolations as run-time parts.
+fn string_literals(code: &Code<'_>) -> Vec<String> {
+    tokens(code)
+        .into_iter()
+        .filter_map(|token| match token {
+            Token::Str { text, .. } => Some(text),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The shell commands `code` runs; at most one more than [`MAX_COMMANDS`].
+fn shell_commands(code: &Code<'_>) -> Vec<String> {
+    let tokens = tokens(code);
+    let subprocess = code.text.contains("subprocess");
+    let mut found = Vec::new();
+    let mut at = 0;
+    while let Some(token) = tokens.get(at)
+        && found.len() <= MAX_COMMANDS
+    {
+        at += 1;
+        let command = match token {
+            Token::Str { text, runs: true } => Some(text.clone()),
+            // Bun's shell: $`rm -rf ~`.
+            Token::Word(word)
+                if code.lang == Lang::JavaScript
+                    && word.ends_with('$')
+                    && next_is_str(&tokens, at) =>
+            {
+                str_text(tokens.get(at))
+            }
+            Token::Word(word) => {
+                let Some(kind) = call_kind(word, code.lang, subprocess) else {
+                    continue;
+                };
+                let args = call_args(&tokens, at, code.lang);
+                match kind {
+                    Call::Runs => command_of(&args),
+                    Call::Open => piped_open(&args),
+                }
+            }
+            _ => None,
+        };
+        found.extend(command.filter(|command| !command.trim().is_empty()));
+    }
+    found
+}
+
+fn next_is_str(tokens: &[Token], at: usize) -> bool {
+    matches!(tokens.get(at), Some(Token::Str { .. }))
+}
+
+fn str_text(token: Option<&Token>) -> Option<String> {
+    match token {
+        Some(Token::Str { text, .. }) => Some(text.clone()),
+        _ => None,
+    }
+}
+
+/// One token of interpreter code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Token {
+    /// A string literal, unescaped, interpolations as [`RUN_TIME`]; `runs` for a command in
+    /// backquotes, `qx` or `%x`.
+    Str { text: String, runs: bool },
+    /// A name: letters, digits, `_`, a leading `$` or `@`, joined by `.` or `::`.
+    Word(String),
+    /// Any other character (newlines included; blanks and comments are skipped).
+    Punct(u8),
+}
+
+/// Splits `code` into tokens, in one pass.
+fn tokens(code: &Code<'_>) -> Vec<Token> {
+    let bytes = code.text.as_bytes();
+    let lang = code.lang;
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            b' ' | b'\t' | b'\r' => at += 1,
+            b'#' if lang.hash_comments() => at = line_end(bytes, at),
+            b'/' if lang.slash_comments() && bytes.get(at + 1) == Some(&b'/') => {
+                at = line_end(bytes, at);
+            }
+            b'/' if lang.slash_comments() && bytes.get(at + 1) == Some(&b'*') => {
+                at = find(bytes, at + 2, b"*/").map_or(bytes.len(), |end| end + 2);
+            }
+            b'\'' | b'"' | b'`' => {
+                let (text, end) = quoted(bytes, at, lang, false);
+                let runs = byte == b'`' && lang.backquotes_run();
+                out.push(Token::Str { text, runs });
+                at = end;
+            }
+            b'%' if lang == Lang::Ruby && percent_literal(bytes, at).is_some() => {
+                let (kind, open) = percent_literal(bytes, at).unwrap_or((b'q', at + 1));
+                let (text, end) = delimited(bytes, open);
+                out.push(Token::Str {
+                    text,
+                    runs: kind == b'x',
+                });
+                at = end;
+            }
+            _ if is_word_start(byte) => {
+                let end = word_end(bytes, at);
+                let word = code.text.get(at..end).unwrap_or("");
+                // Perl's quote-like operators: q(…), qq{…}, qw/…/, qx(…).
+                if lang == Lang::Perl
+                    && matches!(word, "q" | "qq" | "qw" | "qx")
+                    && bytes.get(end).is_some_and(|b| b"({[</|!".contains(b))
+                {
+                    let (text, close) = delimited(bytes, end);
+                    out.push(Token::Str {
+                        text,
+                        runs: word == "qx",
+                    });
+                    at = close;
+                    continue;
+                }
+                // Python's string prefixes: r"…", f'…', rb"…".
+                if lang == Lang::Python
+                    && word.len() <= 2
+                    && word.bytes().all(|b| b"rRbBuUfF".contains(&b))
+                    && matches!(bytes.get(end), Some(b'\'' | b'"'))
+                {
+                    let raw = word.bytes().any(|b| b == b'r' || b == b'R');
+                    let (mut text, close) = quoted(bytes, end, lang, raw);
+                    if word.bytes().any(|b| b == b'f' || b == b'F') {
+                        text = interpolated(&text, "{", "}");
+                    }
+                    out.push(Token::Str { text, runs: false });
+                    at = close;
+                    continue;
+                }
+                out.push(Token::Word(word.to_owned()));
+                at = end;
+            }
+            _ => {
+                out.push(Token::Punct(byte));
+                at += 1;
+            }
+        }
+    }
+    out
+}
+
+fn is_word_start(byte: u8) -> bool {
+    byte.is_ascii_alphabetic() || matches!(byte, b'_' | b'$' | b'@')
+}
+
+fn is_word_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_'
+}
+
+/// The end of a name starting at `at`: word bytes, joined by `.` or `::` to more.
+fn word_end(bytes: &[u8], at: usize) -> usize {
+    let mut end = at + 1;
+    loop {
+        while bytes.get(end).copied().is_some_and(is_word_byte) {
+            end += 1;
+        }
+        let joint = match (bytes.get(end), bytes.get(end + 1)) {
+            (Some(b'.'), _) => 1,
+            (Some(b':'), Some(b':')) => 2,
+            _ => return end,
+        };
+        if !bytes.get(end + joint).copied().is_some_and(is_word_byte) {
+            return end;
+        }
+        end += joint;
+    }
+}
+
+fn line_end(bytes: &[u8], at: usize) -> usize {
+    bytes
+        .get(at..)
+        .and_then(|rest| rest.iter().position(|&b| b == b'\n'))
+        .map_or(bytes.len(), |offset| at + offset)
+}
+
+fn find(bytes: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+    bytes
+        .get(from..)?
+        .windows(needle.len())
+        .position(|window| window == needle)
+        .map(|offset| from + offset)
+}
+
+/// A string quoted by `bytes[at]` (`'`, `"`, a backquote; Python's triple quotes too): its text
+/// and the index after it. An unclosed string runs to the end.
+fn quoted(bytes: &[u8], at: usize, lang: Lang, raw: bool) -> (String, usize) {
+    let quote = bytes.get(at).copied().unwrap_or(b'"');
+    let triple = lang == Lang::Python
+        && bytes.get(at + 1) == Some(&quote)
+        && bytes.get(at + 2) == Some(&quote);
+    let closing = [quote; 3];
+    let (start, closing) = if triple {
+        (at + 3, &closing[..])
+    } else {
+        (at + 1, &closing[..1])
+    };
+    let mut text = Vec::new();
+    let mut i = start;
+    while let Some(&byte) = bytes.get(i) {
+        if bytes.get(i..i + closing.len()) == Some(closing) {
+            let text = String::from_utf8_lossy(&text).into_owned();
+            return (interpolations(text, quote, lang), i + closing.len());
+        }
+        match (byte, bytes.get(i + 1)) {
+            (b'\\', Some(&next)) if !raw => {
+                text.push(match next {
+                    b'n' => b'\n',
+                    b't' => b'\t',
+                    other => other,
+                });
+                i += 2;
+            }
+            _ => {
+                text.push(byte);
+                i += 1;
+            }
+        }
+    }
+    let text = String::from_utf8_lossy(&text).into_owned();
+    (interpolations(text, quote, lang), bytes.len())
+}
+
+/// Replaces the language's interpolations in a string quoted by `quote` with [`RUN_TIME`]:
+/// Ruby's `#{…}`, JavaScript's `${…}` in a template. Perl's and PHP's `$name` are already
+/// run-time parts to the shell.
+fn interpolations(text: String, quote: u8, lang: Lang) -> String {
+    match (lang, quote) {
+        (Lang::Ruby | Lang::Other, b'"' | b'`') => interpolated(&text, "#{", "}"),
+        (Lang::JavaScript, b'`') => interpolated(&text, "${", "}"),
+        _ => text,
+    }
+}
+
+/// `text` with every `open … close` (`{{` and `}}` stay) replaced by [`RUN_TIME`].
+fn interpolated(text: &str, open: &str, close: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(open) {
+        if open == "{" && rest.get(start..start + 2) == Some("{{") {
+            out.push_str(rest.get(..start + 2).unwrap_or(""));
+            rest = rest.get(start + 2..).unwrap_or("");
+            continue;
+        }
+        out.push_str(rest.get(..start).unwrap_or(""));
+        out.push_str(RUN_TIME);
+        let after = rest.get(start + open.len()..).unwrap_or("");
+        rest = after
+            .find(close)
+            .and_then(|end| after.get(end + close.len()..))
+            .unwrap_or("");
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Ruby's `%x(…)`, `%q{…}`, `%w[…]`, `%(…)` at `at`: the kind (`x`, `q`, `Q`, `w`, `W`, `i`;
+/// `Q` for none) and the index of the opening delimiter.
+fn percent_literal(bytes: &[u8], at: usize) -> Option<(u8, usize)> {
+    let next = *bytes.get(at + 1)?;
+    if b"({[<|!".contains(&next) {
+        return Some((b'Q', at + 1));
+    }
+    let open = *bytes.get(at + 2)?;
+    (b"xqQwWi".contains(&next) && b"({[<|!/".contains(&open)).then_some((next, at + 2))
+}
+
+/// The text between the delimiter at `open` and its match (brackets nest), and the index
+/// after the closing one.
+fn delimited(bytes: &[u8], open: usize) -> (String, usize) {
+    let opener = bytes.get(open).copied().unwrap_or(b'(');
+    let closer = match opener {
+        b'(' => b')',
+        b'{' => b'}',
+        b'[' => b']',
+        b'<' => b'>',
+        other => other,
+    };
+    let mut depth = 0usize;
+    let mut i = open + 1;
+    while let Some(&byte) = bytes.get(i) {
+        if byte == b'\\' {
+            i += 2;
+            continue;
+        }
+        if byte == closer && depth == 0 {
+            let text = String::from_utf8_lossy(bytes.get(open + 1..i).unwrap_or(&[]));
+            return (text.into_owned(), i + 1);
+        }
+        if opener != closer && byte == opener {
+            depth += 1;
+        } else if byte == closer {
+            depth = depth.saturating_sub(1);
+        }
+        i += 1;
+    }
+    let text = String::from_utf8_lossy(bytes.get(open + 1..).unwrap_or(&[]));
+    (text.into_owned(), bytes.len())
+}
+
+/// What kind of call a name makes.
+enum Call {
+    /// It runs its arguments as a command.
+    Runs,
+    /// Perl's or Ruby's `open`, which runs a command given with a pipe (`"cmd |"`, `"-|"`).
+    Open,
+}
+
+/// Functions and methods that run a shell or a program, by their last name segment, lowercase.
+const RUNS: &[&str] = &[
+    // Python: os, subprocess (see `SUBPROCESS`), asyncio, pty, commands.
+    "system",
+    "popen",
+    "popen2",
+    "popen3",
+    "popen4",
+    "check_output",
+    "check_call",
+    "getoutput",
+    "getstatusoutput",
+    "create_subprocess_shell",
+    "create_subprocess_exec",
+    "execv",
+    "execve",
+    "execvp",
+    "execvpe",
+    "execl",
+    "execle",
+    "execlp",
+    "execlpe",
+    "spawnv",
+    "spawnve",
+    "spawnvp",
+    "spawnvpe",
+    "spawnl",
+    "spawnle",
+    "spawnlp",
+    "spawnlpe",
+    // Node, Bun, Deno, execa.
+    "exec",
+    "execsync",
+    "execfile",
+    "execfilesync",
+    "spawn",
+    "spawnsync",
+    "execa",
+    "execasync",
+    "execcommand",
+    // PHP.
+    "shell_exec",
+    "passthru",
+    "proc_open",
+    // Ruby's Open3.
+    "capture2",
+    "capture2e",
+    "capture3",
+    "popen2e",
+    "pipeline",
+];
+
+/// Python's `subprocess` functions with names too common to take alone: counted when the code
+/// names the module (`subprocess.run`, `from subprocess import run`).
+const SUBPROCESS: &[&str] = &["run", "call"];
+
+fn call_kind(word: &str, lang: Lang, subprocess: bool) -> Option<Call> {
+    let last = word.rsplit(['.', ':']).next().unwrap_or(word);
+    let last = last.to_ascii_lowercase();
+    if RUNS.contains(&last.as_str())
+        || (subprocess && SUBPROCESS.contains(&last.as_str()))
+        || word == "Deno.Command"
+    {
+        Some(Call::Runs)
+    } else if matches!(lang, Lang::Perl | Lang::Ruby) && last == "open" {
+        Some(Call::Open)
+    } else {
+        None
+    }
+}
+
+/// The arguments of a call whose name ends before `at`: the comma-separated token runs inside
+/// its parentheses, or, for Perl and Ruby, up to the end of the statement (`system "…";`).
+fn call_args(tokens: &[Token], at: usize, lang: Lang) -> Vec<&[Token]> {
+    let (start, parenthesised) = match tokens.get(at) {
+        Some(Token::Punct(b'(')) => (at + 1, true),
+        Some(Token::Str { .. } | Token::Word(_)) if matches!(lang, Lang::Perl | Lang::Ruby) => {
+            (at, false)
+        }
+        _ => return Vec::new(),
+    };
+    let mut args = Vec::new();
+    let mut depth = 0usize;
+    let mut arg_start = start;
+    let mut i = start;
+    while let Some(token) = tokens.get(i) {
+        match token {
+            Token::Punct(b'(' | b'[' | b'{') => depth += 1,
+            Token::Punct(b')' | b']' | b'}') if depth == 0 => break,
+            Token::Punct(b')' | b']' | b'}') => depth -= 1,
+            Token::Punct(b';' | b'\n') if depth == 0 && !parenthesised => break,
+            Token::Punct(b',') if depth == 0 => {
+                args.extend(tokens.get(arg_start..i));
+                arg_start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    args.extend(tokens.get(arg_start..i));
+    args.retain(|arg| !arg.iter().all(|t| *t == Token::Punct(b'\n')));
+    args
+}
+
+/// The command a call runs: its first argument as shell text (or, a list, as an argv), and the
+/// string arguments after it as further words. `None` when no part of it is literal text.
+fn command_of(args: &[&[Token]]) -> Option<String> {
+    let mut command = String::new();
+    let mut literal = false;
+    for (index, arg) in args.iter().enumerate() {
+        let arg: Vec<&Token> = arg.iter().filter(|t| **t != Token::Punct(b'\n')).collect();
+        if is_keyword_argument(&arg) {
+            break;
+        }
+        let words = if let Some(elements) = list_elements(&arg) {
+            literal |= elements.iter().any(|e| matches!(e, Token::Str { .. }));
+            elements
+                .iter()
+                .map(|e| word(Some(e)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        } else if index == 0 {
+            let (text, has_literal) = expression(&arg, false);
+            literal |= has_literal;
+            text
+        } else {
+            // Further arguments are argv words: literal text, or a Perl or PHP variable.
+            match expression(&arg, true) {
+                (word, true) => word,
+                _ if matches!(arg.as_slice(), [Token::Word(name)] if name.starts_with(['$', '@'])) => {
+                    word(None)
+                }
+                _ => continue,
+            }
+        };
+        if !command.is_empty() {
+            command.push(' ');
+        }
+        command.push_str(&words);
+    }
+    literal.then_some(command)
+}
+
+/// Whether an argument is a keyword argument (`shell=True`, `cwd: dir`) or an options object.
+fn is_keyword_argument(arg: &[&Token]) -> bool {
+    match arg {
+        [Token::Word(_), Token::Punct(b'=' | b':'), rest @ ..] => {
+            rest.first() != Some(&&Token::Punct(b'='))
+        }
+        [Token::Punct(b'{'), ..] => true,
+        _ => false,
+    }
+}
+
+/// The elements of a list argument (`[…]`, a Python tuple, Perl's `qw`), each one token when it
+/// is a plain literal.
+fn list_elements<'t>(arg: &[&'t Token]) -> Option<Vec<&'t Token>> {
+    let (first, last) = (arg.first()?, arg.last()?);
+    let bracketed = matches!(
+        (first, last),
+        (Token::Punct(b'['), Token::Punct(b']')) | (Token::Punct(b'('), Token::Punct(b')'))
+    );
+    if !bracketed {
+        return None;
+    }
+    let inner = arg.get(1..arg.len().checked_sub(1)?)?;
+    let mut elements = Vec::new();
+    for element in inner.split(|t| **t == Token::Punct(b',')) {
+        match element {
+            [] => {}
+            [single] => elements.push(*single),
+            _ => elements.push(&Token::Punct(b'?')),
+        }
+    }
+    Some(elements)
+}
+
+/// One argv word as shell text: a literal, quoted; anything else a run-time part.
+fn word(token: Option<&Token>) -> String {
+    match token {
+        Some(Token::Str { text, .. }) => quote(text),
+        _ => format!("\"{RUN_TIME}\""),
+    }
+}
+
+/// `text` as one shell word: as it is when it is plain, single-quoted otherwise.
+fn quote(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_-./=:,+@%^~".contains(&b));
+    if plain && !text.starts_with('~') {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+/// A string expression as shell text (or, `as_word`, as one quoted shell word): literals as
+/// they are, everything else (names, calls, format placeholders) a run-time part; and whether
+/// any literal was there.
+fn expression(arg: &[&Token], as_word: bool) -> (String, bool) {
+    let mut text = String::new();
+    let mut literal = false;
+    let mut dynamic = false;
+    let formatted = arg.iter().any(|t| **t == Token::Punct(b'%'))
+        || arg.windows(2).any(|pair| {
+            matches!(pair, [Token::Punct(b'.'), Token::Word(name)] if name.starts_with("format"))
+        });
+    let mut depth = 0usize;
+    for token in arg {
+        match token {
+            Token::Punct(b'(' | b'[' | b'{') => depth += 1,
+            Token::Punct(b')' | b']' | b'}') => depth = depth.saturating_sub(1),
+            Token::Str { text: piece, .. } if depth == 0 => {
+                literal = true;
+                dynamic = false;
+                let piece = if formatted {
+                    placeholders(piece)
+                } else {
+                    piece.clone()
+                };
+                if as_word {
+                    text.push_str(&quote(&piece));
+                } else {
+                    text.push_str(&piece);
+                }
+            }
+            // With a format, the placeholders stand for the values.
+            Token::Word(_) | Token::Str { .. } if !dynamic && !formatted => {
+                text.push_str(&if as_word { word(None) } else { RUN_TIME.to_owned() });
+                dynamic = true;
+            }
+            _ => {}
+        }
+    }
+    (text, literal)
+}
+
+/// Format placeholders (`%s`, `%-5d`, `{}`, `{0}`, `{name}`) as run-time parts.
+fn placeholders(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        match c {
+            '%' => {
+                let rest = text.get(at + 1..).unwrap_or("");
+                let spec = rest
+                    .find(|c: char| !(c.is_ascii_digit() || "-+ #.".contains(c)))
+                    .unwrap_or(rest.len());
+                match rest.get(spec..).and_then(|r| r.chars().next()) {
+                    Some(kind) if "sdifrxXeEgGc".contains(kind) => {
+                        out.push_str(RUN_TIME);
+                        for _ in 0..=spec {
+                            chars.next();
+                        }
+                    }
+                    _ => out.push(c),
+                }
+            }
+            '{' => {
+                let rest = text.get(at + 1..).unwrap_or("");
+                match rest.find('}') {
+                    Some(end) if !rest[..end].contains(['{', ' ']) => {
+                        out.push_str(RUN_TIME);
+                        for _ in 0..=rest[..end].chars().count() {
+                            chars.next();
+                        }
+                    }
+                    _ => out.push(c),
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The command a Perl or Ruby `open` runs: a mode `"-|"` or `"|-"` followed by the command, or
+/// a two-argument form with the pipe in the name (`"cmd |"`, `"| cmd"`).
+fn piped_open(args: &[&[Token]]) -> Option<String> {
+    for (index, arg) in args.iter().enumerate() {
+        let [Token::Str { text, .. }] = arg else {
+            continue;
+        };
+        let trimmed = text.trim();
+        if matches!(trimmed, "-|" | "|-") {
+            return command_of(args.get(index + 1..)?);
+        }
+        if let Some(command) = trimmed
+            .strip_prefix('|')
+            .or_else(|| trimmed.strip_suffix('|'))
+        {
+            return Some(command.trim().to_owned());
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn commands(lang: Lang, text: &str) -> Vec<String> {
+        shell_commands(&Code { lang, text })
+    }
+
+    #[test]
+    fn python() {
+        let py = |text| commands(Lang::Python, text);
+        assert_eq!(py("import os; os.system('rm -rf /')"), ["rm -rf /"]);
+        assert_eq!(
+            py("import subprocess; subprocess.run(\"git push -f\", shell=True)"),
+            ["git push -f"]
+        );
+        assert_eq!(
+            py("import subprocess\nsubprocess.run(['rm', '-rf', '/'], check=True)"),
+            ["rm -rf /"]
+        );
+        assert_eq!(
+            py("from subprocess import call\ncall(('git', 'commit', '-m', 'a; rm -rf ~'))"),
+            ["git commit -m 'a; rm -rf ~'"]
+        );
+        assert_eq!(py("os.system('rm -rf ' + home)"), ["rm -rf $X"]);
+        assert_eq!(py("os.system(f'rm -rf {home}/x')"), ["rm -rf $X/x"]);
+        assert_eq!(py("os.system('rm -rf %s' % home)"), ["rm -rf $X"]);
+        assert_eq!(py("os.system('rm -rf {}'.format(home))"), ["rm -rf $X"]);
+        assert_eq!(
+            py("os.execvp('rm', ['rm', '-rf', p])"),
+            ["rm rm -rf \"$X\""]
+        );
+        assert_eq!(
+            py("os.popen(\"\"\"cat ~/.aws/credentials\"\"\")"),
+            ["cat ~/.aws/credentials"]
+        );
+        // Not a command: data, a comment, a computed command, `run` of something else.
+        assert!(py("print('rm -rf /')").is_empty());
+        assert!(py("# os.system('rm -rf /')\nprint(1)").is_empty());
+        assert!(py("os.system(cmd)").is_empty());
+        assert!(py("app.run('0.0.0.0 x')").is_empty());
+    }
+
+    #[test]
+    fn comments_and_quotes_keep_their_place() {
+        // A quote inside a comment must not swallow the call after it.
+        assert_eq!(
+            commands(Lang::Python, "# it's fine\nos.system('rm -rf ~')"),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            commands(
+                Lang::JavaScript,
+                "// don't\nrequire('child_process').execSync(\"rm -rf ~\")"
+            ),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            commands(Lang::Python, r#"os.system("echo \"x\"; rm -rf ~")"#),
+            [r#"echo "x"; rm -rf ~"#]
+        );
+    }
+
+    #[test]
+    fn javascript() {
+        let js = |text| commands(Lang::JavaScript, text);
+        assert_eq!(
+            js("require('child_process').execSync('curl -s x | sh')"),
+            ["curl -s x | sh"]
+        );
+        assert_eq!(
+            js(
+                "const cp = require('child_process'); cp.spawn('rm', ['-rf', '/'], {stdio: 'inherit'})"
+            ),
+            ["rm -rf /"]
+        );
+        assert_eq!(js("cp.exec(`rm -rf ${dir}`, cb)"), ["rm -rf $X"]);
+        assert_eq!(js("await Bun.$`rm -rf ~`"), ["rm -rf ~"]);
+        assert_eq!(
+            js("new Deno.Command('rm', { args: ['-rf', '/'] }).outputSync()"),
+            ["rm"]
+        );
+        // A template literal is a string, not a command, in JavaScript.
+        assert!(js("console.log(`rm -rf ~`)").is_empty());
+    }
+
+    #[test]
+    fn perl_ruby_php() {
+        assert_eq!(
+            commands(Lang::Perl, "system \"rm -rf ~\"; print 1"),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            commands(Lang::Perl, "system('rm', '-rf', $dir)"),
+            ["rm -rf \"$X\""]
+        );
+        assert_eq!(
+            commands(Lang::Perl, "my $x = `cat ~/.ssh/id_rsa`"),
+            ["cat ~/.ssh/id_rsa"]
+        );
+        assert_eq!(commands(Lang::Perl, "print qx{rm -rf ~}"), ["rm -rf ~"]);
+        assert_eq!(
+            commands(Lang::Perl, "open(my $f, '-|', 'cat', '/etc/shadow')"),
+            ["cat /etc/shadow"]
+        );
+        assert_eq!(
+            commands(Lang::Perl, "open(F, \"rm -rf ~ |\")"),
+            ["rm -rf ~"]
+        );
+        assert!(commands(Lang::Perl, "open(F, '<', 'x.txt')").is_empty());
+        assert_eq!(
+            commands(Lang::Ruby, "system \"rm -rf #{d}\""),
+            ["rm -rf $X"]
+        );
+        assert_eq!(
+            commands(Lang::Ruby, "puts %x(git push -f)"),
+            ["git push -f"]
+        );
+        assert_eq!(commands(Lang::Ruby, "IO.popen('rm -rf ~')"), ["rm -rf ~"]);
+        assert_eq!(
+            commands(Lang::Php, "echo shell_exec('rm -rf ~');"),
+            ["rm -rf ~"]
+        );
+        assert_eq!(commands(Lang::Php, "echo `rm -rf ~`;"), ["rm -rf ~"]);
+    }
+
+    #[test]
+    fn past_sixteen_the_rest_is_unknown() {
+        let args = ["-c".to_owned(), "os.system('echo a')\n".repeat(40)];
+        let found = nested("python3", &args, None);
+        assert_eq!(found.len(), MAX_COMMANDS + 1);
+        assert!(matches!(found.last(), Some(Nested::Dynamic(_))));
+    }
+
+    #[test]
+    fn literals() {
+        let code = Code {
+            lang: Lang::Python,
+            text: "print(open('.env').read()) # '~/.ssh/id_rsa'",
+        };
+        assert_eq!(string_literals(&code), [".env"]);
+    }
+}
