@@ -719,7 +719,11 @@ fn expression(arg: &[&Token], as_word: bool) -> (String, bool) {
             }
             // With a format, the placeholders stand for the values.
             Token::Word(_) | Token::Str { .. } if !dynamic && !formatted => {
-                text.push_str(&if as_word { word(None) } else { RUN_TIME.to_owned() });
+                text.push_str(&if as_word {
+                    word(None)
+                } else {
+                    RUN_TIME.to_owned()
+                });
                 dynamic = true;
             }
             _ => {}

@@ -61,7 +61,7 @@ pub(super) fn normalize(raw: &str, subs: &mut Vec<String>, budget: &WordBudget) 
     };
     let mut out = Rendered::new(budget);
     out.render(raw, &pieces, subs, 0);
-    let fields = if out.dynamic || out.failed || quoted_whole(raw) {
+    let fields = if out.dynamic || out.failed || out.folded || quoted_whole(raw) {
         vec![out.text.clone()]
     } else if nesting_depth(raw, b'{', b'}') > MAX_BRACE_DEPTH
         || !budget.spend(raw, WordSyntax::Word)
@@ -77,7 +77,9 @@ pub(super) fn normalize(raw: &str, subs: &mut Vec<String>, budget: &WordBudget) 
     };
     NormWord {
         text: out.text,
-        dynamic: out.dynamic || out.failed,
+        // A folded substitution still runs at run time: the word is no plain text to an allow
+        // rule, nor a known command name.
+        dynamic: out.dynamic || out.failed || out.folded,
         fields,
         failed: out.failed,
     }
@@ -140,6 +142,8 @@ struct Rendered<'b> {
     text: String,
     dynamic: bool,
     failed: bool,
+    /// Whether a substitution was replaced by its known output (`$(echo .env)`).
+    folded: bool,
     budget: &'b WordBudget,
 }
 
@@ -149,6 +153,7 @@ impl<'b> Rendered<'b> {
             text: String::new(),
             dynamic: false,
             failed: false,
+            folded: false,
             budget,
         }
     }
@@ -191,8 +196,16 @@ impl<'b> Rendered<'b> {
                 }
                 WordPiece::CommandSubstitution(body)
                 | WordPiece::BackquotedCommandSubstitution(body) => {
-                    self.dynamic = true;
-                    self.text.push_str(source);
+                    match echoed(body) {
+                        Some(output) => {
+                            self.folded = true;
+                            self.text.push_str(&output);
+                        }
+                        None => {
+                            self.dynamic = true;
+                            self.text.push_str(source);
+                        }
+                    }
                     subs.push(body.clone());
                 }
                 WordPiece::ArithmeticExpression(expr) => {
@@ -221,6 +234,46 @@ impl<'b> Rendered<'b> {
             }
             None => self.failed = true,
         }
+    }
+}
+
+/// The output of a substitution that only echoes static text (`$(echo .env)`, `` `printf
+/// .env` ``), when it is one field whatever the quoting: no blank, glob or escape in it. Such a
+/// substitution hides a name from a reader of the command line, never from the shell.
+fn echoed(body: &str) -> Option<String> {
+    const PLAIN: &[u8] = b"._/~+=:,@%^-";
+    // One command line: after a newline another command would run, and print.
+    if body.trim().contains(['\n', '\r']) {
+        return None;
+    }
+    let mut words = body.split_ascii_whitespace();
+    let program = words.next()?;
+    let mut output: Vec<String> = Vec::new();
+    for word in words {
+        let unquoted = match word.as_bytes() {
+            [quote @ (b'\'' | b'"'), inner @ .., last] if last == quote => inner,
+            bytes => bytes,
+        };
+        if !unquoted
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || PLAIN.contains(b))
+        {
+            return None;
+        }
+        output.push(String::from_utf8_lossy(unquoted).into_owned());
+    }
+    match program {
+        "echo" => {
+            if output.first().is_some_and(|first| first.starts_with('-')) {
+                return None;
+            }
+            Some(output.join(" ")).filter(|text| !text.contains(' '))
+        }
+        "printf" => match output.as_slice() {
+            [format] if !format.contains('%') && !format.starts_with('-') => Some(format.clone()),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -460,6 +513,33 @@ mod tests {
         let (word, _) = norm("${X}");
         assert_eq!(word.text, "${X}");
         assert!(word.dynamic);
+    }
+
+    #[test]
+    fn echoed_text_is_known() {
+        let (word, subs) = norm("$(echo .env)");
+        assert_eq!((word.text.as_str(), word.dynamic), (".env", true));
+        assert_eq!(word.fields, [".env"]);
+        assert_eq!(subs, ["echo .env"]);
+        assert_eq!(norm("\"$(echo ~/.ss)h/id_rsa\"").0.text, "~/.ssh/id_rsa");
+        assert_eq!(
+            norm("`printf '.aws'`/credentials").0.text,
+            ".aws/credentials"
+        );
+        // Not folded: options, several fields, expansions, formats, other programs.
+        for raw in [
+            "$(echo -e .env)",
+            "$(echo a b)",
+            "$(echo $X)",
+            "$(printf %s .env)",
+            "$(echo .env; rm x)",
+            "$(cat .env)",
+            "$(echo *)",
+            "$(echo\nls)",
+        ] {
+            let (word, _) = norm(raw);
+            assert_eq!(word.text, raw, "{raw}: {word:?}");
+        }
     }
 
     #[test]
