@@ -47,8 +47,9 @@ pub(super) enum Nested {
     Stdin,
 }
 
-/// What `argv` (wrappers stripped) runs besides itself.
-pub(super) fn nested(argv: &[Field]) -> Vec<Nested> {
+/// What `argv` (wrappers stripped) runs besides itself. `stdin` is the text the command line
+/// feeds to its standard input, when it says (see [`super::SimpleCommand::stdin_text`]).
+pub(super) fn nested(argv: &[Field], stdin: Option<&str>) -> Vec<Nested> {
     let Some((program, args)) = argv.split_first() else {
         return Vec::new();
     };
@@ -67,7 +68,7 @@ pub(super) fn nested(argv: &[Field]) -> Vec<Nested> {
         "source" | "." => source(args).into_iter().collect(),
         "alias" => alias(args),
         "trap" => trap(args).into_iter().collect(),
-        "xargs" => xargs(args).into_iter().collect(),
+        "xargs" => xargs(args, stdin),
         "find" => find(args),
         "parallel" => parallel(args).into_iter().collect(),
         _ => embedded::nested(name, args),
@@ -279,29 +280,70 @@ const XARGS_LONG_ARG: &[&str] = &[
 /// at run time (`echo ~ | xargs rm -rf` removes the home directory).
 pub(super) const XARGS_INPUT: &str = "$(xargs input)";
 
-fn xargs(args: &[Field]) -> Option<Nested> {
+/// Most commands written out for the lines xargs reads with `-I`; past that, one with the input
+/// unknown stands for the rest.
+const MAX_XARGS_LINES: usize = 8;
+
+/// The command xargs runs, with the arguments it reads from stdin in place: the names when the
+/// command line says what they are (`echo ~ | xargs rm -rf`, `find . -name .env | xargs cat`,
+/// unless `-a FILE` gives them instead), [`XARGS_INPUT`] otherwise.
+fn xargs(args: &[Field], stdin: Option<&str>) -> Vec<Nested> {
     let start = options_end(args, XARGS_SHORT_ARG, XARGS_LONG_ARG);
-    let mut fields = args.get(start..).unwrap_or(&[]).to_vec();
+    let options = args.get(..start).unwrap_or(&[]);
+    let fields = args.get(start..).unwrap_or(&[]).to_vec();
     if fields.is_empty() {
-        return None;
+        return Vec::new();
     }
-    match xargs_replace(args.get(..start).unwrap_or(&[])) {
-        // `-I {}`: each argument holding the replace string gets the input there.
-        Some(replace) => {
-            for field in fields.iter_mut().filter(|f| f.text.contains(&replace)) {
-                field.text = field.text.replace(&replace, XARGS_INPUT);
-                field.dynamic = true;
-            }
-        }
-        None => fields.push(Field {
-            text: XARGS_INPUT.to_owned(),
-            dynamic: true,
-        }),
-    }
-    Some(Nested::Command {
+    let from_file = options.iter().any(|option| {
+        option.text.starts_with("--arg")
+            || option.text.strip_prefix('-').is_some_and(|cluster| {
+                !cluster.starts_with('-')
+                    && cluster.chars().find(|c| XARGS_SHORT_ARG.contains(c)) == Some('a')
+            })
+    });
+    let names: Vec<&str> = stdin
+        .filter(|_| !from_file)
+        .map(|text| text.split_whitespace().collect())
+        .unwrap_or_default();
+    let command = |fields| Nested::Command {
         fields,
         origin: Origin::Xargs,
-    })
+    };
+    let input = |text: &str| Field {
+        text: text.to_owned(),
+        dynamic: true,
+    };
+    match xargs_replace(options) {
+        // `-I {}`: each argument holding the replace string gets one input line there.
+        Some(replace) => {
+            let with = |name: &str| -> Vec<Field> {
+                fields
+                    .iter()
+                    .map(|field| match field.text.contains(&replace) {
+                        true => input(&field.text.replace(&replace, name)),
+                        false => field.clone(),
+                    })
+                    .collect()
+            };
+            let mut out: Vec<Nested> = names
+                .iter()
+                .take(MAX_XARGS_LINES)
+                .map(|name| command(with(name)))
+                .collect();
+            if names.is_empty() || names.len() > MAX_XARGS_LINES {
+                out.push(command(with(XARGS_INPUT)));
+            }
+            out
+        }
+        None => {
+            let mut fields = fields;
+            match names.is_empty() {
+                true => fields.push(input(XARGS_INPUT)),
+                false => fields.extend(names.iter().map(|name| input(name))),
+            }
+            vec![command(fields)]
+        }
+    }
 }
 
 /// The replace string of xargs' options: `-I R`, `-IR`, `-i[R]` and `--replace[=R]` (`{}` by
@@ -357,6 +399,54 @@ fn find(args: &[Field]) -> Vec<Nested> {
         }
     }
     out
+}
+
+/// Most name patterns [`find_names`] gives.
+const MAX_FIND_NAMES: usize = 16;
+
+/// The start directories of `find ARGS` (`.` when none is given).
+pub(crate) fn find_roots(args: &[String]) -> Vec<&str> {
+    let roots: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .skip_while(|arg| matches!(*arg, "-H" | "-L" | "-P"))
+        .take_while(|arg| !arg.starts_with('-') && *arg != "(" && *arg != "!")
+        .collect();
+    if roots.is_empty() { vec!["."] } else { roots }
+}
+
+/// The names `find ARGS` prints, as patterns: `find . -name .env` prints `./**/.env`. One per
+/// start directory and `-name` or `-iname` test that is not negated (more tests only ever add
+/// places); none when no such test narrows the names down.
+pub(crate) fn find_names(args: &[String]) -> Vec<String> {
+    let roots = find_roots(args);
+    let mut patterns = Vec::new();
+    let mut negated = false;
+    let mut iter = args.iter().map(String::as_str);
+    while let Some(arg) = iter.next() {
+        match arg {
+            "!" | "-not" => {
+                negated = true;
+                continue;
+            }
+            "-name" | "-iname" => {
+                if let Some(pattern) = iter.next().filter(|p| !negated && !p.contains('/')) {
+                    patterns.push(pattern);
+                }
+            }
+            _ => {}
+        }
+        negated = false;
+    }
+    let mut names = Vec::new();
+    for root in &roots {
+        let root = root.trim_end_matches('/');
+        for pattern in &patterns {
+            names.push(format!("{root}/**/{pattern}"));
+        }
+    }
+    names.truncate(MAX_FIND_NAMES);
+    names
 }
 
 fn is_braces(field: &Field) -> bool {
@@ -430,13 +520,13 @@ mod tests {
             &["bash", "--rcfile", "x", "-c", "rm -rf /"],
         ] {
             assert_eq!(
-                nested(&fields(words)),
+                nested(&fields(words), None),
                 [script("rm -rf /", Origin::ShellString)],
                 "{words:?}"
             );
         }
         assert_eq!(
-            nested(&fields(&["sh", "-c", "$X"])),
+            nested(&fields(&["sh", "-c", "$X"]), None),
             [Nested::Dynamic("$X".to_owned())]
         );
     }
@@ -451,11 +541,11 @@ mod tests {
             &["source", "/dev/stdin"],
             &[".", "/proc/self/fd/0"],
         ] {
-            assert_eq!(nested(&fields(words)), [Nested::Stdin], "{words:?}");
+            assert_eq!(nested(&fields(words), None), [Nested::Stdin], "{words:?}");
         }
-        assert!(nested(&fields(&["bash", "script.sh"])).is_empty());
+        assert!(nested(&fields(&["bash", "script.sh"]), None).is_empty());
         assert_eq!(
-            nested(&fields(&["sh", PROCESS_SUBSTITUTION_READ])),
+            nested(&fields(&["sh", PROCESS_SUBSTITUTION_READ]), None),
             [Nested::Dynamic(PROCESS_SUBSTITUTION_READ.to_owned())]
         );
     }
@@ -463,29 +553,32 @@ mod tests {
     #[test]
     fn eval_su_script_alias() {
         assert_eq!(
-            nested(&fields(&["eval", "rm", "-rf /"])),
+            nested(&fields(&["eval", "rm", "-rf /"]), None),
             [script("rm -rf /", Origin::Eval)]
         );
         assert_eq!(
-            nested(&fields(&["su", "-", "root", "-c", "rm -rf /"])),
+            nested(&fields(&["su", "-", "root", "-c", "rm -rf /"]), None),
             [script("rm -rf /", Origin::ShellString)]
         );
         assert_eq!(
-            nested(&fields(&["su", "-s", "/bin/sh", "--command=rm -rf /"])),
+            nested(
+                &fields(&["su", "-s", "/bin/sh", "--command=rm -rf /"]),
+                None
+            ),
             [script("rm -rf /", Origin::ShellString)]
         );
         assert_eq!(
-            nested(&fields(&["script", "-qc", "rm -rf /", "/dev/null"])),
+            nested(&fields(&["script", "-qc", "rm -rf /", "/dev/null"]), None),
             [script("rm -rf /", Origin::ShellString)]
         );
         assert_eq!(
-            nested(&fields(&["trap", "--", "rm -rf /", "EXIT"])),
+            nested(&fields(&["trap", "--", "rm -rf /", "EXIT"]), None),
             [script("rm -rf /", Origin::ShellString)]
         );
-        assert!(nested(&fields(&["trap", "-p", "EXIT"])).is_empty());
-        assert!(nested(&fields(&["trap", "EXIT"])).is_empty());
+        assert!(nested(&fields(&["trap", "-p", "EXIT"]), None).is_empty());
+        assert!(nested(&fields(&["trap", "EXIT"]), None).is_empty());
         assert_eq!(
-            nested(&fields(&["alias", "x=rm -rf /"])),
+            nested(&fields(&["alias", "x=rm -rf /"]), None),
             [script("rm -rf /", Origin::ShellString)]
         );
     }
@@ -507,19 +600,20 @@ mod tests {
             &["xargs", "-a", "list", "-d", "\n", "-r", "-t", "rm", "-rf"],
             &["xargs", "--max-args", "1", "rm", "-rf"],
         ] {
-            let Some(Nested::Command { fields, origin }) = nested(&fields(words)).pop() else {
+            let Some(Nested::Command { fields, origin }) = nested(&fields(words), None).pop()
+            else {
                 panic!("{words:?}");
             };
             assert_eq!(origin, Origin::Xargs);
             let argv: Vec<&str> = fields.iter().map(|f| f.text.as_str()).collect();
             assert_eq!(argv[..2], ["rm", "-rf"], "{words:?}");
         }
-        assert!(nested(&fields(&["xargs", "-0"])).is_empty());
+        assert!(nested(&fields(&["xargs", "-0"]), None).is_empty());
     }
 
     #[test]
     fn xargs_arguments_from_standard_input_are_dynamic() {
-        let argv = |words: &[&str]| match nested(&fields(words)).pop() {
+        let argv = |words: &[&str]| match nested(&fields(words), None).pop() {
             Some(Nested::Command { fields, .. }) => fields
                 .iter()
                 .map(|f| (f.text.clone(), f.dynamic))
@@ -555,26 +649,76 @@ mod tests {
     }
 
     #[test]
+    fn xargs_arguments_the_command_line_gives() {
+        let argvs = |words: &[&str], stdin: &str| -> Vec<Vec<String>> {
+            nested(&fields(words), Some(stdin))
+                .into_iter()
+                .map(|nested| match nested {
+                    Nested::Command { fields, .. } => fields.into_iter().map(|f| f.text).collect(),
+                    other => panic!("{other:?}"),
+                })
+                .collect()
+        };
+        assert_eq!(argvs(&["xargs", "rm", "-rf"], "~\n"), [["rm", "-rf", "~"]]);
+        assert_eq!(argvs(&["xargs", "-0", "cat"], "a b"), [["cat", "a", "b"]]);
+        // `-I`: one command per line.
+        assert_eq!(
+            argvs(&["xargs", "-I{}", "cp", "{}", "/tmp/"], "a\nb"),
+            [["cp", "a", "/tmp/"], ["cp", "b", "/tmp/"]]
+        );
+        // `-a FILE` reads the arguments from the file, not stdin.
+        for words in [
+            &["xargs", "-a", "list", "cat"][..],
+            &["xargs", "-ra", "list", "cat"],
+            &["xargs", "--arg-file=list", "cat"],
+        ] {
+            assert_eq!(argvs(words, ".env"), [["cat", XARGS_INPUT]], "{words:?}");
+        }
+    }
+
+    #[test]
+    fn find_lists_names_by_pattern() {
+        let names =
+            |words: &[&str]| find_names(&words.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>());
+        assert_eq!(names(&[".", "-name", ".env"]), ["./**/.env"]);
+        assert_eq!(
+            names(&[
+                "-L", "a/", "/", "-type", "f", "(", "-iname", "*.pem", "-o", "-name", "id_*", ")"
+            ]),
+            ["a/**/*.pem", "a/**/id_*", "/**/*.pem", "/**/id_*"]
+        );
+        assert_eq!(names(&["-name", "x"]), ["./**/x"]);
+        // Nothing narrows the names: every file, which the caller judges as a recursive read.
+        assert!(names(&[".", "-type", "f"]).is_empty());
+        assert!(names(&[".", "!", "-name", "*.md"]).is_empty());
+        assert!(names(&[".", "-not", "-name", "x"]).is_empty());
+    }
+
+    #[test]
     fn find_exec() {
         assert_eq!(
-            nested(&fields(&[
-                "find", ".", "-name", "*.tmp", "-exec", "rm", "-rf", "{}", "+", "-ok", "echo",
-                "{}", ";"
-            ])),
+            nested(
+                &fields(&[
+                    "find", ".", "-name", "*.tmp", "-exec", "rm", "-rf", "{}", "+", "-ok", "echo",
+                    "{}", ";"
+                ]),
+                None
+            ),
             [
                 command(&["rm", "-rf", "{}"], Origin::FindExec),
                 command(&["echo", "{}"], Origin::FindExec)
             ]
         );
-        assert!(nested(&fields(&["find", "/", "-delete"])).is_empty());
+        assert!(nested(&fields(&["find", "/", "-delete"]), None).is_empty());
     }
 
     #[test]
     fn parallel_command() {
         assert_eq!(
-            nested(&fields(&[
-                "parallel", "-j", "4", "rm", "-rf", ":::", "a", "b"
-            ])),
+            nested(
+                &fields(&["parallel", "-j", "4", "rm", "-rf", ":::", "a", "b"]),
+                None
+            ),
             [script("rm -rf", Origin::Wrapper)]
         );
     }

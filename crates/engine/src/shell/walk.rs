@@ -111,6 +111,8 @@ struct Base {
     redirects: Vec<Redirect>,
     stdin_pipe_from: Option<String>,
     stdin_text: Option<String>,
+    /// Whether `stdin_text` holds an expansion or escape, so that it is not the text itself.
+    stdin_dynamic: bool,
 }
 
 impl<'l> Walker<'l> {
@@ -441,6 +443,7 @@ impl<'l> Walker<'l> {
             redirects: std::mem::take(&mut collected.redirects),
             stdin_pipe_from: pipe,
             stdin_text: None,
+            stdin_dynamic: false,
         };
         if timed {
             base.wrappers.push("time".to_owned());
@@ -454,7 +457,10 @@ impl<'l> Walker<'l> {
             );
         }
         let stdin = std::mem::take(&mut collected.stdin);
-        base.stdin_text = self.stdin_text(&stdin, ctx);
+        if let Some((text, dynamic)) = self.stdin_text(&stdin, ctx) {
+            base.stdin_text = Some(text);
+            base.stdin_dynamic = dynamic;
+        }
         let consumed = if fields.is_empty() {
             if !base.redirects.is_empty() {
                 let noop = vec![Field {
@@ -474,13 +480,16 @@ impl<'l> Walker<'l> {
         self.finish(collected, ctx);
     }
 
-    /// The text the command line feeds to a command's stdin (see [`SimpleCommand::stdin_text`]).
-    fn stdin_text(&self, stdin: &Stdin<'_>, ctx: Ctx) -> Option<String> {
+    /// The text the command line feeds to a command's stdin (see [`SimpleCommand::stdin_text`]),
+    /// and whether it holds a run-time expansion.
+    fn stdin_text(&self, stdin: &Stdin<'_>, ctx: Ctx) -> Option<(String, bool)> {
         if let Some(heredoc) = stdin.heredoc {
-            return Some(heredoc.doc.value.clone());
+            let text = &heredoc.doc.value;
+            let dynamic = heredoc.requires_expansion && text.contains(['$', '`', '\\']);
+            return Some((text.clone(), dynamic));
         }
         if let Some(herestring) = &stdin.herestring {
-            return Some(herestring.text.clone());
+            return Some((herestring.text.clone(), herestring.dynamic));
         }
         if stdin.process_substitution {
             return None;
@@ -488,7 +497,7 @@ impl<'l> Walker<'l> {
         self.piped
             .as_ref()
             .filter(|piped| piped.depth == ctx.depth)
-            .map(|piped| piped.text.clone())
+            .map(|piped| (piped.text.clone(), piped.dynamic))
     }
 
     /// The text a just-walked command writes to stdout, when the command line says what it is:
@@ -509,6 +518,15 @@ impl<'l> Walker<'l> {
                     text.contains('\\') || (emitted.name() == "printf" && text.contains('%'));
                 let dynamic = emitted.has_dynamic_args || rewritten;
                 (text, dynamic)
+            }
+            // The names `find` prints, as patterns (`./**/.env`), one per line: `xargs` hands
+            // them on, and a shell reading them finds no plain command.
+            "find" => {
+                let names = exec::find_names(emitted.args());
+                if names.is_empty() {
+                    return None;
+                }
+                (names.join("\n"), false)
             }
             "cat" if emitted.args().iter().all(|arg| arg.starts_with('-')) => {
                 match (stdin.heredoc, &stdin.herestring) {
@@ -686,8 +704,12 @@ impl<'l> Walker<'l> {
         let mut argv = Vec::with_capacity(inner.len());
         argv.push(basename(&program.text).to_owned());
         argv.extend(args.iter().cloned());
-        let interpreted =
-            interp::nested(basename(&program.text), &args, base.stdin_text.as_deref());
+        let stdin_text = base.stdin_text.as_deref();
+        let known_stdin = stdin_text.filter(|_| !base.stdin_dynamic);
+        let nested: Vec<Nested> = exec::nested(inner, known_stdin)
+            .into_iter()
+            .chain(interp::nested(basename(&program.text), &args, stdin_text))
+            .collect();
         let command = SimpleCommand {
             deny_views: deny_views(&segments, &argv),
             allow_view: allow_view(&segments, &program.text, &args),
@@ -712,7 +734,7 @@ impl<'l> Walker<'l> {
             self.payload(payload.text, payload.dynamic, Origin::Wrapper, ctx);
         }
         let mut consumed = false;
-        for nested in exec::nested(inner).into_iter().chain(interpreted) {
+        for nested in nested {
             match nested {
                 Nested::Script { text, origin } => self.payload(text, false, origin, ctx),
                 Nested::Dynamic(text) => self.unresolved(Unresolved::DynamicScript(text)),

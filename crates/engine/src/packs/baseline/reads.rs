@@ -146,10 +146,16 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
                 .map(|read| (Cow::Borrowed(read.path.as_str()), read.recursive)),
         );
     }
-    // `cat` with no operand under `find -exec`: the roots of the `find`.
-    if cmd.simple.origin == Origin::FindExec && cmd.args().iter().any(|a| a == "{}" || a == "{}+") {
-        for root in find_roots(cmd) {
+    // `cat {}` under `find -exec`: what the `find` lists, under its roots.
+    if cmd.simple.origin == Origin::FindExec
+        && cmd.args().iter().any(|a| a == "{}" || a == "{}+")
+        && let Some(find) = enclosing_find(cmd)
+    {
+        for root in crate::shell::find_roots(find.args()) {
             reads.push((Cow::Borrowed(root), true));
+        }
+        for name in crate::shell::find_names(find.args()) {
+            reads.push((Cow::Owned(name), false));
         }
     }
     // Containers started with a secret directory mounted (`docker run -v ~/.ssh:/root/.ssh`).
@@ -311,22 +317,12 @@ fn path_candidates(arg: &str) -> Vec<&str> {
     candidates
 }
 
-/// The start paths of the `find` whose `-exec` this command is.
-fn find_roots<'a>(cmd: &Cmd<'a>) -> Vec<&'a str> {
-    let find = cmd
-        .analysis
+/// The `find` whose `-exec` runs `cmd`.
+fn enclosing_find<'a>(cmd: &Cmd<'a>) -> Option<&'a crate::shell::SimpleCommand> {
+    cmd.analysis
         .commands
         .iter()
         .take(cmd.index)
         .rev()
-        .find(|candidate| candidate.name() == "find");
-    let Some(find) = find else { return Vec::new() };
-    let roots: Vec<&str> = find
-        .args()
-        .iter()
-        .skip_while(|arg| matches!(arg.as_str(), "-H" | "-L" | "-P"))
-        .take_while(|arg| !arg.starts_with('-') && *arg != "(" && *arg != "!")
-        .map(String::as_str)
-        .collect();
-    if roots.is_empty() { vec!["."] } else { roots }
+        .find(|candidate| candidate.name() == "find")
 }
