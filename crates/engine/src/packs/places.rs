@@ -434,7 +434,8 @@ fn secret_of_concrete(path: &str, ctx: &PathContext<'_>) -> Option<Secret> {
 
 /// Home-like roots whose probes are tried for globs and recursive reads.
 fn probe_roots(ctx: &PathContext<'_>) -> Vec<String> {
-    let mut roots: Vec<String> = ctx.home.map(str::to_owned).into_iter().collect();
+    // With the home unknown, `~/…` stays as it is written (see `paths::canonicalize`).
+    let mut roots = vec![ctx.home.unwrap_or("~").to_owned()];
     for root in ["/root", "/home/user"] {
         if !roots.iter().any(|r| r == root) {
             roots.push(root.to_owned());
@@ -879,6 +880,19 @@ mod tests {
         cwd: "/home/user/project",
         home: Some("/home/user"),
     };
+
+    #[test]
+    fn secret_trees_in_an_unknown_home() {
+        let ctx = PathContext {
+            cwd: "/work/project",
+            home: None,
+        };
+        let tree = |dir: &str| secret_tree(&paths::canonicalize(dir, &ctx), &ctx).map(|s| s.rule);
+        assert_eq!(tree("~/.ssh"), Some("read-ssh-private-key"));
+        assert_eq!(tree("~"), Some("read-ssh-private-key"));
+        assert_eq!(tree("~/.aws"), Some("read-credential-file"));
+        assert_eq!(tree("~/src"), None);
+    }
 
     #[test]
     fn brace_expansions_past_the_limit_are_wildcards() {
