@@ -243,16 +243,15 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                     .writes
                     .extend(operands.iter().skip(skip).map(|path| (*path).to_owned()));
             }
-            // The files its script reads and writes itself (`1r ~/.ssh/id_rsa`, `w ~/.bashrc`).
-            if command.name() == "sed" {
-                let (reads, writes) = crate::shell::sed_files(args);
-                for path in reads.iter().filter(|path| !is_harmless_device(path)) {
-                    read(&mut effects, path, false);
-                }
-                effects
-                    .writes
-                    .extend(writes.into_iter().filter(|path| !is_harmless_device(path)));
+            // The files its program reads and writes itself (sed's `1r ~/.ssh/id_rsa` and
+            // `w ~/.bashrc`, awk's `getline < "…"` and `print > "…"`).
+            let (reads, writes) = crate::shell::program_files(command.name(), args);
+            for path in reads.iter().filter(|path| !is_harmless_device(path)) {
+                read(&mut effects, path, false);
             }
+            effects
+                .writes
+                .extend(writes.into_iter().filter(|path| !is_harmless_device(path)));
         }
         // `perl -pi -e '…' file` and `ruby -i`: an in-place edit writes the files it names (the
         // script is the first operand when no `-e` gives it).

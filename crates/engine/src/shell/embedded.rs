@@ -16,13 +16,25 @@ use crate::argv::{
     GIT_GLOBAL_LONG_VALUE, GIT_GLOBAL_SHORT_VALUE, long_option_matches, options_end,
 };
 
+/// The names awk goes by.
+const AWK_NAMES: &[&str] = &[
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+    "original-awk",
+    "onetrue-awk",
+    "goawk",
+    "bwk",
+];
+
 /// Most commands followed in one program text; past that, the rest is only known at run time.
 const MAX_FOUND: usize = 16;
 
 /// What `program ARGS` runs through a shell, for awk, sed and git.
 pub(super) fn nested(name: &str, args: &[Field]) -> Vec<Nested> {
     let found = match name {
-        "awk" | "gawk" | "mawk" | "nawk" | "original-awk" | "onetrue-awk" | "goawk" | "bwk" => {
+        name if AWK_NAMES.contains(&name) => {
             programs(args, &AWK).into_iter().flat_map(awk).collect()
         }
         "sed" | "gsed" => {
@@ -363,6 +375,12 @@ enum AwkToken {
     Str(String),
     /// `|` or `|&` (not `||`).
     Pipe,
+    /// `<` (not `<=`): a comparison, or `getline`'s input file.
+    Less,
+    /// `>` or `>>` (not `>=`): a comparison, or `print`'s output file.
+    Greater,
+    /// The end of a statement or the edge of a block: `;`, a newline, `{`, `}`.
+    End,
     Open,
     Close,
     /// Anything else (operators, numbers, fields, regular expressions).
@@ -416,6 +434,18 @@ fn awk_tokens(text: &str) -> Vec<AwkToken> {
             }
             b'(' => tokens.push(AwkToken::Open),
             b')' => tokens.push(AwkToken::Close),
+            b';' | b'\n' | b'{' | b'}' => tokens.push(AwkToken::End),
+            b'<' | b'>' if bytes.get(at + 1) == Some(&b'=') => {
+                tokens.push(AwkToken::Other);
+                at += 1;
+            }
+            b'<' => tokens.push(AwkToken::Less),
+            b'>' => {
+                tokens.push(AwkToken::Greater);
+                if bytes.get(at + 1) == Some(&b'>') {
+                    at += 1;
+                }
+            }
             b if b.is_ascii_alphabetic() || b == b'_' => {
                 let start = at;
                 while bytes
@@ -510,16 +540,76 @@ fn sed(source: Source) -> Vec<Nested> {
     }
 }
 
-/// The files a sed command's scripts read (`r FILE`, `R FILE`) and write (`w FILE`, `W FILE`,
-/// the `w FILE` flag of `s`): `(reads, writes)`. None under `--sandbox`, which refuses them.
-pub(crate) fn sed_files(args: &[String]) -> (Vec<String>, Vec<String>) {
-    let fields: Vec<Field> = args
-        .iter()
+/// The files the program of a sed or awk command reads and writes itself: `(reads, writes)`.
+pub(crate) fn program_files(name: &str, args: &[String]) -> (Vec<String>, Vec<String>) {
+    match name {
+        "sed" | "gsed" => sed_files(args),
+        name if AWK_NAMES.contains(&name) => awk_files(args),
+        _ => (Vec::new(), Vec::new()),
+    }
+}
+
+/// The files awk programs name in `getline [VAR] < "FILE"` and `print … > "FILE"` (or `>>`);
+/// a file named by an expression is only known at run time and not listed.
+fn awk_files(args: &[String]) -> (Vec<String>, Vec<String>) {
+    let fields = static_fields(args);
+    let (mut reads, mut writes) = (Vec::new(), Vec::new());
+    for source in programs(&fields, &AWK) {
+        let Source::Text(program) = source else {
+            continue;
+        };
+        let tokens = awk_tokens(&program.text);
+        for (at, token) in tokens.iter().enumerate() {
+            match token {
+                AwkToken::Word(word) if word == "getline" => {
+                    let mut next = at + 1;
+                    if let Some(AwkToken::Word(_)) = tokens.get(next) {
+                        next += 1;
+                    }
+                    if let (Some(AwkToken::Less), Some(AwkToken::Str(file))) =
+                        (tokens.get(next), tokens.get(next + 1))
+                    {
+                        reads.push(file.clone());
+                    }
+                }
+                AwkToken::Word(word) if word == "print" || word == "printf" => {
+                    let mut depth = 0usize;
+                    for (offset, token) in tokens.iter().enumerate().skip(at + 1) {
+                        match token {
+                            AwkToken::Open => depth += 1,
+                            AwkToken::Close => depth = depth.saturating_sub(1),
+                            AwkToken::End | AwkToken::Pipe if depth == 0 => break,
+                            AwkToken::Greater if depth == 0 => {
+                                if let Some(AwkToken::Str(file)) = tokens.get(offset + 1) {
+                                    writes.push(file.clone());
+                                }
+                                break;
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    (reads, writes)
+}
+
+/// `args` as fields of static text.
+fn static_fields(args: &[String]) -> Vec<Field> {
+    args.iter()
         .map(|arg| Field {
             text: arg.clone(),
             dynamic: false,
         })
-        .collect();
+        .collect()
+}
+
+/// The files a sed command's scripts read (`r FILE`, `R FILE`) and write (`w FILE`, `W FILE`,
+/// the `w FILE` flag of `s`): `(reads, writes)`. None under `--sandbox`, which refuses them.
+fn sed_files(args: &[String]) -> (Vec<String>, Vec<String>) {
+    let fields = static_fields(args);
     let (mut reads, mut writes) = (Vec::new(), Vec::new());
     if sandboxed(&fields) {
         return (reads, writes);

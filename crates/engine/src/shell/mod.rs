@@ -242,7 +242,7 @@ pub(crate) fn basename(program: &str) -> &str {
 }
 
 mod embedded;
-pub(crate) use embedded::sed_files;
+pub(crate) use embedded::program_files;
 mod exec;
 mod interp;
 mod parse;
