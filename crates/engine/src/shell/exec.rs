@@ -301,8 +301,23 @@ fn xargs(args: &[Field], stdin: Option<&str>) -> Vec<Nested> {
                     && cluster.chars().find(|c| XARGS_SHORT_ARG.contains(c)) == Some('a')
             })
     });
+    // xargs removes quotes and backslashes, and `-d`/`-E` change how it splits: such input is
+    // left unknown rather than read differently from xargs.
+    let splits_otherwise = options.iter().any(|option| {
+        option.text.starts_with("--delim")
+            || option.text.starts_with("--eof")
+            || option.text.strip_prefix('-').is_some_and(|cluster| {
+                !cluster.starts_with('-')
+                    && matches!(
+                        cluster
+                            .chars()
+                            .find(|c| XARGS_SHORT_ARG.contains(c) || *c == 'e'),
+                        Some('d' | 'E' | 'e')
+                    )
+            })
+    });
     let names: Vec<&str> = stdin
-        .filter(|_| !from_file)
+        .filter(|text| !from_file && !splits_otherwise && !text.contains(['\'', '"', '\\']))
         .map(|text| text.split_whitespace().collect())
         .unwrap_or_default();
     let command = |fields| Nested::Command {
@@ -410,6 +425,14 @@ pub(crate) fn find_roots(args: &[String]) -> Vec<&str> {
         .iter()
         .map(String::as_str)
         .skip_while(|arg| matches!(*arg, "-H" | "-L" | "-P"))
+        // `-O3`, `-D tree`: optimisation level and debug options.
+        .scan(false, |debug_value, arg| {
+            let skip = *debug_value || (arg.starts_with("-O") || arg == "-D");
+            *debug_value = arg == "-D";
+            Some((skip, arg))
+        })
+        .skip_while(|(skip, _)| *skip)
+        .map(|(_, arg)| arg)
         .take_while(|arg| !arg.starts_with('-') && *arg != "(" && *arg != "!")
         .collect();
     if roots.is_empty() { vec!["."] } else { roots }

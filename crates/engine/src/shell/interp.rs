@@ -69,10 +69,11 @@ pub(crate) fn reads_program_from_stdin(name: &str, args: &[String]) -> bool {
     if parsed.has(&['c', 'e', 'm', 'E'], &["eval", "command"]) {
         return false;
     }
+    // What follows `-` is the program's own arguments (`python3 - "$FILE" <<'EOF'`).
     parsed
         .operands
-        .iter()
-        .all(|operand| matches!(*operand, "-" | "/dev/stdin"))
+        .first()
+        .is_none_or(|first| matches!(*first, "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0"))
 }
 
 /// What an interpreter's code (`python3 -c CODE`, or CODE fed to its stdin) hands to a shell.
@@ -91,13 +92,51 @@ pub(super) fn nested(name: &str, args: &[String], stdin: Option<&str>) -> Vec<Ne
     super::embedded::cap(found, MAX_COMMANDS)
 }
 
-/// The string literals of the code an interpreter runs (`open('.env')`).
+/// The file names the code an interpreter runs reads (`open('.env')`): in a one-liner every
+/// string literal without blanks; in a script fed on stdin, where names also stand in exclude
+/// lists and existence checks, the first argument of a call that opens or reads a file.
 pub(crate) fn string_literals_of(simple: &SimpleCommand) -> Vec<String> {
-    code(simple.name(), simple.args(), simple.stdin_text.as_deref())
-        .iter()
-        .flat_map(string_literals)
-        .collect()
+    let mut names = Vec::new();
+    for code in code(simple.name(), simple.args(), simple.stdin_text.as_deref()) {
+        let tokens = tokens(&code);
+        for (at, token) in tokens.iter().enumerate() {
+            let Token::Str { text, runs: false } = token else {
+                continue;
+            };
+            let before = |back: usize| at.checked_sub(back).and_then(|i| tokens.get(i));
+            let opened = || match (before(2), before(1)) {
+                (Some(Token::Word(name)), Some(Token::Punct(b'('))) => {
+                    let last = name.rsplit(['.', ':']).next().unwrap_or(name);
+                    READS.contains(&last.to_ascii_lowercase().as_str())
+                }
+                _ => false,
+            };
+            if !text.contains(char::is_whitespace) && (!code.from_stdin || opened()) {
+                names.push(text.clone());
+            }
+        }
+    }
+    names
 }
+
+/// Calls that open or read the file their first argument names.
+const READS: &[&str] = &[
+    "open",
+    "fopen",
+    "readfile",
+    "readfilesync",
+    "file_get_contents",
+    "readlines",
+    "read",
+    "binread",
+    "createreadstream",
+    "slurp",
+    "copyfile",
+    "copyfilesync",
+    "copy",
+    "copy2",
+    "copyfileobj",
+];
 
 /// The language of an interpreter, as far as the scanner cares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,7 +173,7 @@ impl Lang {
             Self::Perl => &['e', 'E'],
             Self::Ruby => &['e'],
             Self::Php => &['r'],
-            Self::JavaScript => &['e', 'p'],
+            Self::JavaScript => &['e'],
             Self::Other => &['c', 'e'],
         }
     }
@@ -159,6 +198,8 @@ impl Lang {
 struct Code<'a> {
     lang: Lang,
     text: &'a str,
+    /// Whether it came on stdin (a whole script, not a one-liner).
+    from_stdin: bool,
 }
 
 /// The program texts `name ARGS` runs: the values of its code options, or the text fed to its
@@ -169,24 +210,45 @@ fn code<'a>(name: &str, args: &'a [String], stdin: Option<&'a str>) -> Vec<Code<
         return Vec::new();
     }
     let lang = Lang::of(name);
-    let long: &[&str] = &["eval", "command", "print"];
-    let parsed = Parsed::new(args, lang.code_flags(), long);
-    let mut texts = parsed.values(lang.code_flags(), long);
-    if texts.is_empty() && reads_program_from_stdin(name, args) {
+    let mut texts = if lang == Lang::JavaScript {
+        javascript_code(args)
+    } else {
+        let long: &[&str] = &["eval", "command"];
+        Parsed::new(args, lang.code_flags(), long).values(lang.code_flags(), long)
+    };
+    let from_stdin = texts.is_empty() && reads_program_from_stdin(name, args);
+    if from_stdin {
         texts.extend(stdin);
     }
-    texts.into_iter().map(|text| Code { lang, text }).collect()
-}
-
-/// The string literals of `code`, unescaped, interpolations as run-time parts.
-fn string_literals(code: &Code<'_>) -> Vec<String> {
-    tokens(code)
+    texts
         .into_iter()
-        .filter_map(|token| match token {
-            Token::Str { text, .. } => Some(text),
-            _ => None,
+        .map(|text| Code {
+            lang,
+            text,
+            from_stdin,
         })
         .collect()
+}
+
+/// Node's program text: `-e CODE`, `-p CODE`, `-pe CODE`, `-p -e CODE`, `--eval=CODE`,
+/// `--print CODE` (`-p` prints what `-e` gives, or takes the code itself).
+fn javascript_code(args: &[String]) -> Vec<&str> {
+    let takes_code = |arg: &str| matches!(arg, "-e" | "-p" | "-pe" | "-ep" | "--eval" | "--print");
+    let mut texts = Vec::new();
+    let mut iter = args.iter().map(String::as_str).peekable();
+    while let Some(arg) = iter.next() {
+        if let Some(code) = arg
+            .strip_prefix("--eval=")
+            .or_else(|| arg.strip_prefix("--print="))
+        {
+            texts.push(code);
+        } else if takes_code(arg) && iter.peek().is_some_and(|next| !takes_code(next)) {
+            texts.extend(iter.next());
+        } else if !arg.starts_with('-') {
+            break;
+        }
+    }
+    texts
 }
 
 /// The shell commands `code` runs; at most one more than [`MAX_COMMANDS`].
@@ -194,6 +256,7 @@ fn shell_commands(code: &Code<'_>) -> Vec<String> {
     let tokens = tokens(code);
     let subprocess = code.text.contains("subprocess");
     let mut found = Vec::new();
+    let mut computed = false;
     let mut at = 0;
     while let Some(token) = tokens.get(at)
         && found.len() <= MAX_COMMANDS
@@ -214,14 +277,31 @@ fn shell_commands(code: &Code<'_>) -> Vec<String> {
                     continue;
                 };
                 let args = call_args(&tokens, at, code.lang);
-                match kind {
+                let command = match kind {
                     Call::Runs => command_of(&args),
                     Call::Open => piped_open(&args),
-                }
+                };
+                computed |= command.is_none() && matches!(kind, Call::Runs) && !args.is_empty();
+                command
             }
             _ => None,
         };
         found.extend(command.filter(|command| !command.trim().is_empty()));
+    }
+    // A call runs a command built elsewhere (`c = 'rm -rf ~'; os.system(c)`, an alias, a
+    // keyword argument): the code's literals with blanks may be that command.
+    if computed {
+        let room = MAX_COMMANDS.saturating_sub(found.len());
+        let literals: Vec<String> = tokens
+            .iter()
+            .filter_map(|token| match token {
+                Token::Str { text, runs: false } if text.trim().contains(' ') => Some(text.clone()),
+                _ => None,
+            })
+            .filter(|text| !found.contains(text))
+            .take(room)
+            .collect();
+        found.extend(literals);
     }
     found
 }
@@ -258,7 +338,16 @@ fn tokens(code: &Code<'_>) -> Vec<Token> {
     while let Some(&byte) = bytes.get(at) {
         match byte {
             b' ' | b'\t' | b'\r' => at += 1,
-            b'#' if lang.hash_comments() => at = line_end(bytes, at),
+            // Perl's `$#array` and `s#…#…#` are no comments.
+            b'#' if lang.hash_comments()
+                && !(lang == Lang::Perl
+                    && at
+                        .checked_sub(1)
+                        .and_then(|i| bytes.get(i))
+                        .is_some_and(|b| !b.is_ascii_whitespace() && !b";{}(".contains(b))) =>
+            {
+                at = line_end(bytes, at);
+            }
             b'/' if lang.slash_comments() && bytes.get(at + 1) == Some(&b'/') => {
                 at = line_end(bytes, at);
             }
@@ -386,7 +475,12 @@ fn quoted(bytes: &[u8], at: usize, lang: Lang, raw: bool) -> (String, usize) {
             return (interpolations(text, quote, lang), i + closing.len());
         }
         match (byte, bytes.get(i + 1)) {
-            (b'\\', Some(&next)) if !raw => {
+            // A raw string keeps the backslash, but `\'` still does not end it.
+            (b'\\', Some(&next)) if raw => {
+                text.extend([byte, next]);
+                i += 2;
+            }
+            (b'\\', Some(&next)) => {
                 text.push(match next {
                     b'n' => b'\n',
                     b't' => b'\t',
@@ -797,7 +891,11 @@ mod tests {
     use super::*;
 
     fn commands(lang: Lang, text: &str) -> Vec<String> {
-        shell_commands(&Code { lang, text })
+        shell_commands(&Code {
+            lang,
+            text,
+            from_stdin: false,
+        })
     }
 
     #[test]
@@ -928,10 +1026,11 @@ mod tests {
 
     #[test]
     fn literals() {
-        let code = Code {
-            lang: Lang::Python,
-            text: "print(open('.env').read()) # '~/.ssh/id_rsa'",
-        };
-        assert_eq!(string_literals(&code), [".env"]);
+        let analysis = crate::shell::analyze(
+            "python3 -c \"print(open('.env').read()) # '~/.ssh/id_rsa'\"",
+            &crate::shell::ShellLimits::default(),
+        );
+        let python = analysis.commands.first().expect("python3");
+        assert_eq!(string_literals_of(python), [".env"]);
     }
 }

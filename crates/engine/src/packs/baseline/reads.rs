@@ -148,6 +148,7 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
     }
     // `cat {}` under `find -exec`: what the `find` lists, under its roots.
     if cmd.simple.origin == Origin::FindExec
+        && !LISTING.contains(&name)
         && cmd.args().iter().any(|a| a == "{}" || a == "{}+")
         && let Some(find) = enclosing_find(cmd)
     {
