@@ -230,6 +230,21 @@ fn code<'a>(name: &str, args: &'a [String], stdin: Option<&'a str>) -> Vec<Code<
         .collect()
 }
 
+/// Node's options that take a separate value (`--require x -e CODE`).
+const NODE_VALUED: &[&str] = &[
+    "-r",
+    "--require",
+    "--import",
+    "--loader",
+    "--experimental-loader",
+    "-C",
+    "--conditions",
+    "--input-type",
+    "--title",
+    "--env-file",
+    "--stack-size",
+];
+
 /// Node's program text: `-e CODE`, `-p CODE`, `-pe CODE`, `-p -e CODE`, `--eval=CODE`,
 /// `--print CODE` (`-p` prints what `-e` gives, or takes the code itself).
 fn javascript_code(args: &[String]) -> Vec<&str> {
@@ -244,6 +259,8 @@ fn javascript_code(args: &[String]) -> Vec<&str> {
             texts.push(code);
         } else if takes_code(arg) && iter.peek().is_some_and(|next| !takes_code(next)) {
             texts.extend(iter.next());
+        } else if NODE_VALUED.contains(&arg) {
+            iter.next();
         } else if !arg.starts_with('-') {
             break;
         }
@@ -968,6 +985,17 @@ mod tests {
         );
         assert_eq!(js("cp.exec(`rm -rf ${dir}`, cb)"), ["rm -rf $X"]);
         assert_eq!(js("await Bun.$`rm -rf ~`"), ["rm -rf ~"]);
+        let code = |args: &[&str]| {
+            javascript_code(&args.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>())
+                .into_iter()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(code(&["-pe", "1"]), ["1"]);
+        assert_eq!(code(&["-p", "-e", "1"]), ["1"]);
+        assert_eq!(code(&["--require", "ts-node/register", "-e", "1"]), ["1"]);
+        assert_eq!(code(&["--print=1"]), ["1"]);
+        assert!(code(&["script.js", "-e", "1"]).is_empty());
         assert_eq!(
             js("new Deno.Command('rm', { args: ['-rf', '/'] }).outputSync()"),
             ["rm"]
