@@ -11,7 +11,7 @@
 use super::embedded;
 use super::wrappers::Field;
 use super::{Origin, basename};
-use crate::argv::options_end;
+use crate::argv::{Parsed, options_end};
 
 /// The text given to an argument that is a process substitution (`<(…)` / `>(…)`).
 pub(super) const PROCESS_SUBSTITUTION_READ: &str = "<(…)";
@@ -294,28 +294,12 @@ fn xargs(args: &[Field], stdin: Option<&str>) -> Vec<Nested> {
     if fields.is_empty() {
         return Vec::new();
     }
-    let from_file = options.iter().any(|option| {
-        option.text.starts_with("--arg")
-            || option.text.strip_prefix('-').is_some_and(|cluster| {
-                !cluster.starts_with('-')
-                    && cluster.chars().find(|c| XARGS_SHORT_ARG.contains(c)) == Some('a')
-            })
-    });
+    let texts: Vec<String> = options.iter().map(|option| option.text.clone()).collect();
+    let parsed = Parsed::new(&texts, XARGS_SHORT_ARG, XARGS_LONG_ARG);
+    let from_file = parsed.has(&['a'], &["arg-file"]);
     // xargs removes quotes and backslashes, and `-d`/`-E` change how it splits: such input is
     // left unknown rather than read differently from xargs.
-    let splits_otherwise = options.iter().any(|option| {
-        option.text.starts_with("--delim")
-            || option.text.starts_with("--eof")
-            || option.text.strip_prefix('-').is_some_and(|cluster| {
-                !cluster.starts_with('-')
-                    && matches!(
-                        cluster
-                            .chars()
-                            .find(|c| XARGS_SHORT_ARG.contains(c) || *c == 'e'),
-                        Some('d' | 'E' | 'e')
-                    )
-            })
-    });
+    let splits_otherwise = parsed.has(&['d', 'E', 'e'], &["delimiter", "eof"]);
     let names: Vec<&str> = stdin
         .filter(|text| !from_file && !splits_otherwise && !text.contains(['\'', '"', '\\']))
         .map(|text| text.split_whitespace().collect())
@@ -419,22 +403,23 @@ fn find(args: &[Field]) -> Vec<Nested> {
 /// Most name patterns [`find_names`] gives.
 const MAX_FIND_NAMES: usize = 16;
 
-/// The start directories of `find ARGS` (`.` when none is given).
+/// The start directories of `find ARGS` (`.` when none is given), after its leading options
+/// (`-H`, `-L`, `-P`, `-O3`, `-D tree`).
 pub(crate) fn find_roots(args: &[String]) -> Vec<&str> {
-    let roots: Vec<&str> = args
-        .iter()
-        .map(String::as_str)
-        .skip_while(|arg| matches!(*arg, "-H" | "-L" | "-P"))
-        // `-O3`, `-D tree`: optimisation level and debug options.
-        .scan(false, |debug_value, arg| {
-            let skip = *debug_value || (arg.starts_with("-O") || arg == "-D");
-            *debug_value = arg == "-D";
-            Some((skip, arg))
-        })
-        .skip_while(|(skip, _)| *skip)
-        .map(|(_, arg)| arg)
-        .take_while(|arg| !arg.starts_with('-') && *arg != "(" && *arg != "!")
-        .collect();
+    let mut iter = args.iter().map(String::as_str);
+    let mut roots = Vec::new();
+    while let Some(arg) = iter.next() {
+        match arg {
+            "-H" | "-L" | "-P" if roots.is_empty() => {}
+            "-D" if roots.is_empty() => {
+                iter.next();
+            }
+            _ if roots.is_empty() && arg.starts_with("-O") => {}
+            "(" | "!" => break,
+            _ if arg.starts_with('-') => break,
+            root => roots.push(root),
+        }
+    }
     if roots.is_empty() { vec!["."] } else { roots }
 }
 
@@ -711,6 +696,10 @@ mod tests {
             ["a/**/*.pem", "a/**/id_*", "/**/*.pem", "/**/id_*"]
         );
         assert_eq!(names(&["-name", "x"]), ["./**/x"]);
+        assert_eq!(
+            names(&["-O3", "-D", "tree", "-L", "/k", "-name", "x"]),
+            ["/k/**/x"]
+        );
         // Nothing narrows the names: every file, which the caller judges as a recursive read.
         assert!(names(&[".", "-type", "f"]).is_empty());
         assert!(names(&[".", "!", "-name", "*.md"]).is_empty());

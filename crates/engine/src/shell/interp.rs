@@ -377,15 +377,20 @@ fn tokens(code: &Code<'_>) -> Vec<Token> {
                 out.push(Token::Str { text, runs });
                 at = end;
             }
-            b'%' if lang == Lang::Ruby && percent_literal(bytes, at).is_some() => {
-                let (kind, open) = percent_literal(bytes, at).unwrap_or((b'q', at + 1));
-                let (text, end) = delimited(bytes, open);
-                out.push(Token::Str {
-                    text,
-                    runs: kind == b'x',
-                });
-                at = end;
-            }
+            b'%' if lang == Lang::Ruby => match percent_literal(bytes, at) {
+                Some((kind, open)) => {
+                    let (text, end) = delimited(bytes, open);
+                    out.push(Token::Str {
+                        text,
+                        runs: kind == b'x',
+                    });
+                    at = end;
+                }
+                None => {
+                    out.push(Token::Punct(byte));
+                    at += 1;
+                }
+            },
             _ if is_word_start(byte) => {
                 let end = word_end(bytes, at);
                 let word = code.text.get(at..end).unwrap_or("");
