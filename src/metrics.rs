@@ -172,15 +172,18 @@ pub enum Failure {
     TokenUnchecked,
     /// The request ran past `--request-timeout`.
     Timeout,
+    /// The event is larger than `--max-body-bytes`.
+    TooLarge,
 }
 
 impl Failure {
-    const ALL: [Failure; 5] = [
+    const ALL: [Failure; 6] = [
         Self::NotLoaded,
         Self::Panic,
         Self::Shed,
         Self::TokenUnchecked,
         Self::Timeout,
+        Self::TooLarge,
     ];
 
     /// The label value.
@@ -191,6 +194,7 @@ impl Failure {
             Self::Shed => "shed",
             Self::TokenUnchecked => "token_unchecked",
             Self::Timeout => "timeout",
+            Self::TooLarge => "too_large",
         }
     }
 }

@@ -14,18 +14,23 @@
 //!    detail once. It sits outside the layers that produce such errors.
 //! 6. `CatchPanic` — a panic in a handler becomes a generic 500 (evaluation catches its own
 //!    panics first and answers with the failure decision).
-//! 7. `RequestBodyLimit` — 413 for bodies over `--max-body-bytes`, checked on `Content-Length`
-//!    before reading and enforced while reading. It is the only limit: axum's own default for
-//!    its body extractors (2 MiB) is switched off, or it would refuse events the flag allows.
+//!
+//! axum's own default limit for its body extractors (2 MiB) is switched off: `--max-body-bytes`
+//! is the limit, applied per route group below, or it would refuse events the flag allows.
 //!
 //! Then per route group ([`evaluate_layers`], [`admin_layers`]); health checks get none, so they
-//! answer even under overload:
+//! answer even under overload (they read no body):
 //!
 //! - `/v1/evaluate` and `/v1/evaluate/{agent}`: [`evaluate_guard`] — a concurrency limit that
 //!   sheds by answering with the failure decision (decided from the request's own event, its
 //!   caller checked from memory only), and the request timeout: 408 for a body that does not
-//!   arrive in time, the failure decision for an evaluation still running at the deadline.
-//! - admin routes: load shed (503 `overloaded`) → concurrency limit → timeout (503).
+//!   arrive in time, the failure decision for an evaluation still running at the deadline. It
+//!   reads the body itself, up to `--max-body-bytes`. A larger event is not a 413, which the
+//!   agent would take as "proceed": it is read to its end, and its head (the first
+//!   `--max-body-bytes`) goes on with [`TooLarge`] to be answered with the failure decision.
+//! - admin routes: body limit (413 over `--max-body-bytes`, checked on `Content-Length` before
+//!   reading and enforced while reading) → load shed (503 `overloaded`) → concurrency limit →
+//!   timeout (503).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -33,12 +38,13 @@ use std::time::{Duration, Instant};
 
 use axum::Json;
 use axum::Router;
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::error_handling::HandleErrorLayer;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self as axum_mw, Next};
 use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
 use tokio::sync::Semaphore;
 use toolgate_engine::protocol::Agent;
 use tower::ServiceBuilder;
@@ -54,7 +60,7 @@ use crate::auth::{Known, Role, authenticate_in_memory};
 use crate::error::ApiError;
 use crate::error::{ErrorDetail, envelope};
 use crate::metrics::{Failure, Metrics};
-use crate::routes::evaluate::{Evaluated, answer, decode_as, failure_reply, parse_agent};
+use crate::routes::evaluate::{Evaluated, answer, decode_read, failure_reply, parse_agent};
 use crate::state::AppState;
 
 /// Request ids: `<replica>-<counter>`.
@@ -88,7 +94,7 @@ pub struct Limits {
     pub metrics: Metrics,
 }
 
-/// The layers every route shares (1–7 above).
+/// The layers every route shares (1–6 above).
 pub fn common_layers<S: Clone + Send + Sync + 'static>(
     router: Router<S>,
     limits: &Limits,
@@ -139,8 +145,7 @@ pub fn common_layers<S: Clone + Send + Sync + 'static>(
                     .insert(ErrorDetail("handler panicked".into()));
                 response
             }))
-            .layer(RequestBodyLimitLayer::new(max_body_bytes))
-            // axum's extractors have their own 2 MiB default; the layer above is the limit.
+            // axum's extractors have their own 2 MiB default; `--max-body-bytes` is the limit.
             .layer(DefaultBodyLimit::disable()),
     )
 }
@@ -274,26 +279,34 @@ async fn evaluate_guard(
     let deadline = tokio::time::Instant::now() + guard.timeout;
     let Ok(_permit) = guard.permits.clone().try_acquire_owned() else {
         tracing::warn!("evaluate shed: too many requests in flight");
-        return tokio::time::timeout_at(deadline, shed(&guard.state, request))
+        return tokio::time::timeout_at(deadline, shed(&guard.state, request, deadline))
             .await
             .unwrap_or_else(|_| timed_out());
     };
     // The body is read here, so that an evaluation that runs out of time can still be answered
     // from its own event.
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let agent = route_agent(parts.uri.path());
-    let body = match tokio::time::timeout_at(deadline, read_body(&guard.state, body)).await {
-        Ok(Ok(body)) => body,
-        Ok(Err(too_large)) => return too_large,
-        Err(_) => return timed_out(),
+    let read = match read_body(&guard.state, body, deadline).await {
+        Ok(read) => read,
+        Err(response) => return response,
     };
+    let ReadBody {
+        bytes: body,
+        too_large,
+    } = read;
+    if too_large {
+        parts.extensions.insert(TooLarge);
+    }
     let request = Request::from_parts(parts, Body::from(body.clone()));
     match tokio::time::timeout_at(deadline, next.run(request)).await {
         Ok(response) => response,
         // Stuck past the deadline (a database that does not answer a token lookup, an audit
         // that cannot take the row): a 408 would let the agent go ahead, so the event gets the
         // failure decision. Not audited: whether the evaluation's own row was written is unknown.
-        Err(_) => match agent.and_then(|agent| decode_as(agent, &body)) {
+        Err(_) => match agent
+            .and_then(|agent| decode_read(agent, &body, too_large, guard.state.max_body_bytes))
+        {
             Ok(event) => {
                 let state = &guard.state;
                 state.metrics.observe_failure(Failure::Timeout);
@@ -313,11 +326,62 @@ fn route_agent(path: &str) -> Result<Agent, ApiError> {
     }
 }
 
-/// The whole body, up to `--max-body-bytes` (else the 413 to answer).
-async fn read_body(state: &AppState, body: Body) -> Result<axum::body::Bytes, Response> {
-    axum::body::to_bytes(body, state.max_body_bytes)
-        .await
-        .map_err(|_| ApiError::PayloadTooLarge(state.max_body_bytes).into_response())
+/// Marks a request whose event is larger than `--max-body-bytes`: its body is the event's head.
+#[derive(Debug, Clone, Copy)]
+pub struct TooLarge;
+
+/// A request body as [`read_body`] reads it.
+struct ReadBody {
+    /// The body, or its first `--max-body-bytes` when it is larger.
+    bytes: Bytes,
+    /// Whether it was larger.
+    too_large: bool,
+}
+
+/// Reads the body up to `--max-body-bytes`. The rest of a larger body is read to its end and
+/// dropped, so that the agent, still writing, does not lose the answer to a reset connection;
+/// at the deadline, the head read so far is answered. A body that is not whole by the deadline
+/// is a 408 (an answer the agent can do nothing with but proceed; it never saw its event sent).
+async fn read_body(
+    state: &AppState,
+    body: Body,
+    deadline: tokio::time::Instant,
+) -> Result<ReadBody, Response> {
+    let limit = state.max_body_bytes;
+    let mut stream = body.into_data_stream();
+    let mut chunks: Vec<Bytes> = Vec::new();
+    let mut kept = 0;
+    let mut too_large = false;
+    loop {
+        let chunk = match tokio::time::timeout_at(deadline, stream.next()).await {
+            Ok(Some(Ok(chunk))) => chunk,
+            Ok(None) => break,
+            Ok(Some(Err(error))) => {
+                let message = format!("the request body could not be read: {error}");
+                return Err(ApiError::bad_request("invalid_body", message).into_response());
+            }
+            Err(_) if too_large => break,
+            Err(_) => return Err(timed_out()),
+        };
+        let room = limit - kept;
+        if chunk.len() > room {
+            too_large = true;
+        }
+        if room > 0 {
+            let chunk = chunk.slice(..chunk.len().min(room));
+            kept += chunk.len();
+            chunks.push(chunk);
+        }
+    }
+    let bytes = match chunks.pop() {
+        Some(only) if chunks.is_empty() => only,
+        Some(last) => {
+            chunks.push(last);
+            Bytes::from(chunks.concat())
+        }
+        None => Bytes::new(),
+    };
+    Ok(ReadBody { bytes, too_large })
 }
 
 /// A bare 408; [`json_errors`], outside this layer, gives it the envelope.
@@ -330,7 +394,7 @@ fn timed_out() -> Response {
 /// closed instead of letting the call through. The caller is checked from memory only (no
 /// database query); one only the database could check gets the failure decision unrecorded, so
 /// that unknown callers cannot write the audit.
-async fn shed(state: &AppState, request: Request) -> Response {
+async fn shed(state: &AppState, request: Request, deadline: tokio::time::Instant) -> Response {
     let (parts, body) = request.into_parts();
     let known = route_agent(parts.uri.path())
         .and_then(|agent| Ok((agent, authenticate_in_memory(state, &parts)?)));
@@ -338,11 +402,11 @@ async fn shed(state: &AppState, request: Request) -> Response {
         Ok(known) => known,
         Err(error) => return error.into_response(),
     };
-    let body = match read_body(state, body).await {
-        Ok(body) => body,
-        Err(too_large) => return too_large,
+    let read = match read_body(state, body, deadline).await {
+        Ok(read) => read,
+        Err(response) => return response,
     };
-    let event = match decode_as(agent, &body) {
+    let event = match decode_read(agent, &read.bytes, read.too_large, state.max_body_bytes) {
         Ok(event) => event,
         Err(error) => return error.into_response(),
     };
@@ -367,6 +431,7 @@ pub fn admin_layers<S: Clone + Send + Sync + 'static>(
 ) -> Router<S> {
     router.layer(
         ServiceBuilder::new()
+            .layer(RequestBodyLimitLayer::new(limits.max_body_bytes))
             .layer(HandleErrorLayer::new(|_: tower::BoxError| async {
                 envelope(
                     StatusCode::SERVICE_UNAVAILABLE,

@@ -2,11 +2,12 @@
 //! `POST /v1/evaluate/{agent}`: the same for every other agent, in that agent's own dialect.
 //!
 //! The answer is always 200 with exactly the engine's rendering (`{}` for no opinion), except
-//! for a body that is not a hook event at all (400 `invalid_event`), a missing or unknown token
-//! (401) and a token of another role (403). An internal failure while evaluating a hook event —
-//! no policy loaded yet, a panic in the engine, the request shed under load — is answered with
-//! the configured failure decision (default `deny`) for gating events and `{}` for the others:
-//! never a 5xx, which the agent would treat as "proceed".
+//! for a body that is not a hook event at all (400 `invalid_event`; 413 when it is also larger
+//! than `--max-body-bytes`), a missing or unknown token (401) and a token of another role (403).
+//! A hook event toolgate cannot evaluate — no policy loaded yet, a panic in the engine, the
+//! request shed under load, an event larger than `--max-body-bytes` — is answered with the
+//! configured failure decision (default `deny`) for gating events and `{}` for the others:
+//! never a 4xx or 5xx, which the agent would treat as "proceed".
 //!
 //! The tenant's live policy and the `global` tenant's are evaluated on one snapshot, loaded
 //! once, and combined: the most restrictive answer wins. Tool input is never logged.
@@ -22,7 +23,7 @@ use std::time::Instant;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{Path, State};
+use axum::extract::{Extension, Path, State};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use toolgate_engine::protocol::{self, Agent, HookEvent};
@@ -33,14 +34,17 @@ use crate::audit::record::{Evaluation, Row, bundle_ref};
 use crate::auth::{Caller, GLOBAL_TENANT, Role};
 use crate::error::ApiError;
 use crate::metrics::Failure;
+use crate::middleware::TooLarge;
 use crate::state::AppState;
 
 /// `POST /v1/evaluate`: Claude Code.
 pub async fn evaluate_event(
     State(state): State<AppState>,
     caller: Result<Caller, ApiError>,
+    too_large: Option<Extension<TooLarge>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
+    let body = Body::read(body, too_large);
     evaluate_as(&state, Agent::ClaudeCode, caller, body).await
 }
 
@@ -51,8 +55,10 @@ pub async fn evaluate_agent_event(
     State(state): State<AppState>,
     Path(agent): Path<String>,
     caller: Result<Caller, ApiError>,
+    too_large: Option<Extension<TooLarge>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
+    let body = Body::read(body, too_large);
     match parse_agent(&agent) {
         Ok(agent) => evaluate_as(&state, agent, caller, body).await,
         Err(error) => error.into_response(),
@@ -69,22 +75,40 @@ pub fn parse_agent(name: &str) -> Result<Agent, ApiError> {
     })
 }
 
+/// The body an evaluate handler was given.
+struct Body {
+    bytes: Result<Bytes, BytesRejection>,
+    /// The event is larger than `--max-body-bytes`; `bytes` is its head.
+    too_large: bool,
+}
+
+impl Body {
+    fn read(bytes: Result<Bytes, BytesRejection>, too_large: Option<Extension<TooLarge>>) -> Self {
+        Self {
+            bytes,
+            too_large: too_large.is_some(),
+        }
+    }
+}
+
 async fn evaluate_as(
     state: &AppState,
     agent: Agent,
     caller: Result<Caller, ApiError>,
-    body: Result<Bytes, BytesRejection>,
+    body: Body,
 ) -> Response {
-    let body = match body {
+    let too_large = body.too_large;
+    let body = match body.bytes {
         Ok(body) => body,
         Err(rejection) => return body_rejection(state.max_body_bytes, rejection).into_response(),
     };
+    let decode = |body: &[u8]| decode_read(agent, body, too_large, state.max_body_bytes);
     let caller = match caller {
         Ok(caller) => caller,
         // An unknown token cannot be checked while the database is away: fail closed. The
         // caller is unknown, so the answer is not audited: anyone could write the audit so.
         Err(ApiError::DatabaseUnavailable(_)) => {
-            return match decode_as(agent, &body) {
+            return match decode(&body) {
                 Ok(event) => {
                     state.metrics.observe_failure(Failure::TokenUnchecked);
                     let why = "the token could not be checked";
@@ -98,12 +122,19 @@ async fn evaluate_as(
     if let Err(error) = caller.require(Role::Agent) {
         return error.into_response();
     }
-    let event = match decode_as(agent, &body) {
+    let event = match decode(&body) {
         Ok(event) => event,
         Err(error) => return error.into_response(),
     };
     let event = Arc::new(event);
-    let evaluated = if takes_the_parsers_slow_paths(&event) {
+    let evaluated = if too_large {
+        state.metrics.observe_failure(Failure::TooLarge);
+        let why = format!(
+            "the event is larger than the {}-byte limit",
+            state.max_body_bytes
+        );
+        Evaluated::failed(state.failure, &event, &why)
+    } else if takes_the_parsers_slow_paths(&event) {
         decide_off_runtime(state, &caller.tenant, &event).await
     } else {
         decide(state, &caller.tenant, &event)
@@ -194,6 +225,21 @@ pub fn body_rejection(limit: usize, rejection: BytesRejection) -> ApiError {
         ApiError::PayloadTooLarge(limit)
     } else {
         ApiError::bad_request("invalid_body", rejection.body_text())
+    }
+}
+
+/// Decodes the body the evaluate guard read: the whole event, or, when `too_large`, the head of
+/// one larger than `limit` (413 when that head does not show which event it is).
+pub fn decode_read(
+    agent: Agent,
+    body: &[u8],
+    too_large: bool,
+    limit: usize,
+) -> Result<HookEvent, ApiError> {
+    if too_large {
+        protocol::decode_head(agent, body).map_err(|_| ApiError::PayloadTooLarge(limit))
+    } else {
+        decode_as(agent, body)
     }
 }
 

@@ -4,7 +4,11 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, assert_error, bash, spawn_app};
+use crate::audit::audit_rows;
+use crate::helpers::{
+    ADMIN_TOKEN, TestApp, assert_error, bash, decision_of, sample, scrape, spawn_app,
+    spawn_app_with,
+};
 
 async fn app_with_agent() -> (TestApp, String) {
     let app = spawn_app().await;
@@ -45,15 +49,89 @@ async fn wrong_types_are_a_400_naming_the_field() {
     app.assert_healthy().await;
 }
 
+/// A 413 would let the agent's call go ahead unchecked: an event over the limit is answered from
+/// its head, in the agent's own schema, with the failure decision, and audited.
 #[tokio::test]
-async fn a_20_mib_body_is_a_413() {
+async fn a_20_mib_event_gets_the_failure_decision_not_a_413() {
     let (app, agent) = app_with_agent().await;
-    let mut body =
-        br#"{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"content":""#
-            .to_vec();
+    let mut body = br#"{"session_id":"big","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/home/u/.bashrc","content":""#
+        .to_vec();
     body.resize(body.len() + 20 * 1024 * 1024, b'a');
-    body.extend_from_slice(br#""}}"#);
+    body.extend_from_slice(br#""},"tool_use_id":"t1"}"#);
     let response = app.evaluate_raw(Some(&agent), body).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let reply: Value = response.json().await.unwrap();
+    assert_eq!(decision_of(&reply), "deny", "{reply}");
+    let reason = reply["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap();
+    assert!(
+        reason.contains("larger than the 4194304-byte limit"),
+        "{reason}"
+    );
+
+    let rows = audit_rows(&app.db).await;
+    assert_eq!(rows.len(), 1, "{rows:#?}");
+    assert_eq!(rows[0]["session_id"], "big");
+    assert_eq!(rows[0]["event"], "PreToolUse");
+    assert_eq!(rows[0]["tool"], "Write");
+    assert_eq!(rows[0]["decision"], "deny");
+    assert_eq!(rows[0]["winner"], "toolgate-failure");
+    let metrics = scrape(&app, &app.address).await;
+    let too_large = sample(
+        &metrics,
+        "toolgate_evaluation_failures_total",
+        &[("reason", "too_large")],
+    );
+    assert_eq!(too_large, Some(1.0));
+    app.assert_healthy().await;
+}
+
+/// Every agent's route answers so, in that agent's schema (here Cursor's, with a smaller limit).
+#[tokio::test]
+async fn an_event_over_the_limit_is_denied_in_the_agents_own_schema() {
+    let app = spawn_app_with(|config| config.max_body_bytes = 64 * 1024).await;
+    let agent = app.create_token("agent", "team").await;
+    let event = format!(
+        r#"{{"conversation_id":"c","hook_event_name":"beforeShellExecution","cwd":"/p","command":"rm -rf ~ #{}"}}"#,
+        "a".repeat(100 * 1024)
+    );
+    // Whole, and as a stream of chunks with no `Content-Length` to tell the size up front.
+    let chunks: Vec<Result<Vec<u8>, std::io::Error>> = event
+        .as_bytes()
+        .chunks(8 * 1024)
+        .map(|chunk| Ok(chunk.to_vec()))
+        .collect();
+    let stream = reqwest::Body::wrap_stream(futures_util::stream::iter(chunks));
+    for body in [reqwest::Body::from(event), stream] {
+        let response = app
+            .evaluate_at("/v1/evaluate/cursor", Some(&agent), body)
+            .await;
+        assert_eq!(response.status(), StatusCode::OK);
+        let reply: Value = response.json().await.unwrap();
+        assert_eq!(reply["permission"], "deny", "{reply}");
+    }
+    app.assert_healthy().await;
+}
+
+/// A body over the limit that does not even begin like an event is a 413; so is a bundle.
+#[tokio::test]
+async fn a_20_mib_body_that_is_no_event_is_a_413() {
+    let (app, agent) = app_with_agent().await;
+    let body = vec![b'a'; 20 * 1024 * 1024];
+    let response = app.evaluate_raw(Some(&agent), body.clone()).await;
+    let message = assert_error(response, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large").await;
+    assert!(message.contains("4194304"), "{message}");
+
+    let response = app
+        .client
+        .post(app.url("/v1/tenants/team/bundles"))
+        .bearer_auth(ADMIN_TOKEN)
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
     let message = assert_error(response, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large").await;
     assert!(message.contains("4194304"), "{message}");
     app.assert_healthy().await;

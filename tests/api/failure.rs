@@ -72,25 +72,16 @@ async fn shed_requests_are_answered_in_the_agents_schema_and_audited_only_for_kn
     let cursor = json!({"conversation_id": "c1", "generation_id": "g1",
         "hook_event_name": "beforeShellExecution", "workspace_roots": ["/p"],
         "command": "ls", "cwd": "/p"});
+    let cursor = serde_json::to_vec(&cursor).unwrap();
     let response = app
-        .client
-        .post(app.url("/v1/evaluate/cursor"))
-        .bearer_auth(&agent)
-        .json(&cursor)
-        .send()
-        .await
-        .unwrap();
+        .evaluate_at("/v1/evaluate/cursor", Some(&agent), cursor.clone())
+        .await;
     assert_eq!(response.status(), StatusCode::OK);
     let reply: Value = response.json().await.unwrap();
     assert_eq!(reply["permission"], "deny", "{reply}");
     let response = app
-        .client
-        .post(app.url("/v1/evaluate/emacs"))
-        .bearer_auth(&agent)
-        .json(&cursor)
-        .send()
-        .await
-        .unwrap();
+        .evaluate_at("/v1/evaluate/emacs", Some(&agent), cursor)
+        .await;
     assert_eq!(response.status(), StatusCode::NOT_FOUND);
 }
 

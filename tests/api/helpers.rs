@@ -500,9 +500,19 @@ impl TestApp {
         token: Option<&str>,
         body: impl Into<reqwest::Body>,
     ) -> Response {
+        self.evaluate_at("/v1/evaluate", token, body).await
+    }
+
+    /// Posts `body` to an evaluate route (`/v1/evaluate/cursor`).
+    pub async fn evaluate_at(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        body: impl Into<reqwest::Body>,
+    ) -> Response {
         let mut request = self
             .client
-            .post(self.url("/v1/evaluate"))
+            .post(self.url(path))
             .header("content-type", "application/json")
             .body(body);
         if let Some(token) = token {

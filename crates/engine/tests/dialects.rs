@@ -3,7 +3,7 @@
 //! opinion — then checked against that agent's reply schema.
 
 use serde_json::{Value, json};
-use toolgate_engine::protocol::{Agent, decode_value, render};
+use toolgate_engine::protocol::{Agent, decode_head, decode_value, render};
 use toolgate_engine::{Bundle, CompiledPolicy, Outcome, evaluate};
 
 fn fixtures() -> Value {
@@ -199,6 +199,74 @@ fn every_agent_gets_every_outcome_in_its_own_schema() {
             }
         }
     }
+}
+
+/// The event's JSON text with the member holding the command last, as the agents send it (the
+/// event's name and ids first, the tool's input after them).
+fn big_member_last(event: &Value) -> Vec<u8> {
+    let (big, small): (Vec<_>, Vec<_>) = event
+        .as_object()
+        .expect("an object")
+        .iter()
+        .map(|(key, value)| (key, serde_json::to_string(value).expect("JSON")))
+        .partition(|(_, value)| value.contains("xxxxxxxxxx"));
+    let members: Vec<String> = small
+        .into_iter()
+        .chain(big)
+        .map(|(key, value)| format!("{key:?}:{value}"))
+        .collect();
+    format!("{{{}}}", members.join(",")).into_bytes()
+}
+
+/// An event too large to read whole is answered from its head: the reply to the head, cut in the
+/// middle of the command, is the reply to the whole event.
+#[test]
+fn a_head_cut_inside_the_command_is_answered_like_the_whole_event() {
+    let policy = policy();
+    let command = format!("rm -rf build {}", "x".repeat(200_000));
+    for agent in Agent::ALL {
+        let small = decode_value(agent, event_for(agent, "rm -rf build")).expect("decodes");
+        let decision = evaluate(&policy, &small);
+        assert_eq!(decision.outcome, Outcome::Deny, "{}", agent.as_str());
+        let whole = decode_value(agent, event_for(agent, &command)).expect("fixture decodes");
+        let body = big_member_last(&event_for(agent, &command));
+        let at = body
+            .windows(10)
+            .position(|window| window == b"xxxxxxxxxx")
+            .expect("the command is in the body");
+        let head = body.get(..at + 100_000).expect("cut inside the command");
+        let cut = decode_head(agent, head)
+            .unwrap_or_else(|e| panic!("{}: head does not decode: {e}", agent.as_str()));
+        assert_eq!(cut.event, whole.event, "{}", agent.as_str());
+        assert_eq!(cut.session_id, whole.session_id, "{}", agent.as_str());
+        assert_eq!(
+            render(agent, &cut, &decision),
+            render(agent, &whole, &decision),
+            "{}",
+            agent.as_str()
+        );
+    }
+}
+
+#[test]
+fn a_head_that_is_no_event_is_an_error() {
+    let heads: [&[u8]; 5] = [
+        b"",
+        b"[1, 2",
+        br#"{"session_id": "s", "tool_input": {"command": "rm -rf /"#,
+        br#"{"session_id": "s", "hook_event_name": "PreTool"#,
+        br#"{"hook_event_name": 3, "tool_input": {"#,
+    ];
+    for head in heads {
+        let error = decode_head(Agent::ClaudeCode, head);
+        assert!(error.is_err(), "{}", String::from_utf8_lossy(head));
+    }
+    let deep = format!(
+        r#"{{"hook_event_name":"PreToolUse","tool_input":{{"a":{}"#,
+        "[".repeat(100_000)
+    );
+    let event = decode_head(Agent::ClaudeCode, deep.as_bytes()).expect("decodes");
+    assert_eq!(event.event, "PreToolUse");
 }
 
 #[test]

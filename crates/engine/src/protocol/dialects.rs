@@ -6,6 +6,9 @@
 //! Agents that cannot ask the user (Gemini CLI, Cline, Windsurf, Codex, Cursor's file reads) get
 //! `ask` rendered as a block whose reason says confirmation is required: toolgate fails closed.
 
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value, json};
 
 use super::{Agent, EventError, HookEvent, canonical_tool_name};
@@ -40,6 +43,123 @@ pub fn decode(agent: Agent, body: &[u8]) -> Result<HookEvent, EventError> {
     }
     let value: Value = serde_json::from_slice(body).map_err(|e| EventError::Json(e.to_string()))?;
     decode_value(agent, value)
+}
+
+/// Strings longer than this are left out of an event's head ([`decode_head`]).
+const HEAD_STRING_LIMIT: usize = 64 * 1024;
+
+/// Decodes the head of an event too large to read whole (its first bytes, cut anywhere), so that
+/// it can be answered in its agent's dialect without being evaluated. The head's top-level
+/// members are kept: scalars as they are, strings up to [`HEAD_STRING_LIMIT`]; a longer string,
+/// an object or an array stands in empty, as does the member the cut falls in (`tool_input` or
+/// `command`, mostly). The content of objects and arrays is never read into memory.
+pub fn decode_head(agent: Agent, head: &[u8]) -> Result<HookEvent, EventError> {
+    let mut members = Map::new();
+    let mut json = serde_json::Deserializer::from_slice(head);
+    // The cut ends the parse with an error; the members read before it stay.
+    if Members(&mut members).deserialize(&mut json).is_err() && members.is_empty() {
+        return Err(EventError::NotAnObject);
+    }
+    let event = decode_value(agent, Value::Object(members))?;
+    if event.event.is_empty() {
+        // Cut inside the event's name.
+        return Err(EventError::Missing("hook_event_name"));
+    }
+    Ok(event)
+}
+
+/// Collects an object's members into the map, as [`decode_head`] keeps them.
+struct Members<'a>(&'a mut Map<String, Value>);
+
+impl<'de> DeserializeSeed<'de> for Members<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Members<'_> {
+    type Value = ();
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<String>()? {
+            // A string until the value shows its kind: what stays if the cut falls in a string.
+            let mut member = Value::String(String::new());
+            let read = map.next_value_seed(Member(&mut member));
+            self.0.insert(key, member);
+            read?;
+        }
+        Ok(())
+    }
+}
+
+/// One member's value as [`decode_head`] keeps it. An object or array is set (empty) as soon as
+/// it opens, so that it stays when the cut falls inside it.
+struct Member<'a>(&'a mut Value);
+
+impl<'de> DeserializeSeed<'de> for Member<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Member<'_> {
+    type Value = ();
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<(), E> {
+        *self.0 = Value::Bool(value);
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<(), E> {
+        *self.0 = Value::from(value);
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<(), E> {
+        *self.0 = Value::from(value);
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<(), E> {
+        *self.0 = Value::from(value);
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        *self.0 = Value::Null;
+        Ok(())
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<(), E> {
+        if value.len() <= HEAD_STRING_LIMIT {
+            *self.0 = Value::String(value.to_owned());
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        *self.0 = Value::Object(Map::new());
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        *self.0 = Value::Array(Vec::new());
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(())
+    }
 }
 
 /// Decodes an agent's event from parsed JSON.
@@ -87,6 +207,8 @@ fn arguments(map: &Map<String, Value>, keys: &[&'static str]) -> Result<Value, E
         match map.get(*key) {
             None | Some(Value::Null) => {}
             Some(Value::Object(args)) => return Ok(Value::Object(args.clone())),
+            // No arguments (and what a too-large event's head holds when cut in this string).
+            Some(Value::String(text)) if text.is_empty() => return Ok(json!({})),
             Some(Value::String(text)) => {
                 return match serde_json::from_str::<Value>(text) {
                     Ok(Value::Object(args)) => Ok(Value::Object(args)),

@@ -9,7 +9,7 @@ mod claude;
 mod dialects;
 
 pub use claude::render_claude;
-pub use dialects::{Reply, decode, decode_value, render};
+pub use dialects::{Reply, decode, decode_head, decode_value, render};
 
 use serde_json::{Map, Value};
 
