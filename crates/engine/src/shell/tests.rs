@@ -637,6 +637,30 @@ fn safe_wrappers_leave_the_allow_view() {
     );
 }
 
+#[test]
+fn tool_runners_keep_the_allow_view_as_written() {
+    let pytest = only("uv run --with x pytest -q");
+    assert_eq!(pytest.argv, ["pytest", "-q"]);
+    assert_eq!(pytest.wrappers, ["uv"]);
+    assert_eq!(pytest.allow_view, "uv run --with x pytest -q");
+    assert_eq!(
+        pytest.deny_views,
+        ["pytest -q", "uv run --with x pytest -q"]
+    );
+    // `hatch run ENV:cmd`: the command is `cmd`; the allow view keeps the word as written.
+    let cov = only("hatch run test:pytest --cov");
+    assert_eq!(cov.argv, ["pytest", "--cov"]);
+    assert_eq!(cov.program, "pytest");
+    assert_eq!(cov.allow_view, "hatch run test:pytest --cov");
+    // A runner of a shell string stays the command, and the string is parsed.
+    let commands = complete("npx -c 'git status && rm -f x'");
+    assert_eq!(
+        find(&commands, "npx").allow_view,
+        "npx -c git status && rm -f x"
+    );
+    assert_eq!(find(&commands, "rm").argv, ["rm", "-f", "x"]);
+}
+
 // --- G. quoting, escaping, expansion ----------------------------------------------------------
 
 #[test]

@@ -674,7 +674,15 @@ impl<'l> Walker<'l> {
     /// Strips wrappers, emits the command and follows what it runs. Returns whether the command
     /// consumed its here-doc or here-string as a script.
     fn run(&mut self, fields: Vec<Field>, base: Base, ctx: Ctx, stdin: &Stdin<'_>) -> bool {
-        let stripped = strip(&fields);
+        let mut stripped = strip(&fields);
+        // A wrapper that rewrote the command word (`hatch run test:pytest`): the allow view keeps
+        // the word as written.
+        let mut written = stripped
+            .fields
+            .as_ref()
+            .and_then(|_| fields.get(stripped.start))
+            .map(|f| f.text.clone());
+        let fields = stripped.fields.take().unwrap_or(fields);
         let mut inner = fields.get(stripped.start..).unwrap_or(&[]);
         let Some(mut program) = inner.first() else {
             return false;
@@ -687,6 +695,7 @@ impl<'l> Walker<'l> {
                 .collect();
             inner = &rebound;
             program = path;
+            written = None;
         }
         if program.dynamic || names_by_pattern(&program.text) {
             self.unresolved(Unresolved::DynamicCommand(program.text.clone()));
@@ -712,7 +721,11 @@ impl<'l> Walker<'l> {
             .collect();
         let command = SimpleCommand {
             deny_views: deny_views(&segments, &argv),
-            allow_view: allow_view(&segments, &program.text, &args),
+            allow_view: allow_view(
+                &segments,
+                written.as_deref().unwrap_or(&program.text),
+                &args,
+            ),
             argv,
             program: program.text.clone(),
             assignments,

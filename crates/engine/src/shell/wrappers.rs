@@ -7,6 +7,10 @@
 //! that run a *shell string* rather than an argv (`watch 'cmd'`, `flock f -c 'cmd'`, `env -S 'cmd'`)
 //! stay the command and hand the string back as a payload for the caller to parse.
 //!
+//! Tool runners are wrappers too: a program with a subcommand (`uv run`, `npm exec`, `nix develop
+//! -c`, `aws-vault exec PROFILE --`) or alone (`npx`, `uvx`, `xvfb-run`), each with its own option
+//! grammar; `npx -c`, `nix-shell --run`, `doppler run --command` and `pnpm -c exec` run shell strings.
+//!
 //! This module must not parse shell text; it works on already-normalised fields.
 
 use super::{Assignment, basename};
@@ -71,6 +75,9 @@ pub(super) struct Stripped {
     pub start: usize,
     /// Shell strings the (unstripped) final wrapper runs.
     pub payloads: Vec<Payload>,
+    /// The fields again when a wrapper rewrote a command word (`hatch run test:pytest` runs
+    /// `pytest`); same length and indices as the input.
+    pub fields: Option<Vec<Field>>,
 }
 
 /// How a wrapper treats what follows its options.
@@ -84,17 +91,29 @@ enum Special {
     Flock,
     /// `watch`: options, then the rest joined is a shell string (unless `-x`).
     Watch,
+    /// `pnpm exec`/`dlx`: the command, or with `-c`/`--shell-mode` the rest joined as a shell string.
+    ShellMode,
+    /// `hatch run`: `+x`/`-x` matrix selections, then the command with an `ENV:` prefix.
+    Hatch,
+    /// Operands and options in any order; the command follows `--` or one of these options
+    /// (`nix develop -c`, `mise x node@20 --`); with neither, no command follows.
+    Marked(&'static [&'static str]),
 }
 
 /// One wrapper's option grammar.
 struct Spec {
     name: &'static str,
+    /// Subcommands that make the program a wrapper, words separated by a space (`uv` with `run`
+    /// or `tool run`); empty when the program alone is one. Options may come before them.
+    sub: &'static [&'static str],
     /// Short options that take an argument (attached or separate).
     short_arg: &'static str,
     /// Long options that take a separate argument when written without `=`.
     long_arg: &'static [&'static str],
     /// Short options meaning "no command follows / not an exec" (`command -v`, `sudo -l`).
     stop: &'static str,
+    /// Options whose value is a shell string the wrapper runs (`env -S`, `npx -c`).
+    payload: &'static [&'static str],
     /// Positional operands before the command (`timeout DURATION`, `chroot DIR`).
     operands: usize,
     /// Stripped for allow rules too (Claude Code's own list).
@@ -105,9 +124,11 @@ struct Spec {
 const fn plain(name: &'static str) -> Spec {
     Spec {
         name,
+        sub: &[],
         short_arg: "",
         long_arg: &[],
         stop: "",
+        payload: &[],
         operands: 0,
         safe: false,
         special: Special::Plain,
@@ -147,6 +168,7 @@ const WRAPPERS: &[Spec] = &[
     Spec {
         short_arg: "uCS",
         long_arg: &["--unset", "--chdir", "--split-string"],
+        payload: &["-S", "--split-string"],
         special: Special::Env,
         ..plain("env")
     },
@@ -183,6 +205,7 @@ const WRAPPERS: &[Spec] = &[
     Spec {
         short_arg: "wEc",
         long_arg: &["--timeout", "--wait", "--conflict-exit-code", "--command"],
+        payload: &["-c", "--command"],
         operands: 1,
         special: Special::Flock,
         ..plain("flock")
@@ -327,6 +350,365 @@ const WRAPPERS: &[Spec] = &[
         ],
         ..plain("systemd-run")
     },
+    // Tool runners agents use all the time (`uv run`, `npx`, `poetry run`, …): the command they run
+    // is the one that matters. Grammars from each tool's reference; an option missing here that
+    // takes a value would make its value look like the command.
+    uv("uv", &["run", "tool run"]),
+    uv("uvx", &[]),
+    Spec {
+        sub: &["run"],
+        short_arg: "CP",
+        long_arg: &["--directory", "--project"],
+        ..plain("poetry")
+    },
+    Spec {
+        sub: &["run"],
+        long_arg: &["--python", "--pypi-mirror"],
+        ..plain("pipenv")
+    },
+    Spec {
+        sub: &["run"],
+        short_arg: "pkc",
+        long_arg: &["--project", "--skip", "--venv", "--config", "--pep582"],
+        stop: "lj",
+        ..plain("pdm")
+    },
+    Spec {
+        sub: &["run"],
+        short_arg: "ep",
+        long_arg: &[
+            "--env",
+            "--project",
+            "--data-dir",
+            "--cache-dir",
+            "--config",
+        ],
+        special: Special::Hatch,
+        ..plain("hatch")
+    },
+    Spec {
+        sub: &["run"],
+        long_arg: &["--pyproject"],
+        stop: "l",
+        ..plain("rye")
+    },
+    conda("conda"),
+    conda("mamba"),
+    conda("micromamba"),
+    Spec {
+        sub: &["run"],
+        short_arg: "i",
+        long_arg: &[
+            "--spec",
+            "--python",
+            "--index-url",
+            "--pip-args",
+            "--backend",
+        ],
+        ..plain("pipx")
+    },
+    Spec {
+        short_arg: "pcw",
+        long_arg: NPM_LONG_ARG,
+        payload: &["-c", "--call"],
+        ..plain("npx")
+    },
+    Spec {
+        sub: &["exec", "x"],
+        short_arg: "cw",
+        long_arg: NPM_LONG_ARG,
+        payload: &["-c", "--call"],
+        ..plain("npm")
+    },
+    pnpm("pnpm", &["exec", "dlx"]),
+    pnpm("pnpx", &[]),
+    Spec {
+        sub: &["exec", "dlx"],
+        short_arg: "p",
+        long_arg: &["--package", "--cwd"],
+        ..plain("yarn")
+    },
+    Spec {
+        short_arg: "p",
+        long_arg: &["--package"],
+        ..plain("bunx")
+    },
+    Spec {
+        sub: &["x"],
+        short_arg: "p",
+        long_arg: &["--package", "--cwd"],
+        ..plain("bun")
+    },
+    Spec {
+        sub: &["exec"],
+        short_arg: "r",
+        long_arg: &["--gemfile", "--retry"],
+        ..plain("bundle")
+    },
+    Spec {
+        sub: &["exec", "x"],
+        short_arg: "cjCE",
+        long_arg: &[
+            "--command",
+            "--jobs",
+            "--cd",
+            "--env",
+            "--allow-env",
+            "--allow-net",
+            "--allow-read",
+            "--allow-write",
+        ],
+        payload: &["-c", "--command"],
+        special: Special::Marked(&[]),
+        ..plain("mise")
+    },
+    Spec {
+        sub: &["exec"],
+        ..plain("asdf")
+    },
+    Spec {
+        sub: &["exec"],
+        operands: 1,
+        ..plain("direnv")
+    },
+    Spec {
+        sub: &["develop", "shell"],
+        short_arg: "fIjku",
+        long_arg: &[
+            "--extra-experimental-features",
+            "--experimental-features",
+            "--option",
+            "--arg",
+            "--argstr",
+            "--override-input",
+            "--inputs-from",
+            "--reference-lock-file",
+            "--output-lock-file",
+            "--redirect",
+            "--profile",
+            "--phase",
+            "--keep",
+            "--unset",
+            "--file",
+            "--expr",
+            "--include",
+            "--store",
+            "--eval-store",
+            "--log-format",
+            "--max-jobs",
+        ],
+        special: Special::Marked(&["-c", "--command"]),
+        ..plain("nix")
+    },
+    Spec {
+        short_arg: "AIi",
+        long_arg: &[
+            "--run",
+            "--command",
+            "--arg",
+            "--argstr",
+            "--attr",
+            "--exclude",
+            "--keep",
+            "--include",
+            "--option",
+        ],
+        payload: &["--run", "--command"],
+        special: Special::Marked(&[]),
+        ..plain("nix-shell")
+    },
+    Spec {
+        sub: &["run"],
+        short_arg: "ce",
+        long_arg: &["--config", "--env", "--env-file", "--environment"],
+        ..plain("devbox")
+    },
+    Spec {
+        sub: &["run"],
+        long_arg: &[
+            "--env-file",
+            "--account",
+            "--config",
+            "--encoding",
+            "--session",
+            "--format",
+        ],
+        ..plain("op")
+    },
+    Spec {
+        sub: &["run"],
+        short_arg: "pc",
+        long_arg: &[
+            "--project",
+            "--config",
+            "--command",
+            "--token",
+            "--fallback",
+            "--mount",
+            "--mount-format",
+            "--mount-template",
+            "--mount-max-reads",
+            "--name-transformer",
+            "--api-host",
+            "--dashboard-host",
+            "--configuration",
+            "--scope",
+        ],
+        payload: &["--command"],
+        ..plain("doppler")
+    },
+    Spec {
+        sub: &["exec"],
+        short_arg: "dt",
+        long_arg: &[
+            "--duration",
+            "--mfa-token",
+            "--region",
+            "--prompt",
+            "--backend",
+            "--keychain",
+        ],
+        stop: "j",
+        operands: 1,
+        ..plain("aws-vault")
+    },
+    Spec {
+        short_arg: "evcf",
+        long_arg: &["--file"],
+        stop: "p",
+        ..plain("dotenv")
+    },
+    Spec {
+        short_arg: "efnpsw",
+        long_arg: &[
+            "--error-file",
+            "--auth-file",
+            "--server-num",
+            "--xauth-protocol",
+            "--server-args",
+            "--wait",
+        ],
+        ..plain("xvfb-run")
+    },
+];
+
+/// `uv run`, `uv tool run` and `uvx`; `uv run -m MODULE` runs `python -m`, no command.
+const fn uv(name: &'static str, sub: &'static [&'static str]) -> Spec {
+    Spec {
+        sub,
+        short_arg: "bcCfiPpw",
+        long_arg: &[
+            "--from",
+            "--with",
+            "--with-editable",
+            "--with-requirements",
+            "--constraints",
+            "--constraint",
+            "--overrides",
+            "--override",
+            "--build-constraints",
+            "--build-constraint",
+            "--env-file",
+            "--extra",
+            "--no-extra",
+            "--group",
+            "--no-group",
+            "--only-group",
+            "--package",
+            "--python",
+            "--python-platform",
+            "--directory",
+            "--project",
+            "--cache-dir",
+            "--config-file",
+            "--color",
+            "--index",
+            "--default-index",
+            "--index-url",
+            "--extra-index-url",
+            "--find-links",
+            "--index-strategy",
+            "--keyring-provider",
+            "--allow-insecure-host",
+            "--trusted-host",
+            "--resolution",
+            "--prerelease",
+            "--fork-strategy",
+            "--exclude-newer",
+            "--exclude-newer-package",
+            "--link-mode",
+            "--config-setting",
+            "--config-settings",
+            "--config-settings-package",
+            "--no-build-isolation-package",
+            "--no-build-package",
+            "--no-binary-package",
+            "--upgrade-package",
+            "--reinstall-package",
+            "--refresh-package",
+            "--torch-backend",
+        ],
+        stop: "m",
+        ..plain(name)
+    }
+}
+
+/// `conda run`, `mamba run`, `micromamba run`.
+const fn conda(name: &'static str) -> Spec {
+    Spec {
+        sub: &["run"],
+        short_arg: "naper",
+        long_arg: &[
+            "--name",
+            "--prefix",
+            "--cwd",
+            "--attach",
+            "--env",
+            "--root-prefix",
+            "--rc-file",
+            "--log-level",
+            "--label",
+        ],
+        ..plain(name)
+    }
+}
+
+/// `pnpm exec`, `pnpm dlx` and `pnpx`: options come before the subcommand.
+const fn pnpm(name: &'static str, sub: &'static [&'static str]) -> Spec {
+    Spec {
+        sub,
+        short_arg: "CF",
+        long_arg: &[
+            "--dir",
+            "--filter",
+            "--filter-prod",
+            "--package",
+            "--allow-build",
+            "--resume-from",
+            "--reporter",
+            "--loglevel",
+            "--workspace-concurrency",
+            "--test-pattern",
+            "--changed-files-ignore-pattern",
+        ],
+        special: Special::ShellMode,
+        ..plain(name)
+    }
+}
+
+/// npm options with a value that may come before `npx`'s or `npm exec`'s command.
+const NPM_LONG_ARG: &[&str] = &[
+    "--package",
+    "--call",
+    "--workspace",
+    "--registry",
+    "--cache",
+    "--userconfig",
+    "--globalconfig",
+    "--prefix",
+    "--loglevel",
+    "--node-options",
+    "--script-shell",
 ];
 
 fn spec(name: &str) -> Option<&'static Spec> {
@@ -347,8 +729,13 @@ pub(super) fn split_assignment(text: &str) -> Option<(&str, &str)> {
 /// Strips wrappers and interleaved assignments from the front of `fields`.
 pub(super) fn strip(fields: &[Field]) -> Stripped {
     let mut out = Stripped::default();
+    let mut rewritten: Option<Vec<Field>> = None;
     let mut index = 0;
-    while let Some(field) = fields.get(index) {
+    loop {
+        let fields = rewritten.as_deref().unwrap_or(fields);
+        let Some(field) = fields.get(index) else {
+            break;
+        };
         // `NAME=value` words count as assignments wherever a command could start (after `nohup`,
         // or at the start of an `xargs`/`find -exec` argv): over-reporting the command that follows
         // is safer than hiding it behind a word bash might run as a program name.
@@ -395,9 +782,17 @@ pub(super) fn strip(fields: &[Field]) -> Stripped {
                 .collect(),
             dynamic: false,
         });
+        if let Some(cut) = parsed.cut {
+            let mut copy = fields.to_vec();
+            if let Some(word) = copy.get_mut(end) {
+                word.text = word.text.get(cut..).unwrap_or_default().to_owned();
+            }
+            rewritten = Some(copy);
+        }
         index = end;
     }
     out.start = index;
+    out.fields = rewritten;
     out
 }
 
@@ -410,20 +805,45 @@ struct Parsed {
     keep: bool,
     payload: Option<Payload>,
     assignments: Vec<Assignment>,
+    /// Bytes to drop from the front of the command word (`hatch run test:pytest`).
+    cut: Option<usize>,
 }
 
 /// Parses one wrapper's options. `None` when the wrapper is used in a form that runs no command.
 fn parse_wrapper(spec: &Spec, args: &[Field]) -> Option<Parsed> {
     let mut parsed = Parsed::default();
     let mut index = 0;
-    let mut watch_exec = false;
+    let mut sub_pending = !spec.sub.is_empty();
+    // Whether the rest is one shell string: `watch` unless `-x`, `pnpm` with `-c`.
+    let mut joined = spec.special == Special::Watch;
+    // For a `Marked` wrapper: whether `--` or a command option was seen.
+    let mut marked = false;
     while let Some(arg) = args.get(index) {
         let text = arg.text.as_str();
         if text == "--" {
+            if sub_pending {
+                return None;
+            }
             index += 1;
+            marked = true;
             break;
         }
         if text == "-" && spec.special == Special::Env {
+            index += 1;
+            continue;
+        }
+        if let Special::Marked(options) = spec.special
+            && !sub_pending
+            && options.contains(&text)
+        {
+            index += 1;
+            marked = true;
+            break;
+        }
+        if spec.special == Special::Hatch
+            && !sub_pending
+            && (text.starts_with('+') || text.starts_with('-'))
+        {
             index += 1;
             continue;
         }
@@ -444,21 +864,43 @@ fn parse_wrapper(spec: &Spec, args: &[Field]) -> Option<Parsed> {
             if let Some(value) = value {
                 take_payload(spec, &option, value, arg.dynamic, &mut parsed);
             }
-            if spec.name == "watch" && option == "--exec" {
-                watch_exec = true;
+            match (spec.special, option.as_str()) {
+                (Special::Watch, "--exec") => joined = false,
+                (Special::ShellMode, "--shell-mode") => joined = true,
+                _ => {}
             }
             index += 1;
             continue;
         }
         let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) else {
+            if sub_pending {
+                let words = spec.sub.iter().find_map(|sub| {
+                    let words: Vec<&str> = sub.split(' ').collect();
+                    let given = args.get(index..index + words.len())?;
+                    given
+                        .iter()
+                        .zip(&words)
+                        .all(|(field, word)| !field.dynamic && field.text == *word)
+                        .then_some(words.len())
+                })?;
+                index += words;
+                sub_pending = false;
+                continue;
+            }
+            if matches!(spec.special, Special::Marked(_)) {
+                index += 1;
+                continue;
+            }
             break;
         };
         for (at, flag) in cluster.char_indices() {
             if spec.stop.contains(flag) {
                 return None;
             }
-            if spec.name == "watch" && flag == 'x' {
-                watch_exec = true;
+            match (spec.special, flag) {
+                (Special::Watch, 'x') => joined = false,
+                (Special::ShellMode, 'c') => joined = true,
+                _ => {}
             }
             if spec.short_arg.contains(flag) {
                 let attached = cluster.get(at + flag.len_utf8()..).unwrap_or("");
@@ -476,7 +918,13 @@ fn parse_wrapper(spec: &Spec, args: &[Field]) -> Option<Parsed> {
         }
         index += 1;
     }
+    if sub_pending {
+        return None;
+    }
     index = index.checked_add(spec.operands)?;
+    if spec.operands > 0 && args.get(index).is_some_and(|f| f.text == "--") {
+        index += 1;
+    }
     match spec.special {
         Special::Env => {
             while let Some(arg) = args.get(index) {
@@ -499,7 +947,7 @@ fn parse_wrapper(spec: &Spec, args: &[Field]) -> Option<Parsed> {
                 return Some(parsed);
             }
         }
-        Special::Watch if !watch_exec => {
+        Special::Watch | Special::ShellMode if joined => {
             let rest = args.get(index..).unwrap_or(&[]);
             if !rest.is_empty() {
                 parsed.payload = Some(Payload {
@@ -514,6 +962,18 @@ fn parse_wrapper(spec: &Spec, args: &[Field]) -> Option<Parsed> {
             parsed.keep = true;
             return Some(parsed);
         }
+        Special::Hatch => {
+            // `hatch run ENV:cmd`: the environment is everything up to the last colon.
+            if let Some(word) = args.get(index)
+                && let Some(colon) = word.text.rfind(':')
+            {
+                if word.text.len() == colon + 1 {
+                    return Some(parsed);
+                }
+                parsed.cut = Some(colon + 1);
+            }
+        }
+        Special::Marked(_) if !marked => return Some(parsed),
         _ => {}
     }
     if parsed.payload.is_some() {
@@ -525,14 +985,9 @@ fn parse_wrapper(spec: &Spec, args: &[Field]) -> Option<Parsed> {
     Some(parsed)
 }
 
-/// Records the payload options: `env -S`, `flock -c`.
+/// Records a payload option's value: `env -S`, `flock -c`, `npx -c`, `nix-shell --run`.
 fn take_payload(spec: &Spec, option: &str, value: String, dynamic: bool, parsed: &mut Parsed) {
-    let is_payload = match spec.special {
-        Special::Env => matches!(option, "-S" | "--split-string"),
-        Special::Flock => matches!(option, "-c" | "--command"),
-        _ => false,
-    };
-    if is_payload {
+    if spec.payload.contains(&option) {
         parsed.payload = Some(Payload {
             text: value,
             dynamic,
@@ -558,7 +1013,10 @@ pub(super) mod tests {
     fn inner(words: &[&str]) -> (Vec<String>, Vec<String>) {
         let fields = fields(words);
         let stripped = strip(&fields);
-        let rest = fields
+        let rest = stripped
+            .fields
+            .as_deref()
+            .unwrap_or(&fields)
             .get(stripped.start..)
             .unwrap_or(&[])
             .iter()
@@ -620,6 +1078,331 @@ pub(super) mod tests {
             let (got_wrappers, got_rest) = inner(words);
             assert_eq!(got_wrappers, wrappers, "{words:?}");
             assert_eq!(got_rest, rest, "{words:?}");
+        }
+    }
+
+    #[test]
+    fn strips_tool_runners() {
+        for (words, wrappers, rest) in [
+            (
+                &["uv", "run", "pytest", "-q"][..],
+                &["uv"][..],
+                &["pytest", "-q"][..],
+            ),
+            (
+                &["uv", "run", "--with", "requests", "python", "x.py"],
+                &["uv"],
+                &["python", "x.py"],
+            ),
+            (
+                &[
+                    "uv",
+                    "--directory",
+                    "d",
+                    "run",
+                    "-p",
+                    "3.12",
+                    "-w",
+                    "x",
+                    "--",
+                    "python",
+                ],
+                &["uv"],
+                &["python"],
+            ),
+            (
+                &["uv", "tool", "run", "--from", "httpie", "http", "GET", "x"],
+                &["uv"],
+                &["http", "GET", "x"],
+            ),
+            (&["uvx", "--from", "httpie", "http"], &["uvx"], &["http"]),
+            (&["uvx", "ruff", "check"], &["uvx"], &["ruff", "check"]),
+            (
+                &["poetry", "-C", "d", "run", "rm", "-rf", "/"],
+                &["poetry"],
+                &["rm", "-rf", "/"],
+            ),
+            (
+                &["pipenv", "run", "python", "x"],
+                &["pipenv"],
+                &["python", "x"],
+            ),
+            (
+                &["pdm", "run", "-p", ".", "--venv", "v", "pytest"],
+                &["pdm"],
+                &["pytest"],
+            ),
+            (
+                &["hatch", "run", "test:pytest", "-x"],
+                &["hatch"],
+                &["pytest", "-x"],
+            ),
+            (
+                &["hatch", "run", "+py=3.10", "-version=9000", "test:pytest"],
+                &["hatch"],
+                &["pytest"],
+            ),
+            (
+                &["hatch", "-e", "test", "run", "pytest"],
+                &["hatch"],
+                &["pytest"],
+            ),
+            (
+                &["hatch", "run", "test:sudo", "rm"],
+                &["hatch", "sudo"],
+                &["rm"],
+            ),
+            (&["rye", "run", "pytest"], &["rye"], &["pytest"]),
+            (
+                &["conda", "run", "-n", "env", "python", "-V"],
+                &["conda"],
+                &["python", "-V"],
+            ),
+            (
+                &[
+                    "micromamba",
+                    "run",
+                    "-p",
+                    "/x",
+                    "--cwd",
+                    "d",
+                    "--",
+                    "python",
+                ],
+                &["micromamba"],
+                &["python"],
+            ),
+            (
+                &["pipx", "run", "--spec", "black", "black", "."],
+                &["pipx"],
+                &["black", "."],
+            ),
+            (
+                &["npx", "prettier", "--check", "."],
+                &["npx"],
+                &["prettier", "--check", "."],
+            ),
+            (&["npx", "-p", "typescript", "tsc"], &["npx"], &["tsc"]),
+            (
+                &["npx", "--yes", "--", "cowsay", "hi"],
+                &["npx"],
+                &["cowsay", "hi"],
+            ),
+            (&["npm", "exec", "--", "cowsay"], &["npm"], &["cowsay"]),
+            (
+                &["npm", "x", "--package=foo", "--", "bar"],
+                &["npm"],
+                &["bar"],
+            ),
+            (
+                &["npm", "--prefix", "d", "exec", "jest"],
+                &["npm"],
+                &["jest"],
+            ),
+            (&["pnpm", "exec", "jest"], &["pnpm"], &["jest"]),
+            (
+                &[
+                    "pnpm",
+                    "-r",
+                    "--filter",
+                    "x",
+                    "exec",
+                    "rm",
+                    "-rf",
+                    "node_modules",
+                ],
+                &["pnpm"],
+                &["rm", "-rf", "node_modules"],
+            ),
+            (
+                &["pnpm", "dlx", "create-vue", "app"],
+                &["pnpm"],
+                &["create-vue", "app"],
+            ),
+            (&["pnpx", "create-vue"], &["pnpx"], &["create-vue"]),
+            (&["yarn", "dlx", "-p", "pkg", "cmd"], &["yarn"], &["cmd"]),
+            (&["yarn", "exec", "jest"], &["yarn"], &["jest"]),
+            (
+                &["bunx", "--bun", "vite", "dev"],
+                &["bunx"],
+                &["vite", "dev"],
+            ),
+            (&["bunx", "-p", "@angular/cli", "ng"], &["bunx"], &["ng"]),
+            (&["bun", "x", "prettier"], &["bun"], &["prettier"]),
+            (&["bundle", "exec", "rspec"], &["bundle"], &["rspec"]),
+            (
+                &["bundle", "exec", "--gemfile", "G", "rake"],
+                &["bundle"],
+                &["rake"],
+            ),
+            (
+                &["mise", "exec", "node@20", "--", "node", "app.js"],
+                &["mise"],
+                &["node", "app.js"],
+            ),
+            (
+                &[
+                    "mise", "x", "-C", "d", "python@3", "node@20", "--", "python",
+                ],
+                &["mise"],
+                &["python"],
+            ),
+            (&["asdf", "exec", "rm"], &["asdf"], &["rm"]),
+            (&["direnv", "exec", ".", "rm"], &["direnv"], &["rm"]),
+            (&["direnv", "exec", "/d", "--", "rm"], &["direnv"], &["rm"]),
+            (
+                &["nix", "develop", "-c", "cargo", "test"],
+                &["nix"],
+                &["cargo", "test"],
+            ),
+            (
+                &[
+                    "nix",
+                    "develop",
+                    ".#foo",
+                    "-i",
+                    "-k",
+                    "HOME",
+                    "--command",
+                    "make",
+                ],
+                &["nix"],
+                &["make"],
+            ),
+            (
+                &["nix", "shell", "nixpkgs#hello", "nixpkgs#jq", "-c", "hello"],
+                &["nix"],
+                &["hello"],
+            ),
+            (
+                &[
+                    "nix",
+                    "--extra-experimental-features",
+                    "nix-command flakes",
+                    "develop",
+                    "-c",
+                    "rm",
+                ],
+                &["nix"],
+                &["rm"],
+            ),
+            (&["devbox", "run", "--", "rm"], &["devbox"], &["rm"]),
+            (
+                &["devbox", "run", "-e", "A=1", "make"],
+                &["devbox"],
+                &["make"],
+            ),
+            (
+                &["op", "run", "--env-file", ".env", "--", "rm"],
+                &["op"],
+                &["rm"],
+            ),
+            (
+                &["doppler", "run", "-p", "p", "-c", "dev", "--", "rm"],
+                &["doppler"],
+                &["rm"],
+            ),
+            (
+                &["aws-vault", "exec", "prof", "--", "rm"],
+                &["aws-vault"],
+                &["rm"],
+            ),
+            (
+                &["aws-vault", "exec", "-d", "1h", "prof", "rm"],
+                &["aws-vault"],
+                &["rm"],
+            ),
+            (&["dotenv", "-e", ".env", "--", "rm"], &["dotenv"], &["rm"]),
+            (
+                &["dotenv", "-e", "a", "-e", "b", "rm"],
+                &["dotenv"],
+                &["rm"],
+            ),
+            (
+                &["xvfb-run", "-a", "-s", "-screen 0 1x1x24", "npm", "test"],
+                &["xvfb-run"],
+                &["npm", "test"],
+            ),
+            (
+                &["uv", "run", "sudo", "npx", "rm", "-rf", "/"],
+                &["uv", "sudo", "npx"],
+                &["rm", "-rf", "/"],
+            ),
+        ] {
+            let (got_wrappers, got_rest) = inner(words);
+            assert_eq!(got_wrappers, wrappers, "{words:?}");
+            assert_eq!(got_rest, rest, "{words:?}");
+        }
+    }
+
+    #[test]
+    fn runners_without_a_command_are_not_stripped() {
+        for words in [
+            &["uv", "run"][..],
+            &["uv", "run", "-m", "http.server"],
+            &["uv", "sync"],
+            &["uv", "pip", "install", "x"],
+            &["npx", "--version"],
+            &["npm", "exec", "--package=foo"],
+            &["npm", "install"],
+            &["poetry", "install"],
+            &["poetry", "run"],
+            &["nix", "develop"],
+            &["nix", "shell", "nixpkgs#hello"],
+            &["nix", "build", "-c", "x"],
+            &["mise", "x", "node@20"],
+            &["pdm", "run", "-l"],
+            &["aws-vault", "exec", "-j", "prof"],
+            &["hatch", "run"],
+            &["hatch", "run", "test:"],
+            &["yarn", "add", "react"],
+            &["pnpm", "build"],
+            &["dotenv", "-p", "X"],
+            &["nix-shell", "-p", "hello"],
+            &["uv", "$SUB", "rm"],
+        ] {
+            let (wrappers, rest) = inner(words);
+            assert!(wrappers.is_empty(), "{words:?}");
+            assert_eq!(rest.len(), words.len(), "{words:?}");
+        }
+    }
+
+    #[test]
+    fn runners_of_shell_strings_stay_the_command() {
+        for (words, payload) in [
+            (&["npx", "-c", "rm -rf /"][..], "rm -rf /"),
+            (&["npm", "exec", "--call=rm -rf /"], "rm -rf /"),
+            (
+                &["nix-shell", "-p", "python3", "--run", "rm -rf /"],
+                "rm -rf /",
+            ),
+            (&["nix-shell", "--command", "rm -rf /"], "rm -rf /"),
+            (&["doppler", "run", "--command", "rm -rf /"], "rm -rf /"),
+            (&["mise", "x", "node@20", "-c", "rm -rf /"], "rm -rf /"),
+            (&["pnpm", "-c", "exec", "rm -rf / && ls"], "rm -rf / && ls"),
+            (
+                &[
+                    "pnpm",
+                    "--package",
+                    "cowsay",
+                    "-c",
+                    "dlx",
+                    "echo",
+                    "hi",
+                    "|",
+                    "cowsay",
+                ],
+                "echo hi | cowsay",
+            ),
+        ] {
+            let fields = fields(words);
+            let stripped = strip(&fields);
+            assert_eq!(stripped.start, 0, "{words:?}");
+            assert_eq!(
+                stripped.payloads.first().map(|p| p.text.as_str()),
+                Some(payload),
+                "{words:?}"
+            );
         }
     }
 
