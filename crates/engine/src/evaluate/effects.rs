@@ -6,6 +6,7 @@
 //! are not treated as paths (data is not code: `echo .env` reads nothing).
 
 use crate::argv::has_flag;
+use crate::packs::places;
 use crate::shell::{RedirectKind, SimpleCommand};
 
 /// One path argument and how it is read.
@@ -310,6 +311,11 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                     effects.writes.push(path.to_owned());
                 }
             }
+        }
+        name if let Some(removed) = places::tree_removal(name, args) => {
+            effects
+                .writes
+                .extend(removed.into_iter().map(str::to_owned));
         }
         "rm" | "rmdir" | "unlink" | "shred" | "truncate" | "touch" | "mkdir" | "srm" => {
             effects.writes.extend(

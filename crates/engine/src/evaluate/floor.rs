@@ -5,7 +5,7 @@
 //! shell start-up file are at least `ask`, whatever the bundle allows.
 
 use crate::argv::has_flag;
-use crate::packs::places::{SCRATCH_DIRS, SYSTEM_DIRS};
+use crate::packs::places::{self, SCRATCH_DIRS, SYSTEM_DIRS};
 use crate::paths::{self, PathContext};
 use crate::shell::SimpleCommand;
 
@@ -46,6 +46,12 @@ pub(crate) fn critical_removal(
     let args = command.args();
     let operands = || args.iter().filter(|arg| !arg.starts_with('-'));
     let critical = |arg: &&String| is_critical_target(arg, ctx, working);
+    if let Some(removed) = places::tree_removal(command.name(), args) {
+        return removed
+            .into_iter()
+            .find(|arg| is_critical_target(arg, ctx, working))
+            .map(str::to_owned);
+    }
     match command.name() {
         "rm" if has_flag(args, &['r', 'R'], &["recursive"]) => operands().find(critical).cloned(),
         "rsync"

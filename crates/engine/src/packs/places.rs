@@ -203,6 +203,31 @@ pub(crate) fn is_in_project(path: &str, ctx: &PathContext<'_>) -> bool {
     project_root(ctx).is_some_and(|root| paths::is_within(paths::literal_prefix(path), root))
 }
 
+/// What a program that removes whole trees with no flag to say so removes: every operand of
+/// `rimraf`, del-cli's `del`, the trash commands (`trash`, `trash-put`, `rmtrash`), and of `gio
+/// trash` / `gio remove`. `None` for any other command. (`rm` says so with `-r`; its callers
+/// judge it themselves.)
+pub(crate) fn tree_removal<'a>(name: &str, args: &'a [String]) -> Option<Vec<&'a str>> {
+    let args = match name {
+        "rimraf" | "del" | "del-cli" | "trash" | "trash-put" | "rmtrash" => args,
+        "gio" => match args.split_first() {
+            Some((sub, rest)) if matches!(sub.as_str(), "trash" | "remove" | "rm") => rest,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let mut operands = Vec::new();
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        if arg == "--" {
+            operands.extend(rest.by_ref().map(String::as_str));
+        } else if !arg.starts_with('-') {
+            operands.push(arg.as_str());
+        }
+    }
+    Some(operands)
+}
+
 /// The last segment of a path.
 pub(crate) fn basename(path: &str) -> &str {
     path.trim_end_matches('/')

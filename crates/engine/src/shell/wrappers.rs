@@ -278,6 +278,8 @@ const WRAPPERS: &[Spec] = &[
         ..plain("chrt")
     },
     Spec { ..plain("busybox") },
+    // shelljs' commands from the command line: `shx rm -rf dist`.
+    Spec { ..plain("shx") },
     // Tracers, sandboxes and namespaces run the command they are given (red-teamed 2026-11-23:
     // `strace rm -rf ~`, `unshare -r rm -rf ~`, `nsenter -t 1 -m rm -rf /` went unseen).
     Spec {

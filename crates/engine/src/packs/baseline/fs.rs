@@ -98,6 +98,9 @@ fn world_writable(mode: &str) -> bool {
 pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
     let args = cmd.args();
     let name = cmd.name();
+    for operand in places::tree_removal(name, args).unwrap_or_default() {
+        removal(cmd, operand, out);
+    }
     match name {
         "rm" => {
             let parsed = Parsed::new(args, &[], &[]);
