@@ -71,22 +71,24 @@ pub(crate) fn critical_removal(
         {
             operands().next_back().filter(critical).cloned()
         }
-        "find" if deletes_whole_trees(args) => args
-            .iter()
-            .take_while(|arg| !arg.starts_with('-') && !matches!(arg.as_str(), "(" | "!"))
-            .find(critical)
-            .cloned(),
+        "find" => {
+            let (roots, expression) = crate::shell::find_split(args);
+            if !deletes_whole_trees(expression) {
+                return None;
+            }
+            roots
+                .into_iter()
+                .find(|root| is_critical_target(root, ctx, working))
+                .map(str::to_owned)
+        }
         _ => None,
     }
 }
 
 /// `find ROOT… -delete` whose expression holds nothing but `-delete` and options that select
 /// nothing (`-depth`, `-maxdepth N`, `-xdev`, …): every file under the roots goes.
-fn deletes_whole_trees(args: &[String]) -> bool {
-    let mut expression = args
-        .iter()
-        .skip_while(|arg| !arg.starts_with('-') && !matches!(arg.as_str(), "(" | "!"))
-        .peekable();
+fn deletes_whole_trees(expression: &[String]) -> bool {
+    let mut expression = expression.iter();
     let mut deletes = false;
     while let Some(arg) = expression.next() {
         match arg.as_str() {

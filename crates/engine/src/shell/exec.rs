@@ -406,21 +406,29 @@ const MAX_FIND_NAMES: usize = 16;
 /// The start directories of `find ARGS` (`.` when none is given), after its leading options
 /// (`-H`, `-L`, `-P`, `-O3`, `-D tree`).
 pub(crate) fn find_roots(args: &[String]) -> Vec<&str> {
-    let mut iter = args.iter().map(String::as_str);
+    find_split(args).0
+}
+
+/// `find ARGS` split into its start directories (`.` when none is given; its leading options
+/// `-H`, `-L`, `-P`, `-O3`, `-D tree` skipped) and its expression.
+pub(crate) fn find_split(args: &[String]) -> (Vec<&str>, &[String]) {
     let mut roots = Vec::new();
-    while let Some(arg) = iter.next() {
+    let mut at = 0;
+    while let Some(arg) = args.get(at).map(String::as_str) {
         match arg {
             "-H" | "-L" | "-P" if roots.is_empty() => {}
-            "-D" if roots.is_empty() => {
-                iter.next();
-            }
+            "-D" if roots.is_empty() => at += 1,
             _ if roots.is_empty() && arg.starts_with("-O") => {}
             "(" | "!" => break,
             _ if arg.starts_with('-') => break,
             root => roots.push(root),
         }
+        at += 1;
     }
-    if roots.is_empty() { vec!["."] } else { roots }
+    if roots.is_empty() {
+        roots.push(".");
+    }
+    (roots, args.get(at..).unwrap_or_default())
 }
 
 /// The names `find ARGS` prints, as patterns: `find . -name .env` prints `./**/.env`. One per

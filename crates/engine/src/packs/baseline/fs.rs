@@ -216,30 +216,6 @@ fn removal(cmd: &Cmd<'_>, operand: &str, out: &mut Findings) {
 /// `find ROOTS… -delete` or `-exec rm …`: the roots are what gets removed.
 fn find(cmd: &Cmd<'_>, out: &mut Findings) {
     let args = cmd.args();
-    let mut iter = args.iter().peekable();
-    let mut roots: Vec<&str> = Vec::new();
-    // Leading options: -H -L -P -D debugopts -Olevel.
-    while let Some(arg) = iter.peek() {
-        match arg.as_str() {
-            "-H" | "-L" | "-P" => {
-                iter.next();
-            }
-            "-D" => {
-                iter.next();
-                iter.next();
-            }
-            other if other.starts_with("-O") => {
-                iter.next();
-            }
-            _ => break,
-        }
-    }
-    for arg in iter.by_ref() {
-        if arg.starts_with('-') || arg == "(" || arg == "!" || arg == "\\(" {
-            break;
-        }
-        roots.push(arg);
-    }
     let deleting = args.windows(2).any(|pair| match pair {
         [flag, program] => {
             matches!(flag.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
@@ -253,10 +229,7 @@ fn find(cmd: &Cmd<'_>, out: &mut Findings) {
     if !deleting {
         return;
     }
-    if roots.is_empty() {
-        roots.push(".");
-    }
-    for root in roots {
+    for root in crate::shell::find_roots(args) {
         removal(cmd, root, out);
     }
 }
