@@ -189,6 +189,70 @@ pub(crate) fn has_flag(args: &[String], short: &[char], long: &[&str]) -> bool {
     })
 }
 
+/// rsync's short options that take a value (`-e ssh`, `-f 'merge x'`, `-T dir`, `-B n`).
+const RSYNC_SHORT_VALUES: &[char] = &['e', 'f', 'T', 'B', 'M', '@'];
+
+/// rsync's long options that take a value when none is attached with `=`: read as operands,
+/// `--exclude .git` after the destination would pass for it.
+const RSYNC_LONG_VALUES: &[&str] = &[
+    "exclude",
+    "include",
+    "filter",
+    "exclude-from",
+    "include-from",
+    "files-from",
+    "rsh",
+    "rsync-path",
+    "backup-dir",
+    "suffix",
+    "temp-dir",
+    "compare-dest",
+    "copy-dest",
+    "link-dest",
+    "partial-dir",
+    "log-file",
+    "log-file-format",
+    "out-format",
+    "password-file",
+    "chmod",
+    "chown",
+    "usermap",
+    "groupmap",
+    "max-size",
+    "min-size",
+    "max-delete",
+    "timeout",
+    "contimeout",
+    "port",
+    "bwlimit",
+    "block-size",
+    "modify-window",
+    "checksum-choice",
+    "compress-choice",
+    "compress-level",
+    "skip-compress",
+    "info",
+    "debug",
+    "iconv",
+    "remote-option",
+    "sockopts",
+    "outbuf",
+    "max-alloc",
+    "write-batch",
+    "read-batch",
+    "only-write-batch",
+    "protocol",
+    "address",
+    "stop-after",
+    "stop-at",
+];
+
+/// An rsync command line: its options (the valued ones with their values) and its operands, the
+/// sources and, last, the destination.
+pub(crate) fn rsync(args: &[String]) -> Parsed<'_> {
+    Parsed::new(args, RSYNC_SHORT_VALUES, RSYNC_LONG_VALUES)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

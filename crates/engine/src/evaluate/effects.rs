@@ -262,9 +262,17 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
             let files = operands.iter().skip(usize::from(!explicit_script));
             effects.writes.extend(files.map(|path| (*path).to_owned()));
         }
-        "cp" | "rsync" | "scp" | "install" | "ln" => {
-            let recursive = command.name() == "rsync"
-                || has_flag(args, &['r', 'R', 'a'], &["recursive", "archive"]);
+        "rsync" => {
+            let operands = crate::argv::rsync(args).operands;
+            if let Some((target, sources)) = operands.split_last() {
+                for source in sources {
+                    read(&mut effects, source, true);
+                }
+                effects.writes.push((*target).to_owned());
+            }
+        }
+        "cp" | "scp" | "install" | "ln" => {
+            let recursive = has_flag(args, &['r', 'R', 'a'], &["recursive", "archive"]);
             let operands = operands(
                 args,
                 &[

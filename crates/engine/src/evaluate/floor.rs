@@ -4,7 +4,7 @@
 //! project or one of its parents, a system directory) and writes into `.git/`, `.claude/` or a
 //! shell start-up file are at least `ask`, whatever the bundle allows.
 
-use crate::argv::has_flag;
+use crate::argv::{self, has_flag};
 use crate::packs::places::{self, SCRATCH_DIRS, SYSTEM_DIRS};
 use crate::paths::{self, PathContext};
 use crate::shell::SimpleCommand;
@@ -54,9 +54,9 @@ pub(crate) fn critical_removal(
     }
     match command.name() {
         "rm" if has_flag(args, &['r', 'R'], &["recursive"]) => operands().find(critical).cloned(),
-        "rsync"
-            if has_flag(
-                args,
+        "rsync" => {
+            let parsed = argv::rsync(args);
+            let deletes = parsed.has(
                 &[],
                 &[
                     "delete",
@@ -67,9 +67,11 @@ pub(crate) fn critical_removal(
                     "delete-excluded",
                     "del",
                 ],
-            ) =>
-        {
-            operands().next_back().filter(critical).cloned()
+            );
+            let destination = parsed.operands.last().copied();
+            destination
+                .filter(|dest| deletes && is_critical_target(dest, ctx, working))
+                .map(str::to_owned)
         }
         "find" => {
             let (roots, expression) = crate::shell::find_split(args);

@@ -334,27 +334,7 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
         }
         "scp" | "sftp" | "rsync" => {
             let parsed = if name == "rsync" {
-                Parsed::new(
-                    args,
-                    &['e', 'f', 'B', 'T'],
-                    &[
-                        "rsh",
-                        "exclude",
-                        "include",
-                        "filter",
-                        "files-from",
-                        "rsync-path",
-                        "password-file",
-                        "exclude-from",
-                        "include-from",
-                        "temp-dir",
-                        "partial-dir",
-                        "backup-dir",
-                        "chmod",
-                        "chown",
-                        "log-file",
-                    ],
-                )
+                crate::argv::rsync(args)
             } else {
                 Parsed::new(
                     args,

@@ -36,11 +36,15 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
     let effects = &cmd.effects;
     let mut targets: Vec<String> = effects.writes.clone();
     if matches!(name, "cp" | "mv" | "install" | "ln" | "rsync") {
-        let parsed = Parsed::new(
-            cmd.args(),
-            &['t', 'S', 'm', 'o', 'g'],
-            &["target-directory", "suffix", "mode", "owner", "group"],
-        );
+        let parsed = if name == "rsync" {
+            crate::argv::rsync(cmd.args())
+        } else {
+            Parsed::new(
+                cmd.args(),
+                &['t', 'S', 'm', 'o', 'g'],
+                &["target-directory", "suffix", "mode", "owner", "group"],
+            )
+        };
         let explicit_dir = parsed.values(&['t'], &["target-directory"]);
         let (dir, sources): (Option<&str>, Vec<&str>) = match explicit_dir.first() {
             Some(dir) => (Some(*dir), parsed.operands.clone()),
