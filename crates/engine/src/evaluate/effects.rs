@@ -5,7 +5,7 @@
 //! writing it. This table knows the common file commands; arguments of commands it does not know
 //! are not treated as paths (data is not code: `echo .env` reads nothing).
 
-use crate::argv::has_flag;
+use crate::argv::{Parsed, has_flag};
 use crate::packs::places;
 use crate::shell::{RedirectKind, SimpleCommand};
 
@@ -271,7 +271,23 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                 effects.writes.push((*target).to_owned());
             }
         }
-        "cp" | "scp" | "install" | "ln" => {
+        "ln" => {
+            // A link opens its target, and all below it, to whatever later reads or writes the
+            // link: `ln -s ~/.aws aws`, `ln -s ~/.bashrc rc; echo x >> rc`.
+            let parsed = Parsed::new(args, &['t', 'S'], &["target-directory", "suffix"]);
+            let directory = parsed.values(&['t'], &["target-directory"]);
+            let (targets, links) = match (directory.as_slice(), parsed.operands.split_last()) {
+                ([], Some((link, targets))) if !targets.is_empty() => (targets, vec![*link]),
+                // `ln -s TARGET` links into the working directory; `-t DIR` into DIR.
+                _ => (parsed.operands.as_slice(), directory),
+            };
+            for target in targets {
+                read(&mut effects, target, true);
+                effects.writes.push((*target).to_owned());
+            }
+            effects.writes.extend(links.into_iter().map(str::to_owned));
+        }
+        "cp" | "scp" | "install" => {
             let recursive = has_flag(args, &['r', 'R', 'a'], &["recursive", "archive"]);
             let operands = operands(
                 args,
