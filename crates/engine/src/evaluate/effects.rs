@@ -412,6 +412,27 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
         }
         _ => effects.unknown_program = true,
     }
+    // Options that name a file the command writes, besides what it does otherwise.
+    match command.name() {
+        "sort" => effects.writes.extend(
+            option_values(args, &["-o"], &["output"])
+                .into_iter()
+                .map(str::to_owned),
+        ),
+        "find" => effects.writes.extend(
+            args.windows(2)
+                .filter(|pair| {
+                    pair.first().is_some_and(|action| {
+                        matches!(
+                            action.as_str(),
+                            "-fprint" | "-fprint0" | "-fprintf" | "-fls"
+                        )
+                    })
+                })
+                .filter_map(|pair| pair.get(1).cloned()),
+        ),
+        _ => {}
+    }
     for redirect in &command.redirects {
         if is_harmless_device(&redirect.target) {
             continue;

@@ -1,6 +1,7 @@
 //! Programs whose own languages hand commands to a shell: awk (`system("…")`, `print | "cmd"`,
-//! `"cmd" | getline`), sed (its `e` command and the `e` flag of `s`), and git (`rebase --exec`,
-//! `submodule foreach`, `bisect run`).
+//! `"cmd" | getline`), sed (its `e` command and the `e` flag of `s`), git (`rebase --exec`,
+//! `submodule foreach`, `bisect run`), and the options of tar (`-I`, `--to-command`,
+//! `--checkpoint-action=exec=…`, …) and zip (`-TT`) that name a command.
 //!
 //! [`nested`] finds the shell text each would run. Text only known at run time (an awk
 //! expression, what sed's pattern space holds, what awk prints into a shell) is
@@ -44,6 +45,8 @@ pub(super) fn nested(name: &str, args: &[Field]) -> Vec<Nested> {
             programs(args, &SED).into_iter().flat_map(sed).collect()
         }
         "git" => git(args),
+        "tar" | "gtar" => tar(args),
+        "zip" => zip(args),
         _ => return Vec::new(),
     };
     cap(found, MAX_FOUND)
@@ -831,12 +834,12 @@ fn git(args: &[Field]) -> Vec<Nested> {
         return Vec::new();
     };
     match sub.text.as_str() {
-        "rebase" => option_values(rest, 'x', &['s', 'X', 'C'], "exec"),
-        "difftool" => option_values(rest, 'x', &['t', 'y'], "extcmd"),
+        "rebase" => option_values(rest, Some('x'), &['s', 'X', 'C'], "exec"),
+        "difftool" => option_values(rest, Some('x'), &['t', 'y'], "extcmd"),
         // `-O` takes its value attached only (`-Ovim`); alone it opens the default pager.
         "grep" => option_values(
             rest,
-            'O',
+            Some('O'),
             &['e', 'f', 'm', 'A', 'B', 'C'],
             "open-files-in-pager",
         ),
@@ -874,10 +877,73 @@ fn git(args: &[Field]) -> Vec<Nested> {
     }
 }
 
-/// The shell commands given to a subcommand's option `-SHORT CMD`, `-SHORTCMD` (also at the end
-/// of a flag cluster: `-qx CMD`), `--LONG CMD`, `--LONG=CMD`, or a prefix of `--LONG`. `valued`
-/// lists the subcommand's other short options that take a value, which end a cluster.
-fn option_values(args: &[Field], short: char, valued: &[char], long: &str) -> Vec<Nested> {
+/// tar's short options that take a value, which end a flag cluster.
+const TAR_VALUED: &[char] = &[
+    'f', 'C', 'T', 'X', 'b', 'H', 'K', 'L', 'N', 'V', 'g', 'I', 'F',
+];
+
+/// The commands GNU tar runs: a compressor (`-I CMD`, `--use-compress-program`), volume scripts
+/// (`-F CMD`, `--info-script`, `--new-volume-script`), `--to-command`, `--rsh-command` and a
+/// checkpoint's `exec=CMD` action, each run by a shell.
+fn tar(args: &[Field]) -> Vec<Nested> {
+    let mut found = option_values(args, Some('I'), TAR_VALUED, "use-compress-program");
+    found.extend(option_values(args, Some('F'), TAR_VALUED, "info-script"));
+    for long in ["new-volume-script", "to-command", "rsh-command"] {
+        found.extend(option_values(args, None, TAR_VALUED, long));
+    }
+    found.extend(
+        option_texts(args, None, TAR_VALUED, "checkpoint-action")
+            .into_iter()
+            .filter_map(|(action, dynamic)| {
+                let command = action.strip_prefix("exec=")?;
+                Some(script_or_dynamic(
+                    command.to_owned(),
+                    dynamic,
+                    Origin::ShellString,
+                ))
+            }),
+    );
+    found
+}
+
+/// zip's test command: `-TT CMD`, `-TTCMD`, `--unzip-command CMD` (run by a shell with `-T`).
+fn zip(args: &[Field]) -> Vec<Nested> {
+    let mut found = option_values(args, None, &[], "unzip-command");
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        let Some(attached) = arg.text.strip_prefix("-TT") else {
+            continue;
+        };
+        let value = if attached.is_empty() {
+            iter.next().map(|field| (field.text.clone(), field.dynamic))
+        } else {
+            Some((attached.to_owned(), arg.dynamic))
+        };
+        if let Some((text, dynamic)) = value {
+            found.push(script_or_dynamic(text, dynamic, Origin::ShellString));
+        }
+    }
+    found
+}
+
+/// The shell commands given to a subcommand's option (see [`option_texts`]).
+fn option_values(args: &[Field], short: Option<char>, valued: &[char], long: &str) -> Vec<Nested> {
+    option_texts(args, short, valued, long)
+        .into_iter()
+        .map(|(text, dynamic)| script_or_dynamic(text, dynamic, Origin::ShellString))
+        .collect()
+}
+
+/// The values, and whether each holds a run-time expansion, of an option `-SHORT VALUE`,
+/// `-SHORTVALUE` (also at the end of a flag cluster: `-qx CMD`), `--LONG VALUE`, `--LONG=VALUE`,
+/// or a prefix of `--LONG`. `valued` lists the other short options that take a value, which end
+/// a cluster. Empty values are left out.
+fn option_texts(
+    args: &[Field],
+    short: Option<char>,
+    valued: &[char],
+    long: &str,
+) -> Vec<(String, bool)> {
     let mut found = Vec::new();
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
@@ -898,13 +964,13 @@ fn option_values(args: &[Field], short: char, valued: &[char], long: &str) -> Ve
         } else if let Some(cluster) = text.strip_prefix('-') {
             let flag = cluster
                 .char_indices()
-                .find(|(_, flag)| *flag == short || valued.contains(flag));
+                .find(|(_, flag)| Some(*flag) == short || valued.contains(flag));
             match flag {
-                Some((at, flag)) if flag == short => {
+                Some((at, flag)) if Some(flag) == short => {
                     let rest = cluster.get(at + flag.len_utf8()..).unwrap_or("");
                     if !rest.is_empty() {
                         Some((rest.to_owned(), arg.dynamic))
-                    } else if short == 'O' {
+                    } else if flag == 'O' {
                         None
                     } else {
                         iter.next().map(|field| (field.text.clone(), field.dynamic))
@@ -922,8 +988,8 @@ fn option_values(args: &[Field], short: char, valued: &[char], long: &str) -> Ve
         } else {
             None
         };
-        if let Some((value, dynamic)) = value.filter(|(value, _)| !value.is_empty()) {
-            found.push(script_or_dynamic(value, dynamic, Origin::ShellString));
+        if let Some(value) = value.filter(|(value, _)| !value.is_empty()) {
+            found.push(value);
         }
     }
     found

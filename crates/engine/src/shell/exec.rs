@@ -1,6 +1,6 @@
 //! Commands that run other commands: shells (`bash -c`, `sh` reading stdin), `eval`, `su -c`,
 //! `script -c`, `source /dev/stdin`, `alias`, `trap`, `xargs`, `find -exec` and `parallel`; awk,
-//! sed and git through [`embedded`].
+//! sed, git, tar and zip through [`embedded`].
 //!
 //! Given a command's normalised argv (wrappers already stripped), [`nested`] says what else runs: a
 //! script text to parse, an inner argv, a script that is only known at run time, or "the script comes
