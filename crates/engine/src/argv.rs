@@ -190,7 +190,7 @@ pub(crate) fn has_flag(args: &[String], short: &[char], long: &[&str]) -> bool {
 }
 
 /// rsync's short options that take a value (`-e ssh`, `-f 'merge x'`, `-T dir`, `-B n`).
-const RSYNC_SHORT_VALUES: &[char] = &['e', 'f', 'T', 'B', 'M', '@'];
+pub(crate) const RSYNC_SHORT_VALUES: &[char] = &['e', 'f', 'T', 'B', 'M', '@'];
 
 /// rsync's long options that take a value when none is attached with `=`: read as operands,
 /// `--exclude .git` after the destination would pass for it.

@@ -1,7 +1,9 @@
 //! Programs whose own languages hand commands to a shell: awk (`system("…")`, `print | "cmd"`,
 //! `"cmd" | getline`), sed (its `e` command and the `e` flag of `s`), git (`rebase --exec`,
-//! `submodule foreach`, `bisect run`), and the options of tar (`-I`, `--to-command`,
-//! `--checkpoint-action=exec=…`, …) and zip (`-TT`) that name a command.
+//! `submodule foreach`, `bisect run`); the options that name a command (tar's `-I`,
+//! `--to-command`, `--checkpoint-action=exec=…`; zip's `-TT`; ssh's `-o ProxyCommand=…`; rsync's
+//! `-e`; scp's `-S`; man's `-P`); ssh's remote command; and the shell escapes of vim (`-c '!…'`,
+//! `+'r !…'`, `:terminal`) and less (`+'!…'`).
 //!
 //! [`nested`] finds the shell text each would run. Text only known at run time (an awk
 //! expression, what sed's pattern space holds, what awk prints into a shell) is
@@ -10,11 +12,12 @@
 //! These are small scanners, not parsers of awk or sed: where they are unsure they see a command
 //! that may not be there (a question for the user), never the other way round.
 
-use super::exec::{Nested, SHELLS, script_or_dynamic};
+use super::exec::{Nested, SHELLS, joined, script_or_dynamic};
 use super::wrappers::Field;
 use super::{Origin, basename};
 use crate::argv::{
-    GIT_GLOBAL_LONG_VALUE, GIT_GLOBAL_SHORT_VALUE, long_option_matches, options_end,
+    GIT_GLOBAL_LONG_VALUE, GIT_GLOBAL_SHORT_VALUE, RSYNC_SHORT_VALUES, long_option_matches,
+    options_end,
 };
 
 /// The names awk goes by.
@@ -47,6 +50,25 @@ pub(super) fn nested(name: &str, args: &[Field]) -> Vec<Nested> {
         "git" => git(args),
         "tar" | "gtar" => tar(args),
         "zip" => zip(args),
+        "ssh" => ssh(args),
+        "scp" | "sftp" => {
+            let mut found = ssh_options(args, SCP_VALUED);
+            found.extend(option_values(args, Some('S'), SCP_VALUED, None));
+            found
+        }
+        "rsync" => option_values(args, Some('e'), RSYNC_SHORT_VALUES, Some("rsh")),
+        "man" => option_values(
+            args,
+            Some('P'),
+            &['C', 'E', 'H', 'L', 'M', 'm', 'p', 'R', 'S', 'e', 'r'],
+            Some("pager"),
+        ),
+        "vi" | "vim" | "nvim" | "view" | "gvim" | "rvim" | "vimdiff" | "ex" => vim(args),
+        "less" | "more" => args
+            .iter()
+            .filter_map(|arg| Some((arg.text.strip_prefix('+')?, arg.dynamic)))
+            .filter_map(|(command, dynamic)| bang_command(command, dynamic))
+            .collect(),
         _ => return Vec::new(),
     };
     cap(found, MAX_FOUND)
@@ -834,14 +856,14 @@ fn git(args: &[Field]) -> Vec<Nested> {
         return Vec::new();
     };
     match sub.text.as_str() {
-        "rebase" => option_values(rest, Some('x'), &['s', 'X', 'C'], "exec"),
-        "difftool" => option_values(rest, Some('x'), &['t', 'y'], "extcmd"),
+        "rebase" => option_values(rest, Some('x'), &['s', 'X', 'C'], Some("exec")),
+        "difftool" => option_values(rest, Some('x'), &['t', 'y'], Some("extcmd")),
         // `-O` takes its value attached only (`-Ovim`); alone it opens the default pager.
         "grep" => option_values(
             rest,
             Some('O'),
             &['e', 'f', 'm', 'A', 'B', 'C'],
-            "open-files-in-pager",
+            Some("open-files-in-pager"),
         ),
         "submodule" | "submodule--helper" => {
             let Some(at) = rest.iter().position(|arg| arg.text == "foreach") else {
@@ -855,13 +877,7 @@ fn git(args: &[Field]) -> Vec<Nested> {
             if command.is_empty() {
                 return Vec::new();
             }
-            let text = command
-                .iter()
-                .map(|f| f.text.as_str())
-                .collect::<Vec<_>>()
-                .join(" ");
-            let dynamic = command.iter().any(|f| f.dynamic);
-            vec![script_or_dynamic(text, dynamic, Origin::ShellString)]
+            vec![joined(command, Origin::ShellString)]
         }
         "bisect" if rest.first().is_some_and(|arg| arg.text == "run") => {
             let fields = rest.get(1..).unwrap_or(&[]).to_vec();
@@ -886,13 +902,18 @@ const TAR_VALUED: &[char] = &[
 /// (`-F CMD`, `--info-script`, `--new-volume-script`), `--to-command`, `--rsh-command` and a
 /// checkpoint's `exec=CMD` action, each run by a shell.
 fn tar(args: &[Field]) -> Vec<Nested> {
-    let mut found = option_values(args, Some('I'), TAR_VALUED, "use-compress-program");
-    found.extend(option_values(args, Some('F'), TAR_VALUED, "info-script"));
+    let mut found = option_values(args, Some('I'), TAR_VALUED, Some("use-compress-program"));
+    found.extend(option_values(
+        args,
+        Some('F'),
+        TAR_VALUED,
+        Some("info-script"),
+    ));
     for long in ["new-volume-script", "to-command", "rsh-command"] {
-        found.extend(option_values(args, None, TAR_VALUED, long));
+        found.extend(option_values(args, None, TAR_VALUED, Some(long)));
     }
     found.extend(
-        option_texts(args, None, TAR_VALUED, "checkpoint-action")
+        option_texts(args, None, TAR_VALUED, Some("checkpoint-action"))
             .into_iter()
             .filter_map(|(action, dynamic)| {
                 let command = action.strip_prefix("exec=")?;
@@ -908,7 +929,7 @@ fn tar(args: &[Field]) -> Vec<Nested> {
 
 /// zip's test command: `-TT CMD`, `-TTCMD`, `--unzip-command CMD` (run by a shell with `-T`).
 fn zip(args: &[Field]) -> Vec<Nested> {
-    let mut found = option_values(args, None, &[], "unzip-command");
+    let mut found = option_values(args, None, &[], Some("unzip-command"));
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
         let Some(attached) = arg.text.strip_prefix("-TT") else {
@@ -926,8 +947,131 @@ fn zip(args: &[Field]) -> Vec<Nested> {
     found
 }
 
+/// ssh's short options that take a value, which end a flag cluster.
+const SSH_VALUED: &[char] = &[
+    'B', 'b', 'c', 'D', 'E', 'e', 'F', 'I', 'i', 'J', 'L', 'l', 'm', 'O', 'o', 'p', 'Q', 'R', 'S',
+    'W', 'w',
+];
+
+/// scp's and sftp's short options that take a value.
+const SCP_VALUED: &[char] = &[
+    'B', 'b', 'c', 'D', 'F', 'i', 'J', 'l', 'o', 'P', 'R', 'S', 'X',
+];
+
+/// What ssh runs: the commands its `-o` options name (`ProxyCommand`, `LocalCommand`, …), run
+/// here, and the command given after the destination, run by the remote user's shell (a
+/// deletion there is one all the same, and what it prints comes back to the agent). Nothing
+/// after the destination is a command with `-N`, `-s` (a subsystem) or `-W`.
+fn ssh(args: &[Field]) -> Vec<Nested> {
+    let mut found = ssh_options(args, SSH_VALUED);
+    let start = options_end(args, SSH_VALUED, &[]);
+    let no_command = args.get(..start).unwrap_or_default().iter().any(|arg| {
+        arg.text.starts_with('-')
+            && !arg.text.starts_with("--")
+            && arg.text.chars().any(|flag| matches!(flag, 'N' | 's' | 'W'))
+    });
+    // OpenSSH reads options after the destination too (`ssh host -v cmd`).
+    let rest = args.get(start + 1..).unwrap_or_default();
+    let command = rest
+        .get(options_end(rest, SSH_VALUED, &[])..)
+        .unwrap_or_default();
+    if !no_command && !command.is_empty() {
+        found.push(joined(command, Origin::ShellString));
+    }
+    found
+}
+
+/// The commands named by ssh's, scp's or sftp's `-o KEY=VALUE` (or `-o 'KEY VALUE'`) options.
+fn ssh_options(args: &[Field], valued: &[char]) -> Vec<Nested> {
+    const KEYS: &[&str] = &[
+        "proxycommand",
+        "localcommand",
+        "knownhostscommand",
+        "remotecommand",
+    ];
+    option_texts(args, Some('o'), valued, None)
+        .into_iter()
+        .filter_map(|(option, dynamic)| {
+            let (key, value) = option.split_once(|c: char| c == '=' || c.is_whitespace())?;
+            KEYS.iter()
+                .any(|known| key.trim().eq_ignore_ascii_case(known))
+                .then(|| script_or_dynamic(value.trim().to_owned(), dynamic, Origin::ShellString))
+        })
+        .collect()
+}
+
+/// The shell commands in vim's `-c CMD`, `--cmd CMD` and `+CMD` Ex commands.
+fn vim(args: &[Field]) -> Vec<Nested> {
+    let mut commands: Vec<(String, bool)> = args
+        .iter()
+        .filter_map(|arg| Some((arg.text.strip_prefix('+')?.to_owned(), arg.dynamic)))
+        .collect();
+    commands.extend(option_texts(
+        args,
+        Some('c'),
+        &['S', 'T', 'u', 'i', 'w', 'W', 's', 't', 'q'],
+        Some("cmd"),
+    ));
+    commands
+        .iter()
+        .filter_map(|(command, dynamic)| ex_shell(command, *dynamic))
+        .collect()
+}
+
+/// The shell command an Ex command runs: `!cmd`, `:!cmd`, a filter (`%!cmd`, `.,$!cmd`),
+/// `r !cmd`, `w !cmd` and `:terminal cmd`; a call of `system()` and the like runs what only the
+/// run time knows.
+fn ex_shell(command: &str, dynamic: bool) -> Option<Nested> {
+    let command = command.trim_start_matches([':', ' ']);
+    let after_range = command.trim_start_matches(|c: char| {
+        c.is_ascii_digit() || matches!(c, '%' | '.' | '$' | ',' | '\'' | '<' | '>' | ' ')
+    });
+    // `:r !cmd` and `:r!cmd` read a command's output; `:w !cmd` writes to one, but `:w! file`
+    // forces a write.
+    let read = ["read", "r"]
+        .iter()
+        .find_map(|word| after_range.strip_prefix(word))
+        .map(str::trim_start);
+    let write = ["write", "w"]
+        .iter()
+        .find_map(|word| after_range.strip_prefix(word))
+        .filter(|rest| rest.starts_with(char::is_whitespace))
+        .map(str::trim_start);
+    let after_word = read.or(write).unwrap_or(after_range);
+    if let Some(nested) = bang_command(after_word, dynamic) {
+        return Some(nested);
+    }
+    // `:terminal CMD` (`:ter`, `:term`, …) runs CMD in a terminal window.
+    if let Some((word, shell)) = after_range.split_once(' ')
+        && word.len() >= 3
+        && "terminal".starts_with(word)
+        && !shell.trim().is_empty()
+    {
+        return Some(script_or_dynamic(
+            shell.trim().to_owned(),
+            dynamic,
+            Origin::ShellString,
+        ));
+    }
+    ["system(", "systemlist(", "jobstart(", "termopen("]
+        .iter()
+        .any(|call| command.contains(call))
+        .then(|| Nested::Dynamic(command.to_owned()))
+}
+
+/// `!cmd` as the shell command `cmd` (less's and vim's shell escape).
+fn bang_command(command: &str, dynamic: bool) -> Option<Nested> {
+    let shell = command.strip_prefix('!')?.trim();
+    (!shell.is_empty()).then(|| script_or_dynamic(shell.to_owned(), dynamic, Origin::ShellString))
+}
+
 /// The shell commands given to a subcommand's option (see [`option_texts`]).
-fn option_values(args: &[Field], short: Option<char>, valued: &[char], long: &str) -> Vec<Nested> {
+fn option_values(
+    args: &[Field],
+    short: Option<char>,
+    valued: &[char],
+    long: Option<&str>,
+) -> Vec<Nested> {
     option_texts(args, short, valued, long)
         .into_iter()
         .map(|(text, dynamic)| script_or_dynamic(text, dynamic, Origin::ShellString))
@@ -942,7 +1086,7 @@ fn option_texts(
     args: &[Field],
     short: Option<char>,
     valued: &[char],
-    long: &str,
+    long: Option<&str>,
 ) -> Vec<(String, bool)> {
     let mut found = Vec::new();
     let mut iter = args.iter();
@@ -953,10 +1097,10 @@ fn option_texts(
         }
         let value = if let Some(name) = text.strip_prefix("--") {
             match name.split_once('=') {
-                Some((name, value)) if long_option_matches(name, long) => {
+                Some((name, value)) if long.is_some_and(|long| long_option_matches(name, long)) => {
                     Some((value.to_owned(), arg.dynamic))
                 }
-                None if long_option_matches(name, long) => {
+                None if long.is_some_and(|long| long_option_matches(name, long)) => {
                     iter.next().map(|field| (field.text.clone(), field.dynamic))
                 }
                 _ => None,

@@ -1,6 +1,6 @@
 //! Commands that run other commands: shells (`bash -c`, `sh` reading stdin), `eval`, `su -c`,
 //! `script -c`, `source /dev/stdin`, `alias`, `trap`, `xargs`, `find -exec` and `parallel`; awk,
-//! sed, git, tar and zip through [`embedded`].
+//! sed, git, tar, zip, ssh, vim and others through [`embedded`].
 //!
 //! Given a command's normalised argv (wrappers already stripped), [`nested`] says what else runs: a
 //! script text to parse, an inner argv, a script that is only known at run time, or "the script comes
@@ -70,7 +70,7 @@ pub(super) fn nested(argv: &[Field], stdin: Option<&str>) -> Vec<Nested> {
         "trap" => trap(args).into_iter().collect(),
         "xargs" => xargs(args, stdin),
         "find" => find(args),
-        "parallel" => parallel(args).into_iter().collect(),
+        "parallel" => parallel(args),
         _ => embedded::nested(name, args),
     }
 }
@@ -83,6 +83,21 @@ pub(super) fn script_or_dynamic(text: String, dynamic: bool, origin: Origin) -> 
     } else {
         Nested::Script { text, origin }
     }
+}
+
+/// Words joined by spaces as a script with this origin (a shell joins them so: `eval a b`, `ssh
+/// host a b`), or a script only known at run time when one holds a run-time expansion.
+pub(super) fn joined<'a>(words: impl IntoIterator<Item = &'a Field>, origin: Origin) -> Nested {
+    let mut text = String::new();
+    let mut dynamic = false;
+    for word in words {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(&word.text);
+        dynamic |= word.dynamic;
+    }
+    script_or_dynamic(text, dynamic, origin)
 }
 
 fn is_process_substitution(field: &Field) -> bool {
@@ -146,16 +161,7 @@ fn shell(args: &[Field]) -> Option<Nested> {
 }
 
 fn eval(args: &[Field]) -> Option<Nested> {
-    if args.is_empty() {
-        return None;
-    }
-    let text = args
-        .iter()
-        .map(|f| f.text.as_str())
-        .collect::<Vec<_>>()
-        .join(" ");
-    let dynamic = args.iter().any(|f| f.dynamic);
-    Some(script_or_dynamic(text, dynamic, Origin::Eval))
+    (!args.is_empty()).then(|| joined(args, Origin::Eval))
 }
 
 /// `-c CMD` / `--command=CMD` in a getopt-style argument list; `with_arg` lists the other short
@@ -400,6 +406,9 @@ fn find(args: &[Field]) -> Vec<Nested> {
     out
 }
 
+/// Most of `parallel`'s runs followed, one per `:::` argument.
+const MAX_PARALLEL_RUNS: usize = 8;
+
 /// Most name patterns [`find_names`] gives.
 const MAX_FIND_NAMES: usize = 16;
 
@@ -493,16 +502,17 @@ const PARALLEL_LONG_ARG: &[&str] = &[
     "retries",
 ];
 
-fn parallel(args: &[Field]) -> Option<Nested> {
+fn parallel(args: &[Field]) -> Vec<Nested> {
     let start = options_end(args, PARALLEL_SHORT_ARG, PARALLEL_LONG_ARG);
-    let command: Vec<&Field> = args
-        .get(start..)
-        .unwrap_or(&[])
+    let rest = args.get(start..).unwrap_or(&[]);
+    let split = rest
         .iter()
-        .take_while(|f| !f.text.starts_with(":::"))
-        .collect();
+        .position(|f| f.text.starts_with(":::"))
+        .unwrap_or(rest.len());
+    let command = rest.get(..split).unwrap_or(&[]);
+    let sources = rest.get(split..).unwrap_or(&[]);
     if command.is_empty() {
-        return None;
+        return Vec::new();
     }
     let text = command
         .iter()
@@ -510,7 +520,31 @@ fn parallel(args: &[Field]) -> Option<Nested> {
         .collect::<Vec<_>>()
         .join(" ");
     let dynamic = command.iter().any(|f| f.dynamic);
-    Some(script_or_dynamic(text, dynamic, Origin::Wrapper))
+    // `::: a b`: each argument goes where `{}` is, or at the end. (Other replacement strings
+    // and `::::` argument files leave the command as written.)
+    let inputs: Vec<&Field> = sources
+        .iter()
+        .filter(|f| !f.text.starts_with(":::"))
+        .collect();
+    let placeholders = ["{.}", "{/}", "{//}", "{/.}", "{#}", "{%}", "{1}", "{2}"];
+    if inputs.is_empty()
+        || sources.iter().any(|f| f.text.starts_with("::::"))
+        || placeholders.iter().any(|p| text.contains(p))
+    {
+        return vec![script_or_dynamic(text, dynamic, Origin::Wrapper)];
+    }
+    let runs = inputs
+        .iter()
+        .map(|input| {
+            let run = if text.contains("{}") {
+                text.replace("{}", &input.text)
+            } else {
+                format!("{text} {}", input.text)
+            };
+            script_or_dynamic(run, dynamic || input.dynamic, Origin::Wrapper)
+        })
+        .collect();
+    embedded::cap(runs, MAX_PARALLEL_RUNS)
 }
 
 #[cfg(test)]
@@ -739,7 +773,23 @@ mod tests {
                 &fields(&["parallel", "-j", "4", "rm", "-rf", ":::", "a", "b"]),
                 None
             ),
-            [script("rm -rf", Origin::Wrapper)]
+            [
+                script("rm -rf a", Origin::Wrapper),
+                script("rm -rf b", Origin::Wrapper)
+            ]
         );
+        assert_eq!(
+            nested(&fields(&["parallel", "rm -rf {}/x", ":::", "a"]), None),
+            [script("rm -rf a/x", Origin::Wrapper)]
+        );
+        // Argument files and other replacement strings: the command as written.
+        for (words, text) in [
+            (&["parallel", "rm", "-rf", "::::", "list"][..], "rm -rf"),
+            (&["parallel", "rm", "-rf", "{.}", ":::", "a"], "rm -rf {.}"),
+            (&["parallel", "rm", "-rf"], "rm -rf"),
+        ] {
+            let found = nested(&fields(words), None);
+            assert_eq!(found, [script(text, Origin::Wrapper)], "{words:?}");
+        }
     }
 }

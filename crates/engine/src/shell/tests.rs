@@ -519,8 +519,8 @@ fn wrappers_running_shell_strings() {
     );
     has("flock /tmp/l -c 'rm -rf /'", "rm -rf /", Origin::Wrapper);
     has("env -S 'rm -rf /'", "rm -rf /", Origin::Wrapper);
-    has("parallel rm -rf ::: a b", "rm -rf", Origin::Wrapper);
-    has("parallel 'rm -rf {}' ::: a b", "rm -rf {}", Origin::Wrapper);
+    has("parallel rm -rf ::: a b", "rm -rf b", Origin::Wrapper);
+    has("parallel 'rm -rf {}' ::: a b", "rm -rf a", Origin::Wrapper);
 }
 
 #[test]
