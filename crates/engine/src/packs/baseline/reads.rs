@@ -110,6 +110,105 @@ pub(super) fn check_pattern(pattern: &str, ctx: &PathContext<'_>, out: &mut Find
     }
 }
 
+/// Subcommands of cloud and developer CLIs that print a credential they hold, as (program, words
+/// in order among its operands).
+const CREDENTIAL_PRINTERS: &[(&str, &[&str])] = &[
+    ("gh", &["auth", "token"]),
+    ("aws", &["configure", "export-credentials"]),
+    ("aws", &["ecr", "get-login-password"]),
+    ("aws", &["ecr-public", "get-login-password"]),
+    ("aws", &["sts", "get-session-token"]),
+    ("aws", &["codeartifact", "get-authorization-token"]),
+    ("gcloud", &["auth", "print-access-token"]),
+    ("gcloud", &["auth", "print-identity-token"]),
+    (
+        "gcloud",
+        &["auth", "application-default", "print-access-token"],
+    ),
+    ("gcloud", &["config", "config-helper"]),
+    ("az", &["account", "get-access-token"]),
+    ("git", &["credential", "fill"]),
+    ("op", &["read"]),
+    ("vault", &["kv", "get"]),
+    ("vault", &["read"]),
+    ("heroku", &["auth:token"]),
+    ("doppler", &["secrets"]),
+];
+
+/// The command, as `program sub…`, when it prints a credential a CLI holds: the table above,
+/// `aws configure get` of a secret key or token, `kubectl config view --raw`, `kubectl get
+/// secret(s)` in a format that shows the data, and `docker-credential-* get`.
+fn printed_credential(name: &str, args: &[String]) -> Option<String> {
+    let operands: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .filter(|arg| !arg.starts_with('-'))
+        .collect();
+    let has_words = |words: &[&str]| operands.windows(words.len()).any(|w| w == words);
+    let has_arg = |wanted: &dyn Fn(&str) -> bool| args.iter().any(|arg| wanted(arg));
+    let printing = |words: &[&str]| Some(format!("{name} {}", words.join(" ")));
+    if let Some((_, words)) = CREDENTIAL_PRINTERS
+        .iter()
+        .find(|(program, words)| *program == name && has_words(words))
+    {
+        return printing(words);
+    }
+    match name {
+        "aws" if has_words(&["configure", "get"]) => {
+            let key = operands.last().copied().unwrap_or("").to_ascii_lowercase();
+            (key.contains("secret") || key.contains("token"))
+                .then(|| format!("aws configure get {key}"))
+        }
+        "kubectl" | "oc" if has_words(&["config", "view"]) => {
+            has_arg(&|arg| arg == "--raw").then(|| format!("{name} config view --raw"))
+        }
+        "kubectl" | "oc" if has_words(&["get", "secret"]) || has_words(&["get", "secrets"]) => {
+            let shows_data = args.windows(2).any(|pair| {
+                matches!(pair.first().map(String::as_str), Some("-o" | "--output"))
+                    && pair
+                        .get(1)
+                        .is_some_and(|format| format != "name" && format != "wide")
+            }) || has_arg(&|arg| {
+                arg.strip_prefix("-o")
+                    .or_else(|| arg.strip_prefix("--output="))
+                    .is_some_and(|format| {
+                        !format.is_empty() && format != "name" && format != "wide"
+                    })
+            });
+            shows_data.then(|| format!("{name} get secret -o …"))
+        }
+        _ if name.starts_with("docker-credential-") && operands.first() == Some(&"get") => {
+            printing(&["get"])
+        }
+        _ => None,
+    }
+}
+
+/// Whether what a credential printer prints can reach the agent. Not when the next command of
+/// its pipeline logs in with it (`… | docker login --password-stdin`), nor when a substitution
+/// captures it (`GH_TOKEN=$(gh auth token) gh api …`) and no command of the line prints a
+/// run-time value (`echo $GH_TOKEN` does). Written to a file, it may be read later: it reaches.
+fn credential_reaches_the_agent(cmd: &Cmd<'_>) -> bool {
+    let commands = &cmd.analysis.commands;
+    let consumer = commands
+        .iter()
+        .skip(cmd.index + 1)
+        .find(|next| next.stdin_pipe_from.as_deref() == Some(cmd.name()));
+    if let Some(consumer) = consumer {
+        return !consumer
+            .args()
+            .iter()
+            .any(|arg| arg.ends_with("password-stdin"));
+    }
+    if cmd.simple.origin == Origin::CommandSubstitution {
+        return commands.iter().any(|command| {
+            command.has_dynamic_args
+                && matches!(command.name(), "echo" | "printf" | "print" | "cat" | "tee")
+        });
+    }
+    true
+}
+
 /// Every path a shell command reads.
 pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
     let name = cmd.name();
@@ -125,6 +224,14 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
                 format!("`security {sub}` would print keychain secrets to the agent"),
             );
         }
+    }
+    if let Some(command) = printed_credential(name, cmd.args())
+        && credential_reaches_the_agent(cmd)
+    {
+        out.add(
+            "print-cli-credential",
+            format!("`{command}` would print a stored credential to the agent"),
+        );
     }
     if name == "getent"
         && cmd
