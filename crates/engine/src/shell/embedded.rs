@@ -857,6 +857,18 @@ fn git(args: &[Field]) -> Vec<Nested> {
     };
     match sub.text.as_str() {
         "rebase" => option_values(rest, Some('x'), &['s', 'X', 'C'], Some("exec")),
+        // The program run for the other side of a transfer (locally, for a local or `ext::`
+        // remote, and for `ssh` remotes on the far end).
+        "clone" => option_values(rest, Some('u'), &['o', 'b', 'c', 'j'], Some("upload-pack")),
+        "fetch" | "pull" | "ls-remote" => {
+            option_values(rest, None, &['j', 'o'], Some("upload-pack"))
+        }
+        "push" => {
+            let mut found = option_values(rest, None, &['o'], Some("receive-pack"));
+            found.extend(option_values(rest, None, &['o'], Some("exec")));
+            found
+        }
+        "archive" => option_values(rest, None, &['o'], Some("exec")),
         "difftool" => option_values(rest, Some('x'), &['t', 'y'], Some("extcmd")),
         // `-O` takes its value attached only (`-Ovim`); alone it opens the default pager.
         "grep" => option_values(

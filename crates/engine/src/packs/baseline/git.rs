@@ -58,6 +58,20 @@ pub(crate) fn is_dangerous_config_key(key: &str) -> bool {
     }
 }
 
+/// Reports the `key=value` settings (given with `how`: `git -c`, `git clone -c`) whose key makes
+/// git run a command.
+fn dangerous_settings(how: &str, settings: Vec<&str>, out: &mut Findings) {
+    for setting in settings {
+        let key = setting.split_once('=').map_or(setting, |(key, _)| key);
+        if is_dangerous_config_key(key) {
+            out.add(
+                "git-dangerous-config",
+                format!("`{how} {key}=…` makes git run a command of the caller's choosing"),
+            );
+        }
+    }
+}
+
 /// Whether a branch name is protected from force pushes (main, master, release branches).
 fn is_protected(branch: &str) -> bool {
     let branch = branch.to_ascii_lowercase();
@@ -82,15 +96,7 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
     }
     let args = cmd.args();
     let (globals, sub) = leading_options(args, GIT_GLOBAL_SHORT_VALUE, GIT_GLOBAL_LONG_VALUE);
-    for value in globals.values(&['c'], &["config-env"]) {
-        let key = value.split_once('=').map_or(value, |(key, _)| key);
-        if is_dangerous_config_key(key) {
-            out.add(
-                "git-dangerous-config",
-                format!("`git -c {key}=…` makes git run a command of the caller's choosing"),
-            );
-        }
-    }
+    dangerous_settings("git -c", globals.values(&['c'], &["config-env"]), out);
     // `-c key` alone sets a boolean to true; `--config-env key=VAR` takes a value only known
     // at run time, so it is read as the worst one.
     for value in globals.values(&['c'], &[]) {
@@ -107,6 +113,26 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
     };
     let rest = args.get(sub + 1..).unwrap_or(&[]);
     match subcommand.as_str() {
+        // Settings of the new repository, in force for the clone itself (`core.sshCommand`)
+        // and for every later command in it (`core.fsmonitor`).
+        "clone" => {
+            let parsed = Parsed::new(
+                rest,
+                &['o', 'b', 'c', 'u', 'j'],
+                &[
+                    "origin",
+                    "branch",
+                    "config",
+                    "upload-pack",
+                    "template",
+                    "reference",
+                    "separate-git-dir",
+                    "depth",
+                    "jobs",
+                ],
+            );
+            dangerous_settings("git clone -c", parsed.values(&['c'], &["config"]), out);
+        }
         "reset" if Parsed::new(rest, &[], &[]).has(&[], &["hard"]) => out.add(
             "git-reset-hard",
             "`git reset --hard` discards every uncommitted change in the worktree",
