@@ -271,6 +271,25 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                 effects.writes.push((*target).to_owned());
             }
         }
+        // The database is the first operand; what follows is SQL, whose results are printed.
+        "sqlite3" | "sqlite" => {
+            let valued = [
+                "-cmd",
+                "-separator",
+                "-nullvalue",
+                "-newline",
+                "-init",
+                "-vfs",
+                "-maxsize",
+                "-mmap",
+                "-pagecache",
+                "-lookaside",
+                "-heap",
+            ];
+            if let Some(database) = operands(args, &valued).first() {
+                read(&mut effects, database, false);
+            }
+        }
         "ln" => {
             // A link opens its target, and all below it, to whatever later reads or writes the
             // link: `ln -s ~/.aws aws`, `ln -s ~/.bashrc rc; echo x >> rc`.

@@ -451,7 +451,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "secret-read",
         decision: DENY,
         asi: &["ASI03"],
-        description: "Reading cloud and tool credential files: `~/.aws/credentials`, `~/.config/gcloud/**`, `~/.kube/config`, `~/.docker/config.json`, `~/.netrc`, `~/.npmrc`, `~/.pypirc`, `~/.git-credentials`, `~/.azure/**`, `~/.config/gh/hosts.yml` and similar.",
+        description: "Reading cloud and tool credential files: `~/.aws/credentials`, `~/.config/gcloud/**`, `~/.kube/config`, `~/.docker/config.json`, `~/.netrc`, `~/.npmrc`, `~/.pypirc`, `~/.git-credentials`, `~/.azure/**`, `~/.config/gh/hosts.yml` and similar, and browsers' cookie jars and password stores in any profile (`cookies.sqlite`, `logins.json`, `key4.db`, Chromium's `Cookies` and `Login Data`).",
         why: "These files hold long-lived tokens for clouds, clusters and registries; once read they can be exfiltrated in any later call.",
         catches: &[
             "Read(~/.aws/credentials)",
@@ -460,9 +460,12 @@ static CATALOG: &[RuleInfo] = &[
             "cat $HOME/.docker/config.json",
             "less ~/.netrc",
             "Read(/root/.git-credentials)",
+            "sqlite3 ~/.mozilla/firefox/abc.default/cookies.sqlite .dump",
+            "cp \"$HOME/Library/Application Support/Google/Chrome/Default/Login Data\" /tmp/x",
         ],
         allows: &[
             "Read(~/.aws/config)",
+            "ls ~/.mozilla/firefox",
             "cat ./.npmrc",
             "kubectl config get-contexts",
         ],

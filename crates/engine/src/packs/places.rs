@@ -301,6 +301,42 @@ const HOME_CREDENTIALS: &[&str] = &[
     ".password-store/",
 ];
 
+/// Browser profile roots relative to a home directory (Firefox, and Chromium's family).
+const BROWSER_PROFILES: &[&str] = &[
+    ".mozilla/firefox/",
+    "Library/Application Support/Firefox/Profiles/",
+    ".config/google-chrome/",
+    ".config/chromium/",
+    ".config/BraveSoftware/",
+    ".config/microsoft-edge/",
+    "Library/Application Support/Google/Chrome/",
+    "Library/Application Support/Chromium/",
+    "Library/Application Support/BraveSoftware/",
+    "Library/Application Support/Microsoft Edge/",
+    "Library/Cookies/",
+];
+
+/// The files in a browser profile that hold the user's sessions and saved passwords.
+const BROWSER_SECRETS: &[&str] = &[
+    "cookies.sqlite",
+    "logins.json",
+    "key4.db",
+    "key3.db",
+    "Cookies",
+    "Login Data",
+    "Login Data For Account",
+    "Local State",
+    "Cookies.binarycookies",
+];
+
+/// Whether the home-relative `rel` is a browser's cookie jar or password store (any profile).
+fn is_browser_secret(rel: &str) -> bool {
+    BROWSER_PROFILES
+        .iter()
+        .any(|root| strictly_under_ignoring_case(rel, root.trim_end_matches('/')))
+        && BROWSER_SECRETS.contains(&basename(rel))
+}
+
 /// Keychains relative to a home directory.
 const HOME_KEYCHAINS: &[&str] = &["Library/Keychains/", ".local/share/keyrings/"];
 
@@ -453,6 +489,9 @@ fn secret_of_concrete(path: &str, ctx: &PathContext<'_>) -> Option<Secret> {
     }
     if listed(rel, HOME_KEYCHAINS) {
         return Some(SYSTEM);
+    }
+    if is_browser_secret(rel) {
+        return Some(CREDENTIALS);
     }
     None
 }
