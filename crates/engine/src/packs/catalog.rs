@@ -616,7 +616,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "persistence",
         decision: DENY,
         asi: &["ASI03"],
-        description: "Writing SSH access configuration: `~/.ssh/authorized_keys`, `~/.ssh/rc`, `~/.ssh/config`, `~/.ssh/environment`, or copying into `~/.ssh/`.",
+        description: "Writing SSH access configuration: `~/.ssh/authorized_keys`, `~/.ssh/rc`, `~/.ssh/config`, `~/.ssh/environment`, or copying into `~/.ssh/`; the SSH server's `/etc/ssh/sshd_config`.",
         why: "A key appended to `authorized_keys` is a permanent back door; `rc` and `config` (`ProxyCommand`) run code on every connection.",
         catches: &[
             "echo ssh-ed25519 AAAA attacker >> ~/.ssh/authorized_keys",
@@ -627,6 +627,21 @@ static CATALOG: &[RuleInfo] = &[
             "cat ~/.ssh/authorized_keys",
             "ssh-keygen -t ed25519 -f ./deploy_key",
         ],
+    },
+    RuleInfo {
+        id: "write-privilege-config",
+        pack: B,
+        category: "persistence",
+        decision: DENY,
+        asi: &["ASI03"],
+        description: "Writing the files that decide who may log in or act as whom: `/etc/sudoers` and `/etc/sudoers.d/`, `/etc/passwd`, `/etc/shadow`, `/etc/group`, `/etc/pam.d/`, `/etc/security/`, `/etc/ld.so.preload`, `/etc/ld.so.conf*`, polkit rules.",
+        why: "A line in sudoers or passwd, a PAM module or a preloaded library is root for whoever wrote it, on every later login.",
+        catches: &[
+            "echo 'dev ALL=(ALL) NOPASSWD:ALL' | sudo tee /etc/sudoers.d/dev",
+            "echo /tmp/x.so | sudo tee -a /etc/ld.so.preload",
+            "Write(/etc/pam.d/sshd)",
+        ],
+        allows: &["cat /etc/passwd", "sudo -l", "getent group docker"],
     },
     RuleInfo {
         id: "write-scheduled-task",

@@ -613,11 +613,15 @@ const SHELL_INIT: Persistence = Persistence {
 };
 const SSH_ACCESS: Persistence = Persistence {
     rule: "write-ssh-authorized-keys",
-    what: "SSH access configuration (`authorized_keys`, `rc`, `config`)",
+    what: "SSH access configuration (`authorized_keys`, `rc`, `config`, `sshd_config`)",
 };
 const SCHEDULED: Persistence = Persistence {
     rule: "write-scheduled-task",
     what: "a scheduled task or service unit (cron, systemd, launchd, autostart)",
+};
+const PRIVILEGE: Persistence = Persistence {
+    rule: "write-privilege-config",
+    what: "who may log in or act as whom on this machine (sudoers, accounts, PAM, preloaded libraries)",
 };
 const GIT_HOOKS: Persistence = Persistence {
     rule: "write-git-hooks",
@@ -643,6 +647,27 @@ const SYSTEM_SHELL_INIT: &[&str] = &[
     "/etc/zsh/",
     "/etc/environment",
 ];
+/// The files that decide who may log in or act as whom (exact files, or `dir/`).
+const SYSTEM_PRIVILEGE: &[&str] = &[
+    "/etc/sudoers",
+    "/etc/sudoers.d/",
+    "/etc/doas.conf",
+    "/etc/passwd",
+    "/etc/shadow",
+    "/etc/group",
+    "/etc/gshadow",
+    "/etc/pam.d/",
+    "/etc/security/",
+    "/etc/ld.so.preload",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d/",
+    "/etc/polkit-1/",
+    "/private/etc/sudoers",
+    "/private/etc/sudoers.d/",
+    "/private/etc/pam.d/",
+];
+/// The SSH server's configuration.
+const SYSTEM_SSH_ACCESS: &[&str] = &["/etc/ssh/sshd_config", "/etc/ssh/sshd_config.d/"];
 const HOME_SHELL_INIT: &[&str] = &[
     ".config/fish/config.fish",
     ".config/fish/conf.d/",
@@ -717,6 +742,12 @@ pub(crate) fn persistence(path: &str, ctx: &PathContext<'_>) -> Option<Persisten
     }
     if listed(path, SYSTEM_SCHEDULED) {
         return Some(SCHEDULED);
+    }
+    if listed(path, SYSTEM_PRIVILEGE) {
+        return Some(PRIVILEGE);
+    }
+    if listed(path, SYSTEM_SSH_ACCESS) {
+        return Some(SSH_ACCESS);
     }
     if let Some(rel) = home_relative(path, ctx) {
         if listed(rel, HOME_SHELL_INIT) {
