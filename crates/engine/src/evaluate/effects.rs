@@ -271,6 +271,27 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                 effects.writes.push((*target).to_owned());
             }
         }
+        // File servers publish a whole tree to the network: `python3 -m http.server -d ~`,
+        // `http-server ~`, `serve ~`.
+        "http-server" | "serve" => {
+            let parsed = Parsed::new(args, &['p', 'a', 'c', 'l'], &["port", "address", "listen"]);
+            read(
+                &mut effects,
+                parsed.operands.first().copied().unwrap_or("."),
+                true,
+            );
+        }
+        name if crate::shell::is_interpreter(name)
+            && args.windows(2).any(|pair| pair == ["-m", "http.server"]) =>
+        {
+            let parsed = Parsed::new(args, &['m', 'd', 'b'], &["directory", "bind"]);
+            let directory = parsed.values(&['d'], &["directory"]);
+            read(
+                &mut effects,
+                directory.first().copied().unwrap_or("."),
+                true,
+            );
+        }
         // The database is the first operand; what follows is SQL, whose results are printed.
         "sqlite3" | "sqlite" => {
             let valued = [
