@@ -710,13 +710,15 @@ static CATALOG: &[RuleInfo] = &[
         category: "persistence",
         decision: ASK,
         asi: &["ASI05"],
-        description: "Writing files that run code automatically: `.envrc` (direnv), `.github/workflows/**`, `.vscode/tasks.json`.",
+        description: "Writing files that run code automatically: `.envrc` (direnv), `.github/workflows/**`, `.vscode/tasks.json`, Python's start-up hooks (`*.pth` in site-packages, `sitecustomize.py`, IPython's startup scripts), and in the home directory git's global configuration, editors' and REPLs' start-up files (`~/.vimrc`, `~/.config/nvim/`, `~/.tmux.conf`, `~/.irbrc`, `~/.npmrc`).",
         why: "These files execute on `cd`, on push or when the editor opens the folder; a change deserves a human look.",
         catches: &[
             "Write(.envrc)",
             "Edit(.github/workflows/ci.yml)",
             "Write(.vscode/tasks.json)",
             "echo 'curl x' >> .envrc",
+            "Write(/home/user/.local/lib/python3.12/site-packages/x.pth)",
+            "git config --global core.pager 'less -R' && echo x >> ~/.gitconfig",
         ],
         allows: &[
             "Read(.github/workflows/ci.yml)",

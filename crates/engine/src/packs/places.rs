@@ -694,6 +694,25 @@ const SYSTEM_SCHEDULED: &[&str] = &[
     "/Library/LaunchDaemons/",
     "/etc/xdg/autostart/",
 ];
+/// Files under a home directory that run code automatically: git's global configuration
+/// (`core.pager`, `core.sshCommand`, aliases), editors' and REPLs' start-up files.
+const HOME_AUTO_RUN: &[&str] = &[
+    ".gitconfig",
+    ".config/git/config",
+    ".vimrc",
+    ".vim/plugin/",
+    ".config/nvim/",
+    ".emacs",
+    ".emacs.d/init.el",
+    ".tmux.conf",
+    ".config/tmux/tmux.conf",
+    ".ipython/profile_default/startup/",
+    ".pythonrc",
+    ".pythonrc.py",
+    ".irbrc",
+    ".pryrc",
+    ".npmrc",
+];
 const HOME_SCHEDULED: &[&str] = &[
     ".config/systemd/user/",
     ".local/share/systemd/user/",
@@ -756,6 +775,9 @@ pub(crate) fn persistence(path: &str, ctx: &PathContext<'_>) -> Option<Persisten
         if listed(rel, HOME_SCHEDULED) {
             return Some(SCHEDULED);
         }
+        if listed(rel, HOME_AUTO_RUN) {
+            return Some(AUTO_RUN);
+        }
         if rel == ".ssh" {
             return Some(SSH_ACCESS);
         }
@@ -768,7 +790,13 @@ pub(crate) fn persistence(path: &str, ctx: &PathContext<'_>) -> Option<Persisten
             return Some(SSH_ACCESS);
         }
     }
-    if base == ".envrc" {
+    // direnv; Python's start-up hooks (a `.pth` file's `import` lines run at every start).
+    let python_hook = matches!(base, "sitecustomize.py" | "usercustomize.py")
+        || (base.ends_with(".pth")
+            && segments
+                .iter()
+                .any(|s| matches!(*s, "site-packages" | "dist-packages")));
+    if base == ".envrc" || python_hook {
         return Some(AUTO_RUN);
     }
     for (at, segment) in segments.iter().enumerate() {
