@@ -22,6 +22,50 @@ pub(super) fn check_file(path: &str, ctx: &PathContext<'_>, out: &mut Findings) 
     }
 }
 
+/// Groups whose members are root in all but name.
+const ROOT_GROUPS: &[&str] = &["sudo", "wheel", "admin", "root", "docker", "lxd", "libvirt"];
+
+/// Account commands that grant root: a user added to a root group (`usermod -aG sudo u`,
+/// `gpasswd -a u wheel`, `adduser u sudo`, `useradd -G docker u`), a second uid 0 (`useradd -o
+/// -u 0`), and `visudo`.
+fn privilege_change(name: &str, args: &[String]) -> Option<String> {
+    let root_group = |groups: &str| groups.split(',').any(|group| ROOT_GROUPS.contains(&group));
+    match name {
+        "usermod" | "useradd" => {
+            let parsed = Parsed::new(
+                args,
+                &[
+                    'G', 'g', 'u', 'd', 's', 'c', 'e', 'f', 'k', 'K', 'p', 'l', 'R', 'P', 'Z',
+                ],
+                &[
+                    "groups", "gid", "uid", "home", "shell", "comment", "root", "prefix",
+                ],
+            );
+            let groups = parsed.values(&['G', 'g'], &["groups", "gid"]);
+            let uid_zero = parsed.values(&['u'], &["uid"]).contains(&"0");
+            (groups.iter().any(|groups| root_group(groups)) || uid_zero)
+                .then(|| format!("{name} {}", args.join(" ")))
+        }
+        "gpasswd" => {
+            let parsed = Parsed::new(args, &['a', 'M', 'A', 'd'], &["add", "members"]);
+            let adds = !parsed.values(&['a', 'M'], &["add", "members"]).is_empty();
+            (adds
+                && parsed
+                    .operands
+                    .last()
+                    .is_some_and(|group| root_group(group)))
+            .then(|| format!("gpasswd {}", args.join(" ")))
+        }
+        "adduser" | "addgroup" => {
+            let operands = Parsed::new(args, &[], &[]).operands;
+            (operands.len() == 2 && operands.last().is_some_and(|group| root_group(group)))
+                .then(|| format!("{name} {}", operands.join(" ")))
+        }
+        "visudo" => Some("visudo".to_owned()),
+        _ => None,
+    }
+}
+
 pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
     let name = cmd.name();
     if name == "crontab" {
@@ -32,6 +76,12 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
                 "`crontab` installs or changes scheduled tasks that run outside the session",
             );
         }
+    }
+    if let Some(change) = privilege_change(name, cmd.args()) {
+        out.add(
+            "write-privilege-config",
+            format!("`{change}` changes who may act as root on this machine"),
+        );
     }
     let effects = &cmd.effects;
     let mut targets: Vec<String> = effects.writes.clone();
