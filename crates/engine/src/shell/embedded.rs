@@ -3,7 +3,8 @@
 //! `submodule foreach`, `bisect run`); the options that name a command (tar's `-I`,
 //! `--to-command`, `--checkpoint-action=exec=…`; zip's `-TT`; ssh's `-o ProxyCommand=…`; rsync's
 //! `-e`; scp's `-S`; man's `-P`); ssh's remote command; and the shell escapes of vim (`-c '!…'`,
-//! `+'r !…'`, `:terminal`) and less (`+'!…'`).
+//! `+'r !…'`, `:terminal`) and less (`+'!…'`); AppleScript's `do shell script "…"`; and
+//! PowerShell's inline code, which is only known at run time.
 //!
 //! [`nested`] finds the shell text each would run. Text only known at run time (an awk
 //! expression, what sed's pattern space holds, what awk prints into a shell) is
@@ -64,6 +65,11 @@ pub(super) fn nested(name: &str, args: &[Field]) -> Vec<Nested> {
             Some("pager"),
         ),
         "vi" | "vim" | "nvim" | "view" | "gvim" | "rvim" | "vimdiff" | "ex" => vim(args),
+        "osascript" => option_texts(args, Some('e'), &['l', 's'], None)
+            .iter()
+            .flat_map(|(code, dynamic)| apple_shell_scripts(code, *dynamic))
+            .collect(),
+        "pwsh" | "powershell" | "pwsh.exe" | "powershell.exe" => powershell(args),
         "less" | "more" => args
             .iter()
             .filter_map(|arg| Some((arg.text.strip_prefix('+')?, arg.dynamic)))
@@ -1012,6 +1018,68 @@ fn ssh_options(args: &[Field], valued: &[char]) -> Vec<Nested> {
         .collect()
 }
 
+/// The shell commands in AppleScript's `do shell script "…"` (and Terminal's `do script "…"`);
+/// one whose command is not a plain string literal (`do shell script x & y`) is only known at
+/// run time.
+fn apple_shell_scripts(code: &str, dynamic: bool) -> Vec<Nested> {
+    let mut found = Vec::new();
+    let mut rest = code;
+    // Terminal's `do script "…"` runs its text in a new shell too.
+    let next = |text: &str| {
+        ["do shell script", "do script"]
+            .iter()
+            .filter_map(|phrase| Some((text.find(phrase)?, phrase.len())))
+            .min()
+    };
+    while let Some((at, len)) = next(rest) {
+        let after = rest.get(at + len..).unwrap_or("");
+        let literal = after.trim_start().strip_prefix('"').and_then(|text| {
+            let mut command = String::new();
+            let mut chars = text.chars();
+            while let Some(c) = chars.next() {
+                match c {
+                    '"' => return Some((command, chars.as_str())),
+                    '\\' => command.push(chars.next()?),
+                    c => command.push(c),
+                }
+            }
+            None
+        });
+        match literal {
+            // A literal followed by `&` is joined with something else at run time.
+            Some((command, tail)) if !tail.trim_start().starts_with('&') => {
+                found.push(script_or_dynamic(command, dynamic, Origin::ShellString));
+                rest = tail;
+            }
+            _ => {
+                found.push(Nested::Dynamic(format!("do shell script{after}")));
+                rest = after;
+            }
+        }
+    }
+    found
+}
+
+/// PowerShell given its code inline (`-Command`, `-c`, `-EncodedCommand`, `-ec`, `-e`): a
+/// language the analysis does not read, so what it runs is only known at run time. A script
+/// file (`-File x.ps1`) is like `bash x.sh`.
+fn powershell(args: &[Field]) -> Vec<Nested> {
+    let inline = args.iter().any(|arg| {
+        let option = arg.text.to_ascii_lowercase();
+        let option = option.trim_start_matches(['-', '/']);
+        arg.text.starts_with(['-', '/'])
+            && !option.is_empty()
+            && ("command".starts_with(option)
+                || "encodedcommand".starts_with(option)
+                || option == "ec")
+    });
+    if inline {
+        vec![Nested::Dynamic("PowerShell code".to_owned())]
+    } else {
+        Vec::new()
+    }
+}
+
 /// The shell commands in vim's `-c CMD`, `--cmd CMD` and `+CMD` Ex commands.
 fn vim(args: &[Field]) -> Vec<Nested> {
     let mut commands: Vec<(String, bool)> = args
@@ -1418,5 +1486,107 @@ mod tests {
         assert!(scripts(&["git", "grep", "-O", "x"]).is_empty());
         assert!(scripts(&["git", "rebase", "-i", "main"]).is_empty());
         assert!(scripts(&["git", "log", "-x"]).is_empty());
+    }
+
+    /// Asserts what each argv runs.
+    fn check(cases: &[(&[&str], &[&str])]) {
+        for (argv, expected) in cases {
+            assert_eq!(scripts(argv), *expected, "{argv:?}");
+        }
+    }
+
+    #[test]
+    fn options_that_name_commands() {
+        let cases: &[(&[&str], &[&str])] = &[
+            (&["tar", "-xf", "a.tar", "--to-command=sh x"], &["sh x"]),
+            (
+                &["tar", "--checkpoint-action", "exec=id", "-cf", "x", "y"],
+                &["id"],
+            ),
+            (&["tar", "--checkpoint-action=echo", "-cf", "x", "y"], &[]),
+            (&["tar", "-cvzf", "out.tgz", "src"], &[]),
+            (&["tar", "-xIzstd", "-f", "x"], &["zstd"]),
+            (&["zip", "-T", "-TTid", "x.zip", "y"], &["id"]),
+            (&["ssh", "-oProxyCommand=nc %h %p", "host"], &["nc %h %p"]),
+            (&["ssh", "-o", "LocalCommand id", "host"], &["id"]),
+            (&["ssh", "-p", "22", "host", "-v", "ls", "-la"], &["ls -la"]),
+            (&["ssh", "-N", "-L", "1:h:2", "host"], &[]),
+            (&["ssh", "-s", "host", "sftp"], &[]),
+            (&["scp", "-S", "id", "a", "b:"], &["id"]),
+            (
+                &["rsync", "-avz", "-e", "ssh -p 2", "a", "b:"],
+                &["ssh -p 2"],
+            ),
+            (&["man", "--pager=id", "ls"], &["id"]),
+            (&["git", "clone", "-u", "id", "r"], &["id"]),
+            (&["git", "push", "--receive-pack=id", "o"], &["id"]),
+        ];
+        check(cases);
+    }
+
+    #[test]
+    fn shell_escapes_of_editors_and_pagers() {
+        let cases: &[(&[&str], &[&str])] = &[
+            (&["vim", "-c", ":!id"], &["id"]),
+            (&["vim", "+.,$!sort"], &["sort"]),
+            (&["vim", "-c", "r!id"], &["id"]),
+            (&["vim", "-c", "w !id"], &["id"]),
+            (&["vim", "-c", "w! out"], &[]),
+            (&["vim", "--cmd", "term id"], &["id"]),
+            (&["vim", "-c", "set termguicolors"], &[]),
+            (&["vim", "-c", "%s/a!/b/"], &[]),
+            (
+                &["vim", "-c", "call system('id')"],
+                &["dynamic: call system('id')"],
+            ),
+            (&["vim", "-c", "!"], &[]),
+            (&["vim", "-c", "é!"], &[]),
+            (&["less", "+!id", "f"], &["id"]),
+            (&["less", "+G", "f"], &[]),
+        ];
+        check(cases);
+    }
+
+    #[test]
+    fn applescript_and_powershell() {
+        let cases: &[(&[&str], &[&str])] = &[
+            (&["osascript", "-e", "do shell script \"id\""], &["id"]),
+            (
+                &["osascript", "-e", "do shell script \"echo \\\"a\\\"\""],
+                &["echo \"a\""],
+            ),
+            (
+                &["osascript", "-e", "do shell script \"a\" & b"],
+                &["dynamic: do shell script \"a\" & b"],
+            ),
+            (
+                &["osascript", "-e", "do shell script \"unterminated"],
+                &["dynamic: do shell script \"unterminated"],
+            ),
+            (
+                &["osascript", "-e", "do shell script \"a\\"],
+                &["dynamic: do shell script \"a\\"],
+            ),
+            (
+                &[
+                    "osascript",
+                    "-e",
+                    "do script \"ls\" in w",
+                    "-e",
+                    "do shell script \"id\"",
+                ],
+                &["ls", "id"],
+            ),
+            (&["osascript", "-e", "beep"], &[]),
+            (&["osascript", "script.scpt"], &[]),
+            (&["pwsh", "-c", "x"], &["dynamic: PowerShell code"]),
+            (
+                &["powershell.exe", "/Command", "x"],
+                &["dynamic: PowerShell code"],
+            ),
+            (&["pwsh", "-ec", "eA=="], &["dynamic: PowerShell code"]),
+            (&["pwsh", "-File", "x.ps1"], &[]),
+        ];
+        check(cases);
     }
 }
