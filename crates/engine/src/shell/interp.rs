@@ -372,14 +372,31 @@ fn tokens(code: &Code<'_>) -> Vec<Token> {
                 at = find(bytes, at + 2, b"*/").map_or(bytes.len(), |end| end + 2);
             }
             b'\'' | b'"' | b'`' => {
-                let (text, end) = quoted(bytes, at, lang, false);
+                // JavaScript's String.raw`…` keeps its backslashes.
+                let raw = byte == b'`'
+                    && matches!(out.last(), Some(Token::Word(tag)) if tag == "String.raw");
+                let escapes = if raw {
+                    out.pop();
+                    Escapes::Raw
+                } else {
+                    Escapes::of(lang, byte)
+                };
+                let (text, end) = quoted(bytes, at, lang, escapes);
                 let runs = byte == b'`' && lang.backquotes_run();
                 out.push(Token::Str { text, runs });
                 at = end;
             }
             b'%' if lang == Lang::Ruby => match percent_literal(bytes, at) {
                 Some((kind, open)) => {
-                    let (text, end) = delimited(bytes, open);
+                    let escapes = if matches!(kind, b'q' | b'w' | b'i') {
+                        Escapes::Single
+                    } else {
+                        Escapes::Full
+                    };
+                    let (mut text, end) = delimited(bytes, open, lang, escapes);
+                    if escapes == Escapes::Full {
+                        text = interpolated(&text, "#{", "}");
+                    }
                     out.push(Token::Str {
                         text,
                         runs: kind == b'x',
@@ -394,12 +411,20 @@ fn tokens(code: &Code<'_>) -> Vec<Token> {
             _ if is_word_start(byte) => {
                 let end = word_end(bytes, at);
                 let word = code.text.get(at..end).unwrap_or("");
-                // Perl's quote-like operators: q(…), qq{…}, qw/…/, qx(…).
+                // Perl's quote-like operators: q(…), qq{…}, qw/…/, qx(…), qx'…' (which
+                // interpolates nothing).
                 if lang == Lang::Perl
                     && matches!(word, "q" | "qq" | "qw" | "qx")
-                    && bytes.get(end).is_some_and(|b| b"({[</|!".contains(b))
+                    && bytes
+                        .get(end)
+                        .is_some_and(|b| b"({[</|!'\"#%~^,:@+".contains(b))
                 {
-                    let (text, close) = delimited(bytes, end);
+                    let escapes = if matches!(word, "q" | "qw") || bytes.get(end) == Some(&b'\'') {
+                        Escapes::Single
+                    } else {
+                        Escapes::Full
+                    };
+                    let (text, close) = delimited(bytes, end, lang, escapes);
                     out.push(Token::Str {
                         text,
                         runs: word == "qx",
@@ -414,7 +439,8 @@ fn tokens(code: &Code<'_>) -> Vec<Token> {
                     && matches!(bytes.get(end), Some(b'\'' | b'"'))
                 {
                     let raw = word.bytes().any(|b| b == b'r' || b == b'R');
-                    let (mut text, close) = quoted(bytes, end, lang, raw);
+                    let escapes = if raw { Escapes::Raw } else { Escapes::Full };
+                    let (mut text, close) = quoted(bytes, end, lang, escapes);
                     if word.bytes().any(|b| b == b'f' || b == b'F') {
                         text = interpolated(&text, "{", "}");
                     }
@@ -476,9 +502,32 @@ fn find(bytes: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
         .map(|offset| from + offset)
 }
 
+/// How a string literal's backslashes read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Escapes {
+    /// A backslash stays, though one before the quote still does not end the string (Python's
+    /// `r'…'`, JavaScript's `String.raw`).
+    Raw,
+    /// Only `\\` and a backslash before the delimiter are escapes (single quotes in Perl, Ruby
+    /// and PHP; `q(…)`, `%q(…)`).
+    Single,
+    /// The language's escapes: `\x7e`, `\u007e`, `\176`, `\n`, …
+    Full,
+}
+
+impl Escapes {
+    /// How a string in `quote` reads in `lang`.
+    fn of(lang: Lang, quote: u8) -> Self {
+        match (lang, quote) {
+            (Lang::Perl | Lang::Ruby | Lang::Php, b'\'') => Self::Single,
+            _ => Self::Full,
+        }
+    }
+}
+
 /// A string quoted by `bytes[at]` (`'`, `"`, a backquote; Python's triple quotes too): its text
 /// and the index after it. An unclosed string runs to the end.
-fn quoted(bytes: &[u8], at: usize, lang: Lang, raw: bool) -> (String, usize) {
+fn quoted(bytes: &[u8], at: usize, lang: Lang, escapes: Escapes) -> (String, usize) {
     let quote = bytes.get(at).copied().unwrap_or(b'"');
     let triple = lang == Lang::Python
         && bytes.get(at + 1) == Some(&quote)
@@ -496,28 +545,154 @@ fn quoted(bytes: &[u8], at: usize, lang: Lang, raw: bool) -> (String, usize) {
             let text = String::from_utf8_lossy(&text).into_owned();
             return (interpolations(text, quote, lang), i + closing.len());
         }
-        match (byte, bytes.get(i + 1)) {
-            // A raw string keeps the backslash, but `\'` still does not end it.
-            (b'\\', Some(&next)) if raw => {
-                text.extend([byte, next]);
-                i += 2;
-            }
-            (b'\\', Some(&next)) => {
-                text.push(match next {
-                    b'n' => b'\n',
-                    b't' => b'\t',
-                    other => other,
-                });
-                i += 2;
-            }
-            _ => {
-                text.push(byte);
-                i += 1;
-            }
+        if byte == b'\\' {
+            i += 1 + unescape(
+                bytes.get(i + 1..).unwrap_or(&[]),
+                lang,
+                escapes,
+                quote,
+                &mut text,
+            );
+        } else {
+            text.push(byte);
+            i += 1;
         }
     }
     let text = String::from_utf8_lossy(&text).into_owned();
     (interpolations(text, quote, lang), bytes.len())
+}
+
+/// Reads the escape after a backslash (`rest` starts after it) into `out`, as `lang` reads it in
+/// a string delimited by `delimiter`; how many bytes of `rest` it took.
+fn unescape(rest: &[u8], lang: Lang, escapes: Escapes, delimiter: u8, out: &mut Vec<u8>) -> usize {
+    let Some(&next) = rest.first() else {
+        out.push(b'\\');
+        return 0;
+    };
+    match escapes {
+        Escapes::Raw => {
+            out.extend([b'\\', next]);
+            return 1;
+        }
+        Escapes::Single => {
+            if next != b'\\' && next != delimiter {
+                out.push(b'\\');
+            }
+            out.push(next);
+            return 1;
+        }
+        Escapes::Full => {}
+    }
+    let perl = lang == Lang::Perl;
+    let simple = match next {
+        b'n' => Some(b'\n'),
+        b't' => Some(b'\t'),
+        b'r' => Some(b'\r'),
+        b'f' => Some(0x0c),
+        b'v' if !perl => Some(0x0b),
+        b'a' if lang != Lang::JavaScript && lang != Lang::Php => Some(0x07),
+        b'b' if lang != Lang::Php => Some(0x08),
+        b'e' if matches!(lang, Lang::Perl | Lang::Ruby | Lang::Php) => Some(0x1b),
+        b's' if lang == Lang::Ruby => Some(b' '),
+        _ => None,
+    };
+    if let Some(byte) = simple {
+        out.push(byte);
+        return 1;
+    }
+    match next {
+        // A line continuation inside the string.
+        b'\n' if matches!(lang, Lang::Python | Lang::JavaScript | Lang::Ruby) => 1,
+        b'0'..=b'7' => {
+            let (code, len) = digits(rest, 0, 3, 8);
+            push_char(code, out);
+            len
+        }
+        b'x' | b'o'
+            if rest.get(1) == Some(&b'{') && (perl || (next == b'x' && lang == Lang::Php)) =>
+        {
+            let radix = if next == b'x' { 16 } else { 8 };
+            let (code, len) = digits(rest, 2, 8, radix);
+            push_char(code, out);
+            1 + len + 1 + usize::from(rest.get(2 + len) == Some(&b'}'))
+        }
+        b'x' => {
+            let (min, max) = match lang {
+                Lang::Python | Lang::JavaScript => (2, 2),
+                _ => (1, 2),
+            };
+            match digits(rest, 1, max, 16) {
+                (code, len) if len >= min => {
+                    push_char(code, out);
+                    1 + len
+                }
+                _ => unknown_escape(next, lang, out),
+            }
+        }
+        b'u' if rest.get(1) == Some(&b'{')
+            && matches!(lang, Lang::JavaScript | Lang::Ruby | Lang::Php) =>
+        {
+            let (code, len) = digits(rest, 2, 8, 16);
+            push_char(code, out);
+            1 + len + 1 + usize::from(rest.get(2 + len) == Some(&b'}'))
+        }
+        b'u' | b'U' if matches!(lang, Lang::Python | Lang::JavaScript | Lang::Ruby) => {
+            let want = if next == b'U' && lang == Lang::Python {
+                8
+            } else {
+                4
+            };
+            match digits(rest, 1, want, 16) {
+                (code, len) if len == want && (next == b'u' || lang == Lang::Python) => {
+                    push_char(code, out);
+                    1 + len
+                }
+                _ => unknown_escape(next, lang, out),
+            }
+        }
+        // Perl's case changes and quoting (`\u`, `\L`, `\Q`, `\E`) change no path.
+        b'u' | b'l' | b'U' | b'L' | b'Q' | b'E' | b'F' if perl => 1,
+        // Perl's `\N{U+7E}`.
+        b'N' if perl && rest.get(1..4) == Some(b"{U+") => {
+            let (code, len) = digits(rest, 4, 8, 16);
+            push_char(code, out);
+            4 + len + usize::from(rest.get(4 + len) == Some(&b'}'))
+        }
+        _ => unknown_escape(next, lang, out),
+    }
+}
+
+/// Appends the character `code` as UTF-8.
+fn push_char(code: u32, out: &mut Vec<u8>) {
+    let c = char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER);
+    let mut buf = [0; 4];
+    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+}
+
+/// An escape the language does not know: Python and PHP keep the backslash, the others drop it.
+fn unknown_escape(next: u8, lang: Lang, out: &mut Vec<u8>) -> usize {
+    if matches!(lang, Lang::Python | Lang::Php)
+        && !matches!(next, b'\\' | b'\'' | b'"' | b'$' | b'`')
+    {
+        out.push(b'\\');
+    }
+    out.push(next);
+    1
+}
+
+/// Up to `max` digits of `radix` in `bytes` from `from`: their value and how many there were.
+fn digits(bytes: &[u8], from: usize, max: usize, radix: u32) -> (u32, usize) {
+    let mut value: u32 = 0;
+    let mut len = 0;
+    while len < max
+        && let Some(digit) = bytes
+            .get(from + len)
+            .and_then(|&b| char::from(b).to_digit(radix))
+    {
+        value = value.saturating_mul(radix).saturating_add(digit);
+        len += 1;
+    }
+    (value, len)
 }
 
 /// Replaces the language's interpolations in a string quoted by `quote` with [`RUN_TIME`]:
@@ -564,9 +739,9 @@ fn percent_literal(bytes: &[u8], at: usize) -> Option<(u8, usize)> {
     (b"xqQwWi".contains(&next) && b"({[<|!/".contains(&open)).then_some((next, at + 2))
 }
 
-/// The text between the delimiter at `open` and its match (brackets nest), and the index
-/// after the closing one.
-fn delimited(bytes: &[u8], open: usize) -> (String, usize) {
+/// The text between the delimiter at `open` and its match (brackets nest), its escapes read as
+/// `escapes` say, and the index after the closing delimiter.
+fn delimited(bytes: &[u8], open: usize, lang: Lang, escapes: Escapes) -> (String, usize) {
     let opener = bytes.get(open).copied().unwrap_or(b'(');
     let closer = match opener {
         b'(' => b')',
@@ -576,25 +751,31 @@ fn delimited(bytes: &[u8], open: usize) -> (String, usize) {
         other => other,
     };
     let mut depth = 0usize;
+    let mut text = Vec::new();
     let mut i = open + 1;
     while let Some(&byte) = bytes.get(i) {
         if byte == b'\\' {
-            i += 2;
+            i += 1 + unescape(
+                bytes.get(i + 1..).unwrap_or(&[]),
+                lang,
+                escapes,
+                closer,
+                &mut text,
+            );
             continue;
         }
         if byte == closer && depth == 0 {
-            let text = String::from_utf8_lossy(bytes.get(open + 1..i).unwrap_or(&[]));
-            return (text.into_owned(), i + 1);
+            return (String::from_utf8_lossy(&text).into_owned(), i + 1);
         }
         if opener != closer && byte == opener {
             depth += 1;
         } else if byte == closer {
             depth = depth.saturating_sub(1);
         }
+        text.push(byte);
         i += 1;
     }
-    let text = String::from_utf8_lossy(bytes.get(open + 1..).unwrap_or(&[]));
-    (text.into_owned(), bytes.len())
+    (String::from_utf8_lossy(&text).into_owned(), bytes.len())
 }
 
 /// What kind of call a name makes.
@@ -645,6 +826,8 @@ const RUNS: &[&str] = &[
     "execa",
     "execasync",
     "execcommand",
+    // Perl.
+    "readpipe",
     // PHP.
     "shell_exec",
     "passthru",
@@ -1047,6 +1230,81 @@ mod tests {
             ["rm -rf ~"]
         );
         assert_eq!(commands(Lang::Php, "echo `rm -rf ~`;"), ["rm -rf ~"]);
+    }
+
+    #[test]
+    fn escapes() {
+        assert_eq!(
+            commands(Lang::Python, r"os.system('rm -rf \x7e')"),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            commands(Lang::Python, r"os.system('rm -rf \u007e/\176')"),
+            ["rm -rf ~/~"]
+        );
+        assert_eq!(
+            commands(Lang::Python, r"os.system('a\\x7e \d')"),
+            [r"a\x7e \d"]
+        );
+        assert_eq!(
+            commands(Lang::Python, r"os.system(r'rm -rf \x7e')"),
+            [r"rm -rf \x7e"]
+        );
+        assert_eq!(
+            commands(Lang::Python, "os.system('rm -rf \\\n~')"),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            commands(Lang::JavaScript, r"execSync('rm -rf \u{7e} \x7e \176 \q')"),
+            ["rm -rf ~ ~ ~ q"]
+        );
+        assert_eq!(
+            commands(Lang::JavaScript, r"execSync(String.raw`a\x7e`)"),
+            [r"a\x7e"]
+        );
+        assert_eq!(
+            commands(Lang::Perl, r#"system("rm -rf \x{7e} \176 \N{U+7E}")"#),
+            ["rm -rf ~ ~ ~"]
+        );
+        assert_eq!(
+            commands(Lang::Perl, r"system('rm -rf \x7e \\ \'')"),
+            [r"rm -rf \x7e \ '"]
+        );
+        assert_eq!(
+            commands(Lang::Perl, r"print qq{rm -rf \x7e}; print qx{rm -rf \x7e}"),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            commands(Lang::Perl, r"print qx'rm -rf \x7e'"),
+            [r"rm -rf \x7e"]
+        );
+        assert_eq!(
+            commands(Lang::Ruby, r#"system("rm -rf \u{7e}"); system('a\x7e')"#),
+            ["rm -rf ~", r"a\x7e"]
+        );
+        assert_eq!(commands(Lang::Ruby, r"%x(rm -rf \x7e)"), ["rm -rf ~"]);
+        assert_eq!(
+            commands(Lang::Php, r#"shell_exec("rm -rf \x7e \u{7e} \d");"#),
+            [r"rm -rf ~ ~ \d"]
+        );
+        assert_eq!(
+            commands(Lang::Php, r"shell_exec('rm -rf \x7e');"),
+            [r"rm -rf \x7e"]
+        );
+    }
+
+    #[test]
+    fn perl_quote_forms() {
+        assert_eq!(commands(Lang::Perl, "print qx'rm -rf ~'"), ["rm -rf ~"]);
+        assert_eq!(commands(Lang::Perl, "print qx#rm -rf ~#"), ["rm -rf ~"]);
+        assert_eq!(
+            commands(Lang::Perl, "print readpipe('rm -rf ~')"),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            commands(Lang::Perl, "print readpipe \"rm -rf ~\";"),
+            ["rm -rf ~"]
+        );
     }
 
     #[test]
