@@ -295,10 +295,25 @@ fn shell_commands(code: &Code<'_>) -> Vec<String> {
                 };
                 let args = call_args(&tokens, at, code.lang);
                 let command = match kind {
-                    Call::Runs => command_of(&args),
+                    // Perl's `exec {'/bin/sh'} 'sh', '-c', …`: the program in braces, then an
+                    // argv that repeats it.
+                    Call::Runs
+                        if code.lang == Lang::Perl
+                            && tokens.get(at) == Some(&Token::Punct(b'{')) =>
+                    {
+                        closing(&tokens, at).and_then(|close| {
+                            let mut args = call_args(&tokens, close + 1, code.lang);
+                            args.insert(0, tokens.get(at + 1..close).unwrap_or(&[]));
+                            exec_command(&args, false, false)
+                        })
+                    }
+                    Call::Runs => ruby_pair(&args, code.lang).or_else(|| command_of(&args)),
+                    Call::Exec { mode, env } => exec_command(&args, mode, env),
                     Call::Open => piped_open(&args),
                 };
-                computed |= command.is_none() && matches!(kind, Call::Runs) && !args.is_empty();
+                computed |= command.is_none()
+                    && matches!(kind, Call::Runs | Call::Exec { .. })
+                    && !args.is_empty();
                 command
             }
             _ => None,
@@ -782,6 +797,10 @@ fn delimited(bytes: &[u8], open: usize, lang: Lang, escapes: Escapes) -> (String
 enum Call {
     /// It runs its arguments as a command.
     Runs,
+    /// Python's `os.exec*`, `os.spawn*` and `os.posix_spawn*`: a program, then an argv that
+    /// repeats it (`os.execl('/bin/sh', 'sh', '-c', …)`); after a leading mode (`os.P_WAIT`) for
+    /// `spawn*`, before a trailing environment for the `l…e` forms.
+    Exec { mode: bool, env: bool },
     /// Perl's or Ruby's `open`, which runs a command given with a pipe (`"cmd |"`, `"-|"`).
     Open,
 }
@@ -847,7 +866,9 @@ const SUBPROCESS: &[&str] = &["run", "call"];
 fn call_kind(word: &str, lang: Lang, subprocess: bool) -> Option<Call> {
     let last = word.rsplit(['.', ':']).next().unwrap_or(word);
     let last = last.to_ascii_lowercase();
-    if RUNS.contains(&last.as_str())
+    if let Some(exec) = exec_form(&last) {
+        Some(exec)
+    } else if RUNS.contains(&last.as_str())
         || (subprocess && SUBPROCESS.contains(&last.as_str()))
         || word == "Deno.Command"
     {
@@ -857,6 +878,92 @@ fn call_kind(word: &str, lang: Lang, subprocess: bool) -> Option<Call> {
     } else {
         None
     }
+}
+
+/// The `exec*` and `spawn*` functions whose argv repeats the program.
+fn exec_form(last: &str) -> Option<Call> {
+    if let Some(rest) = last.strip_prefix("posix_spawn") {
+        return matches!(rest, "" | "p").then_some(Call::Exec {
+            mode: false,
+            env: false,
+        });
+    }
+    let (mode, rest) = match last.strip_prefix("spawn") {
+        Some(rest) => (true, rest),
+        None => (false, last.strip_prefix("exec")?),
+    };
+    matches!(rest, "l" | "le" | "lp" | "lpe" | "v" | "ve" | "vp" | "vpe").then(|| Call::Exec {
+        mode,
+        env: rest.starts_with('l') && rest.ends_with('e'),
+    })
+}
+
+/// The index of the bracket that closes the one at `open`.
+fn closing(tokens: &[Token], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, token) in tokens.iter().enumerate().skip(open) {
+        match token {
+            Token::Punct(b'(' | b'[' | b'{') => depth += 1,
+            Token::Punct(b')' | b']' | b'}') => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// An argument's tokens without its line breaks.
+fn clean(arg: &[Token]) -> Vec<&Token> {
+    arg.iter().filter(|t| **t != Token::Punct(b'\n')).collect()
+}
+
+/// The command of a call whose arguments are a program and an argv that repeats it (`os.execl(
+/// path, arg0, arg1, …)`, `os.execv(path, [arg0, arg1, …])`): the program and `arg1…`. `mode`
+/// skips a leading mode; `env` drops a trailing environment. `None` when nothing is literal.
+fn exec_command(args: &[&[Token]], mode: bool, env: bool) -> Option<String> {
+    let args = if mode { args.get(1..)? } else { args };
+    let (path, rest) = args.split_first()?;
+
+    let (program, mut literal) = expression(&clean(path), true);
+    let mut words = vec![if literal { program } else { word(None) }];
+    let mut argv = Vec::new();
+    for (index, arg) in rest.iter().enumerate() {
+        let arg = clean(arg);
+        if is_keyword_argument(&arg) || (env && index > 0 && index + 1 == rest.len()) {
+            break;
+        }
+        if let Some(elements) = list_elements(&arg) {
+            // `execv(path, [...])`: what follows the list is the environment.
+            literal |= elements.iter().any(|e| matches!(e, Token::Str { .. }));
+            argv.extend(elements.iter().map(|e| word(Some(e))));
+            break;
+        }
+        let (text, has_literal) = expression(&arg, true);
+        literal |= has_literal;
+        argv.push(if has_literal { text } else { word(None) });
+    }
+    words.extend(argv.into_iter().skip(1));
+    literal.then(|| words.join(" "))
+}
+
+/// Ruby's `system(['/bin/sh', 'sh'], '-c', …)`: a first argument of two elements is the program
+/// and the name it runs under.
+fn ruby_pair(args: &[&[Token]], lang: Lang) -> Option<String> {
+    if lang != Lang::Ruby {
+        return None;
+    }
+    let first: Vec<&Token> = args.first()?.iter().collect();
+    let [program, argv0] = list_elements(&first)?[..] else {
+        return None;
+    };
+    let mut rebuilt: Vec<&[Token]> =
+        vec![std::slice::from_ref(program), std::slice::from_ref(argv0)];
+    rebuilt.extend(args.get(1..).unwrap_or(&[]));
+    exec_command(&rebuilt, false, false)
 }
 
 /// The arguments of a call whose name ends before `at`: the comma-separated token runs inside
@@ -1123,9 +1230,30 @@ mod tests {
         assert_eq!(py("os.system(f'rm -rf {home}/x')"), ["rm -rf $X/x"]);
         assert_eq!(py("os.system('rm -rf %s' % home)"), ["rm -rf $X"]);
         assert_eq!(py("os.system('rm -rf {}'.format(home))"), ["rm -rf $X"]);
+        assert_eq!(py("os.execvp('rm', ['rm', '-rf', p])"), ["rm -rf \"$X\""]);
         assert_eq!(
-            py("os.execvp('rm', ['rm', '-rf', p])"),
-            ["rm rm -rf \"$X\""]
+            py("os.execl('/bin/sh', 'sh', '-c', 'rm -rf ~')"),
+            ["/bin/sh -c 'rm -rf ~'"]
+        );
+        assert_eq!(
+            py("os.execle('/bin/sh', 'sh', '-c', 'rm -rf ~', env)"),
+            ["/bin/sh -c 'rm -rf ~'"]
+        );
+        assert_eq!(
+            py("os.execve('/bin/sh', ['sh', '-c', 'rm -rf ~'], {'A': 'b c'})"),
+            ["/bin/sh -c 'rm -rf ~'"]
+        );
+        assert_eq!(
+            py("os.spawnlp(os.P_WAIT, 'rm', 'rm', '-rf', '/')"),
+            ["rm -rf /"]
+        );
+        assert_eq!(
+            py("os.posix_spawnp('sh', ['sh', '-c', 'rm -rf ~'], os.environ)"),
+            ["sh -c 'rm -rf ~'"]
+        );
+        assert_eq!(
+            py("os.execl(sys.executable, sys.executable, '-c', 'x')"),
+            ["\"$X\" -c x"]
         );
         assert_eq!(
             py("os.popen(\"\"\"cat ~/.aws/credentials\"\"\")"),
@@ -1216,6 +1344,14 @@ mod tests {
             ["rm -rf ~"]
         );
         assert!(commands(Lang::Perl, "open(F, '<', 'x.txt')").is_empty());
+        assert_eq!(
+            commands(Lang::Perl, "exec {'/bin/sh'} 'sh', '-c', 'rm -rf ~';"),
+            ["/bin/sh -c 'rm -rf ~'"]
+        );
+        assert_eq!(
+            commands(Lang::Ruby, "exec(['/bin/sh', 'sh'], '-c', 'rm -rf ~')"),
+            ["/bin/sh -c 'rm -rf ~'"]
+        );
         assert_eq!(
             commands(Lang::Ruby, "system \"rm -rf #{d}\""),
             ["rm -rf $X"]
