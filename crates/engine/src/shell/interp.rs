@@ -270,8 +270,10 @@ fn javascript_code(args: &[String]) -> Vec<&str> {
 
 /// The shell commands `code` runs; at most one more than [`MAX_COMMANDS`].
 fn shell_commands(code: &Code<'_>) -> Vec<String> {
-    let tokens = tokens(code);
     let subprocess = code.text.contains("subprocess");
+    let tokens = resolve_aliases(tokens(code), |word| {
+        call_kind(word, code.lang, subprocess).is_some()
+    });
     let mut found = Vec::new();
     let mut computed = false;
     let mut at = 0;
@@ -336,6 +338,143 @@ fn shell_commands(code: &Code<'_>) -> Vec<String> {
         found.extend(literals);
     }
     found
+}
+
+/// `tokens` with the names bound in the code itself replaced by what they stand for, per
+/// script: `import os as o` (`o.system` is `os.system`), `from os import system as s`,
+/// `const { execSync: run } = require('child_process')`, `s = os.system` (for a name `known`
+/// takes as a call), and `getattr(os, 'system')`.
+fn resolve_aliases(tokens: Vec<Token>, known: impl Fn(&str) -> bool) -> Vec<Token> {
+    let mut names: Vec<(String, String)> = Vec::new();
+    let mut modules: Vec<(String, String)> = Vec::new();
+    let word_at = |i: usize| match tokens.get(i) {
+        Some(Token::Word(word)) => Some(word.as_str()),
+        _ => None,
+    };
+    for (at, token) in tokens.iter().enumerate() {
+        match token {
+            Token::Word(import) if import == "import" => {
+                let from = at
+                    .checked_sub(2)
+                    .and_then(|i| (word_at(i) == Some("from")).then(|| word_at(i + 1)))
+                    .flatten();
+                let mut i = at + 1;
+                if tokens.get(i) == Some(&Token::Punct(b'(')) {
+                    i += 1;
+                }
+                while let Some(name) = word_at(i) {
+                    let (alias, next) = match (word_at(i + 1), word_at(i + 2)) {
+                        (Some("as"), Some(alias)) => (alias, i + 3),
+                        _ => (name, i + 1),
+                    };
+                    match from {
+                        Some(module) => names.push((alias.to_owned(), format!("{module}.{name}"))),
+                        None if alias != name => modules.push((alias.to_owned(), name.to_owned())),
+                        None => {}
+                    }
+                    i = next;
+                    if tokens.get(i) != Some(&Token::Punct(b',')) {
+                        break;
+                    }
+                    i += 1;
+                    while tokens.get(i) == Some(&Token::Punct(b'\n')) {
+                        i += 1;
+                    }
+                }
+            }
+            // `{ execSync: run, spawn } = …`.
+            Token::Punct(b'{') => {
+                let Some(close) = closing(&tokens, at) else {
+                    continue;
+                };
+                if tokens.get(close + 1) != Some(&Token::Punct(b'='))
+                    || tokens.get(close + 2) == Some(&Token::Punct(b'='))
+                {
+                    continue;
+                }
+                for i in at + 1..close {
+                    if let (Some(name), Some(Token::Punct(b':')), Some(alias)) =
+                        (word_at(i), tokens.get(i + 1), word_at(i + 2))
+                    {
+                        names.push((alias.to_owned(), name.to_owned()));
+                    }
+                }
+            }
+            // `s = os.system`, `const run = require('child_process').execSync`.
+            Token::Punct(b'=') => {
+                let Some(alias) = at.checked_sub(1).and_then(word_at) else {
+                    continue;
+                };
+                let end = tokens
+                    .get(at + 1..)
+                    .unwrap_or(&[])
+                    .iter()
+                    .position(|t| {
+                        !matches!(
+                            t,
+                            Token::Word(_) | Token::Str { .. } | Token::Punct(b'.' | b'(' | b')')
+                        )
+                    })
+                    .map_or(tokens.len(), |offset| at + 1 + offset);
+                if let Some(name) = end
+                    .checked_sub(1)
+                    .filter(|&last| last > at)
+                    .and_then(word_at)
+                    && known(name)
+                {
+                    names.push((alias.to_owned(), name.to_owned()));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::with_capacity(tokens.len());
+    let mut iter = tokens.into_iter().peekable();
+    while let Some(token) = iter.next() {
+        let Token::Word(word) = token else {
+            out.push(token);
+            continue;
+        };
+        if let Some((_, name)) = names.iter().rev().find(|(alias, _)| *alias == word) {
+            out.push(Token::Word(name.clone()));
+            continue;
+        }
+        let first = word.split('.').next().unwrap_or(&word);
+        if let Some((_, module)) = modules.iter().rev().find(|(alias, _)| alias == first) {
+            let rest = word.get(first.len()..).unwrap_or("");
+            out.push(Token::Word(format!("{module}{rest}")));
+            continue;
+        }
+        out.push(Token::Word(word));
+    }
+    getattr_calls(out)
+}
+
+/// `getattr(os, 'system')` as the name `os.system`.
+fn getattr_calls(tokens: Vec<Token>) -> Vec<Token> {
+    let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
+    for token in tokens {
+        out.push(token);
+        let start = out.len().saturating_sub(6);
+        if let Some(
+            [
+                Token::Word(getattr),
+                Token::Punct(b'('),
+                Token::Word(object),
+                Token::Punct(b','),
+                Token::Str { text, runs: false },
+                Token::Punct(b')'),
+            ],
+        ) = out.get(start..)
+            && getattr == "getattr"
+            && text.bytes().all(is_word_byte)
+        {
+            let name = Token::Word(format!("{object}.{text}"));
+            out.truncate(start);
+            out.push(name);
+        }
+    }
+    out
 }
 
 fn next_is_str(tokens: &[Token], at: usize) -> bool {
@@ -969,6 +1108,19 @@ fn ruby_pair(args: &[&[Token]], lang: Lang) -> Option<String> {
 /// The arguments of a call whose name ends before `at`: the comma-separated token runs inside
 /// its parentheses, or, for Perl and Ruby, up to the end of the statement (`system "…";`).
 fn call_args(tokens: &[Token], at: usize, lang: Lang) -> Vec<&[Token]> {
+    // A line continuation, or line breaks before the parenthesis, between name and arguments.
+    let mut at = at;
+    while let Some(Token::Punct(b'\\' | b'\n')) = tokens.get(at) {
+        let next = tokens
+            .get(at + 1..)
+            .unwrap_or(&[])
+            .iter()
+            .find(|t| **t != Token::Punct(b'\n'));
+        if tokens.get(at) == Some(&Token::Punct(b'\n')) && next != Some(&Token::Punct(b'(')) {
+            break;
+        }
+        at += 1;
+    }
     let (start, parenthesised) = match tokens.get(at) {
         Some(Token::Punct(b'(')) => (at + 1, true),
         Some(Token::Str { .. } | Token::Word(_)) if matches!(lang, Lang::Perl | Lang::Ruby) => {
@@ -1441,6 +1593,47 @@ mod tests {
             commands(Lang::Perl, "print readpipe \"rm -rf ~\";"),
             ["rm -rf ~"]
         );
+    }
+
+    #[test]
+    fn split_and_aliased_calls() {
+        let py = |text| commands(Lang::Python, text);
+        assert_eq!(py("os.system \\\n  ('rm -rf ~')"), ["rm -rf ~"]);
+        assert_eq!(py("x = (os.system\n('rm -rf ~'))"), ["rm -rf ~"]);
+        assert_eq!(
+            py("from os import system as s; s('rm -rf ~')"),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            py("from os import (getcwd,\n system as s)\ns('rm -rf ~')"),
+            ["rm -rf ~"]
+        );
+        assert_eq!(py("import os as o; o.system('rm -rf ~')"), ["rm -rf ~"]);
+        assert_eq!(
+            py("from subprocess import run as r; r(['rm', '-rf', '/'])"),
+            ["rm -rf /"]
+        );
+        assert_eq!(py("import os; s = os.system; s('rm -rf ~')"), ["rm -rf ~"]);
+        assert_eq!(
+            py("import os; getattr(os, 'system')('rm -rf ~')"),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            commands(
+                Lang::JavaScript,
+                "const { execSync: run } = require('child_process'); run('rm -rf ~')"
+            ),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            commands(
+                Lang::JavaScript,
+                "const run = require('child_process').execSync; run('rm -rf ~')"
+            ),
+            ["rm -rf ~"]
+        );
+        // Not a call: a comparison.
+        assert!(py("import os as o; print(o.getcwd() == 'rm -rf ~')").is_empty());
     }
 
     #[test]
