@@ -115,6 +115,7 @@ pub(crate) fn string_literals_of(simple: &SimpleCommand) -> Vec<String> {
                 names.push(text.clone());
             }
         }
+        names.extend(home_names(&tokens, code.lang, code.from_stdin));
     }
     names
 }
@@ -312,6 +313,9 @@ fn shell_commands(code: &Code<'_>) -> Vec<String> {
                     Call::Runs => ruby_pair(&args, code.lang).or_else(|| command_of(&args)),
                     Call::Exec { mode, env } => exec_command(&args, mode, env),
                     Call::Open => piped_open(&args),
+                    Call::Removes(removal) => {
+                        removal_command(removal, &tokens, at - 1, &args, code.lang)
+                    }
                 };
                 computed |= command.is_none()
                     && matches!(kind, Call::Runs | Call::Exec { .. })
@@ -429,8 +433,7 @@ fn resolve_aliases(tokens: Vec<Token>, known: impl Fn(&str) -> bool) -> Vec<Toke
         }
     }
     let mut out = Vec::with_capacity(tokens.len());
-    let mut iter = tokens.into_iter().peekable();
-    while let Some(token) = iter.next() {
+    for token in tokens {
         let Token::Word(word) = token else {
             out.push(token);
             continue;
@@ -940,6 +943,8 @@ enum Call {
     /// repeats it (`os.execl('/bin/sh', 'sh', '-c', …)`); after a leading mode (`os.P_WAIT`) for
     /// `spawn*`, before a trailing environment for the `l…e` forms.
     Exec { mode: bool, env: bool },
+    /// It removes files or directories (`shutil.rmtree`, `fs.rmSync`, `unlink`).
+    Removes(Removal),
     /// Perl's or Ruby's `open`, which runs a command given with a pipe (`"cmd |"`, `"-|"`).
     Open,
 }
@@ -1007,6 +1012,8 @@ fn call_kind(word: &str, lang: Lang, subprocess: bool) -> Option<Call> {
     let last = last.to_ascii_lowercase();
     if let Some(exec) = exec_form(&last) {
         Some(exec)
+    } else if let Some(removal) = removal_kind(word, &last) {
+        Some(Call::Removes(removal))
     } else if RUNS.contains(&last.as_str())
         || (subprocess && SUBPROCESS.contains(&last.as_str()))
         || word == "Deno.Command"
@@ -1350,6 +1357,460 @@ fn piped_open(args: &[&[Token]]) -> Option<String> {
     None
 }
 
+/// Calls that remove files or directories through a language's library rather than a shell,
+/// by the shell command that does the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Removal {
+    /// `shutil.rmtree`, `FileUtils.rm_rf`, `rimraf`, `remove_tree`: `rm -rf`.
+    Tree,
+    /// `os.remove`, `os.unlink`, `unlink`, `File.delete`: `rm -f` (none of them asks).
+    File,
+    /// `os.rmdir`, `Dir.rmdir`: `rmdir`.
+    Dir,
+    /// `os.removedirs`: `rmdir -p`.
+    Dirs,
+    /// Node's `fs.rm`/`fs.rmSync` (`dir`: `fs.rmdir`/`fs.rmdirSync`): `rm -rf` with
+    /// `recursive: true`, else `rm -f` (or `rmdir`).
+    ByOptions { dir: bool },
+}
+
+fn removal_kind(word: &str, last: &str) -> Option<Removal> {
+    let receiver = word
+        .len()
+        .checked_sub(last.len() + 1)
+        .and_then(|end| word.get(..end))
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    Some(match last {
+        "rmtree"
+        | "rm_rf"
+        | "rm_r"
+        | "remove_dir"
+        | "remove_entry"
+        | "remove_entry_secure"
+        | "remove_tree"
+        | "rimraf"
+        | "rimrafsync"
+        | "removesync" => Removal::Tree,
+        "sync" if receiver.ends_with("rimraf") => Removal::Tree,
+        "unlink" | "unlinksync" | "rm_f" | "safe_unlink" => Removal::File,
+        "remove" if receiver == "os" => Removal::File,
+        "delete" if receiver.ends_with("file") => Removal::File,
+        "delete" if receiver.ends_with("dir") => Removal::Dir,
+        "rm" if receiver.contains("fs") || receiver.ends_with("fileutils") => {
+            Removal::ByOptions { dir: false }
+        }
+        "rmsync" => Removal::ByOptions { dir: false },
+        "rmdir" | "rmdirsync" => Removal::ByOptions { dir: true },
+        "removedirs" => Removal::Dirs,
+        _ => return None,
+    })
+}
+
+/// The shell command a removal call amounts to (`shutil.rmtree('/x')` is `rm -rf -- /x`), its
+/// operands read as path expressions; `None` when no operand holds a literal or the home
+/// directory (`shutil.rmtree(tmp)` is not looked into, as `os.system(cmd)` is not). A method
+/// without a path argument removes its receiver (`Path('/x').unlink()`).
+fn removal_command(
+    removal: Removal,
+    tokens: &[Token],
+    word_at: usize,
+    args: &[&[Token]],
+    lang: Lang,
+) -> Option<String> {
+    let recursive = args.iter().any(|arg| {
+        arg.windows(3).any(|w| {
+            matches!(w, [Token::Word(key), Token::Punct(b':' | b'='), Token::Word(value)]
+                if key == "recursive" && value.eq_ignore_ascii_case("true"))
+        })
+    });
+    let command = match removal {
+        Removal::Tree => "rm -rf",
+        Removal::File => "rm -f",
+        Removal::Dir => "rmdir",
+        Removal::Dirs => "rmdir -p",
+        Removal::ByOptions { .. } if recursive => "rm -rf",
+        Removal::ByOptions { dir: true } => "rmdir",
+        Removal::ByOptions { dir: false } => "rm -f",
+    };
+    // Python's and Node's functions take one path; Perl's, Ruby's and PHP's take a list.
+    let take = if matches!(lang, Lang::Python | Lang::JavaScript) {
+        1
+    } else {
+        usize::MAX
+    };
+    let mut words = Vec::new();
+    for arg in args.iter().take(take) {
+        let cleaned = clean(arg);
+        if is_keyword_argument(&cleaned) {
+            break;
+        }
+        if let Some(elements) = list_elements(&cleaned) {
+            words.extend(elements.iter().filter_map(|e| match e {
+                Token::Str { text, .. } => Some(quote(text)),
+                _ => None,
+            }));
+            continue;
+        }
+        let arg: Vec<Token> = cleaned.into_iter().cloned().collect();
+        let (mut value, end) = path_value(&arg, 0, lang);
+        if end < arg.len() {
+            value.push(Piece::RunTime);
+        }
+        words.extend(shell_word(&value));
+    }
+    if words.is_empty()
+        && word_at
+            .checked_sub(1)
+            .is_some_and(|dot| tokens.get(dot) == Some(&Token::Punct(b'.')))
+    {
+        words.extend(receiver(tokens, word_at - 1, lang).and_then(|value| shell_word(&value)));
+    }
+    (!words.is_empty()).then(|| format!("{command} -- {}", words.join(" ")))
+}
+
+/// The value of the path expression that ends before the `.` at `dot` (`Path('/x').unlink()`,
+/// `(Path.home() / 'x').unlink()`), when one starts there.
+fn receiver(tokens: &[Token], dot: usize, lang: Lang) -> Option<Vec<Piece>> {
+    let before = dot.checked_sub(1)?;
+    let start = match tokens.get(before)? {
+        Token::Punct(b')') => {
+            let open = opening(tokens, before)?;
+            match open.checked_sub(1).and_then(|i| tokens.get(i)) {
+                Some(Token::Word(_)) => open - 1,
+                _ => open,
+            }
+        }
+        Token::Word(_) | Token::Str { .. } => before,
+        _ => return None,
+    };
+    let (value, end) = path_value(tokens, start, lang);
+    (end == dot).then_some(value)
+}
+
+/// The index of the bracket that opens the one that closes at `close`.
+fn opening(tokens: &[Token], close: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for i in (0..=close).rev() {
+        match tokens.get(i)? {
+            Token::Punct(b')' | b']' | b'}') => depth += 1,
+            Token::Punct(b'(' | b'[' | b'{') => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// One piece of a path expression's value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Piece {
+    /// The user's home directory (`Path.home()`, `os.homedir()`, `os.environ['HOME']`,
+    /// `$ENV{HOME}`, `expanduser('~')`).
+    Home,
+    /// Literal text.
+    Text(String),
+    /// Anything else.
+    RunTime,
+}
+
+/// The value of the path expression at `tokens[at]`: literals, the home directory, joins
+/// (`os.path.join`, `path.join`, `File.join`, `Path(…)`, pathlib's `/`), concatenation (`+`,
+/// Perl's and PHP's `.`), everything else a run-time part; and the index after it.
+fn path_value(tokens: &[Token], at: usize, lang: Lang) -> (Vec<Piece>, usize) {
+    let (value, end) = path_value_nested(tokens, at, lang, 0);
+    (merged(value), end)
+}
+
+/// How deep path expressions nest before the rest is a run-time part.
+const MAX_PATH_DEPTH: usize = 8;
+
+/// One operand of a path expression (see [`path_value`]).
+fn path_term(tokens: &[Token], at: usize, lang: Lang, depth: usize) -> (Vec<Piece>, usize) {
+    let run_time = |end: usize| (vec![Piece::RunTime], end);
+    if depth > MAX_PATH_DEPTH {
+        return run_time(tokens.len());
+    }
+    let after_brackets = |mut i: usize| {
+        while let Some(Token::Punct(b'(' | b'[')) = tokens.get(i) {
+            match closing(tokens, i) {
+                Some(close) => i = close + 1,
+                None => return tokens.len(),
+            }
+        }
+        i
+    };
+    let (mut value, mut i) = match tokens.get(at) {
+        Some(Token::Str { text, runs: false }) => (vec![Piece::Text(text.clone())], at + 1),
+        Some(Token::Punct(b'(')) => {
+            let Some(close) = closing(tokens, at) else {
+                return run_time(tokens.len());
+            };
+            let inner = tokens.get(at + 1..close).unwrap_or(&[]);
+            match path_value_nested(inner, 0, lang, depth + 1) {
+                (value, end) if end == inner.len() => (value, close + 1),
+                _ => (vec![Piece::RunTime], close + 1),
+            }
+        }
+        Some(Token::Word(word)) => {
+            let last = word.rsplit(['.', ':']).next().unwrap_or(word);
+            let lower = last.to_ascii_lowercase();
+            let qualified = word.len() > last.len();
+            if is_home(word, last) {
+                let end = match (tokens.get(at + 1), tokens.get(at + 2)) {
+                    (Some(Token::Punct(b'(')), Some(Token::Punct(b')'))) => at + 3,
+                    _ => at + 1,
+                };
+                (vec![Piece::Home], end)
+            } else if let Some(end) = env_home(tokens, at, word) {
+                (vec![Piece::Home], end)
+            } else if tokens.get(at + 1) == Some(&Token::Punct(b'('))
+                && (PATH_JOINS.contains(&lower.as_str())
+                    || (qualified || lang == Lang::Python) && PATH_MAKERS.contains(&lower.as_str()))
+            {
+                let Some(close) = closing(tokens, at + 1) else {
+                    return run_time(tokens.len());
+                };
+                let mut value = joined(tokens.get(at + 2..close).unwrap_or(&[]), lang, depth);
+                if matches!(lower.as_str(), "expanduser" | "expand_path")
+                    && let Some(Piece::Text(text)) = value.first_mut()
+                    && (text == "~" || text.starts_with("~/"))
+                {
+                    text.remove(0);
+                    value.insert(0, Piece::Home);
+                }
+                (value, close + 1)
+            } else {
+                run_time(after_brackets(at + 1))
+            }
+        }
+        _ => run_time(at + 1),
+    };
+    // Methods of a path: `.joinpath(…)`, `.expanduser()`, `require('os').homedir()`.
+    let methods = lang != Lang::Perl && lang != Lang::Php;
+    while let (true, Some(Token::Punct(b'.')), Some(Token::Word(method))) =
+        (methods, tokens.get(i), tokens.get(i + 1))
+    {
+        let method = method.to_ascii_lowercase();
+        let call_end = match tokens.get(i + 2) {
+            Some(Token::Punct(b'(')) => closing(tokens, i + 2).map_or(tokens.len(), |c| c + 1),
+            _ => i + 2,
+        };
+        match method.as_str() {
+            "home" | "homedir" => value = vec![Piece::Home],
+            "joinpath" | "join" if tokens.get(i + 2) == Some(&Token::Punct(b'(')) => {
+                let inner = tokens.get(i + 3..call_end.saturating_sub(1)).unwrap_or(&[]);
+                value.push(Piece::Text("/".to_owned()));
+                value.extend(joined(inner, lang, depth));
+            }
+            "expanduser" | "resolve" | "absolute" | "as_posix" | "to_s" | "tostring" => {}
+            _ => break,
+        }
+        i = call_end;
+    }
+    (value, i)
+}
+
+/// Functions that join their arguments into a path.
+const PATH_JOINS: &[&str] = &["join", "joinpath", "resolve", "catfile", "catdir"];
+
+/// Functions that make a path of their arguments: pathlib's classes, `expanduser`, … (with a
+/// module in front, or in Python).
+const PATH_MAKERS: &[&str] = &[
+    "path",
+    "purepath",
+    "posixpath",
+    "pathname",
+    "expanduser",
+    "expand_path",
+    "abspath",
+    "realpath",
+    "normpath",
+    "normalize",
+    "fspath",
+    "str",
+    "new",
+];
+
+/// The comma-separated path expressions in `tokens`, joined with `/`.
+fn joined(tokens: &[Token], lang: Lang, depth: usize) -> Vec<Piece> {
+    let mut value = Vec::new();
+    let mut at = 0;
+    while at < tokens.len() {
+        let (part, end) = path_value_nested(tokens, at, lang, depth + 1);
+        if !value.is_empty() {
+            value.push(Piece::Text("/".to_owned()));
+        }
+        value.extend(part);
+        // Whatever the part left unread (`x if y else z`) is a run-time part.
+        let next = tokens
+            .get(end..)
+            .and_then(|rest| rest.iter().position(|t| *t == Token::Punct(b',')))
+            .map_or(tokens.len(), |offset| end + offset);
+        if next > end {
+            value.push(Piece::RunTime);
+        }
+        at = next + 1;
+    }
+    merged(value)
+}
+
+/// [`path_value`] one level deeper.
+fn path_value_nested(tokens: &[Token], at: usize, lang: Lang, depth: usize) -> (Vec<Piece>, usize) {
+    let (mut value, mut i) = path_term(tokens, at, lang, depth);
+    loop {
+        let joined = match tokens.get(i) {
+            Some(Token::Punct(b'/')) if lang == Lang::Python => true,
+            Some(Token::Punct(b'+')) => false,
+            Some(Token::Punct(b'.')) if matches!(lang, Lang::Perl | Lang::Php) => false,
+            _ => break,
+        };
+        let (rhs, next) = path_term(tokens, i + 1, lang, depth);
+        if joined {
+            value.push(Piece::Text("/".to_owned()));
+        }
+        value.extend(rhs);
+        i = next;
+    }
+    (value, i)
+}
+
+/// Whether a name is the home directory: `Path.home`, `os.homedir`, `Dir.home`,
+/// `process.env.HOME`.
+fn is_home(word: &str, last: &str) -> bool {
+    let qualified = word.len() > last.len();
+    (qualified
+        && matches!(
+            last.to_ascii_lowercase().as_str(),
+            "home" | "homedir" | "home_dir"
+        ))
+        || last == "homedir"
+        || (qualified && last == "HOME" && word.to_ascii_lowercase().contains("env"))
+}
+
+/// `os.environ['HOME']`, `os.getenv('HOME')`, `ENV['HOME']`, `$ENV{HOME}`, `$_SERVER['HOME']`,
+/// `getenv('HOME')` at `at`: the index after it.
+fn env_home(tokens: &[Token], at: usize, word: &str) -> Option<usize> {
+    let lower = word.to_ascii_lowercase();
+    if !(lower.contains("env") || lower.contains("$_server")) {
+        return None;
+    }
+    let open = at + 1;
+    if !matches!(tokens.get(open), Some(Token::Punct(b'[' | b'(' | b'{'))) {
+        return None;
+    }
+    let key = match tokens.get(open + 1)? {
+        Token::Str { text, .. } => text.as_str(),
+        Token::Word(name) => name.as_str(),
+        Token::Punct(_) => return None,
+    };
+    (key == "HOME").then(|| closing(tokens, open).map_or(tokens.len(), |close| close + 1))
+}
+
+/// Adjacent texts as one.
+fn merged(value: Vec<Piece>) -> Vec<Piece> {
+    let mut out: Vec<Piece> = Vec::with_capacity(value.len());
+    for piece in value {
+        match (out.last_mut(), piece) {
+            (Some(Piece::Text(text)), Piece::Text(more)) => text.push_str(&more),
+            (_, piece) => out.push(piece),
+        }
+    }
+    out
+}
+
+/// A path value as one shell word: the home directory as `~` in front, texts quoted, the rest
+/// run-time parts; `None` when it holds neither text nor the home directory.
+fn shell_word(value: &[Piece]) -> Option<String> {
+    if !value
+        .iter()
+        .any(|p| matches!(p, Piece::Home | Piece::Text(_)))
+    {
+        return None;
+    }
+    let mut word = String::new();
+    for (index, piece) in value.iter().enumerate() {
+        match piece {
+            Piece::Home if index == 0 => word.push('~'),
+            Piece::Text(text) if index == 1 && value.first() == Some(&Piece::Home) => {
+                if let Some(rest) = text.strip_prefix('/') {
+                    word.push('/');
+                    if !rest.is_empty() {
+                        word.push_str(&quote(rest));
+                    }
+                } else {
+                    word.push_str(&quote(text));
+                }
+            }
+            Piece::Text(text) if !text.is_empty() => word.push_str(&quote(text)),
+            Piece::Text(_) => {}
+            Piece::Home | Piece::RunTime => word.push_str(&format!("\"{RUN_TIME}\"")),
+        }
+    }
+    Some(word)
+}
+
+/// A path value under the home directory, as a file name (`~/.ssh/id_rsa`).
+fn home_name(value: &[Piece]) -> Option<String> {
+    match value {
+        [Piece::Home, Piece::Text(rest)] if rest.starts_with('/') && rest.len() > 1 => {
+            Some(format!("~{rest}"))
+        }
+        _ => None,
+    }
+}
+
+/// The files under the home directory the code names with a path built at run time
+/// (`Path.home() / '.ssh' / 'id_rsa'`, `path.join(os.homedir(), '.aws', 'credentials')`): in a
+/// one-liner all of them, in a script on stdin those a call opens or reads.
+fn home_names(tokens: &[Token], lang: Lang, from_stdin: bool) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for (at, token) in tokens.iter().enumerate() {
+        let Token::Word(word) = token else {
+            continue;
+        };
+        let last = word.rsplit(['.', ':']).next().unwrap_or(word);
+        let lower = last.to_ascii_lowercase();
+        if !(is_home(word, last)
+            || env_home(tokens, at, word).is_some()
+            || PATH_JOINS.contains(&lower.as_str())
+            || PATH_MAKERS.contains(&lower.as_str()))
+        {
+            continue;
+        }
+        let (value, end) = path_value(tokens, at, lang);
+        let Some(name) = home_name(&value) else {
+            continue;
+        };
+        let opened = || {
+            let called = matches!(
+                (at.checked_sub(2).and_then(|i| tokens.get(i)), at.checked_sub(1).and_then(|i| tokens.get(i))),
+                (Some(Token::Word(call)), Some(Token::Punct(b'(')))
+                    if READS.contains(&call.rsplit(['.', ':']).next().unwrap_or(call).to_ascii_lowercase().as_str())
+            );
+            let after = if tokens.get(end) == Some(&Token::Punct(b')')) {
+                end + 1
+            } else {
+                end
+            };
+            let read = matches!(
+                (tokens.get(after), tokens.get(after + 1)),
+                (Some(Token::Punct(b'.')), Some(Token::Word(method)))
+                    if matches!(method.as_str(), "read_text" | "read_bytes" | "open")
+            );
+            called || read
+        };
+        if !names.contains(&name) && (!from_stdin || opened()) {
+            names.push(name);
+        }
+    }
+    names
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1634,6 +2095,126 @@ mod tests {
         );
         // Not a call: a comparison.
         assert!(py("import os as o; print(o.getcwd() == 'rm -rf ~')").is_empty());
+    }
+
+    #[test]
+    fn removal_through_a_library() {
+        let py = |text| commands(Lang::Python, text);
+        assert_eq!(
+            py("shutil.rmtree('/x', ignore_errors=True)"),
+            ["rm -rf -- /x"]
+        );
+        assert_eq!(
+            py("os.remove(os.path.expanduser('~/.ssh/id_rsa'))"),
+            ["rm -f -- ~/.ssh/id_rsa"]
+        );
+        assert_eq!(py("os.removedirs('a/b')"), ["rmdir -p -- a/b"]);
+        assert_eq!(
+            py("Path('/x/y').unlink(missing_ok=True)"),
+            ["rm -f -- /x/y"]
+        );
+        assert_eq!(py("(Path.home() / 'x').rmdir()"), ["rmdir -- ~/x"]);
+        assert_eq!(
+            py("shutil.rmtree(root + '/build')"),
+            ["rm -rf -- \"$X\"/build"]
+        );
+        assert_eq!(
+            py("shutil.rmtree('/x' if a else b)"),
+            ["rm -rf -- /x\"$X\""]
+        );
+        // An operand with no literal is not looked into; nor is a list's `remove`.
+        assert!(py("shutil.rmtree(tmp)").is_empty());
+        assert!(py("sys.path.remove('/usr/lib/x')").is_empty());
+        let js = |text| commands(Lang::JavaScript, text);
+        assert_eq!(js("fs.rmSync('/x', { recursive: true })"), ["rm -rf -- /x"]);
+        assert_eq!(js("fs.rmSync('/x')"), ["rm -f -- /x"]);
+        assert_eq!(
+            js("await fs.promises.rm(path.join(os.homedir(), 'x'), {force: true})"),
+            ["rm -f -- ~/x"]
+        );
+        assert_eq!(
+            js("fs.unlinkSync(process.env.HOME + '/.npmrc')"),
+            ["rm -f -- ~/.npmrc"]
+        );
+        assert_eq!(
+            commands(Lang::Ruby, "FileUtils.rm_rf(['/a', '/b'])"),
+            ["rm -rf -- /a /b"]
+        );
+        assert_eq!(
+            commands(Lang::Ruby, "FileUtils.rm(File.join(Dir.home, 'x'))"),
+            ["rm -f -- ~/x"]
+        );
+        assert_eq!(
+            commands(Lang::Perl, "unlink $ENV{HOME} . '/x', '/y';"),
+            ["rm -f -- ~/x /y"]
+        );
+        assert_eq!(
+            commands(Lang::Php, "rmdir($_SERVER['HOME']);"),
+            ["rmdir -- ~"]
+        );
+    }
+
+    #[test]
+    fn home_built_paths() {
+        let names = |lang, text, from_stdin| {
+            let code = Code {
+                lang,
+                text,
+                from_stdin,
+            };
+            home_names(&resolve_aliases(tokens(&code), |_| false), lang, from_stdin)
+        };
+        assert_eq!(
+            names(Lang::Python, "Path.home() / '.ssh' / 'id_rsa'", false),
+            ["~/.ssh/id_rsa"]
+        );
+        assert_eq!(
+            names(
+                Lang::Python,
+                "os.path.join(os.environ['HOME'], '.aws', 'credentials')",
+                false
+            ),
+            ["~/.aws/credentials"]
+        );
+        assert_eq!(
+            names(
+                Lang::Python,
+                "Path.home().joinpath('.ssh', 'id_rsa')",
+                false
+            ),
+            ["~/.ssh/id_rsa"]
+        );
+        assert_eq!(
+            names(Lang::Python, "os.getenv('HOME') + '/.netrc'", false),
+            ["~/.netrc"]
+        );
+        assert_eq!(
+            names(
+                Lang::JavaScript,
+                "path.join(require('os').homedir(), '.ssh', 'id_rsa')",
+                false
+            ),
+            ["~/.ssh/id_rsa"]
+        );
+        assert_eq!(
+            names(Lang::Perl, "open(F, $ENV{HOME} . '/.ssh/id_rsa')", false),
+            ["~/.ssh/id_rsa"]
+        );
+        assert!(names(Lang::Python, "print(Path.home())", false).is_empty());
+        assert!(names(Lang::Python, "os.path.join(home, '.ssh')", false).is_empty());
+        // A script on stdin: only what a call opens or reads.
+        assert!(
+            names(
+                Lang::Python,
+                "print((Path.home() / '.ssh' / 'id_rsa').exists())",
+                true
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            names(Lang::Python, "open(Path.home() / '.ssh' / 'id_rsa')", true),
+            ["~/.ssh/id_rsa"]
+        );
     }
 
     #[test]
