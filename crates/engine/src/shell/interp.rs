@@ -112,7 +112,12 @@ pub(crate) fn string_literals_of(simple: &SimpleCommand) -> Vec<String> {
                 _ => false,
             };
             if !text.contains(char::is_whitespace) && (!code.from_stdin || opened()) {
-                names.push(text.clone());
+                // A format's placeholders are run-time parts (`'%s/.ssh/id_rsa' % home`).
+                names.push(if text.contains(['%', '{']) {
+                    placeholders(text)
+                } else {
+                    text.clone()
+                });
             }
         }
         names.extend(home_names(&tokens, code.lang, code.from_stdin));
@@ -581,7 +586,10 @@ fn tokens(code: &Code<'_>) -> Vec<Token> {
                     } else {
                         Escapes::Full
                     };
-                    let (text, close) = delimited(bytes, end, lang, escapes);
+                    let (mut text, close) = delimited(bytes, end, lang, escapes);
+                    if escapes == Escapes::Full {
+                        text = perl_home(text);
+                    }
                     out.push(Token::Str {
                         text,
                         runs: word == "qx",
@@ -854,13 +862,24 @@ fn digits(bytes: &[u8], from: usize, max: usize, radix: u32) -> (u32, usize) {
 
 /// Replaces the language's interpolations in a string quoted by `quote` with [`RUN_TIME`]:
 /// Ruby's `#{…}`, JavaScript's `${…}` in a template. Perl's and PHP's `$name` are already
-/// run-time parts to the shell.
+/// run-time parts to the shell; Perl's `$ENV{HOME}` is the shell's `$HOME`.
 fn interpolations(text: String, quote: u8, lang: Lang) -> String {
     match (lang, quote) {
+        (Lang::Perl, b'"' | b'`') => perl_home(text),
         (Lang::Ruby | Lang::Other, b'"' | b'`') => interpolated(&text, "#{", "}"),
         (Lang::JavaScript, b'`') => interpolated(&text, "${", "}"),
         _ => text,
     }
+}
+
+/// Perl's `$ENV{HOME}` in an interpolating string as `$HOME`.
+fn perl_home(text: String) -> String {
+    if !text.contains("$ENV{") {
+        return text;
+    }
+    ["$ENV{HOME}", "$ENV{'HOME'}", "$ENV{\"HOME\"}"]
+        .iter()
+        .fold(text, |text, form| text.replace(form, "$HOME"))
 }
 
 /// `text` with every `open … close` (`{{` and `}}` stay) replaced by [`RUN_TIME`].
@@ -2039,6 +2058,18 @@ mod tests {
         assert_eq!(
             commands(Lang::Php, r"shell_exec('rm -rf \x7e');"),
             [r"rm -rf \x7e"]
+        );
+    }
+
+    #[test]
+    fn perl_home_in_strings() {
+        assert_eq!(
+            commands(Lang::Perl, "print `cat $ENV{HOME}/.ssh/id_rsa`"),
+            ["cat $HOME/.ssh/id_rsa"]
+        );
+        assert_eq!(
+            commands(Lang::Perl, "print qx{rm -rf $ENV{'HOME'}}"),
+            ["rm -rf $HOME"]
         );
     }
 
