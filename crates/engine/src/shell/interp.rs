@@ -16,6 +16,8 @@
 //! A call whose command holds no literal text at all (`os.system(cmd)`) is not looked into, as a
 //! script file given to the interpreter is not.
 
+use std::collections::HashMap;
+
 use super::exec::{Nested, SHELLS};
 use super::{Origin, SimpleCommand};
 use crate::argv::Parsed;
@@ -354,8 +356,9 @@ fn shell_commands(code: &Code<'_>) -> Vec<String> {
 /// `const { execSync: run } = require('child_process')`, `s = os.system` (for a name `known`
 /// takes as a call), and `getattr(os, 'system')`.
 fn resolve_aliases(tokens: Vec<Token>, known: impl Fn(&str) -> bool) -> Vec<Token> {
-    let mut names: Vec<(String, String)> = Vec::new();
-    let mut modules: Vec<(String, String)> = Vec::new();
+    // The last binding of a name wins.
+    let mut names: HashMap<String, String> = HashMap::new();
+    let mut modules: HashMap<String, String> = HashMap::new();
     let word_at = |i: usize| match tokens.get(i) {
         Some(Token::Word(word)) => Some(word.as_str()),
         _ => None,
@@ -377,8 +380,12 @@ fn resolve_aliases(tokens: Vec<Token>, known: impl Fn(&str) -> bool) -> Vec<Toke
                         _ => (name, i + 1),
                     };
                     match from {
-                        Some(module) => names.push((alias.to_owned(), format!("{module}.{name}"))),
-                        None if alias != name => modules.push((alias.to_owned(), name.to_owned())),
+                        Some(module) => {
+                            names.insert(alias.to_owned(), format!("{module}.{name}"));
+                        }
+                        None if alias != name => {
+                            modules.insert(alias.to_owned(), name.to_owned());
+                        }
                         None => {}
                     }
                     i = next;
@@ -392,20 +399,20 @@ fn resolve_aliases(tokens: Vec<Token>, known: impl Fn(&str) -> bool) -> Vec<Toke
                 }
             }
             // `{ execSync: run, spawn } = …`.
-            Token::Punct(b'{') => {
-                let Some(close) = closing(&tokens, at) else {
-                    continue;
-                };
-                if tokens.get(close + 1) != Some(&Token::Punct(b'='))
-                    || tokens.get(close + 2) == Some(&Token::Punct(b'='))
+            Token::Punct(b'}') => {
+                if tokens.get(at + 1) != Some(&Token::Punct(b'='))
+                    || tokens.get(at + 2) == Some(&Token::Punct(b'='))
                 {
                     continue;
                 }
-                for i in at + 1..close {
+                let Some(open) = opening(&tokens, at) else {
+                    continue;
+                };
+                for i in open + 1..at {
                     if let (Some(name), Some(Token::Punct(b':')), Some(alias)) =
                         (word_at(i), tokens.get(i + 1), word_at(i + 2))
                     {
-                        names.push((alias.to_owned(), name.to_owned()));
+                        names.insert(alias.to_owned(), name.to_owned());
                     }
                 }
             }
@@ -431,7 +438,7 @@ fn resolve_aliases(tokens: Vec<Token>, known: impl Fn(&str) -> bool) -> Vec<Toke
                     .and_then(word_at)
                     && known(name)
                 {
-                    names.push((alias.to_owned(), name.to_owned()));
+                    names.insert(alias.to_owned(), name.to_owned());
                 }
             }
             _ => {}
@@ -443,12 +450,12 @@ fn resolve_aliases(tokens: Vec<Token>, known: impl Fn(&str) -> bool) -> Vec<Toke
             out.push(token);
             continue;
         };
-        if let Some((_, name)) = names.iter().rev().find(|(alias, _)| *alias == word) {
+        if let Some(name) = names.get(&word) {
             out.push(Token::Word(name.clone()));
             continue;
         }
         let first = word.split('.').next().unwrap_or(&word);
-        if let Some((_, module)) = modules.iter().rev().find(|(alias, _)| alias == first) {
+        if let Some(module) = modules.get(first) {
             let rest = word.get(first.len()..).unwrap_or("");
             out.push(Token::Word(format!("{module}{rest}")));
             continue;
@@ -1063,10 +1070,15 @@ fn exec_form(last: &str) -> Option<Call> {
     })
 }
 
+/// How far [`closing`] and [`opening`] look for a matching bracket: it bounds the work on
+/// deeply nested code, where each bracket would otherwise be scanned to its far end.
+const MAX_BRACKET_SCAN: usize = 2048;
+
 /// The index of the bracket that closes the one at `open`.
+/// `None` past [`MAX_BRACKET_SCAN`] tokens.
 fn closing(tokens: &[Token], open: usize) -> Option<usize> {
     let mut depth = 0usize;
-    for (i, token) in tokens.iter().enumerate().skip(open) {
+    for (i, token) in tokens.iter().enumerate().skip(open).take(MAX_BRACKET_SCAN) {
         match token {
             Token::Punct(b'(' | b'[' | b'{') => depth += 1,
             Token::Punct(b')' | b']' | b'}') => {
@@ -1507,10 +1519,11 @@ fn receiver(tokens: &[Token], dot: usize, lang: Lang) -> Option<Vec<Piece>> {
     (end == dot).then_some(value)
 }
 
-/// The index of the bracket that opens the one that closes at `close`.
+/// The index of the bracket that opens the one that closes at `close`; `None` past
+/// [`MAX_BRACKET_SCAN`] tokens.
 fn opening(tokens: &[Token], close: usize) -> Option<usize> {
     let mut depth = 0usize;
-    for i in (0..=close).rev() {
+    for i in (close.saturating_sub(MAX_BRACKET_SCAN)..=close).rev() {
         match tokens.get(i)? {
             Token::Punct(b')' | b']' | b'}') => depth += 1,
             Token::Punct(b'(' | b'[' | b'{') => {
@@ -1544,6 +1557,9 @@ fn path_value(tokens: &[Token], at: usize, lang: Lang) -> (Vec<Piece>, usize) {
     let (value, end) = path_value_nested(tokens, at, lang, 0);
     (merged(value), end)
 }
+
+/// Most operands joined in one path expression before the rest is a run-time part.
+const MAX_PATH_TERMS: usize = 32;
 
 /// How deep path expressions nest before the rest is a run-time part.
 const MAX_PATH_DEPTH: usize = 8;
@@ -1681,7 +1697,11 @@ fn joined(tokens: &[Token], lang: Lang, depth: usize) -> Vec<Piece> {
 /// [`path_value`] one level deeper.
 fn path_value_nested(tokens: &[Token], at: usize, lang: Lang, depth: usize) -> (Vec<Piece>, usize) {
     let (mut value, mut i) = path_term(tokens, at, lang, depth);
-    loop {
+    for terms in 1.. {
+        if terms > MAX_PATH_TERMS {
+            value.push(Piece::RunTime);
+            break;
+        }
         let joined = match tokens.get(i) {
             Some(Token::Punct(b'/')) if lang == Lang::Python => true,
             Some(Token::Punct(b'+')) => false,
