@@ -13,8 +13,17 @@
 //!   `rm -rf $X`), as are interpolations (`f"rm -rf {home}"`, `"#{dir}"`, `` `${dir}` ``) and
 //!   format placeholders (`"rm -rf %s" % home`).
 //!
-//! A call whose command holds no literal text at all (`os.system(cmd)`) is not looked into, as a
-//! script file given to the interpreter is not.
+//! - `os.exec*`, `os.spawn*` and `os.posix_spawn*` run their path with `argv[1:]`, as do Perl's
+//!   `exec {PROG} LIST` and Ruby's `system([prog, argv0], …)`;
+//! - removal through a library (`shutil.rmtree`, `os.remove`, `Path(…).unlink()`, `fs.rmSync`,
+//!   `FileUtils.rm_rf`, Perl's `rmtree` and `unlink`, PHP's `unlink`) is the `rm -rf`, `rm -f`
+//!   or `rmdir` it amounts to, its operands read as path expressions (see [`path_value`]).
+//!
+//! String escapes are read per language and quote; names bound in the code (`import os as o`,
+//! `from os import system as s`, `s = os.system`) stand for what they name. A call whose
+//! command holds no literal text at all (`os.system(cmd)`, `shutil.rmtree(tmp)`) is not looked
+//! into, as a script file given to the interpreter is not. The file names the code reads are
+//! its literals and, built on a run-time home, `~/…` (`Path.home() / '.ssh' / 'id_rsa'`).
 
 use std::collections::HashMap;
 
