@@ -287,14 +287,13 @@ async fn evaluate_guard(
     // from its own event.
     let (mut parts, body) = request.into_parts();
     let agent = route_agent(parts.uri.path());
-    let read = match read_body(&guard.state, body, deadline).await {
-        Ok(read) => read,
-        Err(response) => return response,
-    };
     let ReadBody {
         bytes: body,
         too_large,
-    } = read;
+    } = match read_body(&guard.state, body, deadline).await {
+        Ok(read) => read,
+        Err(response) => return response,
+    };
     if too_large {
         parts.extensions.insert(TooLarge);
     }

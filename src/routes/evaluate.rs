@@ -44,8 +44,8 @@ pub async fn evaluate_event(
     too_large: Option<Extension<TooLarge>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let body = Body::read(body, too_large);
-    evaluate_as(&state, Agent::ClaudeCode, caller, body).await
+    let too_large = too_large.is_some();
+    evaluate_as(&state, Agent::ClaudeCode, caller, body, too_large).await
 }
 
 /// `POST /v1/evaluate/{agent}`: any agent, decoded and answered in its own dialect. An agent
@@ -58,9 +58,8 @@ pub async fn evaluate_agent_event(
     too_large: Option<Extension<TooLarge>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let body = Body::read(body, too_large);
     match parse_agent(&agent) {
-        Ok(agent) => evaluate_as(&state, agent, caller, body).await,
+        Ok(agent) => evaluate_as(&state, agent, caller, body, too_large.is_some()).await,
         Err(error) => error.into_response(),
     }
 }
@@ -75,30 +74,16 @@ pub fn parse_agent(name: &str) -> Result<Agent, ApiError> {
     })
 }
 
-/// The body an evaluate handler was given.
-struct Body {
-    bytes: Result<Bytes, BytesRejection>,
-    /// The event is larger than `--max-body-bytes`; `bytes` is its head.
-    too_large: bool,
-}
-
-impl Body {
-    fn read(bytes: Result<Bytes, BytesRejection>, too_large: Option<Extension<TooLarge>>) -> Self {
-        Self {
-            bytes,
-            too_large: too_large.is_some(),
-        }
-    }
-}
-
+/// Evaluates the body as `agent`'s event for `caller`. When `too_large`, the body is the head
+/// of an event larger than `--max-body-bytes`, answered with the failure decision.
 async fn evaluate_as(
     state: &AppState,
     agent: Agent,
     caller: Result<Caller, ApiError>,
-    body: Body,
+    body: Result<Bytes, BytesRejection>,
+    too_large: bool,
 ) -> Response {
-    let too_large = body.too_large;
-    let body = match body.bytes {
+    let body = match body {
         Ok(body) => body,
         Err(rejection) => return body_rejection(state.max_body_bytes, rejection).into_response(),
     };
