@@ -7,6 +7,7 @@
 
 use std::borrow::Cow;
 
+use crate::argv::Parsed;
 use crate::paths::{self, PathContext};
 
 /// System directories: recursive removal, ownership or mode changes there break the machine.
@@ -216,16 +217,7 @@ pub(crate) fn tree_removal<'a>(name: &str, args: &'a [String]) -> Option<Vec<&'a
         },
         _ => return None,
     };
-    let mut operands = Vec::new();
-    let mut rest = args.iter();
-    while let Some(arg) = rest.next() {
-        if arg == "--" {
-            operands.extend(rest.by_ref().map(String::as_str));
-        } else if !arg.starts_with('-') {
-            operands.push(arg.as_str());
-        }
-    }
-    Some(operands)
+    Some(Parsed::new(args, &[], &[]).operands)
 }
 
 /// The last segment of a path.

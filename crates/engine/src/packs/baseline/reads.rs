@@ -139,6 +139,15 @@ const CREDENTIAL_PRINTERS: &[(&str, &[&str])] = &[
 /// `aws configure get` of a secret key or token, `kubectl config view --raw`, `kubectl get
 /// secret(s)` in a format that shows the data, and `docker-credential-* get`.
 fn printed_credential(name: &str, args: &[String]) -> Option<String> {
+    // Most commands are none of these: decide that before collecting anything.
+    let known = CREDENTIAL_PRINTERS
+        .iter()
+        .any(|(program, _)| *program == name)
+        || matches!(name, "kubectl" | "oc")
+        || name.starts_with("docker-credential-");
+    if !known {
+        return None;
+    }
     let operands: Vec<&str> = args
         .iter()
         .map(String::as_str)
