@@ -983,10 +983,21 @@ const SCP_VALUED: &[char] = &[
 fn ssh(args: &[Field]) -> Vec<Nested> {
     let mut found = ssh_options(args, SSH_VALUED);
     let start = options_end(args, SSH_VALUED, &[]);
+    // A flag in a cluster, up to the option that takes the rest as its value
+    // (`-oStrictHostKeyChecking=no` holds no `-s`).
     let no_command = args.get(..start).unwrap_or_default().iter().any(|arg| {
-        arg.text.starts_with('-')
-            && !arg.text.starts_with("--")
-            && arg.text.chars().any(|flag| matches!(flag, 'N' | 's' | 'W'))
+        let Some(cluster) = arg.text.strip_prefix('-').filter(|c| !c.starts_with('-')) else {
+            return false;
+        };
+        for flag in cluster.chars() {
+            if matches!(flag, 'N' | 's' | 'W') {
+                return true;
+            }
+            if SSH_VALUED.contains(&flag) {
+                break;
+            }
+        }
+        false
     });
     // OpenSSH reads options after the destination too (`ssh host -v cmd`).
     let rest = args.get(start + 1..).unwrap_or_default();
@@ -1512,6 +1523,12 @@ mod tests {
             (&["ssh", "-p", "22", "host", "-v", "ls", "-la"], &["ls -la"]),
             (&["ssh", "-N", "-L", "1:h:2", "host"], &[]),
             (&["ssh", "-s", "host", "sftp"], &[]),
+            (
+                &["ssh", "-oStrictHostKeyChecking=no", "host", "id"],
+                &["id"],
+            ),
+            (&["ssh", "-iNkey", "host", "id"], &["id"]),
+            (&["ssh", "-qW", "h:22", "jump"], &[]),
             (&["scp", "-S", "id", "a", "b:"], &["id"]),
             (
                 &["rsync", "-avz", "-e", "ssh -p 2", "a", "b:"],
