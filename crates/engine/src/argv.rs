@@ -17,6 +17,21 @@ pub(crate) const GIT_GLOBAL_LONG_VALUE: &[&str] = &[
     "list-cmds",
 ];
 
+/// `git clone`'s short options that take a separate value.
+pub(crate) const GIT_CLONE_SHORT_VALUE: &[char] = &['o', 'b', 'c', 'u', 'j'];
+/// See [`GIT_CLONE_SHORT_VALUE`].
+pub(crate) const GIT_CLONE_LONG_VALUE: &[&str] = &[
+    "origin",
+    "branch",
+    "config",
+    "upload-pack",
+    "template",
+    "reference",
+    "separate-git-dir",
+    "depth",
+    "jobs",
+];
+
 /// Whether the long option given as `given` (without `--` and `=value`) names `option`: the whole
 /// name, or any prefix of it, as GNU `getopt_long` and git accept unambiguous prefixes
 /// (`rm --rec`, `git push --mirr`). A prefix the real tool finds ambiguous makes it fail, so

@@ -17,8 +17,8 @@ use super::exec::{Nested, SHELLS, joined, script_or_dynamic};
 use super::wrappers::Field;
 use super::{Origin, basename};
 use crate::argv::{
-    GIT_GLOBAL_LONG_VALUE, GIT_GLOBAL_SHORT_VALUE, RSYNC_SHORT_VALUES, long_option_matches,
-    options_end,
+    GIT_CLONE_SHORT_VALUE, GIT_GLOBAL_LONG_VALUE, GIT_GLOBAL_SHORT_VALUE, RSYNC_SHORT_VALUES,
+    long_option_matches, options_end,
 };
 
 /// The names awk goes by.
@@ -865,7 +865,7 @@ fn git(args: &[Field]) -> Vec<Nested> {
         "rebase" => option_values(rest, Some('x'), &['s', 'X', 'C'], Some("exec")),
         // The program run for the other side of a transfer (locally, for a local or `ext::`
         // remote, and for `ssh` remotes on the far end).
-        "clone" => option_values(rest, Some('u'), &['o', 'b', 'c', 'j'], Some("upload-pack")),
+        "clone" => option_values(rest, Some('u'), GIT_CLONE_SHORT_VALUE, Some("upload-pack")),
         "fetch" | "pull" | "ls-remote" => {
             option_values(rest, None, &['j', 'o'], Some("upload-pack"))
         }

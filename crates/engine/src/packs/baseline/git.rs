@@ -8,7 +8,8 @@
 
 use super::Cmd;
 use crate::argv::{
-    GIT_GLOBAL_LONG_VALUE, GIT_GLOBAL_SHORT_VALUE, Parsed, leading_options, long_option_matches,
+    GIT_CLONE_LONG_VALUE, GIT_CLONE_SHORT_VALUE, GIT_GLOBAL_LONG_VALUE, GIT_GLOBAL_SHORT_VALUE,
+    Parsed, leading_options, long_option_matches,
 };
 use crate::packs::Findings;
 
@@ -116,21 +117,7 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
         // Settings of the new repository, in force for the clone itself (`core.sshCommand`)
         // and for every later command in it (`core.fsmonitor`).
         "clone" => {
-            let parsed = Parsed::new(
-                rest,
-                &['o', 'b', 'c', 'u', 'j'],
-                &[
-                    "origin",
-                    "branch",
-                    "config",
-                    "upload-pack",
-                    "template",
-                    "reference",
-                    "separate-git-dir",
-                    "depth",
-                    "jobs",
-                ],
-            );
+            let parsed = Parsed::new(rest, GIT_CLONE_SHORT_VALUE, GIT_CLONE_LONG_VALUE);
             dangerous_settings("git clone -c", parsed.values(&['c'], &["config"]), out);
         }
         "reset" if Parsed::new(rest, &[], &[]).has(&[], &["hard"]) => out.add(
