@@ -7,7 +7,7 @@
 //! | `decisions_total` | `agent`, `event`, `tool`, `decision`, `mode` |
 //! | `tenant_decisions_total` | `tenant`, `decision` (enforced answers) |
 //! | `rule_hits_total` | `rule`, `mode`, `decision` (what the rule says) |
-//! | `evaluation_failures_total` | `reason` (`not_loaded`, `panic`, `shed`, `token_unchecked`, `timeout`) |
+//! | `evaluation_failures_total` | `reason` (`not_loaded`, `panic`, `shed`, `token_unchecked`, `timeout`, `too_large`, `unreadable`) |
 //! | `evaluation_duration_seconds` (histogram) | `gate` |
 //! | `http_request_duration_seconds` (histogram) | `method`, `path` (the route template), `status` |
 //! | `bundle_info` (= 1) | `tenant`, `bundle_id`, `sha256` |
@@ -174,16 +174,19 @@ pub enum Failure {
     Timeout,
     /// The event is larger than `--max-body-bytes`.
     TooLarge,
+    /// The event names itself but is not JSON that can be read whole.
+    Unreadable,
 }
 
 impl Failure {
-    const ALL: [Failure; 6] = [
+    const ALL: [Failure; 7] = [
         Self::NotLoaded,
         Self::Panic,
         Self::Shed,
         Self::TokenUnchecked,
         Self::Timeout,
         Self::TooLarge,
+        Self::Unreadable,
     ];
 
     /// The label value.
@@ -195,6 +198,7 @@ impl Failure {
             Self::TokenUnchecked => "token_unchecked",
             Self::Timeout => "timeout",
             Self::TooLarge => "too_large",
+            Self::Unreadable => "unreadable",
         }
     }
 }

@@ -306,11 +306,11 @@ async fn evaluate_guard(
         Err(_) => match agent
             .and_then(|agent| decode_read(agent, &body, too_large, guard.state.max_body_bytes))
         {
-            Ok(event) => {
+            Ok(read) => {
                 let state = &guard.state;
                 state.metrics.observe_failure(Failure::Timeout);
                 let why = "the evaluation ran out of time";
-                Json(failure_reply(state.failure, &event, why)).into_response()
+                Json(failure_reply(state.failure, &read.event, why)).into_response()
             }
             Err(_) => timed_out(),
         },
@@ -406,7 +406,7 @@ async fn shed(state: &AppState, request: Request, deadline: tokio::time::Instant
         Err(response) => return response,
     };
     let event = match decode_read(agent, &read.bytes, read.too_large, state.max_body_bytes) {
-        Ok(event) => event,
+        Ok(read) => read.event,
         Err(error) => return error.into_response(),
     };
     state.metrics.observe_failure(Failure::Shed);

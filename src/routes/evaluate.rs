@@ -26,7 +26,7 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{Extension, Path, State};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
-use toolgate_engine::protocol::{self, Agent, HookEvent};
+use toolgate_engine::protocol::{self, Agent, EventError, HookEvent};
 use toolgate_engine::{Decision, Outcome, evaluate};
 
 use crate::audit::Audit;
@@ -94,10 +94,10 @@ async fn evaluate_as(
         // caller is unknown, so the answer is not audited: anyone could write the audit so.
         Err(ApiError::DatabaseUnavailable(_)) => {
             return match decode(&body) {
-                Ok(event) => {
+                Ok(read) => {
                     state.metrics.observe_failure(Failure::TokenUnchecked);
                     let why = "the token could not be checked";
-                    Json(failure_reply(state.failure, &event, why)).into_response()
+                    Json(failure_reply(state.failure, &read.event, why)).into_response()
                 }
                 Err(error) => error.into_response(),
             };
@@ -107,17 +107,14 @@ async fn evaluate_as(
     if let Err(error) = caller.require(Role::Agent) {
         return error.into_response();
     }
-    let event = match decode(&body) {
-        Ok(event) => event,
+    let ReadEvent { event, unreadable } = match decode(&body) {
+        Ok(read) => read,
         Err(error) => return error.into_response(),
     };
     let event = Arc::new(event);
-    let evaluated = if too_large {
-        state.metrics.observe_failure(Failure::TooLarge);
-        let why = format!(
-            "the event is larger than the {}-byte limit",
-            state.max_body_bytes
-        );
+    let evaluated = if let Some(unreadable) = unreadable {
+        state.metrics.observe_failure(unreadable.failure());
+        let why = unreadable.why(state.max_body_bytes);
         Evaluated::failed(state.failure, &event, &why)
     } else if takes_the_parsers_slow_paths(&event) {
         decide_off_runtime(state, &caller.tenant, &event).await
@@ -213,25 +210,84 @@ pub fn body_rejection(limit: usize, rejection: BytesRejection) -> ApiError {
     }
 }
 
-/// Decodes the body the evaluate guard read: the whole event, or, when `too_large`, the head of
-/// one larger than `limit` (413 when that head does not show which event it is).
+/// An event as the evaluate routes read it.
+pub struct ReadEvent {
+    /// The event, or, when it cannot be evaluated, its head.
+    pub event: HookEvent,
+    /// Why only the head could be read.
+    pub unreadable: Option<Unreadable>,
+}
+
+/// Why an event that names itself cannot be evaluated. It gets the failure decision, not a 4xx,
+/// which Claude Code's HTTP hooks take as "proceed".
+#[derive(Debug)]
+pub enum Unreadable {
+    /// Larger than `--max-body-bytes`.
+    TooLarge,
+    /// Not JSON that can be read whole: a syntax error, invalid UTF-8, a lone surrogate escape
+    /// (`"\ud800"`, which JavaScript's `JSON.stringify` writes for a lone surrogate in a tool's
+    /// input), or nesting deeper than the engine reads.
+    Malformed(protocol::EventError),
+}
+
+impl Unreadable {
+    /// The failure counted for it.
+    pub fn failure(&self) -> Failure {
+        match self {
+            Self::TooLarge => Failure::TooLarge,
+            Self::Malformed(_) => Failure::Unreadable,
+        }
+    }
+
+    /// The reason given with the failure decision.
+    pub fn why(&self, limit: usize) -> String {
+        match self {
+            Self::TooLarge => format!("the event is larger than the {limit}-byte limit"),
+            Self::Malformed(error) => format!("the event could not be read whole: {error}"),
+        }
+    }
+}
+
+/// Decodes the body the evaluate guard read: the whole event; or, when it is larger than `limit`
+/// (`too_large`) or not JSON that can be read whole, the event's head, to be answered with the
+/// failure decision. A body whose head does not show which event it is is no event: 413 when
+/// too large, else 400 `invalid_event` naming the problem.
 pub fn decode_read(
     agent: Agent,
     body: &[u8],
     too_large: bool,
     limit: usize,
-) -> Result<HookEvent, ApiError> {
+) -> Result<ReadEvent, ApiError> {
+    let head = |unreadable: Unreadable| {
+        protocol::decode_head(agent, body).map(|event| ReadEvent {
+            event,
+            unreadable: Some(unreadable),
+        })
+    };
     if too_large {
-        protocol::decode_head(agent, body).map_err(|_| ApiError::PayloadTooLarge(limit))
-    } else {
-        decode_as(agent, body)
+        return head(Unreadable::TooLarge).map_err(|_| ApiError::PayloadTooLarge(limit));
+    }
+    match protocol::decode(agent, body) {
+        Ok(event) => Ok(ReadEvent {
+            event,
+            unreadable: None,
+        }),
+        Err(error @ (EventError::Json(_) | EventError::TooDeep)) => {
+            let message = error.to_string();
+            head(Unreadable::Malformed(error))
+                .map_err(|_| ApiError::bad_request("invalid_event", message))
+        }
+        Err(error) => Err(invalid_event(error)),
     }
 }
 
 /// Decodes an agent's hook event, or explains why the body is not one (400 `invalid_event`).
 pub fn decode_as(agent: Agent, body: &[u8]) -> Result<HookEvent, ApiError> {
-    protocol::decode(agent, body)
-        .map_err(|error| ApiError::bad_request("invalid_event", error.to_string()))
+    protocol::decode(agent, body).map_err(invalid_event)
+}
+
+fn invalid_event(error: EventError) -> ApiError {
+    ApiError::bad_request("invalid_event", error.to_string())
 }
 
 /// Whether `event` is a shell command holding a construct on which brush-parser's grammars have

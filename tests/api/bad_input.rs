@@ -19,11 +19,80 @@ async fn app_with_agent() -> (TestApp, String) {
 #[tokio::test]
 async fn malformed_json_is_a_400_naming_the_problem() {
     let (app, agent) = app_with_agent().await;
-    let response = app
-        .evaluate_raw(Some(&agent), r#"{"hook_event_name": "PreToolUse","#)
-        .await;
-    let message = assert_error(response, StatusCode::BAD_REQUEST, "invalid_event").await;
-    assert!(message.contains("not valid JSON"), "{message}");
+    for body in [
+        r#"{"session_id": "s","#,
+        r#"{"hook_event_name": "#,
+        "{not json",
+    ] {
+        let response = app.evaluate_raw(Some(&agent), body).await;
+        let message = assert_error(response, StatusCode::BAD_REQUEST, "invalid_event").await;
+        assert!(message.contains("not valid JSON"), "{body}: {message}");
+    }
+    assert!(audit_rows(&app.db).await.is_empty());
+    app.assert_healthy().await;
+}
+
+/// Claude Code's HTTP hooks take a 400 as "proceed": a body that names its event but cannot be
+/// read whole gets that event's failure decision, is audited and counted. JavaScript's
+/// `JSON.stringify` writes a lone surrogate in a tool's input as `\ud800`, which no Rust string
+/// holds: a model could end any command so.
+#[tokio::test]
+async fn an_event_that_names_itself_but_cannot_be_read_whole_is_denied() {
+    let (app, agent) = app_with_agent().await;
+    let bodies = [
+        // A lone surrogate escape.
+        r#"{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~ \ud800"},"tool_use_id":"t1"}"#.to_owned(),
+        // An MCP tool's arguments nested deeper than the engine reads.
+        format!(
+            r#"{{"session_id":"s2","hook_event_name":"PreToolUse","tool_name":"mcp__db__query","tool_input":{{"q":"drop table users","x":{}{}}}}}"#,
+            "[".repeat(10_000),
+            "]".repeat(10_000)
+        ),
+        // Cut short, and invalid UTF-8, after the event's name.
+        r#"{"session_id":"s3","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~"#.to_owned(),
+    ];
+    let mut invalid_utf8 =
+        br#"{"session_id":"s4","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":""#.to_vec();
+    invalid_utf8.extend_from_slice(&[0xff, 0xfe, 0xc3]);
+    invalid_utf8.extend_from_slice(br#""}}"#);
+    let bodies = bodies
+        .map(String::into_bytes)
+        .into_iter()
+        .chain([invalid_utf8]);
+    for body in bodies {
+        let text = String::from_utf8_lossy(&body)
+            .chars()
+            .take(120)
+            .collect::<String>();
+        let response = app.evaluate_raw(Some(&agent), body).await;
+        assert_eq!(response.status(), StatusCode::OK, "{text}");
+        let reply: Value = response.json().await.unwrap();
+        assert_eq!(decision_of(&reply), "deny", "{text}: {reply}");
+        let reason = reply["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap();
+        assert!(reason.contains("could not be read whole"), "{reason}");
+    }
+
+    let mut rows = audit_rows(&app.db).await;
+    rows.sort_by_key(|row| row["session_id"].as_str().unwrap_or_default().to_owned());
+    let sessions: Vec<&Value> = rows.iter().map(|row| &row["session_id"]).collect();
+    assert_eq!(
+        sessions,
+        [&json!("s1"), &json!("s2"), &json!("s3"), &json!("s4")]
+    );
+    for row in &rows {
+        assert_eq!(row["decision"], "deny", "{row}");
+        assert_eq!(row["winner"], "toolgate-failure", "{row}");
+    }
+    assert_eq!(rows[1]["tool"], "mcp__db__query");
+    let metrics = scrape(&app, &app.address).await;
+    let unreadable = sample(
+        &metrics,
+        "toolgate_evaluation_failures_total",
+        &[("reason", "unreadable")],
+    );
+    assert_eq!(unreadable, Some(4.0));
     app.assert_healthy().await;
 }
 
@@ -157,24 +226,26 @@ async fn a_3_mib_event_under_the_4_mib_limit_is_evaluated() {
 #[tokio::test]
 async fn json_nested_10000_deep_is_a_400_without_overflowing_the_stack() {
     let (app, agent) = app_with_agent().await;
-    let body = format!(
-        r#"{{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{{"command":{}{}}}}}"#,
-        "[".repeat(10_000),
-        "]".repeat(10_000)
-    );
-    let response = app.evaluate_raw(Some(&agent), body).await;
-    let message = assert_error(response, StatusCode::BAD_REQUEST, "invalid_event").await;
-    assert!(message.contains("nests deeper"), "{message}");
+    let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    for body in [
+        deep.clone(),
+        format!(r#"{{"tool_input":{deep},"hook_event_name":"PreToolUse"}}"#),
+    ] {
+        let response = app.evaluate_raw(Some(&agent), body).await;
+        let message = assert_error(response, StatusCode::BAD_REQUEST, "invalid_event").await;
+        assert!(message.contains("nests deeper"), "{message}");
+    }
     app.assert_healthy().await;
 }
 
 #[tokio::test]
 async fn invalid_utf8_is_a_400() {
     let (app, agent) = app_with_agent().await;
-    let mut body =
-        br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":""#.to_vec();
+    let mut body = br#"{"session_id":""#.to_vec();
     body.extend_from_slice(&[0xff, 0xfe, 0xc3]);
-    body.extend_from_slice(br#""}}"#);
+    body.extend_from_slice(
+        br#"","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}"#,
+    );
     let response = app.evaluate_raw(Some(&agent), body).await;
     assert_error(response, StatusCode::BAD_REQUEST, "invalid_event").await;
     app.assert_healthy().await;
