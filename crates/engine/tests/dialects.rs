@@ -336,6 +336,16 @@ fn file_and_mcp_tools_map_to_claude_names() {
     .expect("decodes");
     assert_eq!(mcp.tool_name.as_deref(), Some("mcp__github__create_issue"));
     assert_eq!(mcp.tool_input["title"], "x");
+    // Arguments that do not parse are kept as text, not dropped.
+    let mcp = decode_value(
+        Agent::Cline,
+        json!({"hookName": "PreToolUse", "preToolUse": {"toolName": "use_mcp_tool", "parameters": {"server_name": "db", "tool_name": "query", "arguments": "{\"sql\":\"drop table users \\ud800\"}"}}}),
+    )
+    .expect("decodes");
+    assert_eq!(
+        mcp.tool_input["arguments"],
+        "{\"sql\":\"drop table users \\ud800\"}"
+    );
 }
 
 #[test]

@@ -518,7 +518,12 @@ fn map_tool(agent: Agent, tool: &str, input: Value) -> (String, Value) {
                 .unwrap_or("")
                 .to_owned();
             let arguments = match input.get("arguments") {
-                Some(Value::String(text)) => serde_json::from_str(text).unwrap_or(json!({})),
+                // Text that is no JSON object (a lone surrogate escape, say) is kept as it is,
+                // so that rules on the input still see it.
+                Some(Value::String(text)) => match serde_json::from_str(text) {
+                    Ok(args @ Value::Object(_)) => args,
+                    _ => json!({ "arguments": text }),
+                },
                 Some(args) => args.clone(),
                 None => json!({}),
             };
