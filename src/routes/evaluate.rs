@@ -224,9 +224,8 @@ pub struct ReadEvent {
 pub enum Unreadable {
     /// Larger than `--max-body-bytes`.
     TooLarge,
-    /// Not JSON that can be read whole: a syntax error, invalid UTF-8, a lone surrogate escape
-    /// (`"\ud800"`, which JavaScript's `JSON.stringify` writes for a lone surrogate in a tool's
-    /// input), or nesting deeper than the engine reads.
+    /// Not JSON that can be read whole: a syntax error, invalid UTF-8, or nesting deeper than
+    /// the engine reads.
     Malformed(protocol::EventError),
 }
 

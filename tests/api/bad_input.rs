@@ -33,26 +33,22 @@ async fn malformed_json_is_a_400_naming_the_problem() {
 }
 
 /// Claude Code's HTTP hooks take a 400 as "proceed": a body that names its event but cannot be
-/// read whole gets that event's failure decision, is audited and counted. JavaScript's
-/// `JSON.stringify` writes a lone surrogate in a tool's input as `\ud800`, which no Rust string
-/// holds: a model could end any command so.
+/// read whole gets that event's failure decision, is audited and counted.
 #[tokio::test]
 async fn an_event_that_names_itself_but_cannot_be_read_whole_is_denied() {
     let (app, agent) = app_with_agent().await;
     let bodies = [
-        // A lone surrogate escape.
-        r#"{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~ \ud800"},"tool_use_id":"t1"}"#.to_owned(),
         // An MCP tool's arguments nested deeper than the engine reads.
         format!(
-            r#"{{"session_id":"s2","hook_event_name":"PreToolUse","tool_name":"mcp__db__query","tool_input":{{"q":"drop table users","x":{}{}}}}}"#,
+            r#"{{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"mcp__db__query","tool_input":{{"q":"drop table users","x":{}{}}}}}"#,
             "[".repeat(10_000),
             "]".repeat(10_000)
         ),
-        // Cut short, and invalid UTF-8, after the event's name.
-        r#"{"session_id":"s3","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~"#.to_owned(),
+        // Cut short after the event's name.
+        r#"{"session_id":"s2","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~"#.to_owned(),
     ];
     let mut invalid_utf8 =
-        br#"{"session_id":"s4","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":""#.to_vec();
+        br#"{"session_id":"s3","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":""#.to_vec();
     invalid_utf8.extend_from_slice(&[0xff, 0xfe, 0xc3]);
     invalid_utf8.extend_from_slice(br#""}}"#);
     let bodies = bodies
@@ -77,22 +73,46 @@ async fn an_event_that_names_itself_but_cannot_be_read_whole_is_denied() {
     let mut rows = audit_rows(&app.db).await;
     rows.sort_by_key(|row| row["session_id"].as_str().unwrap_or_default().to_owned());
     let sessions: Vec<&Value> = rows.iter().map(|row| &row["session_id"]).collect();
-    assert_eq!(
-        sessions,
-        [&json!("s1"), &json!("s2"), &json!("s3"), &json!("s4")]
-    );
+    assert_eq!(sessions, [&json!("s1"), &json!("s2"), &json!("s3")]);
     for row in &rows {
         assert_eq!(row["decision"], "deny", "{row}");
         assert_eq!(row["winner"], "toolgate-failure", "{row}");
     }
-    assert_eq!(rows[1]["tool"], "mcp__db__query");
+    assert_eq!(rows[0]["tool"], "mcp__db__query");
     let metrics = scrape(&app, &app.address).await;
     let unreadable = sample(
         &metrics,
         "toolgate_evaluation_failures_total",
         &[("reason", "unreadable")],
     );
-    assert_eq!(unreadable, Some(4.0));
+    assert_eq!(unreadable, Some(3.0));
+    app.assert_healthy().await;
+}
+
+/// JavaScript's `JSON.stringify` writes a lone surrogate in a tool's input as `\ud800`, which no
+/// Rust string holds: a model could end any command so, and the event was a 400. It is read as
+/// U+FFFD, which is what Node hands bash in its place, and evaluated.
+#[tokio::test]
+async fn a_lone_surrogate_escape_is_read_as_the_replacement_character_and_evaluated() {
+    let (app, agent) = app_with_agent().await;
+    let id = app
+        .push("global", &crate::helpers::deny_bundle("g", "Bash(rm:*)"))
+        .await;
+    let activation = app.activate("global", id).await;
+    app.wait_served("global", activation).await;
+    let body = r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf ~ \ud800"},"tool_use_id":"t1"}"#;
+    let response = app.evaluate_raw(Some(&agent), body).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let reply: Value = response.json().await.unwrap();
+    assert_eq!(decision_of(&reply), "deny", "{reply}");
+
+    let rows = audit_rows(&app.db).await;
+    assert_eq!(rows.len(), 1, "{rows:#?}");
+    assert_eq!(rows[0]["winner"], "Bash(rm:*)");
+    assert_eq!(
+        rows[0]["input"]["tool_input"]["command"],
+        "rm -rf ~ \u{fffd}"
+    );
     app.assert_healthy().await;
 }
 

@@ -336,15 +336,22 @@ fn file_and_mcp_tools_map_to_claude_names() {
     .expect("decodes");
     assert_eq!(mcp.tool_name.as_deref(), Some("mcp__github__create_issue"));
     assert_eq!(mcp.tool_input["title"], "x");
-    // Arguments that do not parse are kept as text, not dropped.
-    let mcp = decode_value(
-        Agent::Cline,
-        json!({"hookName": "PreToolUse", "preToolUse": {"toolName": "use_mcp_tool", "parameters": {"server_name": "db", "tool_name": "query", "arguments": "{\"sql\":\"drop table users \\ud800\"}"}}}),
-    )
-    .expect("decodes");
+    // A lone surrogate escape reads as U+FFFD; arguments that do not parse are kept as text.
+    let cline = |arguments: &str| {
+        decode_value(
+            Agent::Cline,
+            json!({"hookName": "PreToolUse", "preToolUse": {"toolName": "use_mcp_tool", "parameters": {"server_name": "db", "tool_name": "query", "arguments": arguments}}}),
+        )
+        .expect("decodes")
+        .tool_input
+    };
     assert_eq!(
-        mcp.tool_input["arguments"],
-        "{\"sql\":\"drop table users \\ud800\"}"
+        cline(r#"{"sql":"drop table users \ud800"}"#),
+        json!({"sql": "drop table users \u{fffd}"})
+    );
+    assert_eq!(
+        cline(r#"{"sql":"drop table users"#),
+        json!({"arguments": r#"{"sql":"drop table users"#})
     );
 }
 
@@ -400,4 +407,9 @@ fn copilot_permission_requests_are_answered_with_a_behavior() {
         "ask: the user decides"
     );
     assert_eq!(reply("make").body, Some(json!({})));
+    // A lone surrogate escape in the arguments' JSON reads as U+FFFD, not as a broken event.
+    let event = json!({"hookEventName": "permissionRequest", "cwd": "/home/user/my-project",
+                       "toolName": "bash", "toolArgs": r#"{"command":"rm -rf build \ud800"}"#});
+    let event = decode_value(Agent::Copilot, event).expect("decodes");
+    assert_eq!(event.input_str("command"), Some("rm -rf build \u{fffd}"));
 }

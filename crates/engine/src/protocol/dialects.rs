@@ -38,11 +38,7 @@ impl Reply {
 
 /// Decodes an agent's event.
 pub fn decode(agent: Agent, body: &[u8]) -> Result<HookEvent, EventError> {
-    if super::nesting_exceeds(body, super::MAX_EVENT_DEPTH) {
-        return Err(EventError::TooDeep);
-    }
-    let value: Value = serde_json::from_slice(body).map_err(|e| EventError::Json(e.to_string()))?;
-    decode_value(agent, value)
+    decode_value(agent, super::json::parse_event(body)?)
 }
 
 /// Strings longer than this are left out of an event's head ([`decode_head`]).
@@ -210,7 +206,7 @@ fn arguments(map: &Map<String, Value>, keys: &[&'static str]) -> Result<Value, E
             // No arguments (and what a too-large event's head holds when cut in this string).
             Some(Value::String(text)) if text.is_empty() => return Ok(json!({})),
             Some(Value::String(text)) => {
-                return match serde_json::from_str::<Value>(text) {
+                return match super::json::parse(text.as_bytes()) {
                     Ok(Value::Object(args)) => Ok(Value::Object(args)),
                     _ => Err(EventError::WrongType {
                         field: key,
@@ -520,7 +516,7 @@ fn map_tool(agent: Agent, tool: &str, input: Value) -> (String, Value) {
             let arguments = match input.get("arguments") {
                 // Text that is no JSON object (a lone surrogate escape, say) is kept as it is,
                 // so that rules on the input still see it.
-                Some(Value::String(text)) => match serde_json::from_str(text) {
+                Some(Value::String(text)) => match super::json::parse(text.as_bytes()) {
                     Ok(args @ Value::Object(_)) => args,
                     _ => json!({ "arguments": text }),
                 },

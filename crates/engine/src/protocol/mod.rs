@@ -7,6 +7,7 @@
 
 mod claude;
 mod dialects;
+mod json;
 
 pub use claude::render_claude;
 pub use dialects::{Reply, decode, decode_head, decode_value, render};
@@ -191,12 +192,7 @@ impl EventError {
 impl HookEvent {
     /// Decodes a Claude Code hook event from raw bytes.
     pub fn from_slice(body: &[u8]) -> Result<Self, EventError> {
-        if nesting_exceeds(body, MAX_EVENT_DEPTH) {
-            return Err(EventError::TooDeep);
-        }
-        let value: Value =
-            serde_json::from_slice(body).map_err(|e| EventError::Json(e.to_string()))?;
-        Self::from_value(value)
+        Self::from_value(json::parse_event(body)?)
     }
 
     /// Decodes a Claude Code hook event from a parsed JSON value.
