@@ -110,6 +110,34 @@ mod tests {
         );
     }
 
+    /// Every string of up to five pieces (halves, pairs, escapes, quotes, a lone backslash, cut
+    /// escapes): no panic; text serde_json reads is read the same; a lone half is the only
+    /// change.
+    #[test]
+    fn every_short_sequence_of_escapes() {
+        const PIECES: [&str; 8] = [
+            r"\ud800", r"\udc00", r"\\", "\"", "a", r"\u0041", "\\", r"\ud8",
+        ];
+        let mut indices = [0usize; 5];
+        for len in 0..=indices.len() {
+            let total = PIECES.len().pow(u32::try_from(len).unwrap());
+            for mut n in 0..total {
+                for slot in indices.iter_mut().take(len) {
+                    *slot = n % PIECES.len();
+                    n /= PIECES.len();
+                }
+                let inner: String = indices.iter().take(len).map(|&i| PIECES[i]).collect();
+                let text = format!("[\"{inner}\"]");
+                let parsed = parse(text.as_bytes());
+                if let Ok(value) = serde_json::from_slice::<Value>(text.as_bytes()) {
+                    assert_eq!(parsed.ok(), Some(value), "{text}");
+                } else if let Ok(value) = parsed {
+                    assert!(value.to_string().contains('\u{fffd}'), "{text} -> {value}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn other_faults_keep_the_first_parse_error() {
         let text = br#"{"a":"\ud800"#;
