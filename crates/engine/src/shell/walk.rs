@@ -19,7 +19,7 @@ use super::parse::{
 };
 use super::views::{allow_view, deny_views};
 use super::words::{NormWord, heredoc_substitutions, normalize};
-use super::wrappers::{Field, Segment, SegmentKind, strip};
+use super::wrappers::{Field, Reading, Segment, SegmentKind, Stripped, strip};
 use super::{
     Analysis, Assignment, Origin, Redirect, RedirectKind, ShellLimits, SimpleCommand, Unresolved,
     basename,
@@ -103,7 +103,7 @@ struct Stdin<'a> {
 }
 
 /// What surrounds a command besides its argv: prefix assignments, redirects, the pipe feeding it.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Base {
     assignments: Vec<Assignment>,
     segments: Vec<Segment>,
@@ -675,6 +675,24 @@ impl<'l> Walker<'l> {
     /// consumed its here-doc or here-string as a script.
     fn run(&mut self, fields: Vec<Field>, base: Base, ctx: Ctx, stdin: &Stdin<'_>) -> bool {
         let mut stripped = strip(&fields);
+        let readings = std::mem::take(&mut stripped.readings);
+        let other_base = (!readings.is_empty()).then(|| base.clone());
+        let mut consumed = self.run_stripped(fields, stripped, base, ctx, stdin);
+        for (reading, base) in readings.into_iter().zip(other_base.iter().cycle()) {
+            consumed |= self.other_reading(reading, base, ctx, stdin);
+        }
+        consumed
+    }
+
+    /// [`Self::run`] once the wrappers are stripped.
+    fn run_stripped(
+        &mut self,
+        fields: Vec<Field>,
+        mut stripped: Stripped,
+        base: Base,
+        ctx: Ctx,
+        stdin: &Stdin<'_>,
+    ) -> bool {
         // A wrapper that rewrote the command word (`hatch run test:pytest`): the allow view keeps
         // the word as written.
         let mut written = stripped
@@ -768,6 +786,31 @@ impl<'l> Walker<'l> {
         // After its own nested scripts, so that an alias value is not expanded inside itself.
         self.bind(inner);
         consumed
+    }
+
+    /// Follows another reading of a wrapper's options (see [`Reading`]) one level deeper, in the
+    /// same surroundings. Returns whether its command consumed the here-doc as a script.
+    fn other_reading(
+        &mut self,
+        reading: Reading,
+        base: &Base,
+        ctx: Ctx,
+        stdin: &Stdin<'_>,
+    ) -> bool {
+        let Some(inner_ctx) = self.deeper(ctx, ctx.origin) else {
+            return false;
+        };
+        if let Some(payload) = reading.payload {
+            self.payload(payload.text, payload.dynamic, Origin::Wrapper, ctx);
+        }
+        if reading.fields.is_empty() {
+            return false;
+        }
+        let mut base = base.clone();
+        base.segments.extend(reading.segments);
+        base.wrappers.extend(reading.wrappers);
+        base.assignments.extend(reading.assignments);
+        self.run(reading.fields, base, inner_ctx, stdin)
     }
 
     /// What the program name was bound to earlier in the command line, if anything.

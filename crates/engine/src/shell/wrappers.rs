@@ -62,6 +62,23 @@ pub(super) struct Payload {
     pub dynamic: bool,
 }
 
+/// Another reading of a wrapper whose spec does not know all of its options: the option may take
+/// the word after it (`npx --foo bar rm -rf ~` runs `rm`), so what that reading runs is judged
+/// too, and the most restrictive decision wins.
+#[derive(Debug, Default)]
+pub(super) struct Reading {
+    /// Segments stripped up to and including the wrapper read the other way.
+    pub segments: Vec<Segment>,
+    /// Wrapper names stripped, outermost first.
+    pub wrappers: Vec<String>,
+    /// Assignments found among those wrappers.
+    pub assignments: Vec<Assignment>,
+    /// The command this reading runs, with its arguments; empty when it runs none.
+    pub fields: Vec<Field>,
+    /// A shell string this reading runs (`npx --foo bar -c 'cmd'`).
+    pub payload: Option<Payload>,
+}
+
 /// The result of stripping.
 #[derive(Debug, Default)]
 pub(super) struct Stripped {
@@ -78,6 +95,8 @@ pub(super) struct Stripped {
     /// The fields again when a wrapper rewrote a command word (`hatch run test:pytest` runs
     /// `pytest`); same length and indices as the input.
     pub fields: Option<Vec<Field>>,
+    /// Other readings of wrappers given options their specs do not know.
+    pub readings: Vec<Reading>,
 }
 
 /// How a wrapper treats what follows its options.
@@ -110,6 +129,11 @@ struct Spec {
     short_arg: &'static str,
     /// Long options that take a separate argument when written without `=`.
     long_arg: &'static [&'static str],
+    /// Short options known to take no argument. An option in neither list may take the word
+    /// after it: both readings are judged.
+    short_flag: &'static str,
+    /// Long options known to take no separate argument.
+    long_flag: &'static [&'static str],
     /// Short options meaning "no command follows / not an exec" (`command -v`, `sudo -l`).
     stop: &'static str,
     /// Options whose value is a shell string the wrapper runs (`env -S`, `npx -c`).
@@ -127,6 +151,8 @@ const fn plain(name: &'static str) -> Spec {
         sub: &[],
         short_arg: "",
         long_arg: &[],
+        short_flag: "",
+        long_flag: &[],
         stop: "",
         payload: &[],
         operands: 0,
@@ -154,11 +180,27 @@ const WRAPPERS: &[Spec] = &[
             "--user",
         ],
         stop: "lvVKe",
+        short_flag: "ABbEHhiNnPSs",
+        long_flag: &[
+            "--askpass",
+            "--bell",
+            "--background",
+            "--preserve-env",
+            "--set-home",
+            "--help",
+            "--login",
+            "--no-update",
+            "--non-interactive",
+            "--preserve-groups",
+            "--stdin",
+            "--shell",
+        ],
         ..plain("sudo")
     },
     Spec {
         short_arg: "uC",
         stop: "C",
+        short_flag: "Lns",
         ..plain("doas")
     },
     Spec {
@@ -170,6 +212,16 @@ const WRAPPERS: &[Spec] = &[
         long_arg: &["--unset", "--chdir", "--split-string"],
         payload: &["-S", "--split-string"],
         special: Special::Env,
+        short_flag: "i0v",
+        long_flag: &[
+            "--ignore-environment",
+            "--null",
+            "--debug",
+            "--block-signal",
+            "--default-signal",
+            "--ignore-signal",
+            "--list-signal-handling",
+        ],
         ..plain("env")
     },
     Spec {
@@ -177,6 +229,8 @@ const WRAPPERS: &[Spec] = &[
         long_arg: &["--signal", "--kill-after"],
         operands: 1,
         safe: true,
+        short_flag: "v",
+        long_flag: &["--foreground", "--preserve-status", "--verbose"],
         ..plain("timeout")
     },
     Spec {
@@ -195,11 +249,17 @@ const WRAPPERS: &[Spec] = &[
         safe: true,
         ..plain("stdbuf")
     },
-    Spec { ..plain("setsid") },
+    Spec {
+        short_flag: "cfw",
+        long_flag: &["--ctty", "--fork", "--wait"],
+        ..plain("setsid")
+    },
     Spec {
         short_arg: "cnp",
         long_arg: &["--class", "--classdata", "--pid", "--pgid", "--uid"],
         stop: "pPu",
+        short_flag: "t",
+        long_flag: &["--ignore"],
         ..plain("ionice")
     },
     Spec {
@@ -208,17 +268,43 @@ const WRAPPERS: &[Spec] = &[
         payload: &["-c", "--command"],
         operands: 1,
         special: Special::Flock,
+        short_flag: "sxeunoF",
+        long_flag: &[
+            "--shared",
+            "--exclusive",
+            "--unlock",
+            "--nonblock",
+            "--nb",
+            "--close",
+            "--no-fork",
+            "--verbose",
+        ],
         ..plain("flock")
     },
     Spec {
         short_arg: "nq",
         long_arg: &["--interval", "--equexit"],
         special: Special::Watch,
+        short_flag: "bcCdegprtwx",
+        long_flag: &[
+            "--beep",
+            "--color",
+            "--no-color",
+            "--differences",
+            "--errexit",
+            "--chgexit",
+            "--precise",
+            "--no-rerun",
+            "--no-title",
+            "--no-wrap",
+            "--exec",
+        ],
         ..plain("watch")
     },
     Spec {
         safe: true,
         stop: "vV",
+        short_flag: "p",
         ..plain("command")
     },
     Spec {
@@ -227,12 +313,15 @@ const WRAPPERS: &[Spec] = &[
     },
     Spec {
         short_arg: "a",
+        short_flag: "cl",
         ..plain("exec")
     },
     Spec {
         short_arg: "fo",
         long_arg: &["--format", "--output"],
         safe: true,
+        short_flag: "apqv",
+        long_flag: &["--append", "--portability", "--quiet", "--verbose"],
         ..plain("time")
     },
     Spec {
@@ -245,6 +334,7 @@ const WRAPPERS: &[Spec] = &[
     Spec {
         long_arg: &["--userspec", "--groups"],
         operands: 1,
+        long_flag: &["--skip-chdir"],
         ..plain("chroot")
     },
     Spec {
@@ -252,14 +342,17 @@ const WRAPPERS: &[Spec] = &[
     },
     Spec {
         short_arg: "tw",
+        short_flag: "dimsu",
         ..plain("caffeinate")
     },
     Spec {
         short_arg: "f",
+        short_flag: "q",
         ..plain("proxychains")
     },
     Spec {
         short_arg: "f",
+        short_flag: "q",
         ..plain("proxychains4")
     },
     Spec {
@@ -269,6 +362,8 @@ const WRAPPERS: &[Spec] = &[
     Spec {
         stop: "p",
         operands: 1,
+        short_flag: "ac",
+        long_flag: &["--all-tasks", "--cpu-list"],
         ..plain("taskset")
     },
     Spec {
@@ -283,8 +378,26 @@ const WRAPPERS: &[Spec] = &[
     // Tracers, sandboxes and namespaces run the command they are given (red-teamed 2026-11-23:
     // `strace rm -rf ~`, `unshare -r rm -rf ~`, `nsenter -t 1 -m rm -rf /` went unseen).
     Spec {
-        short_arg: "aAbeEIoOpPsSuX",
-        long_arg: &["--output", "--attach", "--user", "--env", "--trace-path"],
+        short_arg: "abeEIoOpPsSuUX",
+        long_arg: &[
+            "--output",
+            "--attach",
+            "--user",
+            "--env",
+            "--trace-path",
+            "--trace",
+            "--signal",
+            "--status",
+            "--detach-on",
+            "--interruptible",
+            "--string-limit",
+            "--columns",
+            "--const-print-style",
+            "--summary-sort-by",
+            "--summary-columns",
+            "--summary-syscall-overhead",
+        ],
+        short_flag: "AcCdDfFhiknqrtTvwxyYzZ",
         ..plain("strace")
     },
     Spec {
@@ -361,6 +474,16 @@ const WRAPPERS: &[Spec] = &[
         sub: &["run"],
         short_arg: "CP",
         long_arg: &["--directory", "--project"],
+        short_flag: "nqvV",
+        long_flag: &[
+            "--no-interaction",
+            "--quiet",
+            "--verbose",
+            "--ansi",
+            "--no-ansi",
+            "--no-plugins",
+            "--no-cache",
+        ],
         ..plain("poetry")
     },
     Spec {
@@ -407,12 +530,21 @@ const WRAPPERS: &[Spec] = &[
             "--pip-args",
             "--backend",
         ],
+        short_flag: "qv",
+        long_flag: &[
+            "--no-cache",
+            "--quiet",
+            "--verbose",
+            "--system-site-packages",
+        ],
         ..plain("pipx")
     },
     Spec {
         short_arg: "pcw",
         long_arg: NPM_LONG_ARG,
         payload: &["-c", "--call"],
+        short_flag: "yq",
+        long_flag: NPM_LONG_FLAG,
         ..plain("npx")
     },
     Spec {
@@ -420,6 +552,8 @@ const WRAPPERS: &[Spec] = &[
         short_arg: "cw",
         long_arg: NPM_LONG_ARG,
         payload: &["-c", "--call"],
+        short_flag: "yq",
+        long_flag: NPM_LONG_FLAG,
         ..plain("npm")
     },
     pnpm("pnpm", &["exec", "dlx"]),
@@ -428,11 +562,14 @@ const WRAPPERS: &[Spec] = &[
         sub: &["exec", "dlx"],
         short_arg: "p",
         long_arg: &["--package", "--cwd"],
+        short_flag: "s",
+        long_flag: &["--silent", "--verbose", "--offline"],
         ..plain("yarn")
     },
     Spec {
         short_arg: "p",
         long_arg: &["--package"],
+        long_flag: &["--bun", "--silent"],
         ..plain("bunx")
     },
     Spec {
@@ -445,6 +582,8 @@ const WRAPPERS: &[Spec] = &[
         sub: &["exec"],
         short_arg: "r",
         long_arg: &["--gemfile", "--retry"],
+        short_flag: "V",
+        long_flag: &["--keep-file-descriptors", "--verbose", "--no-color"],
         ..plain("bundle")
     },
     Spec {
@@ -572,12 +711,23 @@ const WRAPPERS: &[Spec] = &[
         ],
         stop: "j",
         operands: 1,
+        short_flag: "ns",
+        long_flag: &[
+            "--no-session",
+            "--server",
+            "--ec2-server",
+            "--ecs-server",
+            "--lazy",
+            "--stdout",
+        ],
         ..plain("aws-vault")
     },
     Spec {
         short_arg: "evcf",
         long_arg: &["--file"],
         stop: "p",
+        short_flag: "o",
+        long_flag: &["--debug", "--override", "--quiet"],
         ..plain("dotenv")
     },
     Spec {
@@ -590,6 +740,8 @@ const WRAPPERS: &[Spec] = &[
             "--server-args",
             "--wait",
         ],
+        short_flag: "adl",
+        long_flag: &["--auto-servernum", "--auto-display", "--listen-tcp"],
         ..plain("xvfb-run")
     },
 ];
@@ -650,6 +802,43 @@ const fn uv(name: &'static str, sub: &'static [&'static str]) -> Spec {
             "--refresh-package",
             "--torch-backend",
         ],
+        short_flag: "qvnUs",
+        long_flag: &[
+            "--frozen",
+            "--locked",
+            "--no-sync",
+            "--isolated",
+            "--all-extras",
+            "--no-dev",
+            "--dev",
+            "--no-project",
+            "--active",
+            "--script",
+            "--gui-script",
+            "--offline",
+            "--quiet",
+            "--verbose",
+            "--no-cache",
+            "--native-tls",
+            "--preview",
+            "--no-config",
+            "--all-packages",
+            "--exact",
+            "--no-editable",
+            "--refresh",
+            "--upgrade",
+            "--reinstall",
+            "--no-build",
+            "--no-build-isolation",
+            "--no-binary",
+            "--compile-bytecode",
+            "--no-sources",
+            "--no-progress",
+            "--no-env-file",
+            "--all-groups",
+            "--no-default-groups",
+            "--only-dev",
+        ],
         stop: "m",
         ..plain(name)
     }
@@ -693,10 +882,34 @@ const fn pnpm(name: &'static str, sub: &'static [&'static str]) -> Spec {
             "--test-pattern",
             "--changed-files-ignore-pattern",
         ],
+        short_flag: "crsw",
+        long_flag: &[
+            "--shell-mode",
+            "--recursive",
+            "--silent",
+            "--parallel",
+            "--stream",
+            "--workspace-root",
+        ],
         special: Special::ShellMode,
         ..plain(name)
     }
 }
+
+/// npm options without a value that may come before `npx`'s or `npm exec`'s command.
+const NPM_LONG_FLAG: &[&str] = &[
+    "--yes",
+    "--no",
+    "--no-install",
+    "--quiet",
+    "--silent",
+    "--ignore-scripts",
+    "--workspaces",
+    "--include-workspace-root",
+    "--prefer-offline",
+    "--prefer-online",
+    "--offline",
+];
 
 /// npm options with a value that may come before `npx`'s or `npm exec`'s command.
 const NPM_LONG_ARG: &[&str] = &[
@@ -764,7 +977,16 @@ pub(super) fn strip(fields: &[Field]) -> Stripped {
             break;
         };
         let rest = fields.get(index + 1..).unwrap_or(&[]);
-        let Some(parsed) = parse_wrapper(spec, rest) else {
+        let parsed = parse_wrapper(spec, rest, Unknown::Flag);
+        if let Some(other) = parse_wrapper(spec, rest, Unknown::Valued)
+            && parsed
+                .as_ref()
+                .is_none_or(|parsed| parsed.runs() != other.runs())
+            && let Some(reading) = other_reading(&out, spec, fields, index, other)
+        {
+            out.readings.push(reading);
+        }
+        let Some(parsed) = parsed else {
             break;
         };
         out.payloads.extend(parsed.payload);
@@ -774,28 +996,85 @@ pub(super) fn strip(fields: &[Field]) -> Stripped {
         let end = index + 1 + command;
         out.wrappers.push(spec.name.to_owned());
         out.assignments.extend(parsed.assignments);
-        out.segments.push(Segment {
-            kind: SegmentKind::Wrapper { safe: spec.safe },
-            tokens: fields
-                .get(index..end)
-                .unwrap_or(&[])
-                .iter()
-                .map(|f| f.text.clone())
-                .collect(),
-            dynamic: false,
-        });
+        out.segments.push(wrapper_segment(spec, fields, index, end));
         if let Some(cut) = parsed.cut {
-            let mut copy = fields.to_vec();
-            if let Some(word) = copy.get_mut(end) {
-                word.text = word.text.get(cut..).unwrap_or_default().to_owned();
-            }
-            rewritten = Some(copy);
+            rewritten = Some(cut_word(fields, end, cut));
         }
         index = end;
     }
     out.start = index;
     out.fields = rewritten;
     out
+}
+
+/// The segment of the wrapper at `index` whose command starts at `end`.
+fn wrapper_segment(spec: &Spec, fields: &[Field], index: usize, end: usize) -> Segment {
+    Segment {
+        kind: SegmentKind::Wrapper { safe: spec.safe },
+        tokens: fields
+            .get(index..end)
+            .unwrap_or(&[])
+            .iter()
+            .map(|f| f.text.clone())
+            .collect(),
+        dynamic: false,
+    }
+}
+
+/// The fields with `cut` bytes dropped from the front of the word at `at`.
+fn cut_word(fields: &[Field], at: usize, cut: usize) -> Vec<Field> {
+    let mut copy = fields.to_vec();
+    if let Some(word) = copy.get_mut(at) {
+        word.text = word.text.get(cut..).unwrap_or_default().to_owned();
+    }
+    copy
+}
+
+/// The reading of the wrapper at `index` in which its unknown options took a value, after what
+/// was stripped in front of it; `None` when that reading runs nothing.
+fn other_reading(
+    out: &Stripped,
+    spec: &Spec,
+    fields: &[Field],
+    index: usize,
+    parsed: Parsed,
+) -> Option<Reading> {
+    let (command, payload) = parsed.runs();
+    if command.is_none() && payload.is_none() {
+        return None;
+    }
+    let payload = payload.cloned();
+    let mut reading = Reading {
+        segments: out.segments.clone(),
+        wrappers: out.wrappers.clone(),
+        assignments: out.assignments.clone(),
+        fields: Vec::new(),
+        payload,
+    };
+    if let Some(command) = command {
+        let end = index + 1 + command;
+        reading.wrappers.push(spec.name.to_owned());
+        reading.assignments.extend(parsed.assignments);
+        reading
+            .segments
+            .push(wrapper_segment(spec, fields, index, end));
+        let fields = match parsed.cut {
+            Some(cut) => cut_word(fields, end, cut),
+            None => fields.to_vec(),
+        };
+        reading.fields = fields.get(end..).unwrap_or(&[]).to_vec();
+    }
+    Some(reading)
+}
+
+/// How an option missing from a wrapper's spec is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unknown {
+    /// As a flag: the word after it is the command or another option.
+    Flag,
+    /// As taking the word after it unless that word is an option, as npx does with any option it
+    /// does not know, and getopt with an abbreviation (`timeout --sig KILL 5 rm`).
+    Valued,
 }
 
 /// What one wrapper's arguments hold.
@@ -811,8 +1090,16 @@ struct Parsed {
     cut: Option<usize>,
 }
 
-/// Parses one wrapper's options. `None` when the wrapper is used in a form that runs no command.
-fn parse_wrapper(spec: &Spec, args: &[Field]) -> Option<Parsed> {
+impl Parsed {
+    /// The command it runs once stripped, and the shell string it runs.
+    fn runs(&self) -> (Option<usize>, Option<&Payload>) {
+        (self.command.filter(|_| !self.keep), self.payload.as_ref())
+    }
+}
+
+/// Parses one wrapper's options, reading those its spec does not list as `unknown` says. `None`
+/// when the wrapper is used in a form that runs no command.
+fn parse_wrapper(spec: &Spec, args: &[Field], unknown: Unknown) -> Option<Parsed> {
     let mut parsed = Parsed::default();
     let mut index = 0;
     let mut sub_pending = !spec.sub.is_empty();
@@ -855,7 +1142,10 @@ fn parse_wrapper(spec: &Spec, args: &[Field]) -> Option<Parsed> {
                 None => (long, None),
             };
             let option = format!("--{name}");
-            let takes_arg = spec.long_arg.contains(&option.as_str());
+            let takes_arg = spec.long_arg.contains(&option.as_str())
+                || (inline.is_none()
+                    && !spec.long_flag.contains(&option.as_str())
+                    && unknown_value(unknown, args.get(index + 1)));
             let value = match (takes_arg, inline) {
                 (true, None) => {
                     index += 1;
@@ -904,8 +1194,11 @@ fn parse_wrapper(spec: &Spec, args: &[Field]) -> Option<Parsed> {
                 (Special::ShellMode, 'c') => joined = true,
                 _ => {}
             }
-            if spec.short_arg.contains(flag) {
-                let attached = cluster.get(at + flag.len_utf8()..).unwrap_or("");
+            let attached = cluster.get(at + flag.len_utf8()..).unwrap_or("");
+            let unknown_takes = !spec.short_flag.contains(flag)
+                && unknown == Unknown::Valued
+                && (!attached.is_empty() || unknown_value(unknown, args.get(index + 1)));
+            if spec.short_arg.contains(flag) || unknown_takes {
                 let value = if attached.is_empty() {
                     index += 1;
                     args.get(index).map(|f| (f.text.clone(), f.dynamic))
@@ -985,6 +1278,11 @@ fn parse_wrapper(spec: &Spec, args: &[Field]) -> Option<Parsed> {
         parsed.command = Some(index);
     }
     Some(parsed)
+}
+
+/// Whether an option the spec does not list takes `next` as its value in this reading.
+fn unknown_value(unknown: Unknown, next: Option<&Field>) -> bool {
+    unknown == Unknown::Valued && next.is_some_and(|next| !next.text.starts_with('-'))
 }
 
 /// Records a payload option's value: `env -S`, `flock -c`, `npx -c`, `nix-shell --run`.
