@@ -270,9 +270,9 @@ fn trap(args: &[Field]) -> Option<Nested> {
     ))
 }
 
-/// xargs options: required-argument short options, optional-attached ones, and long options that
-/// take a separate argument.
-const XARGS_SHORT_ARG: &[char] = &['a', 'E', 'I', 'L', 'n', 'P', 's', 'd'];
+/// xargs options: required-argument short options (BSD's `-J`, `-R`, `-S` too), optional-attached
+/// ones, and long options that take a separate argument.
+const XARGS_SHORT_ARG: &[char] = &['a', 'E', 'I', 'L', 'n', 'P', 's', 'd', 'J', 'R', 'S'];
 const XARGS_LONG_ARG: &[&str] = &[
     "arg-file",
     "delimiter",
