@@ -141,8 +141,8 @@ fn hex_val(b: u8) -> Option<u8> {
 }
 
 /// Decodes unpadded base64 in the standard or the URL-safe alphabet (not both mixed); `None` at
-/// the first non-text byte.
-fn decode_base64(body: &[u8]) -> Option<Vec<u8>> {
+/// the first non-text byte. The interpreter reader decodes a program's literals with it too.
+pub(crate) fn decode_base64(body: &[u8]) -> Option<Vec<u8>> {
     let standard = body.iter().any(|b| matches!(b, b'+' | b'/'));
     let url_safe = body.iter().any(|b| matches!(b, b'-' | b'_'));
     if standard && url_safe {
@@ -178,7 +178,7 @@ fn decode_base64(body: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// Whether `bytes` is UTF-8 text without control characters other than tab, CR and LF.
-fn is_text(bytes: &[u8]) -> bool {
+pub(crate) fn is_text(bytes: &[u8]) -> bool {
     !bytes.is_empty()
         && std::str::from_utf8(bytes).is_ok_and(|s| {
             !s.chars()
