@@ -19,6 +19,15 @@
 //!   `FileUtils.rm_rf`, Perl's `rmtree` and `unlink`, PHP's `unlink`) is the `rm -rf`, `rm -f`
 //!   or `rmdir` it amounts to, its operands read as path expressions (see [`path_value`]).
 //!
+//! - literals the code decodes (`base64.b64decode('…')`, `'~ fr- mr'[::-1]`,
+//!   `String.fromCharCode(…)`, see [`decode`]) are the text they decode to; a command string
+//!   decoded at run time (`os.system(b64decode(data))`) is the shell running what a decoder makes
+//!   (`sh -c "$(base64 -d <<< "$X")"`), which the baseline pack reports as a hidden payload;
+//! - code the program runs as its own language (Python's `exec`, JavaScript's `eval` and
+//!   `Function`, Ruby's, Perl's and PHP's `eval`) is read again when it is literal, to a depth of
+//!   [`MAX_EVAL_DEPTH`]; decoded at run time, it is the interpreter running a decoder's output
+//!   (`python3 -c "$(base64 -d <<< "$X")"`).
+//!
 //! String escapes are read per language and quote; names bound in the code (`import os as o`,
 //! `from os import system as s`, `s = os.system`) stand for what they name. A call whose
 //! command holds no literal text at all (`os.system(cmd)`, `shutil.rmtree(tmp)`) is not looked
@@ -27,13 +36,20 @@
 
 use std::collections::HashMap;
 
+use self::decode::Decoding;
 use super::exec::{Nested, SHELLS};
 use super::{Origin, SimpleCommand};
 use crate::argv::Parsed;
 
+mod decode;
+
 /// Most shell commands followed in one program's code; past that, the rest is only known at
 /// run time.
 const MAX_COMMANDS: usize = 16;
+
+/// How deep code run by the program's own `exec`/`eval` is read (`exec("exec('…')")`); deeper
+/// code is a hidden payload.
+const MAX_EVAL_DEPTH: usize = 3;
 
 /// A run-time part of a command (see the module documentation).
 const RUN_TIME: &str = "$X";
@@ -109,7 +125,7 @@ pub(super) fn nested(name: &str, args: &[String], stdin: Option<&str>) -> Vec<Ne
 pub(crate) fn string_literals_of(simple: &SimpleCommand) -> Vec<String> {
     let mut names = Vec::new();
     for code in code(simple.name(), simple.args(), simple.stdin_text.as_deref()) {
-        let tokens = tokens(&code);
+        let tokens = decode::decoded(tokens(&code), code.lang);
         for (at, token) in tokens.iter().enumerate() {
             let Token::Str { text, runs: false } = token else {
                 continue;
@@ -192,6 +208,18 @@ impl Lang {
             Self::Php => &['r'],
             Self::JavaScript => &['e'],
             Self::Other => &['c', 'e'],
+        }
+    }
+
+    /// The command line that runs code in this language (`python3 -c`).
+    fn runs_code(self) -> &'static str {
+        match self {
+            Self::Python => "python3 -c",
+            Self::Perl => "perl -e",
+            Self::Ruby => "ruby -e",
+            Self::Php => "php -r",
+            Self::JavaScript => "node -e",
+            Self::Other => "sh -c",
         }
     }
 
@@ -287,10 +315,25 @@ fn javascript_code(args: &[String]) -> Vec<&str> {
 
 /// The shell commands `code` runs; at most one more than [`MAX_COMMANDS`].
 fn shell_commands(code: &Code<'_>) -> Vec<String> {
+    shell_commands_at(code, 0)
+}
+
+/// The shell text a shell (`sh -c`) or an interpreter (`python3 -c`, see [`Lang::runs_code`])
+/// is given when it runs what `decoding` makes of a run-time value.
+fn decoded_run(runs: &str, decoding: Decoding) -> Option<String> {
+    let decoder = decoding.shell_decoder()?;
+    Some(format!("{runs} \"$({decoder} <<< \"{RUN_TIME}\")\""))
+}
+
+/// [`shell_commands`] of code that the program's `exec`/`eval` runs `depth` levels down.
+fn shell_commands_at(code: &Code<'_>, depth: usize) -> Vec<String> {
     let subprocess = code.text.contains("subprocess");
     let tokens = resolve_aliases(tokens(code), |word| {
         call_kind(word, code.lang, subprocess).is_some()
     });
+    let tokens = getattr_calls(decode::decoded(tokens, code.lang));
+    // Names bound to a decoded run-time value (`p = base64.b64decode(x)`).
+    let decoded = decode::decoded_names(&tokens);
     let mut found = Vec::new();
     let mut computed = false;
     let mut at = 0;
@@ -326,7 +369,20 @@ fn shell_commands(code: &Code<'_>) -> Vec<String> {
                             exec_command(&args, false, false)
                         })
                     }
-                    Call::Runs => ruby_pair(&args, code.lang).or_else(|| command_of(&args)),
+                    Call::Runs => {
+                        // A command string decoded at run time (`os.system(b64decode(x))`).
+                        let first = args.first().map(|arg| clean(arg)).unwrap_or_default();
+                        if list_elements(&first).is_none()
+                            && let Some(decoding) = decode::runtime(&first, &decoded)
+                        {
+                            found.extend(decoded_run("sh -c", decoding));
+                        }
+                        ruby_pair(&args, code.lang).or_else(|| command_of(&args))
+                    }
+                    Call::Evals => {
+                        found.extend(evaluated(code.lang, &args, &decoded, depth));
+                        None
+                    }
                     Call::Exec { mode, env } => exec_command(&args, mode, env),
                     Call::Open => piped_open(&args),
                     Call::Removes(removal) => {
@@ -471,10 +527,11 @@ fn resolve_aliases(tokens: Vec<Token>, known: impl Fn(&str) -> bool) -> Vec<Toke
         }
         out.push(Token::Word(word));
     }
-    getattr_calls(out)
+    out
 }
 
-/// `getattr(os, 'system')` as the name `os.system`.
+/// `getattr(os, 'system')` as the name `os.system` (the name read after [`decode::decoded`], so
+/// that `getattr(os, 'sys' + 'tem')` is one too).
 fn getattr_calls(tokens: Vec<Token>) -> Vec<Token> {
     let mut out: Vec<Token> = Vec::with_capacity(tokens.len());
     for token in tokens {
@@ -982,6 +1039,9 @@ enum Call {
     Removes(Removal),
     /// Perl's or Ruby's `open`, which runs a command given with a pipe (`"cmd |"`, `"-|"`).
     Open,
+    /// It runs its argument as code of the program's own language (Python's `exec`, `eval`;
+    /// JavaScript's `eval`, `Function`, `vm.runInThisContext`; Ruby's, Perl's and PHP's `eval`).
+    Evals,
 }
 
 /// Functions and methods that run a shell or a program, by their last name segment, lowercase.
@@ -1047,6 +1107,8 @@ fn call_kind(word: &str, lang: Lang, subprocess: bool) -> Option<Call> {
     let last = last.to_ascii_lowercase();
     if let Some(exec) = exec_form(&last) {
         Some(exec)
+    } else if evaluates(word, &last, lang) {
+        Some(Call::Evals)
     } else if let Some(removal) = removal_kind(word, &last) {
         Some(Call::Removes(removal))
     } else if RUNS.contains(&last.as_str())
@@ -1058,6 +1120,68 @@ fn call_kind(word: &str, lang: Lang, subprocess: bool) -> Option<Call> {
         Some(Call::Open)
     } else {
         None
+    }
+}
+
+/// Whether a call runs its argument as code of `lang` (see [`Call::Evals`]). Python's `exec` is
+/// the builtin when it stands alone; JavaScript's, Ruby's, Perl's and PHP's `exec` run programs.
+fn evaluates(word: &str, last: &str, lang: Lang) -> bool {
+    let receiver = word.get(..word.len().saturating_sub(last.len() + 1));
+    let bare = word.len() == last.len();
+    match lang {
+        Lang::Python => {
+            matches!(last, "exec" | "eval")
+                && (bare || matches!(receiver, Some("builtins" | "__builtins__")))
+        }
+        Lang::JavaScript => {
+            (last == "eval" && (bare || matches!(receiver, Some("globalThis" | "window"))))
+                || word == "Function"
+                || matches!(
+                    last,
+                    "runinthiscontext" | "runinnewcontext" | "runincontext"
+                )
+        }
+        Lang::Ruby => matches!(
+            last,
+            "eval" | "instance_eval" | "class_eval" | "module_eval"
+        ),
+        Lang::Perl | Lang::Php => word == "eval",
+        Lang::Other => false,
+    }
+}
+
+/// What code run by the program's own `exec`/`eval` runs: a literal is read as code of the
+/// language (to [`MAX_EVAL_DEPTH`]; deeper, it is a hidden payload), a value decoded at run time
+/// is a hidden payload (`exec(base64.b64decode(data))`), anything else is not looked into.
+fn evaluated(
+    lang: Lang,
+    args: &[&[Token]],
+    decoded: &[(String, Decoding)],
+    depth: usize,
+) -> Vec<String> {
+    // `Function(a, b, body)`: the body is last.
+    let Some(arg) = args.last() else {
+        return Vec::new();
+    };
+    let arg = clean(arg);
+    if let Some(decoding) = decode::runtime(&arg, decoded) {
+        return decoded_run(lang.runs_code(), decoding)
+            .into_iter()
+            .collect();
+    }
+    match expression(&arg, false) {
+        (text, true) if depth < MAX_EVAL_DEPTH => shell_commands_at(
+            &Code {
+                lang,
+                text: &text,
+                from_stdin: false,
+            },
+            depth + 1,
+        ),
+        (_, true) => decoded_run(lang.runs_code(), Decoding::Base64)
+            .into_iter()
+            .collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -2155,6 +2279,98 @@ mod tests {
         );
         // Not a call: a comparison.
         assert!(py("import os as o; print(o.getcwd() == 'rm -rf ~')").is_empty());
+    }
+
+    #[test]
+    fn decoded_commands() {
+        let py = |text| commands(Lang::Python, text);
+        assert_eq!(
+            py("import base64,os; os.system(base64.b64decode('cm0gLXJmIH4=').decode())"),
+            ["rm -rf ~"]
+        );
+        assert_eq!(py("import os; os.system('~ fr- mr'[::-1])"), ["rm -rf ~"]);
+        assert_eq!(
+            py("from base64 import b64decode as d; import os; os.system(d('cm0gLXJmIH4='))"),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            py("import os; getattr(os, 'sys' + 'tem')('rm -rf ~')"),
+            ["rm -rf ~"]
+        );
+        // Decoded at run time: the shell runs what a decoder makes.
+        let hidden = ["sh -c \"$(base64 -d <<< \"$X\")\""];
+        assert_eq!(
+            py("import base64,os,sys; os.system(base64.b64decode(sys.argv[1]))"),
+            hidden
+        );
+        assert_eq!(
+            py("import base64,os,sys; c = base64.b64decode(sys.argv[1]); os.system(c)"),
+            hidden
+        );
+        assert_eq!(
+            commands(
+                Lang::JavaScript,
+                "require('child_process').execSync(Buffer.from(process.argv[1], 'base64').toString())"
+            ),
+            hidden
+        );
+        assert_eq!(
+            commands(Lang::Perl, "system(decode_base64($ARGV[0]))"),
+            hidden
+        );
+        // Data decoded for a program's argv is no shell text.
+        assert_eq!(
+            py("subprocess.run(['tool', base64.b64decode(k)])"),
+            ["tool \"$X\""]
+        );
+    }
+
+    #[test]
+    fn code_the_program_evaluates() {
+        let py = |text| commands(Lang::Python, text);
+        assert_eq!(
+            py("exec('import os; os.system(\"rm -rf ~\")')"),
+            ["rm -rf ~"]
+        );
+        // `import os; os.system('rm -rf ~')`, in base64.
+        assert_eq!(
+            py(
+                "import base64; exec(base64.b64decode('aW1wb3J0IG9zOyBvcy5zeXN0ZW0oJ3JtIC1yZiB+Jyk='))"
+            ),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            py("import base64,sys; exec(base64.b64decode(sys.argv[1]))"),
+            ["python3 -c \"$(base64 -d <<< \"$X\")\""]
+        );
+        assert_eq!(
+            commands(
+                Lang::JavaScript,
+                "eval(atob('cmVxdWlyZSgnY2hpbGRfcHJvY2VzcycpLmV4ZWNTeW5jKCdybSAtcmYgficp'))"
+            ),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            commands(Lang::JavaScript, "new Function(atob(process.argv[2]))()"),
+            ["node -e \"$(base64 -d <<< \"$X\")\""]
+        );
+        assert_eq!(
+            commands(Lang::Ruby, "eval('system(\"rm -rf ~\")')"),
+            ["rm -rf ~"]
+        );
+        // Past the depth read, the code is a hidden payload.
+        let literal = [Token::Str {
+            text: "print(1)".to_owned(),
+            runs: false,
+        }];
+        assert_eq!(
+            evaluated(Lang::Python, &[&literal], &[], MAX_EVAL_DEPTH),
+            ["python3 -c \"$(base64 -d <<< \"$X\")\""]
+        );
+        // Code that runs no command; code only known at run time.
+        assert!(py("exec('print(1)')").is_empty());
+        assert!(py("exec(open('setup.py').read())").is_empty());
+        assert!(commands(Lang::Perl, "eval { system('ls') }; print 1").len() == 1);
     }
 
     #[test]
