@@ -5,21 +5,11 @@
 use libfuzzer_sys::fuzz_target;
 use toolgate_engine::shell::{ShellLimits, analyze};
 
+#[path = "parser_panics.rs"]
+mod parser_panics;
+
 fuzz_target!(
-    init: {
-        // brush-parser's own panics (an fd number that overflows `i32`, …) are caught by the
-        // engine (`shell::parse::guarded`) and make the input unparseable: not findings. Every
-        // other panic still goes to libFuzzer's hook, which aborts.
-        let libfuzzer_hook = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let in_parser = info
-                .location()
-                .is_some_and(|location| location.file().contains("brush-parser"));
-            if !in_parser {
-                libfuzzer_hook(info);
-            }
-        }));
-    },
+    init: parser_panics::ignore_brush_parser_panics(),
     |data: &[u8]| {
     let Ok(command) = std::str::from_utf8(data) else { return };
     let limits = ShellLimits::default();
