@@ -140,6 +140,9 @@ struct Spec {
     payload: &'static [&'static str],
     /// Positional operands before the command (`timeout DURATION`, `chroot DIR`).
     operands: usize,
+    /// Whether options may follow the operands (`aws-vault exec PROFILE --duration 1h -- cmd`:
+    /// its parser reads flags anywhere before `--`); GNU's wrappers stop at the first operand.
+    interspersed: bool,
     /// Stripped for allow rules too (Claude Code's own list).
     safe: bool,
     special: Special,
@@ -156,6 +159,7 @@ const fn plain(name: &'static str) -> Spec {
         stop: "",
         payload: &[],
         operands: 0,
+        interspersed: false,
         safe: false,
         special: Special::Plain,
     }
@@ -711,6 +715,7 @@ const WRAPPERS: &[Spec] = &[
         ],
         stop: "j",
         operands: 1,
+        interspersed: true,
         short_flag: "ns",
         long_flag: &[
             "--no-session",
@@ -1107,6 +1112,8 @@ fn parse_wrapper(spec: &Spec, args: &[Field], unknown: Unknown) -> Option<Parsed
     let mut joined = spec.special == Special::Watch;
     // For a `Marked` wrapper: whether `--` or a command option was seen.
     let mut marked = false;
+    // Operands read among the options (`interspersed`).
+    let mut operands = 0;
     while let Some(arg) = args.get(index) {
         let text = arg.text.as_str();
         if text == "--" {
@@ -1183,6 +1190,11 @@ fn parse_wrapper(spec: &Spec, args: &[Field], unknown: Unknown) -> Option<Parsed
                 index += 1;
                 continue;
             }
+            if spec.interspersed && operands < spec.operands {
+                operands += 1;
+                index += 1;
+                continue;
+            }
             break;
         };
         for (at, flag) in cluster.char_indices() {
@@ -1216,8 +1228,8 @@ fn parse_wrapper(spec: &Spec, args: &[Field], unknown: Unknown) -> Option<Parsed
     if sub_pending {
         return None;
     }
-    index = index.checked_add(spec.operands)?;
-    if spec.operands > 0 && args.get(index).is_some_and(|f| f.text == "--") {
+    index = index.checked_add(spec.operands.saturating_sub(operands))?;
+    if spec.operands > operands && args.get(index).is_some_and(|f| f.text == "--") {
         index += 1;
     }
     match spec.special {
