@@ -65,6 +65,7 @@ pub(super) fn nested(name: &str, args: &[Field]) -> Vec<Nested> {
             Some("pager"),
         ),
         "vi" | "vim" | "nvim" | "view" | "gvim" | "rvim" | "vimdiff" | "ex" => vim(args),
+        "gdb" | "gdb-multiarch" | "cgdb" => gdb(args),
         "osascript" => option_texts(args, Some('e'), &['l', 's'], None)
             .iter()
             .flat_map(|(code, dynamic)| apple_shell_scripts(code, *dynamic))
@@ -1089,6 +1090,47 @@ fn powershell(args: &[Field]) -> Vec<Nested> {
     } else {
         Vec::new()
     }
+}
+
+/// The shell commands in gdb's `-ex CMD` and `-iex CMD` (`--eval-command`,
+/// `--init-eval-command`; gdb takes its long options with one dash or two): `!cmd` and `shell
+/// cmd` run a shell command; `python …` runs code the analysis does not read.
+fn gdb(args: &[Field]) -> Vec<Nested> {
+    const EVAL: [&str; 4] = ["ex", "eval-command", "iex", "init-eval-command"];
+    let mut found = Vec::new();
+    let mut at = 0;
+    while let Some(arg) = args.get(at) {
+        at += 1;
+        let option = arg.text.trim_start_matches('-');
+        if !arg.text.starts_with('-') {
+            continue;
+        }
+        let command = match option.split_once('=') {
+            Some((name, value)) if EVAL.contains(&name) => value.to_owned(),
+            None if EVAL.contains(&option) => match args.get(at) {
+                Some(value) => {
+                    at += 1;
+                    value.text.clone()
+                }
+                None => break,
+            },
+            _ => continue,
+        };
+        let command = command.trim_start();
+        let (word, rest) = command.split_once(' ').unwrap_or((command, ""));
+        if let Some(nested) = bang_command(command, arg.dynamic) {
+            found.push(nested);
+        } else if word == "shell" && !rest.trim().is_empty() {
+            let shell = rest.trim().to_owned();
+            found.push(script_or_dynamic(shell, arg.dynamic, Origin::ShellString));
+        } else if matches!(
+            word,
+            "python" | "py" | "pi" | "python-interactive" | "guile"
+        ) {
+            found.push(Nested::Dynamic(command.to_owned()));
+        }
+    }
+    found
 }
 
 /// The shell commands in vim's `-c CMD`, `--cmd CMD` and `+CMD` Ex commands.

@@ -59,9 +59,12 @@ pub(super) fn nested(argv: &[Field], stdin: Option<&str>) -> Vec<Nested> {
     }
     match name {
         "eval" => eval(args).into_iter().collect(),
-        "su" | "runuser" => dash_c(args, "sgGw", Origin::ShellString)
+        "su" => dash_c(args, "sgGw", Origin::ShellString)
             .into_iter()
             .collect(),
+        "runuser" => runuser(args).into_iter().collect(),
+        "sg" => sg(args).into_iter().collect(),
+        "at" | "batch" => at(args).into_iter().collect(),
         "script" => dash_c(args, "tTIOBEo", Origin::ShellString)
             .into_iter()
             .collect(),
@@ -158,6 +161,88 @@ fn shell(args: &[Field]) -> Option<Nested> {
         Some(file) if is_process_substitution(file) => Some(Nested::Dynamic(file.text.clone())),
         Some(_) => None,
     }
+}
+
+/// `runuser -u USER [--] CMD …` runs the command itself; without `-u` it is `su`'s grammar
+/// (`runuser -l USER -c CMD`).
+fn runuser(args: &[Field]) -> Option<Nested> {
+    let mut index = 0;
+    let mut user = false;
+    while let Some(arg) = args.get(index) {
+        let text = arg.text.as_str();
+        if text == "--" {
+            index += 1;
+            break;
+        }
+        let valued = match text {
+            "-u" | "--user" => {
+                user = true;
+                true
+            }
+            "-g"
+            | "-G"
+            | "-s"
+            | "-w"
+            | "--group"
+            | "--supp-group"
+            | "--shell"
+            | "--whitelist-environment" => true,
+            _ if text.starts_with("--user=") || (text.starts_with("-u") && text.len() > 2) => {
+                user = true;
+                false
+            }
+            _ if text.starts_with('-') && text.len() > 1 => false,
+            _ => break,
+        };
+        index += if valued { 2 } else { 1 };
+    }
+    if !user {
+        return dash_c(args, "sgGwu", Origin::ShellString);
+    }
+    let fields = args.get(index..).filter(|rest| !rest.is_empty())?.to_vec();
+    Some(Nested::Command {
+        fields,
+        origin: Origin::Wrapper,
+    })
+}
+
+/// `sg [-] GROUP [-c] CMD`: the command is handed to `/bin/sh -c`, its words joined.
+fn sg(args: &[Field]) -> Option<Nested> {
+    let rest = match args.first() {
+        Some(dash) if dash.text == "-" => args.get(2..)?,
+        _ => args.get(1..)?,
+    };
+    let rest = match rest.first() {
+        Some(flag) if flag.text == "-c" => rest.get(1..)?,
+        _ => rest,
+    };
+    (!rest.is_empty()).then(|| joined(rest, Origin::ShellString))
+}
+
+/// `at TIME` and `batch` run later the shell script on their standard input; `-f FILE` names a
+/// script file (not read, as `sh FILE`), and `-l`, `-d`, `-r`, `-c` list, delete or print jobs.
+fn at(args: &[Field]) -> Option<Nested> {
+    let mut index = 0;
+    while let Some(arg) = args.get(index) {
+        let Some(cluster) = arg.text.strip_prefix('-').filter(|c| !c.is_empty()) else {
+            index += 1;
+            continue;
+        };
+        for (at, flag) in cluster.char_indices() {
+            match flag {
+                'f' | 'l' | 'd' | 'r' | 'c' => return None,
+                'q' | 't' => {
+                    if cluster.get(at + 1..).unwrap_or("").is_empty() {
+                        index += 1;
+                    }
+                    break;
+                }
+                _ => {}
+            }
+        }
+        index += 1;
+    }
+    Some(Nested::Stdin)
 }
 
 fn eval(args: &[Field]) -> Option<Nested> {

@@ -129,6 +129,8 @@ struct Spec {
     short_arg: &'static str,
     /// Long options that take a separate argument when written without `=`.
     long_arg: &'static [&'static str],
+    /// Long options that take two separate arguments (bubblewrap's `--bind SRC DEST`).
+    long_arg2: &'static [&'static str],
     /// Short options known to take no argument. An option in neither list may take the word
     /// after it: both readings are judged.
     short_flag: &'static str,
@@ -154,6 +156,7 @@ const fn plain(name: &'static str) -> Spec {
         sub: &[],
         short_arg: "",
         long_arg: &[],
+        long_arg2: &[],
         short_flag: "",
         long_flag: &[],
         stop: "",
@@ -422,6 +425,115 @@ const WRAPPERS: &[Spec] = &[
     },
     Spec {
         ..plain("firejail")
+    },
+    // bubblewrap: every option takes one or two values but a few; `--args FD` and `--file FD
+    // DEST` read from descriptors.
+    Spec {
+        long_arg: &[
+            "--args",
+            "--argv0",
+            "--userns",
+            "--userns2",
+            "--pidns",
+            "--uid",
+            "--gid",
+            "--hostname",
+            "--chdir",
+            "--unsetenv",
+            "--lock-file",
+            "--sync-fd",
+            "--remount-ro",
+            "--exec-label",
+            "--file-label",
+            "--proc",
+            "--dev",
+            "--tmpfs",
+            "--mqueue",
+            "--dir",
+            "--seccomp",
+            "--add-seccomp-fd",
+            "--block-fd",
+            "--userns-block-fd",
+            "--info-fd",
+            "--json-status-fd",
+            "--cap-add",
+            "--cap-drop",
+            "--perms",
+            "--size",
+        ],
+        long_arg2: &[
+            "--setenv",
+            "--bind",
+            "--bind-try",
+            "--dev-bind",
+            "--dev-bind-try",
+            "--ro-bind",
+            "--ro-bind-try",
+            "--bind-fd",
+            "--ro-bind-fd",
+            "--file",
+            "--bind-data",
+            "--ro-bind-data",
+            "--symlink",
+            "--chmod",
+            "--overlay-src",
+            "--overlay",
+            "--tmp-overlay",
+            "--ro-overlay",
+        ],
+        long_flag: &[
+            "--unshare-all",
+            "--share-net",
+            "--unshare-user",
+            "--unshare-user-try",
+            "--unshare-ipc",
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-uts",
+            "--unshare-cgroup",
+            "--unshare-cgroup-try",
+            "--disable-userns",
+            "--assert-userns-disabled",
+            "--clearenv",
+            "--new-session",
+            "--die-with-parent",
+            "--as-pid-1",
+            "--help",
+            "--version",
+            "--level-prefix",
+        ],
+        ..plain("bwrap")
+    },
+    // setarch ARCH [options] [program]: its options follow the architecture; `linux32` and
+    // `linux64` are setarch with the architecture in the name.
+    Spec {
+        operands: 1,
+        interspersed: true,
+        short_flag: SETARCH_FLAGS,
+        long_flag: SETARCH_LONG_FLAGS,
+        stop: "lhV",
+        ..plain("setarch")
+    },
+    Spec {
+        short_flag: SETARCH_FLAGS,
+        long_flag: SETARCH_LONG_FLAGS,
+        ..plain("linux32")
+    },
+    Spec {
+        short_flag: SETARCH_FLAGS,
+        long_flag: SETARCH_LONG_FLAGS,
+        ..plain("linux64")
+    },
+    Spec {
+        long_arg: &["--config-file", "--dbus-daemon"],
+        ..plain("dbus-run-session")
+    },
+    // ssh-agent [options] command: the agent runs the command with its socket in the environment.
+    Spec {
+        short_arg: "aEOPt",
+        short_flag: "csDd",
+        stop: "k",
+        ..plain("ssh-agent")
     },
     Spec {
         short_arg: "SGRw",
@@ -901,6 +1013,25 @@ const fn pnpm(name: &'static str, sub: &'static [&'static str]) -> Spec {
     }
 }
 
+/// setarch's options, none of which takes a value (`-R`, `--addr-no-randomize`, …).
+const SETARCH_FLAGS: &str = "v3BFILRSTXZ";
+/// See [`SETARCH_FLAGS`].
+const SETARCH_LONG_FLAGS: &[&str] = &[
+    "--verbose",
+    "--3gb",
+    "--4gb",
+    "--32bit",
+    "--fdpic-funcptrs",
+    "--short-inode",
+    "--addr-compat-layout",
+    "--addr-no-randomize",
+    "--whole-seconds",
+    "--sticky-timeouts",
+    "--read-implies-exec",
+    "--mmap-page-zero",
+    "--uname-2.6",
+];
+
 /// npm options without a value that may come before `npx`'s or `npm exec`'s command.
 const NPM_LONG_FLAG: &[&str] = &[
     "--yes",
@@ -1153,6 +1284,10 @@ fn parse_wrapper(spec: &Spec, args: &[Field], unknown: Unknown) -> Option<Parsed
                 || (inline.is_none()
                     && !spec.long_flag.contains(&option.as_str())
                     && unknown_value(unknown, args.get(index + 1)));
+            if spec.long_arg2.contains(&option.as_str()) {
+                index += 3;
+                continue;
+            }
             let value = match (takes_arg, inline) {
                 (true, None) => {
                     index += 1;
