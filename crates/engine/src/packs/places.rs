@@ -590,6 +590,22 @@ pub(crate) fn secret_tree(dir: &str, ctx: &PathContext<'_>) -> Option<Secret> {
     .find_map(|probe| secret_of_concrete(&probe, ctx))
 }
 
+/// The secret class of what the canonical directory `dir` holds when it is a store of secrets
+/// inside the home (`~/.ssh`, `~/.aws`, `~/.gnupg`): [`secret_tree`] of a directory below the
+/// home, outside the project and holding no project. Not the home itself or anything above it,
+/// whose trees hold everything (`code ~`): a program given one of those is not judged by what
+/// lies deep below.
+pub(crate) fn secret_store(dir: &str, ctx: &PathContext<'_>) -> Option<Secret> {
+    let home = ctx.home?;
+    let project = project_root(ctx).unwrap_or(ctx.cwd);
+    let below_home =
+        paths::is_within(dir, home) && dir.trim_end_matches('/') != home.trim_end_matches('/');
+    if !below_home || paths::is_within(dir, project) || paths::is_within(project, dir) {
+        return None;
+    }
+    secret_tree(dir, ctx)
+}
+
 /// A persistence or self-tampering location, with the rule that protects it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Persistence {

@@ -378,17 +378,22 @@ fn check_unknown_program(cmd: &Cmd<'_>, out: &mut Findings) {
         let Some(path) = checkable(candidate) else {
             continue;
         };
-        if let Some(secret) = places::secret_file(&cmd.canonical(&path), &cmd.ctx) {
-            out.add(
-                SECRET_ARGUMENT,
-                format!(
-                    "`{name}` is given `{candidate}`, {}; toolgate cannot tell whether it would \
-                     show the content to the agent",
-                    secret.what
-                ),
-            );
-            return;
-        }
+        let path = cmd.canonical(&path);
+        let what = match places::secret_file(&path, &cmd.ctx) {
+            Some(secret) => secret.what.to_owned(),
+            None => match places::secret_store(&path, &cmd.ctx) {
+                Some(secret) => format!("a directory holding {}", secret.what),
+                None => continue,
+            },
+        };
+        out.add(
+            SECRET_ARGUMENT,
+            format!(
+                "`{name}` is given `{candidate}`, {what}; toolgate cannot tell whether it would \
+                 show the content to the agent"
+            ),
+        );
+        return;
     }
 }
 
