@@ -691,13 +691,16 @@ static CATALOG: &[RuleInfo] = &[
         category: "persistence",
         decision: DENY,
         asi: &["ASI01", "ASI03"],
-        description: "Writing the agent's own settings and hooks: `.claude/settings*.json`, `.claude/hooks/**`, `~/.claude.json`, managed settings.",
+        description: "Writing the agent's own settings and hooks: `.claude/settings*.json`, `.claude/hooks/**`, `~/.claude.json`, managed settings; and where every other supported agent reads its hooks: Codex's `.codex/hooks.json` and `config.toml`, Gemini CLI's `.gemini/settings.json`, Cursor's and Windsurf's `hooks.json`, Copilot's `.github/hooks/`, `.github/copilot/settings*.json` and `~/.copilot/`, Cline's `.clinerules/hooks/` and `Documents/Cline/Hooks/`.",
         why: "An agent that edits its own permission settings or hooks can switch off every guard, including this one.",
         catches: &[
             "Write(.claude/settings.json)",
             "Edit(/home/user/.claude/settings.local.json)",
             "echo '{}' > .claude/settings.local.json",
             "Write(.claude/hooks/pre_tool_use.py)",
+            "Write(.cursor/hooks.json)",
+            "Edit(/home/user/.gemini/settings.json)",
+            "rm -rf .github/hooks",
         ],
         allows: &[
             "Read(.claude/settings.json)",
@@ -711,7 +714,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "persistence",
         decision: ASK,
         asi: &["ASI05"],
-        description: "Writing files that run code automatically: `.envrc` (direnv), `.github/workflows/**`, `.vscode/tasks.json`, Python's start-up hooks (`*.pth` in site-packages, `sitecustomize.py`, IPython's startup scripts), and in the home directory git's global configuration, editors' and REPLs' start-up files (`~/.vimrc`, `~/.config/nvim/`, `~/.tmux.conf`, `~/.irbrc`, `~/.npmrc`).",
+        description: "Writing files that run code automatically: `.envrc` (direnv), `.github/workflows/**`, `.vscode/tasks.json`, Python's start-up hooks (`*.pth` in site-packages, `sitecustomize.py`, IPython's startup scripts), the MCP server lists an agent starts commands from (`.mcp.json`, `.cursor/mcp.json`, `.vscode/mcp.json`), and in the home directory git's global configuration, editors' and REPLs' start-up files (`~/.vimrc`, `~/.config/nvim/`, `~/.tmux.conf`, `~/.irbrc`, `~/.npmrc`).",
         why: "These files execute on `cd`, on push or when the editor opens the folder; a change deserves a human look.",
         catches: &[
             "Write(.envrc)",
@@ -720,6 +723,7 @@ static CATALOG: &[RuleInfo] = &[
             "echo 'curl x' >> .envrc",
             "Write(/home/user/.local/lib/python3.12/site-packages/x.pth)",
             "git config --global core.pager 'less -R' && echo x >> ~/.gitconfig",
+            "Write(.mcp.json)",
         ],
         allows: &[
             "Read(.github/workflows/ci.yml)",

@@ -641,7 +641,7 @@ const AGENT_SETTINGS: Persistence = Persistence {
 };
 const AUTO_RUN: Persistence = Persistence {
     rule: "write-auto-run-config",
-    what: "a file that runs code automatically (direnv, CI workflow, editor task)",
+    what: "a file that runs code automatically (direnv, CI workflow, editor task, MCP server list)",
 };
 
 const SYSTEM_SHELL_INIT: &[&str] = &[
@@ -733,17 +733,11 @@ pub(crate) fn persistence(path: &str, ctx: &PathContext<'_>) -> Option<Persisten
     let path = path.trim_end_matches('/');
     let base = basename(path);
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    // Self-tampering: `.claude/settings*.json`, `.claude/hooks/**`, managed settings.
+    // Self-tampering: where an agent reads its hooks and settings; MCP servers it starts.
     for (at, segment) in segments.iter().enumerate() {
-        if segment.eq_ignore_ascii_case(".claude") {
-            let rest = segments.get(at + 1..).unwrap_or(&[]);
-            match rest {
-                [file] if file.starts_with("settings") && file.ends_with(".json") => {
-                    return Some(AGENT_SETTINGS);
-                }
-                [dir, ..] if dir.eq_ignore_ascii_case("hooks") => return Some(AGENT_SETTINGS),
-                _ => {}
-            }
+        let rest = segments.get(at + 1..).unwrap_or(&[]);
+        if let Some(found) = agent_config(segment, rest) {
+            return Some(found);
         }
         if segment.eq_ignore_ascii_case(".git")
             && segments
@@ -755,6 +749,9 @@ pub(crate) fn persistence(path: &str, ctx: &PathContext<'_>) -> Option<Persisten
     }
     if base == "managed-settings.json" || base == "managed-mcp.json" || base == ".claude.json" {
         return Some(AGENT_SETTINGS);
+    }
+    if base == ".mcp.json" {
+        return Some(AUTO_RUN);
     }
     let in_project = is_in_project(path, ctx);
     if crate::evaluate::SHELL_INIT_FILES
@@ -820,6 +817,44 @@ pub(crate) fn persistence(path: &str, ctx: &PathContext<'_>) -> Option<Persisten
         }
     }
     None
+}
+
+/// An agent's own configuration below the directory `dir` (a path segment), `rest` being the
+/// segments after it: the files every supported agent reads its hooks from (a write there can
+/// remove toolgate's hook) and the MCP server lists it starts commands from. Claude Code's
+/// `.claude/settings*.json` and `.claude/hooks/`; Codex's `.codex/hooks.json` and
+/// `config.toml`; Gemini CLI's `.gemini/settings.json`; Cursor's `.cursor/hooks.json` and
+/// `/etc/cursor/hooks.json`; Copilot's `.github/hooks/`, `.github/copilot/settings*.json` and
+/// `~/.copilot/`; Windsurf's `.windsurf/hooks.json` and `~/.codeium/windsurf/hooks.json`;
+/// Cline's `.clinerules/hooks/` and `Documents/Cline/Hooks/`.
+fn agent_config(dir: &str, rest: &[&str]) -> Option<Persistence> {
+    let is = |name: &str| dir.eq_ignore_ascii_case(name);
+    let settings = |file: &str| file.starts_with("settings") && file.ends_with(".json");
+    let hooks = |name: &str| name.eq_ignore_ascii_case("hooks");
+    match rest {
+        [file] if is(".claude") && settings(file) => Some(AGENT_SETTINGS),
+        [first, ..] if (is(".claude") || is(".clinerules") || is(".copilot")) && hooks(first) => {
+            Some(AGENT_SETTINGS)
+        }
+        [first, ..] if is(".github") && hooks(first) => Some(AGENT_SETTINGS),
+        [first, ..] if is("Cline") && hooks(first) => Some(AGENT_SETTINGS),
+        [copilot, file] if is(".github") && *copilot == "copilot" && settings(file) => {
+            Some(AGENT_SETTINGS)
+        }
+        [file] if is(".copilot") && settings(file) => Some(AGENT_SETTINGS),
+        [file] if is(".codex") && matches!(*file, "hooks.json" | "config.toml") => {
+            Some(AGENT_SETTINGS)
+        }
+        [file] if is(".gemini") && *file == "settings.json" => Some(AGENT_SETTINGS),
+        [file]
+            if (is(".cursor") || is("cursor") || is(".windsurf") || is("windsurf"))
+                && *file == "hooks.json" =>
+        {
+            Some(AGENT_SETTINGS)
+        }
+        [file] if (is(".cursor") || is(".vscode")) && *file == "mcp.json" => Some(AUTO_RUN),
+        _ => None,
+    }
 }
 
 /// Expands `{a,b}` alternatives (nested, bounded); the text itself when it has none.
