@@ -714,7 +714,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "persistence",
         decision: ASK,
         asi: &["ASI05"],
-        description: "Writing files that run code automatically: `.envrc` (direnv), `.github/workflows/**`, `.vscode/tasks.json`, Python's start-up hooks (`*.pth` in site-packages, `sitecustomize.py`, IPython's startup scripts), the MCP server lists an agent starts commands from (`.mcp.json`, `.cursor/mcp.json`, `.vscode/mcp.json`), and in the home directory git's global configuration, editors' and REPLs' start-up files (`~/.vimrc`, `~/.config/nvim/`, `~/.tmux.conf`, `~/.irbrc`, `~/.npmrc`).",
+        description: "Writing files that run code automatically: `.envrc` (direnv), `.github/workflows/**`, `.vscode/tasks.json`, Python's start-up hooks (`*.pth` in site-packages, `sitecustomize.py`, IPython's startup scripts), the MCP server lists an agent starts commands from (`.mcp.json`, `.cursor/mcp.json`, `.vscode/mcp.json`), and in the home directory git's global configuration, editors' and REPLs' start-up files (`~/.vimrc`, `~/.config/nvim/`, `~/.tmux.conf`, `~/.irbrc`, `~/.npmrc`), cargo's and kubectl's configuration (`~/.cargo/config.toml`: `rustc-wrapper`, runners; `~/.kube/config`: `exec` credential plugins).",
         why: "These files execute on `cd`, on push or when the editor opens the folder; a change deserves a human look.",
         catches: &[
             "Write(.envrc)",
@@ -724,6 +724,7 @@ static CATALOG: &[RuleInfo] = &[
             "Write(/home/user/.local/lib/python3.12/site-packages/x.pth)",
             "git config --global core.pager 'less -R' && echo x >> ~/.gitconfig",
             "Write(.mcp.json)",
+            "Edit(/home/user/.kube/config)",
         ],
         allows: &[
             "Read(.github/workflows/ci.yml)",

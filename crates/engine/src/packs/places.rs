@@ -703,7 +703,9 @@ const SYSTEM_SCHEDULED: &[&str] = &[
     "/etc/xdg/autostart/",
 ];
 /// Files under a home directory that run code automatically: git's global configuration
-/// (`core.pager`, `core.sshCommand`, aliases), editors' and REPLs' start-up files.
+/// (`core.pager`, `core.sshCommand`, aliases), editors' and REPLs' start-up files, cargo's
+/// (`build.rustc-wrapper`, a target's `runner`) and kubectl's (a user's `exec` credential
+/// plugin).
 const HOME_AUTO_RUN: &[&str] = &[
     ".gitconfig",
     ".config/git/config",
@@ -720,6 +722,9 @@ const HOME_AUTO_RUN: &[&str] = &[
     ".irbrc",
     ".pryrc",
     ".npmrc",
+    ".cargo/config.toml",
+    ".cargo/config",
+    ".kube/config",
 ];
 const HOME_SCHEDULED: &[&str] = &[
     ".config/systemd/user/",
