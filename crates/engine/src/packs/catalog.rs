@@ -451,7 +451,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "secret-read",
         decision: DENY,
         asi: &["ASI03"],
-        description: "Reading cloud and tool credential files: `~/.aws/credentials`, `~/.config/gcloud/**`, `~/.kube/config`, `~/.docker/config.json`, `~/.netrc`, `~/.npmrc`, `~/.pypirc`, `~/.git-credentials`, `~/.azure/**`, `~/.config/gh/hosts.yml` and similar, and browsers' cookie jars and password stores in any profile (`cookies.sqlite`, `logins.json`, `key4.db`, Chromium's `Cookies` and `Login Data`).",
+        description: "Reading cloud and tool credential files: `~/.aws/credentials`, `~/.config/gcloud/**`, `~/.kube/config`, `~/.docker/config.json`, `~/.netrc`, `~/.npmrc`, `~/.pypirc`, `~/.git-credentials`, `~/.azure/**`, `~/.config/gh/hosts.yml`, `~/.m2/settings.xml` and similar, the secrets a container runtime mounts (`/var/run/secrets/**`: Kubernetes service-account tokens; `/run/secrets/**`), and browsers' cookie jars and password stores in any profile (`cookies.sqlite`, `logins.json`, `key4.db`, Chromium's `Cookies` and `Login Data`).",
         why: "These files hold long-lived tokens for clouds, clusters and registries; once read they can be exfiltrated in any later call.",
         catches: &[
             "Read(~/.aws/credentials)",
@@ -462,6 +462,7 @@ static CATALOG: &[RuleInfo] = &[
             "Read(/root/.git-credentials)",
             "sqlite3 ~/.mozilla/firefox/abc.default/cookies.sqlite .dump",
             "cp \"$HOME/Library/Application Support/Google/Chrome/Default/Login Data\" /tmp/x",
+            "cat /var/run/secrets/kubernetes.io/serviceaccount/token",
         ],
         allows: &[
             "Read(~/.aws/config)",
@@ -532,6 +533,22 @@ static CATALOG: &[RuleInfo] = &[
             "cat /etc/ssh/ssh_host_ed25519_key.pub",
             "cat /etc/hosts",
         ],
+    },
+    RuleInfo {
+        id: "read-cloud-metadata",
+        pack: B,
+        category: "secret-read",
+        decision: DENY,
+        asi: &["ASI03"],
+        description: "A request to a cloud instance metadata service from the agent's machine: `169.254.169.254` (AWS, Azure, GCP, Oracle, DigitalOcean, OpenStack; also written `2852039166`, `0xa9fea9fe` or `[::ffff:169.254.169.254]`), AWS's `[fd00:ec2::254]` and container credentials at `169.254.170.2`, `metadata.google.internal`, Alibaba's `100.100.100.200`: any word of a command that names one as a host, a `/dev/tcp` redirect to one, and a `WebFetch` or MCP tool's URL.",
+        why: "The metadata service hands the machine's cloud credentials to any process that asks; an agent that fetches them can use or send them anywhere.",
+        catches: &[
+            "curl http://169.254.169.254/latest/meta-data/iam/security-credentials/",
+            "curl -H 'Metadata-Flavor: Google' http://metadata.google.internal/computeMetadata/v1/instance/service-accounts/default/token",
+            "wget -qO- http://2852039166/latest/api/token",
+            "WebFetch(http://169.254.169.254/latest/user-data)",
+        ],
+        allows: &["curl https://example.com/", "ping 169.254.169.123"],
     },
     RuleInfo {
         id: "print-cli-credential",

@@ -284,6 +284,7 @@ const HOME_CREDENTIALS: &[&str] = &[
     ".boto",
     ".config/rclone/rclone.conf",
     ".gem/credentials",
+    ".m2/settings.xml",
     ".config/hub",
     ".composer/auth.json",
     ".config/composer/auth.json",
@@ -344,6 +345,10 @@ const SYSTEM_SECRETS: &[&str] = &[
     "/private/etc/master.passwd",
 ];
 
+/// Absolute credential stores: the secrets a container runtime mounts (Kubernetes service
+/// account tokens, Docker's and Compose's secrets).
+const SYSTEM_CREDENTIALS: &[&str] = &["/var/run/secrets/", "/run/secrets/"];
+
 /// Concrete paths probed when a glob or a recursive read might reach a secret (home-relative
 /// ones are prefixed with each home-like root).
 const HOME_PROBES: &[&str] = &[
@@ -369,6 +374,7 @@ const SYSTEM_PROBES: &[&str] = &[
     "/etc/ssh/ssh_host_ed25519_key",
     "/proc/self/environ",
     "/proc/1/environ",
+    "/var/run/secrets/kubernetes.io/serviceaccount/token",
 ];
 const DOTENV_PROBES: &[&str] = &[".env", ".env.local", ".env.production"];
 
@@ -457,6 +463,9 @@ fn secret_of_concrete(path: &str, ctx: &PathContext<'_>) -> Option<Secret> {
     }
     if listed(path, SYSTEM_SECRETS) {
         return Some(SYSTEM);
+    }
+    if listed(path, SYSTEM_CREDENTIALS) {
+        return Some(CREDENTIALS);
     }
     if let Some(name) = path.strip_prefix("/etc/ssh/")
         && name.starts_with("ssh_host_")

@@ -44,6 +44,12 @@ pub(crate) fn example_case(example: &str) -> Value {
             "tool_response": { "stdout": output, "stderr": "", "interrupted": false },
         } });
     }
+    if let Some(url) = example
+        .strip_prefix("WebFetch(")
+        .and_then(|rest| rest.strip_suffix(')'))
+    {
+        return json!({ "tool": "WebFetch", "input": { "url": url, "prompt": "read it" } });
+    }
     if let Some(rest) = example.strip_prefix("Mcp(")
         && let Some((tool, text)) = rest.split_once("): ")
     {

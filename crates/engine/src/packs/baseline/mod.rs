@@ -13,6 +13,7 @@ mod exfil;
 mod fs;
 mod git;
 mod infra;
+mod metadata;
 mod reads;
 mod writes;
 
@@ -170,6 +171,7 @@ fn check_command(cmd: &Cmd<'_>, findings: &mut Findings) {
     writes::check_command(cmd, findings);
     exfil::check(cmd, findings);
     infra::check(cmd, findings);
+    metadata::check(cmd, findings);
 }
 
 /// Baseline rules for a gating event of a file, web or MCP tool.
@@ -211,7 +213,15 @@ pub(crate) fn check_gate(eval: &mut Evaluation<'_>) {
                 writes::check_file(&paths::canonicalize(path, &ctx), &ctx, &mut findings);
             }
         }
+        "WebFetch" => {
+            if let Some(url) = field("url") {
+                metadata::check_url(tool, url, &mut findings);
+            }
+        }
         _ if tool.starts_with("mcp__") => {
+            for url in ["url", "uri", "endpoint"].into_iter().filter_map(field) {
+                metadata::check_url(tool, url, &mut findings);
+            }
             let lower = tool.to_ascii_lowercase();
             let writes = ["write", "edit", "create", "save", "put", "move", "copy"]
                 .iter()
