@@ -889,7 +889,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "cloud-destruction",
         decision: ASK,
         asi: &["ASI02"],
-        description: "Cloud CLI deletions: `aws … delete-*`/`terminate-instances`/`s3 rb --force`/`s3 rm --recursive`, `gcloud … delete`, `az … delete`.",
+        description: "Cloud CLI deletions: `aws … delete-*`/`terminate-instances`/`s3 rb --force`/`s3 rm --recursive`, `gcloud … delete`, `az … delete`, `gh repo delete`, `gh release delete`, `gh api -X DELETE`.",
         why: "Deleting cloud resources destroys infrastructure and data and may not be reversible.",
         catches: &[
             "aws ec2 terminate-instances --instance-ids i-123",
@@ -898,12 +898,16 @@ static CATALOG: &[RuleInfo] = &[
             "aws --region us-east-1 rds delete-db-instance --db-instance-identifier x",
             "gcloud compute instances delete vm-1",
             "az group delete --name rg",
+            "gh repo delete acme/app --yes",
+            "gh api -X DELETE repos/acme/app",
         ],
         allows: &[
             "aws s3 ls",
             "aws ec2 describe-instances",
             "gcloud compute instances list",
             "az group list",
+            "gh repo view acme/app",
+            "gh api repos/acme/app",
         ],
     },
     RuleInfo {

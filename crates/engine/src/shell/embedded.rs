@@ -66,6 +66,8 @@ pub(super) fn nested(name: &str, args: &[Field]) -> Vec<Nested> {
         ),
         "vi" | "vim" | "nvim" | "view" | "gvim" | "rvim" | "vimdiff" | "ex" => vim(args),
         "gdb" | "gdb-multiarch" | "cgdb" => gdb(args),
+        "docker" | "podman" | "nerdctl" => container_exec(args),
+        "kubectl" | "oc" => pod_exec(args),
         "osascript" => option_texts(args, Some('e'), &['l', 's'], None)
             .iter()
             .flat_map(|(code, dynamic)| apple_shell_scripts(code, *dynamic))
@@ -1090,6 +1092,62 @@ fn powershell(args: &[Field]) -> Vec<Nested> {
     } else {
         Vec::new()
     }
+}
+
+/// The command `docker exec [OPTIONS] CONTAINER CMD …` (or `docker container exec`, podman's,
+/// nerdctl's) runs in the container: judged as if run here, as ssh's remote command is (a
+/// container's `rm -rf /` is still a production outage).
+fn container_exec(args: &[Field]) -> Vec<Nested> {
+    const GLOBAL_VALUED: &[&str] = &[
+        "config",
+        "context",
+        "host",
+        "log-level",
+        "tlscacert",
+        "tlscert",
+        "tlskey",
+    ];
+    const EXEC_SHORT: &[char] = &['e', 'u', 'w'];
+    const EXEC_LONG: &[&str] = &["env", "env-file", "user", "workdir", "detach-keys"];
+    let start = options_end(args, &['c', 'H', 'l'], GLOBAL_VALUED);
+    let rest = args.get(start..).unwrap_or_default();
+    let rest = match rest {
+        [container, exec, rest @ ..] if container.text == "container" && exec.text == "exec" => {
+            rest
+        }
+        [exec, rest @ ..] if exec.text == "exec" => rest,
+        _ => return Vec::new(),
+    };
+    // The options, then the container, then the command.
+    let command = rest
+        .get(options_end(rest, EXEC_SHORT, EXEC_LONG) + 1..)
+        .unwrap_or_default();
+    in_container(command)
+}
+
+/// The command `kubectl exec POD [flags] -- CMD …` (and `oc exec`) runs in the pod: the words
+/// after `--`, judged as if run here.
+fn pod_exec(args: &[Field]) -> Vec<Nested> {
+    let before_dash = args.iter().take_while(|arg| arg.text != "--");
+    if !before_dash.into_iter().any(|arg| arg.text == "exec") {
+        return Vec::new();
+    }
+    let command = args
+        .iter()
+        .position(|arg| arg.text == "--")
+        .and_then(|dash| args.get(dash + 1..))
+        .unwrap_or_default();
+    in_container(command)
+}
+
+fn in_container(command: &[Field]) -> Vec<Nested> {
+    if command.is_empty() {
+        return Vec::new();
+    }
+    vec![Nested::Command {
+        fields: command.to_vec(),
+        origin: Origin::Wrapper,
+    }]
 }
 
 /// The shell commands in gdb's `-ex CMD` and `-iex CMD` (`--eval-command`,

@@ -383,6 +383,36 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
                 );
             }
         }
+        "gh" => {
+            let parsed = Parsed::new(
+                args,
+                &['R', 'X', 'f', 'F', 'H', 'q', 't'],
+                &[
+                    "repo",
+                    "method",
+                    "field",
+                    "raw-field",
+                    "header",
+                    "jq",
+                    "template",
+                    "input",
+                    "hostname",
+                ],
+            );
+            let words: Vec<&str> = parsed.operands.iter().take(2).copied().collect();
+            let deletes = matches!(words.as_slice(), ["repo" | "release", "delete", ..])
+                || (words.first() == Some(&"api")
+                    && parsed
+                        .values(&['X'], &["method"])
+                        .iter()
+                        .any(|method| method.eq_ignore_ascii_case("delete")));
+            if deletes {
+                out.add(
+                    "cloud-resource-delete",
+                    "`gh … delete` deletes a GitHub repository, release or resource",
+                );
+            }
+        }
         "helm" => {
             let (_, sub) =
                 leading_options(args, &['n'], &["namespace", "kube-context", "kubeconfig"]);
