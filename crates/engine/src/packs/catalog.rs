@@ -556,9 +556,11 @@ static CATALOG: &[RuleInfo] = &[
         category: "secret-read",
         decision: DENY,
         asi: &["ASI03"],
-        description: "CLI commands that print a credential they hold: `gh auth token`, `aws configure get …secret…`/`export-credentials`/`ecr get-login-password`/`sts get-session-token`, `gcloud auth print-access-token`, `az account get-access-token`, `kubectl config view --raw`, `kubectl get secret -o yaml`, `git credential fill`, `docker-credential-* get`, `op read`, `vault kv get`, `heroku auth:token`, `doppler secrets`. Not when the output is piped into a `--password-stdin` login, nor captured by a substitution in a command line that prints no run-time value.",
+        description: "CLI commands that print a credential they hold: `gh auth token`, `aws configure get …secret…`/`export-credentials`/`ecr get-login-password`/`sts get-session-token`/`sts assume-role`, or mint one and print it (`aws iam create-access-key`, `az ad sp create-for-rbac`), `gcloud auth print-access-token`, `az account get-access-token`, `kubectl config view --raw`, `kubectl get secret -o yaml`, `git credential fill`, `docker-credential-* get`, `op read`, `vault kv get`, `heroku auth:token`, `doppler secrets`. Not when the output is piped into a `--password-stdin` login, nor captured by a substitution in a command line that prints no run-time value.",
         why: "A token printed into the session is in the agent's context, its transcript and whatever the model sends next, exactly like the credential file it came from.",
         catches: &[
+            "aws sts assume-role --role-arn arn:aws:iam::1:role/x --role-session-name s",
+            "aws iam create-access-key --user-name ci",
             "gh auth token",
             "aws --profile prod configure get aws_secret_access_key",
             "gcloud auth print-access-token",
