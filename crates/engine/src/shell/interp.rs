@@ -321,8 +321,13 @@ fn shell_commands(code: &Code<'_>) -> Vec<String> {
 /// The shell text a shell (`sh -c`) or an interpreter (`python3 -c`, see [`Lang::runs_code`])
 /// is given when it runs what `decoding` makes of a run-time value.
 fn decoded_run(runs: &str, decoding: Decoding) -> Option<String> {
+    decoded_word(decoding).map(|word| format!("{runs} {word}"))
+}
+
+/// What `decoding` makes of a run-time value, as one shell word: `"$(base64 -d <<< "$X")"`.
+fn decoded_word(decoding: Decoding) -> Option<String> {
     let decoder = decoding.shell_decoder()?;
-    Some(format!("{runs} \"$({decoder} <<< \"{RUN_TIME}\")\""))
+    Some(format!("\"$({decoder} <<< \"{RUN_TIME}\")\""))
 }
 
 /// [`shell_commands`] of code that the program's `exec`/`eval` runs `depth` levels down.
@@ -366,7 +371,7 @@ fn shell_commands_at(code: &Code<'_>, depth: usize) -> Vec<String> {
                         closing(&tokens, at).and_then(|close| {
                             let mut args = call_args(&tokens, close + 1, code.lang);
                             args.insert(0, tokens.get(at + 1..close).unwrap_or(&[]));
-                            exec_command(&args, false, false)
+                            exec_command(&args, false, false, &decoded)
                         })
                     }
                     Call::Runs => {
@@ -377,14 +382,15 @@ fn shell_commands_at(code: &Code<'_>, depth: usize) -> Vec<String> {
                         {
                             found.extend(decoded_run("sh -c", decoding));
                         }
-                        ruby_pair(&args, code.lang).or_else(|| command_of(&args))
+                        ruby_pair(&args, code.lang, &decoded)
+                            .or_else(|| command_of(&args, &decoded))
                     }
                     Call::Evals => {
                         found.extend(evaluated(code.lang, &args, &decoded, depth));
                         None
                     }
-                    Call::Exec { mode, env } => exec_command(&args, mode, env),
-                    Call::Open => piped_open(&args),
+                    Call::Exec { mode, env } => exec_command(&args, mode, env, &decoded),
+                    Call::Open => piped_open(&args, &decoded),
                     Call::Removes(removal) => {
                         removal_command(removal, &tokens, at - 1, &args, code.lang)
                     }
@@ -1234,7 +1240,12 @@ fn clean(arg: &[Token]) -> Vec<&Token> {
 /// The command of a call whose arguments are a program and an argv that repeats it (`os.execl(
 /// path, arg0, arg1, …)`, `os.execv(path, [arg0, arg1, …])`): the program and `arg1…`. `mode`
 /// skips a leading mode; `env` drops a trailing environment. `None` when nothing is literal.
-fn exec_command(args: &[&[Token]], mode: bool, env: bool) -> Option<String> {
+fn exec_command(
+    args: &[&[Token]],
+    mode: bool,
+    env: bool,
+    decoded: &[(String, Decoding)],
+) -> Option<String> {
     let args = if mode { args.get(1..)? } else { args };
     let (path, rest) = args.split_first()?;
 
@@ -1246,15 +1257,19 @@ fn exec_command(args: &[&[Token]], mode: bool, env: bool) -> Option<String> {
         if is_keyword_argument(&arg) || (env && index > 0 && index + 1 == rest.len()) {
             break;
         }
-        if let Some(elements) = list_elements(&arg) {
+        if let Some(items) = list_items(&arg) {
             // `execv(path, [...])`: what follows the list is the environment.
-            literal |= elements.iter().any(|e| matches!(e, Token::Str { .. }));
-            argv.extend(elements.iter().map(|e| word(Some(e))));
+            literal |= items.iter().any(|item| matches!(item, [Token::Str { .. }]));
+            argv.extend(items.iter().map(|item| argv_word(item, decoded)));
             break;
         }
         let (text, has_literal) = expression(&arg, true);
         literal |= has_literal;
-        argv.push(if has_literal { text } else { word(None) });
+        argv.push(if has_literal {
+            text
+        } else {
+            argv_word(&arg, decoded)
+        });
     }
     words.extend(argv.into_iter().skip(1));
     literal.then(|| words.join(" "))
@@ -1262,7 +1277,7 @@ fn exec_command(args: &[&[Token]], mode: bool, env: bool) -> Option<String> {
 
 /// Ruby's `system(['/bin/sh', 'sh'], '-c', …)`: a first argument of two elements is the program
 /// and the name it runs under.
-fn ruby_pair(args: &[&[Token]], lang: Lang) -> Option<String> {
+fn ruby_pair(args: &[&[Token]], lang: Lang, decoded: &[(String, Decoding)]) -> Option<String> {
     if lang != Lang::Ruby {
         return None;
     }
@@ -1273,7 +1288,7 @@ fn ruby_pair(args: &[&[Token]], lang: Lang) -> Option<String> {
     let mut rebuilt: Vec<&[Token]> =
         vec![std::slice::from_ref(program), std::slice::from_ref(argv0)];
     rebuilt.extend(args.get(1..).unwrap_or(&[]));
-    exec_command(&rebuilt, false, false)
+    exec_command(&rebuilt, false, false, decoded)
 }
 
 /// The arguments of a call whose name ends before `at`: the comma-separated token runs inside
@@ -1324,7 +1339,7 @@ fn call_args(tokens: &[Token], at: usize, lang: Lang) -> Vec<&[Token]> {
 
 /// The command a call runs: its first argument as shell text (or, a list, as an argv), and the
 /// string arguments after it as further words. `None` when no part of it is literal text.
-fn command_of(args: &[&[Token]]) -> Option<String> {
+fn command_of(args: &[&[Token]], decoded: &[(String, Decoding)]) -> Option<String> {
     let mut command = String::new();
     let mut literal = false;
     for (index, arg) in args.iter().enumerate() {
@@ -1332,11 +1347,11 @@ fn command_of(args: &[&[Token]]) -> Option<String> {
         if is_keyword_argument(&arg) {
             break;
         }
-        let words = if let Some(elements) = list_elements(&arg) {
-            literal |= elements.iter().any(|e| matches!(e, Token::Str { .. }));
-            elements
+        let words = if let Some(items) = list_items(&arg) {
+            literal |= items.iter().any(|item| matches!(item, [Token::Str { .. }]));
+            items
                 .iter()
-                .map(|e| word(Some(e)))
+                .map(|item| argv_word(item, decoded))
                 .collect::<Vec<_>>()
                 .join(" ")
         } else if index == 0 {
@@ -1344,9 +1359,12 @@ fn command_of(args: &[&[Token]]) -> Option<String> {
             literal |= has_literal;
             text
         } else {
-            // Further arguments are argv words: literal text, or a Perl or PHP variable.
-            match expression(&arg, true) {
-                (word, true) => word,
+            // Further arguments are argv words: literal text, a decoded run-time value, or a Perl
+            // or PHP variable.
+            let decoding = decode::runtime(&arg, decoded).and_then(decoded_word);
+            match (expression(&arg, true), decoding) {
+                ((word, true), _) => word,
+                (_, Some(decoded)) => decoded,
                 _ if matches!(arg.as_slice(), [Token::Word(name)] if name.starts_with(['$', '@'])) => {
                     word(None)
                 }
@@ -1375,6 +1393,21 @@ fn is_keyword_argument(arg: &[&Token]) -> bool {
 /// The elements of a list argument (`[…]`, a Python tuple, Perl's `qw`), each one token when it
 /// is a plain literal.
 fn list_elements<'t>(arg: &[&'t Token]) -> Option<Vec<&'t Token>> {
+    let items = list_items(arg)?;
+    Some(
+        items
+            .into_iter()
+            .map(|item| match item {
+                [single] => *single,
+                _ => &Token::Punct(b'?'),
+            })
+            .collect(),
+    )
+}
+
+/// The elements of a list argument, each its tokens; commas inside an element's own brackets
+/// (`Buffer.from(x, 'base64')`) do not split it.
+fn list_items<'a, 't>(arg: &'a [&'t Token]) -> Option<Vec<&'a [&'t Token]>> {
     let (first, last) = (arg.first()?, arg.last()?);
     let bracketed = matches!(
         (first, last),
@@ -1384,15 +1417,35 @@ fn list_elements<'t>(arg: &[&'t Token]) -> Option<Vec<&'t Token>> {
         return None;
     }
     let inner = arg.get(1..arg.len().checked_sub(1)?)?;
-    let mut elements = Vec::new();
-    for element in inner.split(|t| **t == Token::Punct(b',')) {
-        match element {
-            [] => {}
-            [single] => elements.push(*single),
-            _ => elements.push(&Token::Punct(b'?')),
+    let mut items = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (i, token) in inner.iter().enumerate() {
+        match token {
+            Token::Punct(b'(' | b'[' | b'{') => depth += 1,
+            Token::Punct(b')' | b']' | b'}') => depth = depth.saturating_sub(1),
+            Token::Punct(b',') if depth == 0 => {
+                items.extend(inner.get(start..i));
+                start = i + 1;
+            }
+            _ => {}
         }
     }
-    Some(elements)
+    items.extend(inner.get(start..));
+    items.retain(|item| !item.is_empty());
+    Some(items)
+}
+
+/// One argv element as shell text (see [`word`]); a value decoded at run time as what its
+/// decoder makes (`"$(base64 -d <<< "$X")"`), so that a shell given it runs a hidden payload.
+fn argv_word(element: &[&Token], decoded: &[(String, Decoding)]) -> String {
+    if let Some(word) = decode::runtime(element, decoded).and_then(decoded_word) {
+        return word;
+    }
+    match element {
+        [single] => word(Some(single)),
+        _ => word(None),
+    }
 }
 
 /// One argv word as shell text: a literal, quoted; anything else a run-time part.
@@ -1502,14 +1555,14 @@ fn placeholders(text: &str) -> String {
 
 /// The command a Perl or Ruby `open` runs: a mode `"-|"` or `"|-"` followed by the command, or
 /// a two-argument form with the pipe in the name (`"cmd |"`, `"| cmd"`).
-fn piped_open(args: &[&[Token]]) -> Option<String> {
+fn piped_open(args: &[&[Token]], decoded: &[(String, Decoding)]) -> Option<String> {
     for (index, arg) in args.iter().enumerate() {
         let [Token::Str { text, .. }] = arg else {
             continue;
         };
         let trimmed = text.trim();
         if matches!(trimmed, "-|" | "|-") {
-            return command_of(args.get(index + 1..)?);
+            return command_of(args.get(index + 1..)?, decoded);
         }
         if let Some(command) = trimmed
             .strip_prefix('|')
@@ -2318,10 +2371,57 @@ mod tests {
             commands(Lang::Perl, "system(decode_base64($ARGV[0]))"),
             hidden
         );
-        // Data decoded for a program's argv is no shell text.
+        // In an argv, a decoded value is what the decoder makes: a shell given it with `-c` runs
+        // a hidden payload.
+        for code in [
+            "import subprocess,base64,sys; subprocess.run(['sh','-c', base64.b64decode(sys.argv[1])])",
+            "import subprocess,base64,sys; subprocess.Popen(('sh', '-c', base64.b64decode(x).decode()))",
+            "import os,base64; os.execvp('sh', ['sh', '-c', base64.b64decode(x)])",
+            "import subprocess,base64; c = base64.b64decode(x); subprocess.run(['sh','-c',c])",
+        ] {
+            assert_eq!(py(code), hidden, "{code}");
+        }
+        assert_eq!(
+            py("import os,base64; os.execl('/bin/sh', 'sh', '-c', base64.b64decode(x))"),
+            ["/bin/sh -c \"$(base64 -d <<< \"$X\")\""]
+        );
+        assert_eq!(
+            py("import subprocess; subprocess.run(['sh', '-c', bytes.fromhex(x).decode()])"),
+            ["sh -c \"$(xxd -r -p <<< \"$X\")\""]
+        );
+        assert_eq!(
+            py("import subprocess,base64; subprocess.run(['sh', '-c', base64.b32decode(x)])"),
+            ["sh -c \"$(base32 -d <<< \"$X\")\""]
+        );
+        let js = |text| commands(Lang::JavaScript, text);
+        assert_eq!(
+            js(
+                "require('child_process').spawnSync('sh', ['-c', Buffer.from(x, 'base64').toString()])"
+            ),
+            hidden
+        );
+        assert_eq!(
+            js("require('child_process').execFileSync('bash', ['-c', atob(x)])"),
+            ["bash -c \"$(base64 -d <<< \"$X\")\""]
+        );
+        assert_eq!(
+            commands(Lang::Ruby, "system('sh', '-c', Base64.decode64(x))"),
+            hidden
+        );
+        assert_eq!(
+            commands(Lang::Perl, "system('sh', '-c', decode_base64($x))"),
+            hidden
+        );
+        // Data decoded for another program's argv is that program's to read; what runs it is
+        // the walker's to judge (a program that runs no code runs no payload).
         assert_eq!(
             py("subprocess.run(['tool', base64.b64decode(k)])"),
-            ["tool \"$X\""]
+            ["tool \"$(base64 -d <<< \"$X\")\""]
+        );
+        // A text conversion is no decoding: the value stays a run-time part.
+        assert_eq!(
+            py("subprocess.run(['sh', '-c', x.decode('utf-8')])"),
+            ["sh -c \"$X\""]
         );
     }
 
