@@ -1417,23 +1417,29 @@ fn list_items<'a, 't>(arg: &'a [&'t Token]) -> Option<Vec<&'a [&'t Token]>> {
         return None;
     }
     let inner = arg.get(1..arg.len().checked_sub(1)?)?;
-    let mut items = Vec::new();
+    let mut items = split_commas(inner);
+    items.retain(|item| !item.is_empty());
+    Some(items)
+}
+
+/// `tokens` split at the commas outside brackets.
+fn split_commas<T: std::borrow::Borrow<Token>>(tokens: &[T]) -> Vec<&[T]> {
+    let mut pieces = Vec::new();
     let mut depth = 0usize;
     let mut start = 0;
-    for (i, token) in inner.iter().enumerate() {
-        match token {
+    for (i, token) in tokens.iter().enumerate() {
+        match token.borrow() {
             Token::Punct(b'(' | b'[' | b'{') => depth += 1,
             Token::Punct(b')' | b']' | b'}') => depth = depth.saturating_sub(1),
             Token::Punct(b',') if depth == 0 => {
-                items.extend(inner.get(start..i));
+                pieces.extend(tokens.get(start..i));
                 start = i + 1;
             }
             _ => {}
         }
     }
-    items.extend(inner.get(start..));
-    items.retain(|item| !item.is_empty());
-    Some(items)
+    pieces.extend(tokens.get(start..));
+    pieces
 }
 
 /// One argv element as shell text (see [`word`]); a value decoded at run time as what its

@@ -324,25 +324,15 @@ enum Arg {
 
 /// The comma-separated arguments in `inner`, line breaks left out.
 fn args(inner: &[Token]) -> Vec<Arg> {
-    let mut out = Vec::new();
-    let mut depth = 0usize;
-    let mut start = 0;
-    for (i, token) in inner.iter().enumerate() {
-        match token {
-            Token::Punct(b'(' | b'[' | b'{') => depth += 1,
-            Token::Punct(b')' | b']' | b'}') => depth = depth.saturating_sub(1),
-            Token::Punct(b',') if depth == 0 => {
-                out.push(arg(inner.get(start..i).unwrap_or(&[])));
-                start = i + 1;
-            }
-            _ => {}
-        }
+    let mut pieces = super::split_commas(inner);
+    // A trailing comma leaves no argument after it.
+    if pieces
+        .last()
+        .is_some_and(|last| last.iter().all(|t| *t == Token::Punct(b'\n')))
+    {
+        pieces.pop();
     }
-    let last = inner.get(start..).unwrap_or(&[]);
-    if last.iter().any(|t| *t != Token::Punct(b'\n')) {
-        out.push(arg(last));
-    }
-    out
+    pieces.into_iter().map(arg).collect()
 }
 
 fn arg(tokens: &[Token]) -> Arg {
