@@ -39,17 +39,18 @@ pub(super) fn named_in(word: &str) -> Option<String> {
             .next()
             .unwrap_or(""),
     };
-    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    // Every word of every command comes here: no allocation unless it names a service.
+    let host = host.trim_end_matches('.');
     // An address as one number (`2852039166`) only where a URL or a path makes it a host.
     let url_like = word.contains("://") || rest.contains('/');
-    let metadata = NAMES.contains(&host.as_str())
-        || ipv4(&host, url_like).is_some_and(|ip| V4.contains(&ip))
+    let metadata = NAMES.iter().any(|name| host.eq_ignore_ascii_case(name))
+        || ipv4(host, url_like).is_some_and(|ip| V4.contains(&ip))
         || host
             .parse::<Ipv6Addr>()
             .is_ok_and(|ip| ip == V6 || ip.to_ipv4_mapped().is_some_and(|ip| V4.contains(&ip)));
     // A bare `metadata` is a host only in a URL (`http://metadata/…`, GCP's short name).
-    let bare_name = host == "metadata" && !word.contains("://");
-    (metadata && !bare_name).then_some(host)
+    let bare_name = host.eq_ignore_ascii_case("metadata") && !word.contains("://");
+    (metadata && !bare_name).then(|| host.to_ascii_lowercase())
 }
 
 /// An IPv4 address written as dotted decimal, or, when `numbers`, as one decimal or hex number.
@@ -60,7 +61,7 @@ fn ipv4(host: &str, numbers: bool) -> Option<Ipv4Addr> {
     if !numbers {
         return None;
     }
-    let number = match host.strip_prefix("0x") {
+    let number = match host.strip_prefix("0x").or_else(|| host.strip_prefix("0X")) {
         Some(hex) => u32::from_str_radix(hex, 16).ok()?,
         None if host.bytes().all(|b| b.is_ascii_digit()) => host.parse::<u32>().ok()?,
         None => return None,
@@ -114,6 +115,7 @@ mod tests {
             "http://[::ffff:169.254.169.254]/",
             "http://2852039166/latest/",
             "http://0xa9fea9fe/latest/",
+            "http://0XA9FEA9FE/latest/",
             "http://169.254.170.2/v2/credentials/x",
             "http://169.254.170.2$AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
             "http://metadata.google.internal/computeMetadata/v1/",
