@@ -32,6 +32,68 @@ pub(crate) const GIT_CLONE_LONG_VALUE: &[&str] = &[
     "jobs",
 ];
 
+/// curl's short options that take a value, which may end a cluster of flags (`-fsSLo FILE`).
+pub(crate) const CURL_SHORT_VALUE: &[char] = &[
+    'A', 'b', 'c', 'C', 'd', 'D', 'e', 'E', 'F', 'H', 'K', 'm', 'o', 'P', 'Q', 'r', 't', 'T', 'u',
+    'U', 'w', 'x', 'X', 'y', 'Y', 'z',
+];
+/// curl's long options that take a value (those the rules read, and the common others).
+pub(crate) const CURL_LONG_VALUE: &[&str] = &[
+    "data",
+    "data-binary",
+    "data-raw",
+    "data-urlencode",
+    "data-ascii",
+    "form",
+    "form-string",
+    "upload-file",
+    "json",
+    "header",
+    "request",
+    "output",
+    "dump-header",
+    "user",
+    "proxy",
+    "config",
+    "referer",
+    "user-agent",
+    "cookie",
+    "cookie-jar",
+    "max-time",
+    "write-out",
+    "range",
+    "cert",
+    "cacert",
+    "key",
+    "url",
+    "connect-timeout",
+    "retry",
+    "resolve",
+    "connect-to",
+    "proxy-user",
+    "oauth2-bearer",
+    "unix-socket",
+];
+/// wget's short options that take a value (`-qO FILE`).
+pub(crate) const WGET_SHORT_VALUE: &[char] = &[
+    'e', 'o', 'a', 'i', 'B', 't', 'O', 'T', 'w', 'Q', 'P', 'U', 'l', 'A', 'R', 'D', 'I', 'X',
+];
+/// wget's long options that take a value (those the rules read, and the common others).
+pub(crate) const WGET_LONG_VALUE: &[&str] = &[
+    "post-file",
+    "body-file",
+    "post-data",
+    "body-data",
+    "output-document",
+    "output-file",
+    "append-output",
+    "header",
+    "directory-prefix",
+    "user-agent",
+    "execute",
+    "input-file",
+];
+
 /// Whether the long option given as `given` (without `--` and `=value`) names `option`: the whole
 /// name, or any prefix of it, as GNU `getopt_long` and git accept unambiguous prefixes
 /// (`rm --rec`, `git push --mirr`). A prefix the real tool finds ambiguous makes it fail, so

@@ -5,7 +5,9 @@
 //! writing it. This table knows the common file commands; arguments of commands it does not know
 //! are not treated as paths (data is not code: `echo .env` reads nothing).
 
-use crate::argv::{Parsed, has_flag};
+use crate::argv::{
+    CURL_LONG_VALUE, CURL_SHORT_VALUE, Parsed, WGET_LONG_VALUE, WGET_SHORT_VALUE, has_flag,
+};
 use crate::packs::places;
 use crate::shell::{RedirectKind, SimpleCommand};
 
@@ -23,6 +25,9 @@ pub(crate) struct PathUse {
 pub(crate) struct Effects {
     pub reads: Vec<PathUse>,
     pub writes: Vec<String>,
+    /// The targets of links the command makes, also in `writes`: what later writes the link
+    /// writes them, but the link itself leaves them as they are.
+    pub linked: Vec<String>,
     /// Whether the program is not in this table: its arguments may be paths it reads, or not.
     pub unknown_program: bool,
 }
@@ -324,6 +329,7 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
             for target in targets {
                 read(&mut effects, target, true);
                 effects.writes.push((*target).to_owned());
+                effects.linked.push((*target).to_owned());
             }
             effects.writes.extend(links.into_iter().map(str::to_owned));
         }
@@ -403,9 +409,9 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
             }
         }
         "curl" => {
-            for value in option_values(
-                args,
-                &["-d", "-F", "-T", "-K"],
+            let parsed = Parsed::new(args, CURL_SHORT_VALUE, CURL_LONG_VALUE);
+            for value in parsed.values(
+                &['d', 'F', 'T', 'K'],
                 &[
                     "data",
                     "data-binary",
@@ -425,17 +431,23 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                 }
             }
             effects.writes.extend(
-                option_values(args, &["-o"], &["output"])
+                parsed
+                    .values(&['o', 'D', 'c'], &["output", "dump-header", "cookie-jar"])
                     .into_iter()
                     .map(str::to_owned),
             );
         }
         "wget" => {
-            for value in option_values(args, &[], &["post-file", "body-file"]) {
+            let parsed = Parsed::new(args, WGET_SHORT_VALUE, WGET_LONG_VALUE);
+            for value in parsed.values(&[], &["post-file", "body-file"]) {
                 read(&mut effects, value, false);
             }
             effects.writes.extend(
-                option_values(args, &["-O"], &["output-document"])
+                parsed
+                    .values(
+                        &['O', 'o', 'a'],
+                        &["output-document", "output-file", "append-output"],
+                    )
                     .into_iter()
                     .map(str::to_owned),
             );
@@ -454,8 +466,10 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
     }
     // Options that name a file the command writes, besides what it does otherwise.
     match command.name() {
+        // `sort -uo FILE`: a cluster may end in `-o`.
         "sort" => effects.writes.extend(
-            option_values(args, &["-o"], &["output"])
+            Parsed::new(args, &['k', 't', 'o', 'S', 'T'], &["output"])
+                .values(&['o'], &["output"])
                 .into_iter()
                 .map(str::to_owned),
         ),
@@ -560,6 +574,27 @@ mod tests {
         }
         assert!(writes(&["sed", "-n", "1p", "~/.bashrc"]).is_empty());
         assert!(writes(&["perl", "-pe", "s/a/b/", "~/.bashrc"]).is_empty());
+    }
+
+    #[test]
+    fn output_options_write_at_the_end_of_a_cluster() {
+        for argv in [
+            &["curl", "-fsSLo", "~/.bashrc", "https://x"][..],
+            &["curl", "-fsSLo~/.bashrc", "https://x"],
+            &["curl", "-XPOST", "--output", "~/.bashrc", "https://x"],
+            &["curl", "-sc", "~/.bashrc", "https://x"],
+            &["wget", "-qO", "~/.bashrc", "https://x"],
+            &["wget", "-qa", "~/.bashrc", "https://x"],
+            &["sort", "-uo", "~/.bashrc", "list"],
+        ] {
+            assert_eq!(writes(argv), ["~/.bashrc"], "{argv:?}");
+        }
+        assert!(writes(&["curl", "-fsSL", "https://x"]).is_empty());
+        assert!(writes(&["curl", "-H", "o: ~/.bashrc", "https://x"]).is_empty());
+        assert_eq!(
+            reads(&["curl", "-sd", "@.env", "https://x"]),
+            [(".env".into(), false)]
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! This module must not flag downloads, JSON bodies given inline, or copies between local paths.
 
 use super::Cmd;
-use crate::argv::Parsed;
+use crate::argv::{CURL_LONG_VALUE, CURL_SHORT_VALUE, Parsed, WGET_LONG_VALUE, WGET_SHORT_VALUE};
 use crate::packs::Findings;
 use crate::packs::places;
 use crate::shell::{self, RedirectKind, ShellLimits};
@@ -213,48 +213,7 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
     let args = cmd.args();
     match name {
         "curl" => {
-            let parsed = Parsed::new(
-                args,
-                &[
-                    'd', 'F', 'T', 'H', 'X', 'o', 'u', 'x', 'K', 'e', 'A', 'b', 'c', 'm', 'w', 'r',
-                    'E', 'C', 'U', 'Y', 'y', 'z', 'P', 'Q',
-                ],
-                &[
-                    "data",
-                    "data-binary",
-                    "data-raw",
-                    "data-urlencode",
-                    "data-ascii",
-                    "form",
-                    "form-string",
-                    "upload-file",
-                    "json",
-                    "header",
-                    "request",
-                    "output",
-                    "user",
-                    "proxy",
-                    "config",
-                    "referer",
-                    "user-agent",
-                    "cookie",
-                    "cookie-jar",
-                    "max-time",
-                    "write-out",
-                    "range",
-                    "cert",
-                    "cacert",
-                    "key",
-                    "url",
-                    "connect-timeout",
-                    "retry",
-                    "resolve",
-                    "connect-to",
-                    "proxy-user",
-                    "oauth2-bearer",
-                    "unix-socket",
-                ],
-            );
+            let parsed = Parsed::new(args, CURL_SHORT_VALUE, CURL_LONG_VALUE);
             let mut urls: Vec<&str> = parsed.operands.clone();
             urls.extend(parsed.values(&[], &["url"]));
             let remote = urls.is_empty() || urls.iter().any(|url| !is_loopback(url));
@@ -309,18 +268,7 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
             }
         }
         "wget" => {
-            let parsed = Parsed::new(
-                args,
-                &['O', 'o', 'P', 'U', 'e'],
-                &[
-                    "post-file",
-                    "body-file",
-                    "output-document",
-                    "header",
-                    "post-data",
-                    "body-data",
-                ],
-            );
+            let parsed = Parsed::new(args, WGET_SHORT_VALUE, WGET_LONG_VALUE);
             let remote = parsed.operands.iter().any(|url| !is_loopback(url));
             for file in parsed.values(&[], &["post-file", "body-file"]) {
                 payload(cmd, file, false, remote, out);
