@@ -648,6 +648,10 @@ const AGENT_SETTINGS: Persistence = Persistence {
     rule: "write-agent-settings",
     what: "the agent's own settings or hooks",
 };
+pub(crate) const PATH_EXECUTABLE: Persistence = Persistence {
+    rule: "write-path-executable",
+    what: "a program on the shell's `PATH`, which runs whenever a command names it",
+};
 const AUTO_RUN: Persistence = Persistence {
     rule: "write-auto-run-config",
     what: "a file that runs code automatically (direnv, CI workflow, editor task, MCP server list)",
@@ -735,6 +739,29 @@ const HOME_AUTO_RUN: &[&str] = &[
     ".cargo/config",
     ".kube/config",
 ];
+/// The directories on a usual `PATH`: a file there runs whenever a command names it, ahead of
+/// the system's own program of that name when the directory comes first.
+const SYSTEM_PATH_DIRS: &[&str] = &[
+    "/usr/local/bin/",
+    "/usr/local/sbin/",
+    "/usr/bin/",
+    "/usr/sbin/",
+    "/bin/",
+    "/sbin/",
+    "/opt/homebrew/bin/",
+    "/opt/homebrew/sbin/",
+];
+/// See [`SYSTEM_PATH_DIRS`]: the per-user ones, which installers put first.
+const HOME_PATH_DIRS: &[&str] = &[
+    ".local/bin/",
+    "bin/",
+    ".cargo/bin/",
+    "go/bin/",
+    ".bun/bin/",
+    ".deno/bin/",
+    ".npm-global/bin/",
+    ".volta/bin/",
+];
 const HOME_SCHEDULED: &[&str] = &[
     ".config/systemd/user/",
     ".local/share/systemd/user/",
@@ -787,6 +814,9 @@ pub(crate) fn persistence(path: &str, ctx: &PathContext<'_>) -> Option<Persisten
     if listed(path, SYSTEM_SSH_ACCESS) {
         return Some(SSH_ACCESS);
     }
+    if listed(path, SYSTEM_PATH_DIRS) {
+        return Some(PATH_EXECUTABLE);
+    }
     if let Some(rel) = home_relative(path, ctx) {
         if listed(rel, HOME_SHELL_INIT) {
             return Some(SHELL_INIT);
@@ -796,6 +826,9 @@ pub(crate) fn persistence(path: &str, ctx: &PathContext<'_>) -> Option<Persisten
         }
         if listed(rel, HOME_AUTO_RUN) {
             return Some(AUTO_RUN);
+        }
+        if listed(rel, HOME_PATH_DIRS) {
+            return Some(PATH_EXECUTABLE);
         }
         if rel == ".ssh" {
             return Some(SSH_ACCESS);
@@ -1259,5 +1292,19 @@ mod tests {
         );
         assert_eq!(rule("/home/user/project/src/main.rs"), None);
         assert_eq!(rule("/home/user/project/.claude/agents/x.md"), None);
+        for on_path in [
+            "/home/user/.local/bin/git",
+            "/usr/local/bin/ls",
+            "/home/user/bin/x",
+        ] {
+            assert_eq!(rule(on_path), Some("write-path-executable"), "{on_path}");
+        }
+        for off_path in [
+            "/home/user/project/bin/x",
+            "/home/user/.local/bin",
+            "/usr/lib/x",
+        ] {
+            assert_eq!(rule(off_path), None, "{off_path}");
+        }
     }
 }

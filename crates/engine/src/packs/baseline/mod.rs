@@ -14,6 +14,7 @@ mod fs;
 mod git;
 mod infra;
 mod metadata;
+mod publish;
 mod reads;
 mod writes;
 
@@ -172,6 +173,7 @@ fn check_command(cmd: &Cmd<'_>, findings: &mut Findings) {
     exfil::check(cmd, findings);
     infra::check(cmd, findings);
     metadata::check(cmd, findings);
+    publish::check(cmd, findings);
 }
 
 /// Baseline rules for a gating event of a file, web or MCP tool.

@@ -14,7 +14,15 @@ use crate::paths::PathContext;
 
 /// A file-tool write of a canonical path.
 pub(super) fn check_file(path: &str, ctx: &PathContext<'_>, out: &mut Findings) {
-    if let Some(place) = places::persistence(path, ctx) {
+    check_write(path, false, ctx, out);
+}
+
+/// A write of a canonical path; `linked` when a link to it is made (`ln -s /usr/bin/python3
+/// .venv/bin/python`), which changes nothing on `PATH` by itself.
+fn check_write(path: &str, linked: bool, ctx: &PathContext<'_>, out: &mut Findings) {
+    if let Some(place) = places::persistence(path, ctx)
+        && !(linked && place == places::PATH_EXECUTABLE)
+    {
         out.add(
             place.rule,
             format!("writing `{path}` changes {}", place.what),
@@ -66,6 +74,51 @@ fn privilege_change(name: &str, args: &[String]) -> Option<String> {
     }
 }
 
+/// Service managers' commands that install a job from a file of the caller's choosing, or
+/// from the command line: `systemctl link|enable PATH` (the unit file stays where it is, out of
+/// the unit directories the file rules watch) and launchd's `launchctl submit`,
+/// `launchctl load|bootstrap PATH` of a property list outside the launch agent directories.
+fn installs_service(cmd: &Cmd<'_>) -> Option<&'static str> {
+    let args = cmd.args();
+    match cmd.name() {
+        "systemctl" => {
+            let parsed = Parsed::new(
+                args,
+                &['H', 'M', 't', 'p', 'o', 'n', 's'],
+                &[
+                    "host", "machine", "type", "property", "output", "lines", "signal", "root",
+                ],
+            );
+            let (verb, units) = parsed.operands.split_first()?;
+            (matches!(*verb, "link" | "enable" | "reenable")
+                && units.iter().any(|unit| unit.contains('/')))
+            .then_some(
+                "`systemctl` installs a service unit from a file outside the unit directories",
+            )
+        }
+        "launchctl" => {
+            let operands = Parsed::new(args, &['S', 'D'], &[]).operands;
+            let outside = |plist: &&str| {
+                let path = cmd.canonical(plist);
+                places::persistence(&path, &cmd.ctx).is_none()
+            };
+            let plists = match operands.split_first()? {
+                (&"submit", _) => {
+                    return Some("`launchctl submit` starts a job that launchd keeps running");
+                }
+                (&"load", plists) => plists,
+                // `bootstrap DOMAIN PLIST…`
+                (&"bootstrap", [_domain, plists @ ..]) => plists,
+                _ => return None,
+            };
+            plists.iter().any(outside).then_some(
+                "`launchctl` loads a job from a file outside the launch agent directories",
+            )
+        }
+        _ => None,
+    }
+}
+
 pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
     let name = cmd.name();
     if name == "crontab" {
@@ -76,6 +129,9 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
                 "`crontab` installs or changes scheduled tasks that run outside the session",
             );
         }
+    }
+    if let Some(reason) = installs_service(cmd) {
+        out.add("write-scheduled-task", reason);
     }
     if let Some(change) = privilege_change(name, cmd.args()) {
         out.add(
@@ -115,8 +171,9 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
         }
     }
     for target in targets {
+        let linked = effects.linked.contains(&target);
         if let Some(target) = places::resolvable(&target) {
-            check_file(&cmd.canonical(&target), &cmd.ctx, out);
+            check_write(&cmd.canonical(&target), linked, &cmd.ctx, out);
         }
     }
 }
