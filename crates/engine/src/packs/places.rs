@@ -245,6 +245,10 @@ const CREDENTIALS: Secret = Secret {
     rule: "read-credential-file",
     what: "a credential file",
 };
+const HISTORY: Secret = Secret {
+    rule: "read-credential-file",
+    what: "a shell or REPL history, where typed passwords and exported tokens stay",
+};
 const DOTENV: Secret = Secret {
     rule: "read-dotenv-file",
     what: "a dotenv file",
@@ -292,6 +296,25 @@ const HOME_CREDENTIALS: &[&str] = &[
     ".gnupg/private-keys-v1.d/",
     ".gnupg/secring.gpg",
     ".password-store/",
+];
+
+/// Shell and REPL histories relative to a home directory: `mysql -pSECRET`, `export
+/// GITHUB_TOKEN=…` and a password typed at the wrong prompt stay there.
+const HOME_HISTORIES: &[&str] = &[
+    ".bash_history",
+    ".zsh_history",
+    ".zhistory",
+    ".history",
+    ".sh_history",
+    ".local/share/fish/fish_history",
+    ".local/share/atuin/history.db",
+    ".python_history",
+    ".node_repl_history",
+    ".irb_history",
+    ".psql_history",
+    ".mysql_history",
+    ".sqlite_history",
+    ".rediscli_history",
 ];
 
 /// Browser profile roots relative to a home directory (Firefox, and Chromium's family).
@@ -487,6 +510,9 @@ fn secret_of_concrete(path: &str, ctx: &PathContext<'_>) -> Option<Secret> {
     }
     if listed(rel, HOME_CREDENTIALS) {
         return Some(CREDENTIALS);
+    }
+    if listed(rel, HOME_HISTORIES) {
+        return Some(HISTORY);
     }
     if listed(rel, HOME_KEYCHAINS) {
         return Some(SYSTEM);

@@ -244,7 +244,9 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
                 || operation.starts_with("terminate-")
                 || operation == "remove-role-from-instance-profile"
                 || (service == "s3" && operation == "rb" && rest.has(&[], &["force"]))
-                || (service == "s3" && operation == "rm" && rest.has(&[], &["recursive"]));
+                || (service == "s3" && operation == "rm" && rest.has(&[], &["recursive"]))
+                // The destination loses what the source does not have.
+                || (service == "s3" && operation == "sync" && rest.has(&[], &["delete"]));
             if destructive {
                 out.add(
                     "cloud-resource-delete",
@@ -267,14 +269,33 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
                     "configuration",
                 ],
             );
-            if parsed
-                .operands
+            let words = &parsed.operands;
+            let recursive = parsed.has(&['r', 'R'], &["recursive"]);
+            if words
                 .iter()
-                .any(|word| matches!(*word, "delete" | "purge"))
+                .any(|word| matches!(*word, "delete" | "purge") || word.starts_with("delete-"))
+                || (words.starts_with(&["storage", "rm"]) && recursive)
             {
                 out.add(
                     "cloud-resource-delete",
-                    format!("`{name} … delete` deletes cloud resources"),
+                    format!("`{name}` deletes cloud resources"),
+                );
+            }
+        }
+        "gsutil" => {
+            let (_, at) = leading_options(args, &['o', 'h', 'u', 'p'], &[]);
+            let Some(sub) = at.and_then(|at| args.get(at)) else {
+                return;
+            };
+            let rest = at.and_then(|at| args.get(at + 1..)).unwrap_or(&[]);
+            let rest = Parsed::new(rest, &['x', 'p', 'c'], &[]);
+            let destructive = sub == "rb"
+                || (sub == "rm" && rest.has(&['r', 'R', 'a'], &[]))
+                || (sub == "rsync" && rest.has(&['d'], &[]));
+            if destructive {
+                out.add(
+                    "cloud-resource-delete",
+                    format!("`gsutil {sub}` deletes cloud storage"),
                 );
             }
         }

@@ -35,7 +35,8 @@ const ROOT_GROUPS: &[&str] = &["sudo", "wheel", "admin", "root", "docker", "lxd"
 
 /// Account commands that grant root: a user added to a root group (`usermod -aG sudo u`,
 /// `gpasswd -a u wheel`, `adduser u sudo`, `useradd -G docker u`), a second uid 0 (`useradd -o
-/// -u 0`), and `visudo`.
+/// -u 0`), `visudo`; and a program given powers its caller lacks (`chmod u+s`, `chmod 4755`,
+/// `setcap cap_setuid+ep`).
 fn privilege_change(name: &str, args: &[String]) -> Option<String> {
     let root_group = |groups: &str| groups.split(',').any(|group| ROOT_GROUPS.contains(&group));
     match name {
@@ -70,8 +71,45 @@ fn privilege_change(name: &str, args: &[String]) -> Option<String> {
                 .then(|| format!("{name} {}", operands.join(" ")))
         }
         "visudo" => Some("visudo".to_owned()),
+        // A set-user-ID bit or a capability makes a program run with powers its caller lacks.
+        "chmod" => {
+            let operands = Parsed::new(args, &[], &["reference"]).operands;
+            let mode = operands.first()?;
+            (sets_user_id(mode) && operands.len() > 1).then(|| format!("chmod {mode}"))
+        }
+        "setcap" => {
+            let operands = Parsed::new(args, &[], &[]).operands;
+            let removes = args.iter().any(|arg| arg == "-r");
+            (!removes && !operands.is_empty()).then(|| "setcap".to_owned())
+        }
         _ => None,
     }
+}
+
+/// Whether a `chmod` mode sets the set-user-ID bit: `u+s`, `+s`, `a=rwxs`, `4755`, `6711`.
+fn sets_user_id(mode: &str) -> bool {
+    if mode.bytes().all(|byte| byte.is_ascii_digit()) {
+        return mode.len() >= 4
+            && mode
+                .len()
+                .checked_sub(4)
+                .and_then(|at| mode.as_bytes().get(at))
+                .is_some_and(|special| matches!(special, b'4'..=b'7'));
+    }
+    mode.split(',').any(|clause| {
+        let Some(op) = clause.find(['+', '-', '=']) else {
+            return false;
+        };
+        let (who, actions) = clause.split_at(op);
+        let mut adds = false;
+        (who.is_empty() || who.contains(['u', 'a']))
+            && actions.chars().any(|c| {
+                if matches!(c, '+' | '-' | '=') {
+                    adds = c != '-';
+                }
+                adds && c == 's'
+            })
+    })
 }
 
 /// Service managers' commands that install a job from a file of the caller's choosing, or
@@ -174,6 +212,25 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
         let linked = effects.linked.contains(&target);
         if let Some(target) = places::resolvable(&target) {
             check_write(&cmd.canonical(&target), linked, &cmd.ctx, out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sets_user_id;
+
+    #[test]
+    fn set_user_id_modes() {
+        for mode in [
+            "u+s", "+s", "a+s", "u=rwxs", "go-w,u+s", "4755", "6711", "04755", "u+x+s",
+        ] {
+            assert!(sets_user_id(mode), "{mode}");
+        }
+        for mode in [
+            "g+s", "u-s", "755", "2775", "0755", "u+x", "o+t", "+t", "u+x-s",
+        ] {
+            assert!(!sets_user_id(mode), "{mode}");
         }
     }
 }
