@@ -1,6 +1,7 @@
 //! Commands that run other commands: shells (`bash -c`, `sh` reading stdin), `eval`, `su -c`,
 //! `script -c`, `source /dev/stdin`, `alias`, `trap`, `xargs`, `find -exec` and `parallel`; awk,
-//! sed, git, tar, zip, ssh, vim and others through [`embedded`].
+//! sed, git, tar, zip, ssh, vim and others through [`embedded`]; tmux's commands and make's
+//! recipes through [`runners`].
 //!
 //! Given a command's normalised argv (wrappers already stripped), [`nested`] says what else runs: a
 //! script text to parse, an inner argv, a script that is only known at run time, or "the script comes
@@ -8,9 +9,9 @@
 //!
 //! This module must not parse shell text; the walker does that with the right origin and depth.
 
-use super::embedded;
 use super::wrappers::Field;
 use super::{Origin, basename};
+use super::{embedded, runners};
 use crate::argv::{Parsed, options_end};
 
 /// The text given to an argument that is a process substitution (`<(…)` / `>(…)`).
@@ -74,6 +75,8 @@ pub(super) fn nested(argv: &[Field], stdin: Option<&str>) -> Vec<Nested> {
         "xargs" => xargs(args, stdin),
         "find" => find(args),
         "parallel" => parallel(args),
+        "tmux" => runners::tmux(args),
+        "make" | "gmake" => runners::make(args, stdin),
         _ => embedded::nested(name, args),
     }
 }

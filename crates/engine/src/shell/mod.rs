@@ -246,6 +246,7 @@ pub(crate) use embedded::program_files;
 mod exec;
 mod interp;
 mod parse;
+mod runners;
 mod views;
 mod walk;
 mod words;

@@ -110,8 +110,9 @@ enum Special {
     Flock,
     /// `watch`: options, then the rest joined is a shell string (unless `-x`).
     Watch,
-    /// `pnpm exec`/`dlx`: the command, or with `-c`/`--shell-mode` the rest joined as a shell string.
-    ShellMode,
+    /// The command, or with the `short` or `long` option the rest joined as a shell string
+    /// (`pnpm exec -c`/`--shell-mode`, `entr -s`).
+    ShellMode { short: char, long: &'static str },
     /// `hatch run`: `+x`/`-x` matrix selections, then the command with an `ENV:` prefix.
     Hatch,
     /// Operands and options in any order; the command follows `--` or one of these options
@@ -527,6 +528,39 @@ const WRAPPERS: &[Spec] = &[
     Spec {
         long_arg: &["--config-file", "--dbus-daemon"],
         ..plain("dbus-run-session")
+    },
+    // entr [options] utility [args]: runs the utility each time a file it is fed changes; with
+    // `-s` the utility is a shell string.
+    Spec {
+        short_flag: "acdnprsz",
+        special: Special::ShellMode {
+            short: 's',
+            long: "",
+        },
+        ..plain("entr")
+    },
+    // cpulimit [options] [--] command: `-p PID` and `-e EXE` limit a running process instead.
+    Spec {
+        short_arg: "lpe",
+        long_arg: &["--limit", "--pid", "--exe", "--path"],
+        stop: "pe",
+        short_flag: "zikrvqbfh",
+        long_flag: &[
+            "--lazy",
+            "--include-children",
+            "--verbose",
+            "--quiet",
+            "--background",
+        ],
+        ..plain("cpulimit")
+    },
+    // screen [options] [command [args]]: a detached session (`-dm`) runs the command out of
+    // sight; `-r`, `-x`, `-X` and `-ls` reach a session that already runs.
+    Spec {
+        short_arg: "cehpsStT",
+        short_flag: "aAdDfimOqUL",
+        stop: "rRxXlQvwV",
+        ..plain("screen")
     },
     // ssh-agent [options] command: the agent runs the command with its socket in the environment.
     Spec {
@@ -1008,7 +1042,10 @@ const fn pnpm(name: &'static str, sub: &'static [&'static str]) -> Spec {
             "--stream",
             "--workspace-root",
         ],
-        special: Special::ShellMode,
+        special: Special::ShellMode {
+            short: 'c',
+            long: "--shell-mode",
+        },
         ..plain(name)
     }
 }
@@ -1300,7 +1337,7 @@ fn parse_wrapper(spec: &Spec, args: &[Field], unknown: Unknown) -> Option<Parsed
             }
             match (spec.special, option.as_str()) {
                 (Special::Watch, "--exec") => joined = false,
-                (Special::ShellMode, "--shell-mode") => joined = true,
+                (Special::ShellMode { long, .. }, option) if option == long => joined = true,
                 _ => {}
             }
             index += 1;
@@ -1338,7 +1375,7 @@ fn parse_wrapper(spec: &Spec, args: &[Field], unknown: Unknown) -> Option<Parsed
             }
             match (spec.special, flag) {
                 (Special::Watch, 'x') => joined = false,
-                (Special::ShellMode, 'c') => joined = true,
+                (Special::ShellMode { short, .. }, flag) if flag == short => joined = true,
                 _ => {}
             }
             let attached = cluster.get(at + flag.len_utf8()..).unwrap_or("");
@@ -1389,7 +1426,7 @@ fn parse_wrapper(spec: &Spec, args: &[Field], unknown: Unknown) -> Option<Parsed
                 return Some(parsed);
             }
         }
-        Special::Watch | Special::ShellMode if joined => {
+        Special::Watch | Special::ShellMode { .. } if joined => {
             let rest = args.get(index..).unwrap_or(&[]);
             if !rest.is_empty() {
                 parsed.payload = Some(Payload {
