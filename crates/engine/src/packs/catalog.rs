@@ -726,7 +726,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "persistence",
         decision: DENY,
         asi: &["ASI01", "ASI03"],
-        description: "Writing the agent's own settings and hooks: `.claude/settings*.json`, `.claude/hooks/**`, `~/.claude.json`, managed settings; and where every other supported agent reads its hooks: Codex's `.codex/hooks.json` and `config.toml`, Gemini CLI's `.gemini/settings.json`, Cursor's and Windsurf's `hooks.json`, Copilot's `.github/hooks/`, `.github/copilot/settings*.json` and `~/.copilot/`, Cline's `.clinerules/hooks/` and `Documents/Cline/Hooks/`.",
+        description: "Writing the agent's own settings and hooks: `.claude/settings*.json`, `.claude/hooks/**`, `~/.claude.json`, managed settings; and where every other supported agent reads its hooks: Codex's `.codex/hooks.json` and `config.toml`, Gemini CLI's `.gemini/settings.json`, Cursor's and Windsurf's `hooks.json`, Copilot's `.github/hooks/`, `.github/copilot/settings*.json` and `~/.copilot/`, Cline's `.clinerules/hooks/` and `Documents/Cline/Hooks/`; and `claude config set|add|remove`.",
         why: "An agent that edits its own permission settings or hooks can switch off every guard, including this one.",
         catches: &[
             "Write(.claude/settings.json)",
@@ -736,6 +736,7 @@ static CATALOG: &[RuleInfo] = &[
             "Write(.cursor/hooks.json)",
             "Edit(/home/user/.gemini/settings.json)",
             "rm -rf .github/hooks",
+            "claude config set -g autoUpdates false",
         ],
         allows: &[
             "Read(.claude/settings.json)",
@@ -749,7 +750,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "persistence",
         decision: ASK,
         asi: &["ASI05"],
-        description: "Writing files that run code automatically: `.envrc` (direnv), `.github/workflows/**`, `.vscode/tasks.json`, Python's start-up hooks (`*.pth` in site-packages, `sitecustomize.py`, IPython's startup scripts), the MCP server lists an agent starts commands from (`.mcp.json`, `.cursor/mcp.json`, `.vscode/mcp.json`), and in the home directory git's global configuration, editors' and REPLs' start-up files (`~/.vimrc`, `~/.config/nvim/`, `~/.tmux.conf`, `~/.irbrc`, `~/.npmrc`), cargo's and kubectl's configuration (`~/.cargo/config.toml`: `rustc-wrapper`, runners; `~/.kube/config`: `exec` credential plugins).",
+        description: "Writing files that run code automatically: `.envrc` (direnv), `.github/workflows/**`, `.vscode/tasks.json`, Python's start-up hooks (`*.pth` in site-packages, `sitecustomize.py`, IPython's startup scripts), the MCP server lists an agent starts commands from (`.mcp.json`, `.cursor/mcp.json`, `.vscode/mcp.json`), and in the home directory git's global configuration, editors' and REPLs' start-up files (`~/.vimrc`, `~/.config/nvim/`, `~/.tmux.conf`, `~/.irbrc`, `~/.npmrc`), cargo's and kubectl's configuration (`~/.cargo/config.toml`: `rustc-wrapper`, runners; `~/.kube/config`: `exec` credential plugins); and the commands that write the same: an MCP server added to an agent (`claude mcp add`, `codex mcp add`, `gemini mcp add`), `npm config set` (a registry, `script-shell`), `pip config set` (an index).",
         why: "These files execute on `cd`, on push or when the editor opens the folder; a change deserves a human look.",
         catches: &[
             "Write(.envrc)",
@@ -760,11 +761,15 @@ static CATALOG: &[RuleInfo] = &[
             "git config --global core.pager 'less -R' && echo x >> ~/.gitconfig",
             "Write(.mcp.json)",
             "Edit(/home/user/.kube/config)",
+            "claude mcp add helper -- npx -y helper-mcp",
+            "npm config set script-shell /tmp/sh",
         ],
         allows: &[
             "Read(.github/workflows/ci.yml)",
             "Write(.vscode/settings.json)",
             "Write(docs/workflows.md)",
+            "claude mcp list",
+            "npm config get registry",
         ],
     },
     RuleInfo {

@@ -157,6 +157,52 @@ fn installs_service(cmd: &Cmd<'_>) -> Option<&'static str> {
     }
 }
 
+/// Configuration commands that change what an agent or a package manager runs, as the file
+/// they write would: an MCP server added to an agent (`claude mcp add`, `codex mcp add`,
+/// `gemini mcp add`; the server's command runs when the agent starts), Claude Code's own
+/// settings (`claude config set`), and npm's and pip's configuration (`npm config set
+/// script-shell …`, a registry or index of someone else's choosing).
+fn tool_config_change(cmd: &Cmd<'_>) -> Option<(&'static str, String)> {
+    let name = cmd.name();
+    let words = Parsed::new(
+        cmd.args(),
+        &['s', 'e', 't', 'H'],
+        &["scope", "env", "transport", "header"],
+    )
+    .operands;
+    let first_two = (words.first().copied(), words.get(1).copied());
+    let auto_run = "write-auto-run-config";
+    let package_config = |how: String| {
+        format!(
+            "`{name} {how}` changes the package manager's configuration (its registry, the shell its scripts run in)"
+        )
+    };
+    match (name, first_two) {
+        ("claude" | "codex" | "gemini", (Some("mcp"), Some(verb)))
+            if verb.starts_with("add") || verb == "remove" =>
+        {
+            Some((
+                auto_run,
+                format!("`{name} mcp {verb}` changes the MCP servers the agent starts"),
+            ))
+        }
+        ("claude", (Some("config"), Some(verb @ ("set" | "add" | "remove")))) => Some((
+            "write-agent-settings",
+            format!("`claude config {verb}` changes the agent's own settings"),
+        )),
+        (
+            "npm" | "pnpm" | "yarn",
+            (Some("config" | "c"), Some(verb @ ("set" | "delete" | "edit"))),
+        ) => Some((auto_run, package_config(format!("config {verb}")))),
+        ("npm" | "pnpm", (Some("set"), _)) => Some((auto_run, package_config("set".to_owned()))),
+        ("pip" | "pip3", (Some("config"), Some(verb @ ("set" | "unset" | "edit")))) => Some((
+            auto_run,
+            format!("`pip config {verb}` changes where pip installs packages from"),
+        )),
+        _ => None,
+    }
+}
+
 pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
     let name = cmd.name();
     if name == "crontab" {
@@ -170,6 +216,9 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
     }
     if let Some(reason) = installs_service(cmd) {
         out.add("write-scheduled-task", reason);
+    }
+    if let Some((rule, reason)) = tool_config_change(cmd) {
+        out.add(rule, reason);
     }
     if let Some(change) = privilege_change(name, cmd.args()) {
         out.add(
