@@ -167,7 +167,14 @@ impl<'a> Evaluation<'a> {
                 self.file_access(&access)
             }
             "WebFetch" | "mcp__workspace__web_fetch" => self.web_fetch(),
-            _ => None,
+            // An MCP server's shell is judged as the Bash tool is, but only the MCP tool's own
+            // rules can allow it.
+            _ => {
+                if let Some(command) = mcp_command(tool, &self.event.tool_input) {
+                    self.shell(&command);
+                }
+                None
+            }
         };
         covered = covered.or(specific);
         // Rules that do not look at commands judge the call as a whole (for Bash: every path any
@@ -236,9 +243,13 @@ impl<'a> Evaluation<'a> {
         );
     }
 
-    /// A shell command: every simple command judged on its own.
+    /// The Bash tool's command.
     fn bash(&mut self) -> Option<RuleHit> {
-        let command = self.event.input_str("command").unwrap_or("");
+        self.shell(self.event.input_str("command").unwrap_or(""))
+    }
+
+    /// A shell command: every simple command judged on its own.
+    fn shell(&mut self, command: &str) -> Option<RuleHit> {
         let analysis = shell::analyze(command, &ShellLimits::default());
         let mut cover: Option<RuleHit> = None;
         let mut all_covered = !analysis.commands.is_empty();
@@ -777,6 +788,58 @@ fn rule_family(tool: &str) -> &'static [&'static str] {
 }
 
 /// The input field an other-specifier rule (`Agent(Explore)`, `Skill(deploy *)`) is matched on.
+/// Words in an MCP tool's name (server and tool) that say it runs commands
+/// (`desktop-commander__execute_command`, `shell__run`, `ssh__exec`, `iterm__write_to_terminal`,
+/// `docker__run`).
+const MCP_COMMAND_WORDS: &[&str] = &[
+    "exec", "command", "shell", "terminal", "bash", "process", "run",
+];
+
+/// The shell text an MCP tool runs: a tool whose name says it runs commands (see
+/// [`MCP_COMMAND_WORDS`]) and whose input holds the command as `command` or `cmd`, as text or
+/// as an argv (quoted as a shell would need it), with any `args` after it. Other fields that
+/// hold code (`script`) are often another language (a browser's JavaScript) and are left to the
+/// secrets pack.
+fn mcp_command(tool: &str, input: &Value) -> Option<String> {
+    let name = tool.strip_prefix("mcp__")?.to_ascii_lowercase();
+    if !MCP_COMMAND_WORDS.iter().any(|word| name.contains(word)) {
+        return None;
+    }
+    let command = ["command", "cmd"]
+        .iter()
+        .find_map(|field| input.get(*field))?;
+    let mut text = match command {
+        Value::String(text) => text.clone(),
+        Value::Array(words) => shell_words(words)?,
+        _ => return None,
+    };
+    if let Some(Value::Array(args)) = input.get("args") {
+        text.push(' ');
+        text.push_str(&shell_words(args)?);
+    }
+    Some(text)
+}
+
+/// An argv of JSON strings as shell words, each quoted where it needs to be.
+fn shell_words(words: &[Value]) -> Option<String> {
+    let quoted: Option<Vec<String>> = words
+        .iter()
+        .map(|word| {
+            let word = word.as_str()?;
+            let plain = !word.is_empty()
+                && word
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
+            Some(if plain {
+                word.to_owned()
+            } else {
+                format!("'{}'", word.replace('\'', "'\\''"))
+            })
+        })
+        .collect();
+    Some(quoted?.join(" "))
+}
+
 fn primary_field<'v>(tool: &str, input: &'v Value) -> Option<&'v str> {
     let field = match tool {
         "Agent" => "subagent_type",

@@ -233,7 +233,9 @@ pub(crate) fn check_gate(eval: &mut Evaluation<'_>) {
             ]
             .iter()
             .any(|verb| lower.contains(verb));
-            for name in [
+            // Paths one per field, or listed (`read_multiple_files {paths: […]}`). What a tool
+            // moves or copies from (`source`) is read whatever the tool's verb.
+            let single = [
                 "path",
                 "file_path",
                 "file",
@@ -241,13 +243,23 @@ pub(crate) fn check_gate(eval: &mut Evaluation<'_>) {
                 "source",
                 "destination",
                 "target",
-            ] {
-                let Some(path) = field(name) else { continue };
+            ]
+            .into_iter()
+            .filter_map(|name| Some((name, field(name)?)));
+            let listed = ["paths", "files", "file_paths"]
+                .into_iter()
+                .filter_map(|name| Some((name, input.get(name)?.as_array()?)))
+                .flat_map(|(name, items)| {
+                    items
+                        .iter()
+                        .filter_map(move |item| Some((name, item.as_str()?)))
+                });
+            for (name, path) in single.chain(listed) {
                 let canonical = paths::canonicalize(path, &ctx);
                 if writes {
                     writes::check_file(&canonical, &ctx, &mut findings);
                 }
-                if reads || !writes {
+                if reads || !writes || name == "source" {
                     reads::check_file(&canonical, false, &ctx, &mut findings);
                 }
             }
