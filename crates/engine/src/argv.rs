@@ -330,6 +330,364 @@ pub(crate) fn rsync(args: &[String]) -> Parsed<'_> {
     Parsed::new(args, RSYNC_SHORT_VALUES, RSYNC_LONG_VALUES)
 }
 
+/// The global options of `docker`, `podman` and `nerdctl` (before the subcommand) that take a
+/// separate value: docker's `-c`/`--context`, `-H`/`--host`, `-l`/`--log-level`, podman's
+/// `-c`/`--connection`, nerdctl's `-a`/`--address` and `-n`/`--namespace`, and their long ones.
+const CONTAINER_GLOBAL_SHORT_VALUE: &[char] = &['a', 'c', 'H', 'l', 'n'];
+/// See [`CONTAINER_GLOBAL_SHORT_VALUE`].
+const CONTAINER_GLOBAL_LONG_VALUE: &[&str] = &[
+    // docker
+    "config",
+    "context",
+    "host",
+    "log-level",
+    "tlscacert",
+    "tlscert",
+    "tlskey",
+    // podman
+    "connection",
+    "url",
+    "identity",
+    "root",
+    "runroot",
+    "storage-driver",
+    "storage-opt",
+    "cgroup-manager",
+    "events-backend",
+    "hooks-dir",
+    "module",
+    "network-cmd-path",
+    "network-config-dir",
+    "runtime",
+    "runtime-flag",
+    "ssh",
+    "tmpdir",
+    "volumepath",
+    "imagestore",
+    "db-backend",
+    "conmon",
+    "out",
+    // nerdctl
+    "address",
+    "namespace",
+    "snapshotter",
+    "cni-path",
+    "cni-netconfpath",
+    "data-root",
+    "host-gateway-ip",
+    "hosts-dir",
+    "bridge-ip",
+];
+
+/// `docker run`'s (and `create`'s, podman's, nerdctl's) short options that take a value.
+const CONTAINER_RUN_SHORT_VALUE: &[char] = &['a', 'c', 'e', 'h', 'l', 'm', 'p', 'u', 'v', 'w'];
+
+/// `docker run`'s long options that take a separate value when none is attached with `=`
+/// (docker's reference, podman's and nerdctl's own additions).
+const CONTAINER_RUN_LONG_VALUE: &[&str] = &[
+    "add-host",
+    "annotation",
+    "arch",
+    "attach",
+    "authfile",
+    "blkio-weight",
+    "blkio-weight-device",
+    "cap-add",
+    "cap-drop",
+    "cert-dir",
+    "cgroup-conf",
+    "cgroup-parent",
+    "cgroupns",
+    "cgroups",
+    "chrootdirs",
+    "cidfile",
+    "conmon-pidfile",
+    "cpu-count",
+    "cpu-percent",
+    "cpu-period",
+    "cpu-quota",
+    "cpu-rt-period",
+    "cpu-rt-runtime",
+    "cpu-shares",
+    "cpus",
+    "cpuset-cpus",
+    "cpuset-mems",
+    "creds",
+    "decryption-key",
+    "detach-keys",
+    "device",
+    "device-cgroup-rule",
+    "device-read-bps",
+    "device-read-iops",
+    "device-write-bps",
+    "device-write-iops",
+    "dns",
+    "dns-option",
+    "dns-opt",
+    "dns-search",
+    "domainname",
+    "entrypoint",
+    "env",
+    "env-file",
+    "env-merge",
+    "expose",
+    "gidmap",
+    "gpus",
+    "group-add",
+    "group-entry",
+    "health-cmd",
+    "health-interval",
+    "health-log-destination",
+    "health-max-log-count",
+    "health-max-log-size",
+    "health-on-failure",
+    "health-retries",
+    "health-start-interval",
+    "health-start-period",
+    "health-startup-cmd",
+    "health-startup-interval",
+    "health-startup-retries",
+    "health-startup-success",
+    "health-startup-timeout",
+    "health-timeout",
+    "hostname",
+    "hostuser",
+    "image-volume",
+    "init-path",
+    "io-maxbandwidth",
+    "io-maxiops",
+    "ip",
+    "ip6",
+    "ipc",
+    "isolation",
+    "kernel-memory",
+    "label",
+    "label-file",
+    "link",
+    "link-local-ip",
+    "log-driver",
+    "log-opt",
+    "mac-address",
+    "memory",
+    "memory-reservation",
+    "memory-swap",
+    "memory-swappiness",
+    "mount",
+    "name",
+    "net",
+    "net-alias",
+    "network",
+    "network-alias",
+    "oom-score-adj",
+    "os",
+    "passwd-entry",
+    "personality",
+    "pid",
+    "pidfile",
+    "pids-limit",
+    "platform",
+    "pod",
+    "pod-id-file",
+    "preserve-fd",
+    "preserve-fds",
+    "publish",
+    "pull",
+    "rdt-class",
+    "requires",
+    "restart",
+    "retry",
+    "retry-delay",
+    "runtime",
+    "sdnotify",
+    "seccomp-policy",
+    "secret",
+    "security-opt",
+    "shm-size",
+    "shm-size-systemd",
+    "stop-signal",
+    "stop-timeout",
+    "storage-opt",
+    "subgidname",
+    "subuidname",
+    "sysctl",
+    "systemd",
+    "timeout",
+    "tmpfs",
+    "tz",
+    "uidmap",
+    "ulimit",
+    "umask",
+    "unsetenv",
+    "user",
+    "userns",
+    "uts",
+    "variant",
+    "volume",
+    "volume-driver",
+    "volumes-from",
+    "workdir",
+];
+
+/// `docker run`'s long options known to take no separate value.
+const CONTAINER_RUN_LONG_FLAG: &[&str] = &[
+    "detach",
+    "disable-content-trust",
+    "env-host",
+    "help",
+    "http-proxy",
+    "init",
+    "interactive",
+    "no-healthcheck",
+    "no-hosts",
+    "oom-kill-disable",
+    "passwd",
+    "privileged",
+    "publish-all",
+    "quiet",
+    "read-only",
+    "read-only-tmpfs",
+    "replace",
+    "rm",
+    "rootfs",
+    "sig-proxy",
+    "tls-verify",
+    "tty",
+    "use-api-socket",
+];
+
+/// What follows one of `subcommands` of `docker`, `podman` or `nerdctl`, past the global options,
+/// also in the management form (`docker container exec`); `None` for any other subcommand.
+pub(crate) fn container_subcommand<'a, T: AsRef<str>>(
+    args: &'a [T],
+    subcommands: &[&str],
+) -> Option<&'a [T]> {
+    let start = options_end(
+        args,
+        CONTAINER_GLOBAL_SHORT_VALUE,
+        CONTAINER_GLOBAL_LONG_VALUE,
+    );
+    let rest = args.get(start..).unwrap_or_default();
+    match rest {
+        [container, sub, rest @ ..]
+            if container.as_ref() == "container" && subcommands.contains(&sub.as_ref()) =>
+        {
+            Some(rest)
+        }
+        [sub, rest @ ..] if subcommands.contains(&sub.as_ref()) => Some(rest),
+        _ => None,
+    }
+}
+
+/// The options of a container started by `docker`, `podman` or `nerdctl` with `run` or `create`
+/// (also `container run`/`container create`), after the global options: parsed as their CLIs
+/// (pflag) do, `--flag=value`, `--flag value`, `-v value`, `-v=value`, `-itv value`, up to the
+/// image, which is the first operand; the image and its command are the operands. `None` for any
+/// other subcommand.
+///
+/// A long option this grammar does not know may take the word after it: that word is read as its
+/// value, so the options a later word gives are still seen (reading one word too far can only
+/// mistake the image for a value, never hide an option).
+pub(crate) fn container_run(args: &[String]) -> Option<Parsed<'_>> {
+    let words = container_subcommand(args, &["run", "create"])?;
+    let mut parsed = Parsed::default();
+    let mut at = 0;
+    while let Some(arg) = words.get(at).map(String::as_str) {
+        at += 1;
+        if arg == "--" {
+            parsed.operands.extend(
+                words
+                    .get(at..)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(String::as_str),
+            );
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            if let Some((name, value)) = long.split_once('=') {
+                parsed.longs.push((name, Some(value)));
+                continue;
+            }
+            let next = words.get(at).map(String::as_str);
+            let takes = CONTAINER_RUN_LONG_VALUE.contains(&long)
+                || (!CONTAINER_RUN_LONG_FLAG.contains(&long)
+                    && next.is_some_and(|next| !next.starts_with('-')));
+            if takes {
+                at += 1;
+                parsed.longs.push((long, next));
+            } else {
+                parsed.longs.push((long, None));
+            }
+            continue;
+        }
+        match arg.strip_prefix('-') {
+            Some(cluster) if !cluster.is_empty() => {
+                for (index, flag) in cluster.char_indices() {
+                    parsed.shorts.push(flag);
+                    if CONTAINER_RUN_SHORT_VALUE.contains(&flag) {
+                        let attached = cluster.get(index + flag.len_utf8()..).unwrap_or("");
+                        let value = if attached.is_empty() {
+                            let next = words.get(at).map(String::as_str);
+                            at += 1;
+                            next
+                        } else {
+                            Some(attached.strip_prefix('=').unwrap_or(attached))
+                        };
+                        if let Some(value) = value {
+                            parsed.short_values.push((flag, value));
+                        }
+                        break;
+                    }
+                }
+            }
+            _ => {
+                parsed.operands.extend(
+                    words
+                        .get(at - 1..)
+                        .unwrap_or_default()
+                        .iter()
+                        .map(String::as_str),
+                );
+                break;
+            }
+        }
+    }
+    Some(parsed)
+}
+
+/// Whether a container option that takes no value was given and not turned off
+/// (`--privileged`, `--privileged=true`; not `--privileged=false`).
+pub(crate) fn container_flag(parsed: &Parsed<'_>, long: &str) -> bool {
+    parsed.longs.iter().any(|(name, value)| {
+        *name == long
+            && value
+                .is_none_or(|value| !matches!(value, "false" | "False" | "FALSE" | "f" | "F" | "0"))
+    })
+}
+
+/// The values of a container option by its exact name (pflag takes no abbreviations): the long
+/// one and, when it has one, the short one.
+pub(crate) fn container_values<'a>(
+    parsed: &Parsed<'a>,
+    short: Option<char>,
+    long: &str,
+) -> Vec<&'a str> {
+    let mut values: Vec<&'a str> = parsed
+        .short_values
+        .iter()
+        .filter(|(flag, _)| Some(*flag) == short)
+        .map(|(_, value)| *value)
+        .collect();
+    values.extend(
+        parsed
+            .longs
+            .iter()
+            .filter(|(name, _)| *name == long)
+            .filter_map(|(_, value)| *value),
+    );
+    values
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -371,6 +729,41 @@ mod tests {
         assert_eq!(sub, Some(3));
         assert_eq!(parsed.values(&[], &["git-dir"]), vec!["/x"]);
         assert_eq!(parsed.values(&[], &["work-tree"]), vec!["/y"]);
+    }
+
+    #[test]
+    fn container_run_options_end_at_the_image() {
+        let args = argv(&[
+            "--context",
+            "prod",
+            "container",
+            "run",
+            "-itv=/a:/b",
+            "--pid",
+            "host",
+            "--privileged=false",
+            "--new-option",
+            "value",
+            "-e",
+            "X=1",
+            "--rm",
+            "alpine",
+            "sh",
+            "-v",
+            "/:/x",
+        ]);
+        let parsed = container_run(&args).unwrap_or_default();
+        assert_eq!(
+            container_values(&parsed, Some('v'), "volume"),
+            vec!["/a:/b"]
+        );
+        assert_eq!(container_values(&parsed, None, "pid"), vec!["host"]);
+        assert_eq!(container_values(&parsed, None, "new-option"), vec!["value"]);
+        assert!(!container_flag(&parsed, "privileged"));
+        assert!(container_flag(&parsed, "rm"));
+        assert_eq!(parsed.operands, vec!["alpine", "sh", "-v", "/:/x"]);
+        assert!(container_run(&argv(&["build", "."])).is_none());
+        assert!(container_run(&argv(&["exec", "-it", "web", "sh"])).is_none());
     }
 
     #[test]

@@ -18,7 +18,7 @@ use super::wrappers::Field;
 use super::{Origin, basename};
 use crate::argv::{
     GIT_CLONE_SHORT_VALUE, GIT_GLOBAL_LONG_VALUE, GIT_GLOBAL_SHORT_VALUE, RSYNC_SHORT_VALUES,
-    long_option_matches, options_end,
+    container_subcommand, long_option_matches, options_end,
 };
 
 /// The names awk goes by.
@@ -1098,25 +1098,10 @@ fn powershell(args: &[Field]) -> Vec<Nested> {
 /// nerdctl's) runs in the container: judged as if run here, as ssh's remote command is (a
 /// container's `rm -rf /` is still a production outage).
 fn container_exec(args: &[Field]) -> Vec<Nested> {
-    const GLOBAL_VALUED: &[&str] = &[
-        "config",
-        "context",
-        "host",
-        "log-level",
-        "tlscacert",
-        "tlscert",
-        "tlskey",
-    ];
     const EXEC_SHORT: &[char] = &['e', 'u', 'w'];
     const EXEC_LONG: &[&str] = &["env", "env-file", "user", "workdir", "detach-keys"];
-    let start = options_end(args, &['c', 'H', 'l'], GLOBAL_VALUED);
-    let rest = args.get(start..).unwrap_or_default();
-    let rest = match rest {
-        [container, exec, rest @ ..] if container.text == "container" && exec.text == "exec" => {
-            rest
-        }
-        [exec, rest @ ..] if exec.text == "exec" => rest,
-        _ => return Vec::new(),
+    let Some(rest) = container_subcommand(args, &["exec"]) else {
+        return Vec::new();
     };
     // The options, then the container, then the command.
     let command = rest

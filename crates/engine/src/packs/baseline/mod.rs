@@ -1,6 +1,6 @@
 //! The `baseline` pack: destructive file-system and git commands, remote code execution, secret
-//! reads, persistence and self-tampering writes, dangerous environment, exfiltration, production
-//! databases and cloud destruction.
+//! reads, persistence and self-tampering writes, containers with the host's keys, dangerous
+//! environment, exfiltration, production databases and cloud destruction.
 //!
 //! Shell rules judge each analysed simple command (argv with wrappers stripped, assignments and
 //! redirects split off) and the paths it touches, canonicalised against the event's cwd and home;
@@ -8,6 +8,7 @@
 //! string except where a client reads its script from stdin (here-docs to `psql`), and must never
 //! put a secret or the raw command into a reason.
 
+mod containers;
 mod exec;
 mod exfil;
 mod fs;
@@ -174,6 +175,7 @@ fn check_command(cmd: &Cmd<'_>, findings: &mut Findings) {
     infra::check(cmd, findings);
     metadata::check(cmd, findings);
     publish::check(cmd, findings);
+    containers::check(cmd, findings);
 }
 
 /// Baseline rules for a gating event of a file, web or MCP tool.

@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 
 use super::Cmd;
-use crate::argv::{GIT_GLOBAL_LONG_VALUE, GIT_GLOBAL_SHORT_VALUE, Parsed, leading_options};
+use crate::argv::{GIT_GLOBAL_LONG_VALUE, GIT_GLOBAL_SHORT_VALUE, leading_options};
 use crate::packs::Findings;
 use crate::packs::places::{self, Secret};
 use crate::paths::PathContext;
@@ -284,31 +284,10 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
     }
     // Containers started with a secret directory mounted (`docker run -v ~/.ssh:/root/.ssh`).
     if matches!(name, "docker" | "podman" | "nerdctl")
-        && cmd
-            .args()
-            .iter()
-            .any(|arg| matches!(arg.as_str(), "run" | "create"))
+        && let Some(parsed) = crate::argv::container_run(cmd.args())
     {
-        let parsed = Parsed::new(cmd.args(), &['v'], &["volume", "mount"]);
-        for volume in parsed.values(&['v'], &["volume"]) {
-            let source = volume.split(':').next().unwrap_or(volume);
-            if source.starts_with('/')
-                || source.starts_with('~')
-                || source.starts_with('.')
-                || source.starts_with('$')
-            {
-                reads.push((Cow::Borrowed(source), true));
-            }
-        }
-        for mount in parsed.values(&[], &["mount"]) {
-            for part in mount.split(',') {
-                if let Some(source) = part
-                    .strip_prefix("source=")
-                    .or_else(|| part.strip_prefix("src="))
-                {
-                    reads.push((Cow::Borrowed(source), true));
-                }
-            }
+        for source in super::containers::bind_sources(&parsed) {
+            reads.push((Cow::Borrowed(source), true));
         }
     }
     // `curl file:///…`.
