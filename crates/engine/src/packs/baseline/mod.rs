@@ -1,6 +1,6 @@
-//! The `baseline` pack: destructive file-system and git commands, remote code execution, secret
-//! reads, persistence and self-tampering writes, containers with the host's keys, dangerous
-//! environment, exfiltration, production databases and cloud destruction.
+//! The `baseline` pack: destructive file-system and git commands, remote code execution and
+//! reverse shells, secret reads, persistence and self-tampering writes, containers with the
+//! host's keys, dangerous environment, exfiltration, production databases and cloud destruction.
 //!
 //! Shell rules judge each analysed simple command (argv with wrappers stripped, assignments and
 //! redirects split off) and the paths it touches, canonicalised against the event's cwd and home;
@@ -15,6 +15,7 @@ mod fs;
 mod git;
 mod infra;
 mod metadata;
+mod net;
 mod publish;
 mod reads;
 mod writes;
@@ -162,6 +163,7 @@ fn check_commands(
         }
     }
     exec::check_analysis(analysis, ctx, findings);
+    net::check_analysis(analysis, findings);
 }
 
 /// Every shell rule over one simple command.
@@ -175,6 +177,7 @@ fn check_command(cmd: &Cmd<'_>, findings: &mut Findings) {
     infra::check(cmd, findings);
     metadata::check(cmd, findings);
     publish::check(cmd, findings);
+    net::check(cmd, findings);
     containers::check(cmd, findings);
 }
 
