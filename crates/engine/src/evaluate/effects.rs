@@ -33,7 +33,7 @@ pub(crate) struct Effects {
 }
 
 /// Devices a redirection may name without touching a file.
-fn is_harmless_device(path: &str) -> bool {
+pub(crate) fn is_harmless_device(path: &str) -> bool {
     matches!(
         path,
         "/dev/null"

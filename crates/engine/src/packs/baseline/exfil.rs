@@ -10,6 +10,7 @@
 
 use super::Cmd;
 use crate::argv::{CURL_LONG_VALUE, CURL_SHORT_VALUE, Parsed, WGET_LONG_VALUE, WGET_SHORT_VALUE};
+use crate::evaluate::is_harmless_device;
 use crate::packs::Findings;
 use crate::packs::places;
 use crate::shell::{self, RedirectKind, ShellLimits};
@@ -306,8 +307,9 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
             if listening {
                 return;
             }
+            // `< /dev/null` sends nothing (`openssl s_client -connect h:443 < /dev/null`).
             for redirect in &cmd.simple.redirects {
-                if redirect.kind == RedirectKind::Read {
+                if redirect.kind == RedirectKind::Read && !is_harmless_device(&redirect.target) {
                     payload(cmd, &redirect.target, false, true, out);
                 }
             }
