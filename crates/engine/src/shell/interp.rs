@@ -1,10 +1,12 @@
 //! Code given to a script interpreter, on its command line (`python3 -c`, `node -e`, `perl -e`,
-//! `ruby -e`, `php -r`) or on its standard input (`python3 - <<'EOF'`, `echo … | node`), and
-//! what that code hands to a shell or names as a file.
+//! `ruby -e`, `php -r`, `lua -e`, `expect -c`, `julia -e`/`-E`, `Rscript -e`, `R -e`) or on its
+//! standard input (`python3 - <<'EOF'`, `echo … | node`, `tclsh <<< …`, `lua -`), and what that
+//! code hands to a shell or names as a file.
 //!
 //! A small scanner, not a parser of Python or JavaScript. It finds the calls that run a shell
 //! or a program (`os.system`, `subprocess.run`, `execSync`, `spawn`, Perl's and Ruby's `system`,
-//! backquotes and `qx`, PHP's `shell_exec`, a pipe `open`, …) and reads their arguments:
+//! backquotes and `qx`, PHP's `shell_exec`, a pipe `open`, Lua's `os.execute` and `io.popen`,
+//! R's `system`, `system2`, `shell` and `pipe`, …) and reads their arguments:
 //!
 //! - a string is shell text (`os.system("rm -rf ~")`);
 //! - a list, or further string arguments, is an argv (`subprocess.run(["rm", "-rf", "/"])`,
@@ -15,20 +17,35 @@
 //!
 //! - `os.exec*`, `os.spawn*` and `os.posix_spawn*` run their path with `argv[1:]`, as do Perl's
 //!   `exec {PROG} LIST` and Ruby's `system([prog, argv0], …)`;
+//! - R's `system2("prog", c("arg", …))` pastes its words together for a shell, unquoted;
+//!   `processx::run("prog", c(…))` and `sys::exec_wait` run an argv;
+//! - a Julia command literal (`` `rm -rf $dir` ``, in `run`, `read`, `success`, `pipeline`) is an
+//!   argv Julia splits as a shell would without running one, read as the command it runs
+//!   wherever it stands (Julia makes one to run it), a leading `~` the home directory as its
+//!   author means it; `Cmd(["rm", …])` is an argv too;
+//! - Tcl and expect (`tclsh`, `wish`, `expect`) are read by [`tcl`], a reader of Tcl's words:
+//!   `exec` and `spawn` run an argv, a pipe `open "|…"` too, expect's `system` runs shell text;
 //! - removal through a library (`shutil.rmtree`, `os.remove`, `Path(…).unlink()`, `fs.rmSync`,
-//!   `FileUtils.rm_rf`, Perl's `rmtree` and `unlink`, PHP's `unlink`) is the `rm -rf`, `rm -f`
-//!   or `rmdir` it amounts to, its operands read as path expressions (see [`path_value`]).
+//!   `FileUtils.rm_rf`, Perl's `rmtree` and `unlink`, PHP's `unlink`, Lua's `os.remove`,
+//!   Julia's `rm(p; recursive = true)`, R's `unlink` and `file.remove`, Tcl's `file delete`)
+//!   is the `rm -rf`, `rm -f` or `rmdir` it amounts to, its operands read as path expressions
+//!   (see [`path_value`]).
 //!
 //! - literals the code decodes (`base64.b64decode('…')`, `'~ fr- mr'[::-1]`,
-//!   `String.fromCharCode(…)`, see [`decode`]) are the text they decode to; a command string
-//!   decoded at run time (`os.system(b64decode(data))`) is the shell running what a decoder makes
-//!   (`sh -c "$(base64 -d <<< "$X")"`), which the baseline pack reports as a hidden payload;
+//!   `String.fromCharCode(…)`, `urllib.parse.unquote('rm%20-rf%20~')`, `decodeURIComponent`,
+//!   `urldecode`, see [`decode`]) are the text they decode to; a command string decoded at run
+//!   time (`os.system(b64decode(data))`) is the shell running what a decoder makes
+//!   (`sh -c "$(base64 -d <<< "$X")"`, `"$(urlencode -d "$X")"` for percent-encoding), which the
+//!   baseline pack reports as a hidden payload;
 //! - code the program runs as its own language (Python's `exec`, JavaScript's `eval` and
-//!   `Function`, Ruby's, Perl's and PHP's `eval`) is read again when it is literal, to a depth of
-//!   [`MAX_EVAL_DEPTH`]; decoded at run time, it is the interpreter running a decoder's output
-//!   (`python3 -c "$(base64 -d <<< "$X")"`).
+//!   `Function`, Ruby's, Perl's and PHP's `eval`, Lua's `load`, Julia's
+//!   `eval(Meta.parse(…))`, R's `eval(parse(text = …))`) is read again when it is literal, to a
+//!   depth of [`MAX_EVAL_DEPTH`]; decoded at run time, it is the interpreter running a decoder's
+//!   output (`python3 -c "$(base64 -d <<< "$X")"`).
 //!
-//! String escapes are read per language and quote; names bound in the code (`import os as o`,
+//! String escapes are read per language and quote (Lua's decimal `\126`, its long strings
+//! `[[…]]` and `--[[…]]` comments; Julia's `$` interpolation and `#= =#` comments; R's raw
+//! strings `r"(…)"`); names bound in the code (`import os as o`,
 //! `from os import system as s`, `s = os.system`) stand for what they name. A call whose
 //! command holds no literal text at all (`os.system(cmd)`, `shutil.rmtree(tmp)`) is not looked
 //! into, as a script file given to the interpreter is not. The file names the code reads are
@@ -42,6 +59,7 @@ use super::{Origin, SimpleCommand};
 use crate::argv::Parsed;
 
 mod decode;
+mod tcl;
 
 /// Most shell commands followed in one program's code; past that, the rest is only known at
 /// run time.
@@ -59,6 +77,8 @@ pub(crate) fn is_interpreter(name: &str) -> bool {
     SHELLS.contains(&name)
         || name.starts_with("python")
         || name.starts_with("pypy")
+        || is_lua(name)
+        || is_tcl(name)
         || matches!(
             name,
             "perl"
@@ -66,17 +86,36 @@ pub(crate) fn is_interpreter(name: &str) -> bool {
                 | "node"
                 | "nodejs"
                 | "php"
-                | "lua"
-                | "tclsh"
                 | "pwsh"
                 | "powershell"
                 | "bun"
                 | "deno"
                 | "osascript"
+                | "julia"
+                | "R"
                 | "Rscript"
                 | "irb"
                 | "jshell"
         )
+}
+
+/// `lua`, `luajit` and versioned names (`lua5.4`, `lua54`); not `luac` or `luarocks`.
+fn is_lua(name: &str) -> bool {
+    name == "luajit" || name.strip_prefix("lua").is_some_and(is_version)
+}
+
+/// `tclsh` and `wish` (versioned too: `tclsh8.6`), and expect, which is Tcl with `spawn`.
+fn is_tcl(name: &str) -> bool {
+    name == "expect"
+        || name
+            .strip_prefix("tclsh")
+            .or_else(|| name.strip_prefix("wish"))
+            .is_some_and(is_version)
+}
+
+/// A version suffix of a program name: digits and dots, or nothing.
+fn is_version(suffix: &str) -> bool {
+    suffix.bytes().all(|b| b.is_ascii_digit() || b == b'.')
 }
 
 /// Whether an interpreter reads its program from stdin: no program operand (or `-`), no code
@@ -85,15 +124,20 @@ pub(crate) fn reads_program_from_stdin(name: &str, args: &[String]) -> bool {
     if !is_interpreter(name) {
         return false;
     }
+    let valued: Vec<char> = [
+        &['c', 'e', 'm', 'W', 'X', 'r', 'I', 'o', 'O'][..],
+        Lang::of(name).valued_flags(),
+    ]
+    .concat();
     let parsed = Parsed::new(
         args,
-        &['c', 'e', 'm', 'W', 'X', 'r', 'I', 'o', 'O'],
+        &valued,
         &["eval", "require", "import", "rcfile", "init-file"],
     );
     if parsed.has(&['s'], &[]) && SHELLS.contains(&name) {
         return true;
     }
-    if parsed.has(&['c', 'e', 'm', 'E'], &["eval", "command"]) {
+    if parsed.has(&['c', 'e', 'm', 'E'], &["eval", "command", "print"]) {
         return false;
     }
     // What follows `-` is the program's own arguments (`python3 - "$FILE" <<'EOF'`).
@@ -125,6 +169,10 @@ pub(super) fn nested(name: &str, args: &[String], stdin: Option<&str>) -> Vec<Ne
 pub(crate) fn string_literals_of(simple: &SimpleCommand) -> Vec<String> {
     let mut names = Vec::new();
     for code in code(simple.name(), simple.args(), simple.stdin_text.as_deref()) {
+        if code.lang == Lang::Tcl {
+            names.extend(tcl::file_names(code.text, code.from_stdin));
+            continue;
+        }
         let tokens = decode::decoded(tokens(&code), code.lang);
         for (at, token) in tokens.iter().enumerate() {
             let Token::Str { text, runs: false } = token else {
@@ -179,6 +227,11 @@ enum Lang {
     Ruby,
     Php,
     JavaScript,
+    Lua,
+    /// Tcl and expect, read by [`tcl`] (a command language, not one of calls).
+    Tcl,
+    Julia,
+    R,
     Other,
 }
 
@@ -194,20 +247,54 @@ impl Lang {
             Self::Php
         } else if matches!(name, "node" | "nodejs" | "bun" | "deno") {
             Self::JavaScript
+        } else if is_lua(name) {
+            Self::Lua
+        } else if is_tcl(name) {
+            Self::Tcl
+        } else if name == "julia" {
+            Self::Julia
+        } else if matches!(name, "R" | "Rscript") {
+            Self::R
         } else {
             Self::Other
         }
     }
 
-    /// The short options whose value is program text.
+    /// The short options whose value is program text: Lua's `-e` (lua(1)), expect's `-c`
+    /// (expect(1); tclsh and wish take none, their script is a file or stdin), Julia's `-e`
+    /// and `-E` (`--eval`, `--print`), R's and Rscript's `-e`.
     fn code_flags(self) -> &'static [char] {
         match self {
             Self::Python => &['c'],
             Self::Perl => &['e', 'E'],
-            Self::Ruby => &['e'],
+            Self::Ruby | Self::JavaScript | Self::Lua | Self::R => &['e'],
             Self::Php => &['r'],
-            Self::JavaScript => &['e'],
+            Self::Tcl => &['c'],
+            Self::Julia => &['e', 'E'],
             Self::Other => &['c', 'e'],
+        }
+    }
+
+    /// The long options whose value is program text.
+    fn code_long(self) -> &'static [&'static str] {
+        match self {
+            Self::Julia => &["eval", "print"],
+            Self::Lua | Self::Tcl | Self::R => &[],
+            _ => &["eval", "command"],
+        }
+    }
+
+    /// The other short options that take a value that is neither code nor the script, so that
+    /// it is not read as the script: Lua's `-l mod`, expect's `-D` level, Julia's `-L`, `-J`,
+    /// `-C`, `-t`, `-p`, `-H`, R's `-g` GUI and `-d` debugger. (A script file's option, expect's
+    /// `-f` and R's `-f`, leaves its value an operand: the script.)
+    fn valued_flags(self) -> &'static [char] {
+        match self {
+            Self::Lua => &['l'],
+            Self::Tcl => &['D'],
+            Self::Julia => &['L', 'J', 'C', 't', 'p', 'H'],
+            Self::R => &['g', 'd'],
+            _ => &[],
         }
     }
 
@@ -219,6 +306,10 @@ impl Lang {
             Self::Ruby => "ruby -e",
             Self::Php => "php -r",
             Self::JavaScript => "node -e",
+            Self::Lua => "lua -e",
+            Self::Tcl => "expect -c",
+            Self::Julia => "julia -e",
+            Self::R => "Rscript -e",
             Self::Other => "sh -c",
         }
     }
@@ -228,9 +319,9 @@ impl Lang {
         matches!(self, Self::Perl | Self::Ruby | Self::Php)
     }
 
-    /// Whether `#` starts a comment.
+    /// Whether `#` starts a comment (in Lua it is the length operator).
     fn hash_comments(self) -> bool {
-        self != Self::JavaScript
+        !matches!(self, Self::JavaScript | Self::Lua)
     }
 
     /// Whether `//` and `/* */` are comments.
@@ -258,8 +349,8 @@ fn code<'a>(name: &str, args: &'a [String], stdin: Option<&'a str>) -> Vec<Code<
     let mut texts = if lang == Lang::JavaScript {
         javascript_code(args)
     } else {
-        let long: &[&str] = &["eval", "command"];
-        Parsed::new(args, lang.code_flags(), long).values(lang.code_flags(), long)
+        let valued: Vec<char> = [lang.code_flags(), lang.valued_flags()].concat();
+        Parsed::new(args, &valued, lang.code_long()).values(lang.code_flags(), lang.code_long())
     };
     let from_stdin = texts.is_empty() && reads_program_from_stdin(name, args);
     if from_stdin {
@@ -315,6 +406,9 @@ fn javascript_code(args: &[String]) -> Vec<&str> {
 
 /// The shell commands `code` runs; at most one more than [`MAX_COMMANDS`].
 fn shell_commands(code: &Code<'_>) -> Vec<String> {
+    if code.lang == Lang::Tcl {
+        return tcl::shell_commands(code.text);
+    }
     shell_commands_at(code, 0)
 }
 
@@ -324,10 +418,11 @@ fn decoded_run(runs: &str, decoding: Decoding) -> Option<String> {
     decoded_word(decoding).map(|word| format!("{runs} {word}"))
 }
 
-/// What `decoding` makes of a run-time value, as one shell word: `"$(base64 -d <<< "$X")"`.
+/// What `decoding` makes of a run-time value, as one shell word: `"$(base64 -d <<< "$X")"`,
+/// `"$(urlencode -d "$X")"`.
 fn decoded_word(decoding: Decoding) -> Option<String> {
-    let decoder = decoding.shell_decoder()?;
-    Some(format!("\"$({decoder} <<< \"{RUN_TIME}\")\""))
+    let decoder = decoding.shell_decoding(&format!("\"{RUN_TIME}\""))?;
+    Some(format!("\"$({decoder})\""))
 }
 
 /// [`shell_commands`] of code that the program's `exec`/`eval` runs `depth` levels down.
@@ -390,13 +485,18 @@ fn shell_commands_at(code: &Code<'_>, depth: usize) -> Vec<String> {
                         None
                     }
                     Call::Exec { mode, env } => exec_command(&args, mode, env, &decoded),
+                    Call::Pasted => r_pasted(&args),
+                    Call::ProgramArgs => r_program_args(&args),
                     Call::Open => piped_open(&args, &decoded),
                     Call::Removes(removal) => {
                         removal_command(removal, &tokens, at - 1, &args, code.lang)
                     }
                 };
                 computed |= command.is_none()
-                    && matches!(kind, Call::Runs | Call::Exec { .. })
+                    && matches!(
+                        kind,
+                        Call::Runs | Call::Exec { .. } | Call::Pasted | Call::ProgramArgs
+                    )
                     && !args.is_empty();
                 command
             }
@@ -596,6 +696,65 @@ fn tokens(code: &Code<'_>) -> Vec<Token> {
     while let Some(&byte) = bytes.get(at) {
         match byte {
             b' ' | b'\t' | b'\r' => at += 1,
+            // Julia's block comments, `#= … =#`, nest.
+            b'#' if lang == Lang::Julia && bytes.get(at + 1) == Some(&b'=') => {
+                at = julia_comment_end(bytes, at);
+            }
+            // Lua's comments: `--` to the end of the line, `--[[ … ]]` (`--[==[ … ]==]`) a block.
+            b'-' if lang == Lang::Lua && bytes.get(at + 1) == Some(&b'-') => {
+                at = match long_bracket(bytes, at + 2) {
+                    Some((level, start)) => long_bracket_close(bytes, start, level).1,
+                    None => line_end(bytes, at),
+                };
+            }
+            // Lua's long strings, `[[ … ]]` and `[==[ … ]==]`: no escapes; a first line break is
+            // not part of the string.
+            b'[' if lang == Lang::Lua && long_bracket(bytes, at).is_some() => {
+                let (level, start) = long_bracket(bytes, at).unwrap_or((0, at + 2));
+                let start = match bytes.get(start..start + 2) {
+                    Some(b"\r\n") => start + 2,
+                    Some([b'\n', ..]) => start + 1,
+                    _ => start,
+                };
+                let (close, end) = long_bracket_close(bytes, start, level);
+                let text = String::from_utf8_lossy(bytes.get(start..close).unwrap_or(&[]));
+                out.push(Token::Str {
+                    text: text.into_owned(),
+                    runs: false,
+                });
+                at = end;
+            }
+            // Lua has no backquotes; R's quote a name (`` `system`("…") ``).
+            b'`' if lang == Lang::Lua => {
+                out.push(Token::Punct(byte));
+                at += 1;
+            }
+            b'`' if lang == Lang::R => {
+                let end = bytes
+                    .get(at + 1..)
+                    .and_then(|rest| rest.iter().position(|&b| b == b'`'))
+                    .map_or(bytes.len(), |offset| at + 1 + offset);
+                let name = String::from_utf8_lossy(bytes.get(at + 1..end).unwrap_or(&[]));
+                out.push(Token::Word(name.into_owned()));
+                at = end + 1;
+            }
+            // Julia's command literal, `` `rm -rf $dir` ``: an argv, which the code makes to run.
+            b'`' if lang == Lang::Julia => {
+                let (text, end) = julia_command(bytes, at + 1);
+                out.push(Token::Str { text, runs: true });
+                at = end;
+            }
+            // Julia's `'` after a value transposes it (`a'`); elsewhere it quotes a character.
+            b'\''
+                if lang == Lang::Julia
+                    && at
+                        .checked_sub(1)
+                        .and_then(|i| bytes.get(i))
+                        .is_some_and(|&b| is_word_byte(b) || b")]}'.".contains(&b)) =>
+            {
+                out.push(Token::Punct(byte));
+                at += 1;
+            }
             // Perl's `$#array` and `s#…#…#` are no comments.
             b'#' if lang.hash_comments()
                 && !(lang == Lang::Perl
@@ -692,6 +851,22 @@ fn tokens(code: &Code<'_>) -> Vec<Token> {
                     at = close;
                     continue;
                 }
+                // R's raw strings: r"(…)", R"[…]", r'---{…}---'.
+                if lang == Lang::R
+                    && matches!(word, "r" | "R")
+                    && let Some((text, close)) = r_raw_string(bytes, end)
+                {
+                    out.push(Token::Str { text, runs: false });
+                    at = close;
+                    continue;
+                }
+                // Julia's raw"…".
+                if lang == Lang::Julia && word == "raw" && bytes.get(end) == Some(&b'"') {
+                    let (text, close) = quoted(bytes, end, lang, Escapes::Raw);
+                    out.push(Token::Str { text, runs: false });
+                    at = close;
+                    continue;
+                }
                 out.push(Token::Word(word.to_owned()));
                 at = end;
             }
@@ -729,6 +904,80 @@ fn word_end(bytes: &[u8], at: usize) -> usize {
         }
         end += joint;
     }
+}
+
+/// A Lua long bracket opening at `at` (`[[`, `[==[`): its level (the number of `=`) and the
+/// index after it.
+fn long_bracket(bytes: &[u8], at: usize) -> Option<(usize, usize)> {
+    if bytes.get(at) != Some(&b'[') {
+        return None;
+    }
+    let level = bytes
+        .get(at + 1..)?
+        .iter()
+        .take_while(|&&b| b == b'=')
+        .count();
+    (bytes.get(at + 1 + level) == Some(&b'[')).then_some((level, at + 2 + level))
+}
+
+/// The long bracket of `level` that closes after `from`: where it starts and the index after it
+/// (the end of the text for one left open).
+fn long_bracket_close(bytes: &[u8], from: usize, level: usize) -> (usize, usize) {
+    let mut closer = vec![b']'];
+    closer.extend(std::iter::repeat_n(b'=', level));
+    closer.push(b']');
+    find(bytes, from, &closer).map_or((bytes.len(), bytes.len()), |close| {
+        (close, close + closer.len())
+    })
+}
+
+/// The index after Julia's block comment at `at` (`#= … =#`, nested).
+fn julia_comment_end(bytes: &[u8], at: usize) -> usize {
+    let mut depth = 0usize;
+    let mut i = at;
+    while i < bytes.len() {
+        match bytes.get(i..i + 2) {
+            Some(b"#=") => {
+                depth += 1;
+                i += 2;
+            }
+            Some(b"=#") => {
+                depth = depth.saturating_sub(1);
+                i += 2;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// R's raw string whose quote is at `quote` (`r"(…)"`, `r"---[…]---"`): its text and the index
+/// after it; `None` when no raw string starts there.
+fn r_raw_string(bytes: &[u8], quote: usize) -> Option<(String, usize)> {
+    let q = *bytes.get(quote).filter(|&&b| b == b'"' || b == b'\'')?;
+    let dashes = bytes
+        .get(quote + 1..)?
+        .iter()
+        .take_while(|&&b| b == b'-')
+        .count();
+    let open = quote + 1 + dashes;
+    let close = match bytes.get(open)? {
+        b'(' => b')',
+        b'[' => b']',
+        b'{' => b'}',
+        _ => return None,
+    };
+    let mut closer = vec![close];
+    closer.extend(std::iter::repeat_n(b'-', dashes));
+    closer.push(q);
+    let start = open + 1;
+    let (end, after) = find(bytes, start, &closer)
+        .map_or((bytes.len(), bytes.len()), |end| (end, end + closer.len()));
+    let text = String::from_utf8_lossy(bytes.get(start..end).unwrap_or(&[])).into_owned();
+    Some((text, after))
 }
 
 fn line_end(bytes: &[u8], at: usize) -> usize {
@@ -773,7 +1022,7 @@ impl Escapes {
 /// and the index after it. An unclosed string runs to the end.
 fn quoted(bytes: &[u8], at: usize, lang: Lang, escapes: Escapes) -> (String, usize) {
     let quote = bytes.get(at).copied().unwrap_or(b'"');
-    let triple = lang == Lang::Python
+    let triple = matches!(lang, Lang::Python | Lang::Julia)
         && bytes.get(at + 1) == Some(&quote)
         && bytes.get(at + 2) == Some(&quote);
     let closing = [quote; 3];
@@ -836,7 +1085,7 @@ fn unescape(rest: &[u8], lang: Lang, escapes: Escapes, delimiter: u8, out: &mut 
         b'v' if !perl => Some(0x0b),
         b'a' if lang != Lang::JavaScript && lang != Lang::Php => Some(0x07),
         b'b' if lang != Lang::Php => Some(0x08),
-        b'e' if matches!(lang, Lang::Perl | Lang::Ruby | Lang::Php) => Some(0x1b),
+        b'e' if matches!(lang, Lang::Perl | Lang::Ruby | Lang::Php | Lang::Julia) => Some(0x1b),
         b's' if lang == Lang::Ruby => Some(b' '),
         _ => None,
     };
@@ -847,6 +1096,30 @@ fn unescape(rest: &[u8], lang: Lang, escapes: Escapes, delimiter: u8, out: &mut 
     match next {
         // A line continuation inside the string.
         b'\n' if matches!(lang, Lang::Python | Lang::JavaScript | Lang::Ruby) => 1,
+        // Julia's continuation also drops the next line's indentation.
+        b'\n' if lang == Lang::Julia => {
+            1 + rest
+                .get(1..)
+                .unwrap_or(&[])
+                .iter()
+                .take_while(|b| matches!(b, b' ' | b'\t'))
+                .count()
+        }
+        // Lua's `\z` skips the blanks and line breaks after it.
+        b'z' if lang == Lang::Lua => {
+            1 + rest
+                .get(1..)
+                .unwrap_or(&[])
+                .iter()
+                .take_while(|b| b.is_ascii_whitespace())
+                .count()
+        }
+        // Lua's `\ddd` is decimal (`\126` is `~`).
+        b'0'..=b'9' if lang == Lang::Lua => {
+            let (code, len) = digits(rest, 0, 3, 10);
+            push_char(code, out);
+            len
+        }
         b'0'..=b'7' => {
             let (code, len) = digits(rest, 0, 3, 8);
             push_char(code, out);
@@ -862,7 +1135,7 @@ fn unescape(rest: &[u8], lang: Lang, escapes: Escapes, delimiter: u8, out: &mut 
         }
         b'x' => {
             let (min, max) = match lang {
-                Lang::Python | Lang::JavaScript => (2, 2),
+                Lang::Python | Lang::JavaScript | Lang::Lua => (2, 2),
                 _ => (1, 2),
             };
             match digits(rest, 1, max, 16) {
@@ -874,11 +1147,25 @@ fn unescape(rest: &[u8], lang: Lang, escapes: Escapes, delimiter: u8, out: &mut 
             }
         }
         b'u' if rest.get(1) == Some(&b'{')
-            && matches!(lang, Lang::JavaScript | Lang::Ruby | Lang::Php) =>
+            && matches!(
+                lang,
+                Lang::JavaScript | Lang::Ruby | Lang::Php | Lang::Lua | Lang::R
+            ) =>
         {
             let (code, len) = digits(rest, 2, 8, 16);
             push_char(code, out);
             1 + len + 1 + usize::from(rest.get(2 + len) == Some(&b'}'))
+        }
+        // Julia's and R's `\u` take one to four digits, `\U` one to eight.
+        b'u' | b'U' if matches!(lang, Lang::Julia | Lang::R) => {
+            let max = if next == b'U' { 8 } else { 4 };
+            match digits(rest, 1, max, 16) {
+                (code, len) if len > 0 => {
+                    push_char(code, out);
+                    1 + len
+                }
+                _ => unknown_escape(next, lang, out),
+            }
         }
         b'u' | b'U' if matches!(lang, Lang::Python | Lang::JavaScript | Lang::Ruby) => {
             let want = if next == b'U' && lang == Lang::Python {
@@ -947,7 +1234,198 @@ fn interpolations(text: String, quote: u8, lang: Lang) -> String {
         (Lang::Perl, b'"' | b'`') => perl_home(text),
         (Lang::Ruby | Lang::Other, b'"' | b'`') => interpolated(&text, "#{", "}"),
         (Lang::JavaScript, b'`') => interpolated(&text, "${", "}"),
+        (Lang::Julia, b'"') => julia_interpolated(&text),
         _ => text,
+    }
+}
+
+/// Julia's interpolations, `$name` and `$(…)`, as [`RUN_TIME`].
+fn julia_interpolated(text: &str) -> String {
+    if !text.contains('$') {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(dollar) = rest.find('$') {
+        out.push_str(rest.get(..dollar).unwrap_or(""));
+        let after = rest.get(dollar + 1..).unwrap_or("");
+        let end = julia_interpolation_end(after.as_bytes());
+        if end == 0 {
+            out.push('$');
+        } else {
+            out.push_str(RUN_TIME);
+        }
+        rest = after.get(end..).unwrap_or("");
+    }
+    out.push_str(rest);
+    out
+}
+
+/// How long the interpolation after a `$` is: a name, or a parenthesised expression (brackets
+/// nest; strings inside are skipped); 0 for none.
+fn julia_interpolation_end(bytes: &[u8]) -> usize {
+    match bytes.first() {
+        Some(b'(') => {
+            let mut depth = 0usize;
+            let mut quote: Option<u8> = None;
+            let mut i = 0;
+            while let Some(&b) = bytes.get(i) {
+                match (quote, b) {
+                    (Some(_), b'\\') => i += 1,
+                    (Some(q), _) if b == q => quote = None,
+                    (Some(_), _) => {}
+                    (None, b'"' | b'`') => quote = Some(b),
+                    (None, b'(') => depth += 1,
+                    (None, b')') => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            return i + 1;
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            bytes.len()
+        }
+        Some(&b) if b.is_ascii_alphabetic() || b == b'_' || b >= 0x80 => bytes
+            .iter()
+            .position(|&b| !(is_word_byte(b) || b == b'!' || b >= 0x80))
+            .unwrap_or(bytes.len()),
+        _ => 0,
+    }
+}
+
+/// Julia's command literal whose text starts at `start` (after the opening backquote): the
+/// shell command its argv makes (see [`julia_argv`]), and the index after the closing
+/// backquote.
+fn julia_command(bytes: &[u8], start: usize) -> (String, usize) {
+    let mut i = start;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'\\' => i += 2,
+            b'`' => break,
+            _ => i += 1,
+        }
+    }
+    let end = i.min(bytes.len());
+    let text = String::from_utf8_lossy(bytes.get(start..end).unwrap_or(&[]));
+    (julia_argv(&text), (end + 1).min(bytes.len()))
+}
+
+/// The shell command a Julia command literal runs. Julia splits it as a shell would, without
+/// running a shell: words at blanks, `'…'` literal, `"…"` with escapes, a backslash escaping
+/// the next character, `$name` and `$(…)` run-time parts. Each word is quoted for the shell; a
+/// leading `~` stays the home directory, as the author means it (Julia passes it on as it is).
+/// Empty when no word holds literal text (`` `$cmd` ``), which is not looked into.
+fn julia_argv(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut words: Vec<Vec<Piece>> = Vec::new();
+    let mut word: Option<Vec<Piece>> = None;
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    let push_text = |word: &mut Option<Vec<Piece>>, byte: &[u8]| {
+        let text = String::from_utf8_lossy(byte).into_owned();
+        word.get_or_insert_with(Vec::new).push(Piece::Text(text));
+    };
+    while let Some(&b) = bytes.get(i) {
+        match (quote, b) {
+            (None, b' ' | b'\t' | b'\n' | b'\r') => {
+                words.extend(word.take());
+                i += 1;
+            }
+            (None, b'\'' | b'"') => {
+                quote = Some(b);
+                word.get_or_insert_with(Vec::new);
+                i += 1;
+            }
+            (Some(q), _) if b == q => {
+                quote = None;
+                i += 1;
+            }
+            (Some(b'\''), _) => {
+                push_text(&mut word, bytes.get(i..=i).unwrap_or(&[]));
+                i += 1;
+            }
+            (_, b'\\') => {
+                let escaped = bytes.get(i + 1..i + 2).unwrap_or(&[]);
+                let keep = quote == Some(b'"') && !matches!(escaped, b"\"" | b"\\" | b"$" | b"`");
+                if keep {
+                    push_text(&mut word, b"\\");
+                }
+                push_text(&mut word, escaped);
+                i += 2;
+            }
+            (_, b'$') => {
+                let end = julia_interpolation_end(bytes.get(i + 1..).unwrap_or(&[]));
+                if end == 0 {
+                    push_text(&mut word, b"$");
+                } else {
+                    word.get_or_insert_with(Vec::new).push(Piece::RunTime);
+                }
+                i += 1 + end;
+            }
+            _ => {
+                // One UTF-8 character at a time keeps multibyte text whole.
+                let len = text
+                    .get(i..)
+                    .and_then(|rest| rest.chars().next())
+                    .map_or(1, char::len_utf8);
+                push_text(&mut word, bytes.get(i..i + len).unwrap_or(&[]));
+                i += len;
+            }
+        }
+    }
+    words.extend(word);
+    argv_text(&words)
+}
+
+/// An argv of pieces as shell text (see [`argv_word`]); empty when no word holds literal text.
+fn argv_text(words: &[Vec<Piece>]) -> String {
+    let literal = words
+        .iter()
+        .flatten()
+        .any(|piece| matches!(piece, Piece::Text(text) if !text.is_empty()));
+    if !literal {
+        return String::new();
+    }
+    words
+        .iter()
+        .map(|word| pieces_word(&merged(word.clone())))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// One argv word of pieces as a shell word: texts quoted, a leading `~` (`~/…`) left for the
+/// shell to read as the home directory, the home directory `~` in front and `"$HOME"`
+/// elsewhere, run-time parts `"$X"`.
+fn pieces_word(pieces: &[Piece]) -> String {
+    if pieces.is_empty() {
+        return "''".to_owned();
+    }
+    let mut word = String::new();
+    for (index, piece) in pieces.iter().enumerate() {
+        match piece {
+            Piece::Text(text) if index == 0 && (text == "~" || text.starts_with("~/")) => {
+                word.push('~');
+                if let Some(rest) = text.get(1..).filter(|rest| !rest.is_empty()) {
+                    word.push('/');
+                    if let Some(rest) = rest.get(1..).filter(|rest| !rest.is_empty()) {
+                        word.push_str(&quote(rest));
+                    }
+                }
+            }
+            Piece::Text(text) if !text.is_empty() => word.push_str(&quote(text)),
+            Piece::Text(_) => {}
+            Piece::Home if index == 0 => word.push('~'),
+            Piece::Home => word.push_str("\"$HOME\""),
+            Piece::RunTime => word.push_str(&format!("\"{RUN_TIME}\"")),
+        }
+    }
+    if word.is_empty() {
+        "''".to_owned()
+    } else {
+        word
     }
 }
 
@@ -1048,6 +1526,12 @@ enum Call {
     /// It runs its argument as code of the program's own language (Python's `exec`, `eval`;
     /// JavaScript's `eval`, `Function`, `vm.runInThisContext`; Ruby's, Perl's and PHP's `eval`).
     Evals,
+    /// R's `system2(command, args)`: the command and its arguments pasted together with blanks,
+    /// run by a shell.
+    Pasted,
+    /// R's `processx::run(command, args)` and `sys::exec_wait(cmd, args)`: a program and an
+    /// argv vector, run without a shell.
+    ProgramArgs,
 }
 
 /// Functions and methods that run a shell or a program, by their last name segment, lowercase.
@@ -1111,12 +1595,18 @@ const SUBPROCESS: &[&str] = &["run", "call"];
 fn call_kind(word: &str, lang: Lang, subprocess: bool) -> Option<Call> {
     let last = word.rsplit(['.', ':']).next().unwrap_or(word);
     let last = last.to_ascii_lowercase();
-    if let Some(exec) = exec_form(&last) {
+    if let Some(kind) = language_call(word, lang) {
+        Some(kind)
+    } else if let Some(exec) = exec_form(&last) {
         Some(exec)
     } else if evaluates(word, &last, lang) {
         Some(Call::Evals)
     } else if let Some(removal) = removal_kind(word, &last) {
         Some(Call::Removes(removal))
+    } else if lang == Lang::Julia {
+        // Julia runs command literals (see `julia_command`); its `pipeline` and `open` take
+        // them.
+        None
     } else if RUNS.contains(&last.as_str())
         || (subprocess && SUBPROCESS.contains(&last.as_str()))
         || word == "Deno.Command"
@@ -1152,7 +1642,44 @@ fn evaluates(word: &str, last: &str, lang: Lang) -> bool {
             "eval" | "instance_eval" | "class_eval" | "module_eval"
         ),
         Lang::Perl | Lang::Php => word == "eval",
-        Lang::Other => false,
+        // Lua's `load("…")()` and `loadstring`.
+        Lang::Lua => bare && matches!(last, "load" | "loadstring"),
+        // Julia's `eval(Meta.parse("…"))` (the parse is read as its text, see `decode`) and
+        // `include_string(Main, "…")`.
+        Lang::Julia => {
+            (last == "eval" && (bare || matches!(receiver, Some("Core" | "Base" | "Main"))))
+                || last == "include_string"
+        }
+        // R's `eval(parse(text = "…"))` (the parse read as its text, see `decode`).
+        Lang::R => bare && matches!(last, "eval" | "evalq"),
+        Lang::Tcl | Lang::Other => false,
+    }
+}
+
+/// The calls that run something in Lua, Julia and R, by their whole name.
+fn language_call(word: &str, lang: Lang) -> Option<Call> {
+    match (lang, word) {
+        (Lang::Lua, "os.execute") => Some(Call::Runs),
+        // `run(Cmd(["rm", "-rf", d]))`: the array is the argv (a command literal runs as it is,
+        // see `julia_command`).
+        (Lang::Julia, "Cmd" | "Base.Cmd") => Some(Call::Runs),
+        // `rm(path; recursive = true)`.
+        (Lang::Julia, "rm" | "Base.rm" | "Base.Filesystem.rm") => {
+            Some(Call::Removes(Removal::ByOptions { dir: false }))
+        }
+        (Lang::R, "system" | "base::system" | "shell" | "pipe" | "base::pipe") => Some(Call::Runs),
+        (Lang::R, "system2" | "base::system2") => Some(Call::Pasted),
+        (
+            Lang::R,
+            "processx::run" | "sys::exec_wait" | "sys::exec_internal" | "sys::exec_background",
+        ) => Some(Call::ProgramArgs),
+        // `unlink(path, recursive = TRUE)` removes a tree; without it, files (and R expands `~`).
+        (Lang::R, "unlink" | "base::unlink") => {
+            Some(Call::Removes(Removal::ByOptions { dir: false }))
+        }
+        (Lang::R, "file.remove" | "fs::file_delete") => Some(Call::Removes(Removal::File)),
+        (Lang::R, "fs::dir_delete") => Some(Call::Removes(Removal::Tree)),
+        _ => None,
     }
 }
 
@@ -1307,6 +1834,12 @@ fn call_args(tokens: &[Token], at: usize, lang: Lang) -> Vec<&[Token]> {
         }
         at += 1;
     }
+    // Lua's call with one string and no parentheses: os.execute "…", os.execute[[…]].
+    if lang == Lang::Lua
+        && let Some(Token::Str { .. }) = tokens.get(at)
+    {
+        return tokens.get(at..=at).into_iter().collect();
+    }
     let (start, parenthesised) = match tokens.get(at) {
         Some(Token::Punct(b'(')) => (at + 1, true),
         Some(Token::Str { .. } | Token::Word(_)) if matches!(lang, Lang::Perl | Lang::Ruby) => {
@@ -1324,7 +1857,12 @@ fn call_args(tokens: &[Token], at: usize, lang: Lang) -> Vec<&[Token]> {
             Token::Punct(b')' | b']' | b'}') if depth == 0 => break,
             Token::Punct(b')' | b']' | b'}') => depth -= 1,
             Token::Punct(b';' | b'\n') if depth == 0 && !parenthesised => break,
+            // Julia's `;` starts the keyword arguments: `rm(p; recursive = true)`.
             Token::Punct(b',') if depth == 0 => {
+                args.extend(tokens.get(arg_start..i));
+                arg_start = i + 1;
+            }
+            Token::Punct(b';') if depth == 0 && lang == Lang::Julia => {
                 args.extend(tokens.get(arg_start..i));
                 arg_start = i + 1;
             }
@@ -1377,6 +1915,78 @@ fn command_of(args: &[&[Token]], decoded: &[(String, Decoding)]) -> Option<Strin
         command.push_str(&words);
     }
     literal.then_some(command)
+}
+
+/// R's argument named `name`, or else the positional one at `index` (counting positional
+/// arguments only), without line breaks.
+fn r_argument<'t>(args: &[&'t [Token]], index: usize, names: &[&str]) -> Option<Vec<&'t Token>> {
+    let mut positional = 0;
+    for arg in args {
+        let arg = clean(arg);
+        match arg.as_slice() {
+            [Token::Word(key), Token::Punct(b'='), rest @ ..]
+                if rest.first() != Some(&&Token::Punct(b'=')) =>
+            {
+                if names.contains(&key.as_str()) {
+                    return Some(rest.to_vec());
+                }
+            }
+            _ => {
+                if positional == index {
+                    return Some(arg);
+                }
+                positional += 1;
+            }
+        }
+    }
+    None
+}
+
+/// The elements of an R vector `c(…)` (or of a single value, one element).
+fn r_vector<'a, 't>(arg: &'a [&'t Token]) -> Vec<&'a [&'t Token]> {
+    match arg {
+        [Token::Word(c), Token::Punct(b'('), .., Token::Punct(b')')] if c == "c" => {
+            let inner = arg.get(2..arg.len() - 1).unwrap_or(&[]);
+            let mut items = split_commas(inner);
+            items.retain(|item| !item.is_empty());
+            items
+        }
+        [] => Vec::new(),
+        _ => vec![arg],
+    }
+}
+
+/// R's `system2(command, args)`: shell text, the command and the arguments pasted with blanks
+/// (system2 quotes nothing; its documentation leaves `shQuote` to the caller). `None` when no
+/// part of it is literal.
+fn r_pasted(args: &[&[Token]]) -> Option<String> {
+    let command = r_argument(args, 0, &["command"])?;
+    let (mut text, mut literal) = expression(&command, false);
+    if let Some(rest) = r_argument(args, 1, &["args"]) {
+        for item in r_vector(&rest) {
+            let (piece, has_literal) = expression(item, false);
+            literal |= has_literal;
+            text.push(' ');
+            text.push_str(&piece);
+        }
+    }
+    literal.then_some(text)
+}
+
+/// R's `processx::run(command, args)`, `sys::exec_wait(cmd, args)`: the program and its argv
+/// words, quoted. `None` when no part of it is literal.
+fn r_program_args(args: &[&[Token]]) -> Option<String> {
+    let command = r_argument(args, 0, &["command", "cmd"])?;
+    let (program, mut literal) = expression(&command, true);
+    let mut words = vec![if literal { program } else { word(None) }];
+    if let Some(rest) = r_argument(args, 1, &["args"]) {
+        for item in r_vector(&rest) {
+            let (text, has_literal) = expression(item, true);
+            literal |= has_literal;
+            words.push(if has_literal { text } else { word(None) });
+        }
+    }
+    literal.then(|| words.join(" "))
 }
 
 /// Whether an argument is a keyword argument (`shell=True`, `cwd: dir`) or an options object.
@@ -1656,8 +2266,8 @@ fn removal_command(
         Removal::ByOptions { dir: true } => "rmdir",
         Removal::ByOptions { dir: false } => "rm -f",
     };
-    // Python's and Node's functions take one path; Perl's, Ruby's and PHP's take a list.
-    let take = if matches!(lang, Lang::Python | Lang::JavaScript) {
+    // Python's, Node's and Julia's functions take one path; the others take a list.
+    let take = if matches!(lang, Lang::Python | Lang::JavaScript | Lang::Julia) {
         1
     } else {
         usize::MAX
@@ -1675,12 +2285,24 @@ fn removal_command(
             }));
             continue;
         }
-        let arg: Vec<Token> = cleaned.into_iter().cloned().collect();
-        let (mut value, end) = path_value(&arg, 0, lang);
-        if end < arg.len() {
-            value.push(Piece::RunTime);
+        // R's vectors of paths: `unlink(c("a", "b"))`.
+        let items = if lang == Lang::R {
+            r_vector(&cleaned)
+        } else {
+            vec![cleaned.as_slice()]
+        };
+        for item in items {
+            let arg: Vec<Token> = item.iter().map(|t| (*t).clone()).collect();
+            let (mut value, end) = path_value(&arg, 0, lang);
+            if end < arg.len() {
+                value.push(Piece::RunTime);
+            }
+            // R's functions expand a leading `~` themselves.
+            if lang == Lang::R {
+                value = home_expanded(value);
+            }
+            words.extend(shell_word(&value));
         }
-        words.extend(shell_word(&value));
     }
     if words.is_empty()
         && word_at
@@ -1797,13 +2419,14 @@ fn path_term(tokens: &[Token], at: usize, lang: Lang, depth: usize) -> (Vec<Piec
                 (vec![Piece::Home], end)
             } else if tokens.get(at + 1) == Some(&Token::Punct(b'('))
                 && (PATH_JOINS.contains(&lower.as_str())
-                    || (qualified || lang == Lang::Python) && PATH_MAKERS.contains(&lower.as_str()))
+                    || (qualified || matches!(lang, Lang::Python | Lang::Julia))
+                        && PATH_MAKERS.contains(&lower.as_str()))
             {
                 let Some(close) = closing(tokens, at + 1) else {
                     return run_time(tokens.len());
                 };
                 let mut value = joined(tokens.get(at + 2..close).unwrap_or(&[]), lang, depth);
-                if matches!(lower.as_str(), "expanduser" | "expand_path")
+                if (matches!(lower.as_str(), "expanduser" | "expand_path") || word == "path.expand")
                     && let Some(Piece::Text(text)) = value.first_mut()
                     && (text == "~" || text.starts_with("~/"))
                 {
@@ -1854,6 +2477,7 @@ const PATH_MAKERS: &[&str] = &[
     "pathname",
     "expanduser",
     "expand_path",
+    "expand",
     "abspath",
     "realpath",
     "normpath",
@@ -1894,13 +2518,15 @@ fn path_value_nested(tokens: &[Token], at: usize, lang: Lang, depth: usize) -> (
             value.push(Piece::RunTime);
             break;
         }
-        let joined = match tokens.get(i) {
-            Some(Token::Punct(b'/')) if lang == Lang::Python => true,
-            Some(Token::Punct(b'+')) => false,
-            Some(Token::Punct(b'.')) if matches!(lang, Lang::Perl | Lang::Php) => false,
+        let (joined, operator) = match (tokens.get(i), tokens.get(i + 1)) {
+            (Some(Token::Punct(b'/')), _) if lang == Lang::Python => (true, 1),
+            (Some(Token::Punct(b'+')), _) => (false, 1),
+            (Some(Token::Punct(b'.')), _) if matches!(lang, Lang::Perl | Lang::Php) => (false, 1),
+            // Lua's `..`.
+            (Some(Token::Punct(b'.')), Some(Token::Punct(b'.'))) if lang == Lang::Lua => (false, 2),
             _ => break,
         };
-        let (rhs, next) = path_term(tokens, i + 1, lang, depth);
+        let (rhs, next) = path_term(tokens, i + operator, lang, depth);
         if joined {
             value.push(Piece::Text("/".to_owned()));
         }
@@ -1940,6 +2566,17 @@ fn env_home(tokens: &[Token], at: usize, word: &str) -> Option<usize> {
         Token::Punct(_) => return None,
     };
     (key == "HOME").then(|| closing(tokens, open).map_or(tokens.len(), |close| close + 1))
+}
+
+/// A path value whose leading `~` (`~/…`) is the home directory.
+fn home_expanded(mut value: Vec<Piece>) -> Vec<Piece> {
+    if let Some(Piece::Text(text)) = value.first_mut()
+        && (text == "~" || text.starts_with("~/"))
+    {
+        text.remove(0);
+        value.insert(0, Piece::Home);
+    }
+    merged(value)
 }
 
 /// Adjacent texts as one.
@@ -2210,6 +2847,160 @@ mod tests {
             ["rm -rf ~"]
         );
         assert_eq!(commands(Lang::Php, "echo `rm -rf ~`;"), ["rm -rf ~"]);
+    }
+
+    #[test]
+    fn lua() {
+        let lua = |text| commands(Lang::Lua, text);
+        assert_eq!(lua("os.execute('rm -rf ~')"), ["rm -rf ~"]);
+        assert_eq!(lua("os.execute \"rm -rf ~\""), ["rm -rf ~"]);
+        assert_eq!(lua("os.execute[[rm -rf ~]]"), ["rm -rf ~"]);
+        assert_eq!(lua("os.execute([==[\nrm -rf ~]==])"), ["rm -rf ~"]);
+        assert_eq!(
+            lua("local h = io.popen('cat ~/.ssh/id_rsa'):read('*a')"),
+            ["cat ~/.ssh/id_rsa"]
+        );
+        assert_eq!(lua("os.execute('rm -rf ' .. home)"), ["rm -rf $X"]);
+        assert_eq!(lua("os.execute('rm -r' .. 'f ~')"), ["rm -rf ~"]);
+        assert_eq!(lua("os.execute('rm -rf \\126')"), ["rm -rf ~"]);
+        assert_eq!(lua("os.execute(\"rm -rf \\x7e\")"), ["rm -rf ~"]);
+        assert_eq!(lua("os.execute(\"rm -rf \\u{7e}\")"), ["rm -rf ~"]);
+        assert_eq!(lua("local run = os.execute; run('rm -rf ~')"), ["rm -rf ~"]);
+        assert_eq!(lua("os.execute(string.char(114, 109, 32, 126))"), ["rm ~"]);
+        assert_eq!(lua("os.execute(('~ fr- mr'):reverse())"), ["rm -rf ~"]);
+        assert_eq!(lua("load(\"os.execute('rm -rf ~')\")()"), ["rm -rf ~"]);
+        assert_eq!(
+            lua("os.remove(os.getenv('HOME') .. '/.ssh/id_rsa')"),
+            ["rm -f -- ~/.ssh/id_rsa"]
+        );
+        // Comments, and `#` is no comment.
+        assert!(lua("-- os.execute('rm -rf ~')\nprint(1)").is_empty());
+        assert!(lua("--[[ os.execute('rm -rf ~') ]] print(1)").is_empty());
+        assert!(lua("--[==[ os.execute('rm -rf ~') ]==] print(1)").is_empty());
+        assert_eq!(lua("print(#t) os.execute('rm -rf ~')"), ["rm -rf ~"]);
+        assert!(lua("print('rm -rf ~')").is_empty());
+        assert!(lua("os.execute(cmd)").is_empty());
+    }
+
+    #[test]
+    fn julia() {
+        let jl = |text| commands(Lang::Julia, text);
+        assert_eq!(jl("run(`rm -rf ~`)"), ["rm -rf ~"]);
+        assert_eq!(
+            jl("read(`cat $(homedir())/.ssh/id_rsa`, String)"),
+            ["cat \"$X\"/.ssh/id_rsa"]
+        );
+        assert_eq!(jl("run(`rm -rf $dir`)"), ["rm -rf \"$X\""]);
+        assert_eq!(jl("run(`sh -c \"rm -rf ~\"`)"), ["sh -c 'rm -rf ~'"]);
+        assert_eq!(jl("run(`git commit -m 'a b'`)"), ["git commit -m 'a b'"]);
+        assert_eq!(jl("run(pipeline(`echo hi`, `sh`))"), ["echo hi", "sh"]);
+        assert_eq!(
+            jl("success(`git push --force origin main`)"),
+            ["git push --force origin main"]
+        );
+        assert_eq!(jl("run(Cmd([\"rm\", \"-rf\", d]))"), ["rm -rf \"$X\""]);
+        assert_eq!(jl("eval(Meta.parse(\"run(`rm -rf ~`)\"))"), ["rm -rf ~"]);
+        assert_eq!(
+            jl("rm(joinpath(homedir(), \".ssh\"); recursive=true, force=true)"),
+            ["rm -rf -- ~/.ssh"]
+        );
+        assert_eq!(jl("rm(\"/tmp/x\")"), ["rm -f -- /tmp/x"]);
+        // Comments, a transpose, a character, text.
+        assert!(jl("# run(`rm -rf ~`)\nprintln(1)").is_empty());
+        assert!(jl("#= run(`rm -rf ~`) =# println(1)").is_empty());
+        assert_eq!(jl("x = a' * b'; run(`ls`)"), ["ls"]);
+        assert_eq!(jl("c = '`'; run(`ls`)"), ["ls"]);
+        assert!(jl("println(\"rm -rf ~\")").is_empty());
+        assert!(jl("run(`$cmd`)").is_empty());
+    }
+
+    #[test]
+    fn r() {
+        let r = |text| commands(Lang::R, text);
+        assert_eq!(r("system('rm -rf ~')"), ["rm -rf ~"]);
+        assert_eq!(
+            r("x <- system(\"cat ~/.ssh/id_rsa\", intern = TRUE)"),
+            ["cat ~/.ssh/id_rsa"]
+        );
+        assert_eq!(r("system2('rm', c('-rf', '~'))"), ["rm -rf ~"]);
+        assert_eq!(
+            r("system2(\"git\", args = \"push --force origin main\")"),
+            ["git push --force origin main"]
+        );
+        assert_eq!(
+            r("system2(command = 'rm', args = c('-rf', d))"),
+            ["rm -rf $X"]
+        );
+        assert_eq!(r("shell('rm -rf ~')"), ["rm -rf ~"]);
+        assert_eq!(
+            r("readLines(pipe('cat ~/.aws/credentials'))"),
+            ["cat ~/.aws/credentials"]
+        );
+        assert_eq!(r("processx::run('rm', c('-rf', '/'))"), ["rm -rf /"]);
+        assert_eq!(r("system(paste('rm -rf', d))"), ["rm -rf $X"]);
+        assert_eq!(r("system(paste0('rm -rf ', '~'))"), ["rm -rf ~"]);
+        assert_eq!(r("system(r\"(rm -rf ~)\")"), ["rm -rf ~"]);
+        assert_eq!(
+            r("eval(parse(text = \"system('rm -rf ~')\"))"),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            r("unlink('~/.ssh', recursive = TRUE)"),
+            ["rm -rf -- ~/.ssh"]
+        );
+        assert_eq!(
+            r("file.remove(file.path(Sys.getenv('HOME'), '.ssh', 'id_rsa'))"),
+            ["rm -f -- ~/.ssh/id_rsa"]
+        );
+        assert!(r("# system('rm -rf ~')\nprint(1)").is_empty());
+        assert!(r("print('rm -rf ~')").is_empty());
+        assert!(r("system(cmd)").is_empty());
+        assert!(r("unlink(tmp)").is_empty());
+    }
+
+    #[test]
+    fn url_decoded() {
+        assert_eq!(
+            commands(
+                Lang::Python,
+                "import urllib.parse,os; os.system(urllib.parse.unquote('rm%20-rf%20~'))"
+            ),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            commands(
+                Lang::Python,
+                "from urllib.parse import unquote_plus; import os; os.system(unquote_plus('rm+-rf+%7E'))"
+            ),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            commands(
+                Lang::JavaScript,
+                "require('child_process').execSync(decodeURIComponent('rm%20-rf%20%7E'))"
+            ),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            commands(Lang::Php, "system(urldecode('rm+-rf+%7E'));"),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            commands(Lang::Perl, "system(uri_unescape('rm%20-rf%20~'))"),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            commands(Lang::Ruby, "system(CGI.unescape('rm+-rf+~'))"),
+            ["rm -rf ~"]
+        );
+        // Decoded at run time: GridSite's `urlencode -d` is the shell's spelling.
+        assert_eq!(
+            commands(
+                Lang::Python,
+                "import os,sys,urllib.parse; os.system(urllib.parse.unquote(sys.argv[1]))"
+            ),
+            ["sh -c \"$(urlencode -d \"$X\")\""]
+        );
     }
 
     #[test]

@@ -30,13 +30,15 @@ const FETCHERS: &[&str] = &[
     "lynx",
 ];
 
-/// Whether a command decodes base64/base32/hex.
+/// Whether a command decodes base64/base32/hex or percent-encoding (GridSite's `urlencode -d`,
+/// which the interpreter reader also names for a percent-decoding done at run time).
 fn is_decoder(simple: &shell::SimpleCommand) -> bool {
     let args = simple.args();
     let parsed = Parsed::new(args, &['w', 'i'], &["wrap"]);
     match simple.name() {
         "base64" | "base32" | "basenc" | "gbase64" => parsed.has(&['d', 'D'], &["decode"]),
         "xxd" => parsed.has(&['r'], &["revert"]),
+        "urlencode" => parsed.has(&['d'], &[]),
         "uudecode" => true,
         "openssl" => {
             matches!(args.first().map(String::as_str), Some("base64" | "enc"))

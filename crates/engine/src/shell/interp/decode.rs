@@ -1,6 +1,9 @@
-//! Strings a program decodes before it uses them: base64, base32 and hex, rot13, reversal, and
-//! character codes (`base64.b64decode('cm0gLXJmIH4=').decode()`, `'~ fr- mr'[::-1]`,
-//! `Buffer.from('…', 'hex')`, `String.fromCharCode(114, 109)`, `scalar reverse '…'`).
+//! Strings a program decodes before it uses them: base64, base32 and hex, percent-encoding,
+//! rot13, reversal, and character codes (`base64.b64decode('cm0gLXJmIH4=').decode()`,
+//! `'~ fr- mr'[::-1]`, `Buffer.from('…', 'hex')`, `urllib.parse.unquote('rm%20-rf%20~')`,
+//! `decodeURIComponent`, `urldecode`, `uri_unescape`, `CGI.unescape`,
+//! `String.fromCharCode(114, 109)`, `scalar reverse '…'`, Lua's `string.char`), and code text
+//! parsed to be evaluated (Julia's `Meta.parse`, R's `parse(text = …)`).
 //!
 //! A call whose input is a literal is decoded where it stands, so that the reader sees the text
 //! the program will have (`os.system('rm -rf ~')`). A decoding of a run-time value cannot be
@@ -35,6 +38,17 @@ pub(super) enum Decoding {
     Reverse,
     /// As it is: a conversion between text and bytes (`.decode()`, `.toString('utf8')`).
     Plain,
+    /// Percent-encoding, `%7e` a byte (`urllib.parse.unquote`, `decodeURIComponent`,
+    /// `rawurldecode`, `uri_unescape`).
+    Url,
+    /// Percent-encoding of a form, `+` a blank (`unquote_plus`, PHP's `urldecode`,
+    /// `URI.decode_www_form_component`, `CGI.unescape`).
+    UrlPlus,
+    /// JavaScript's `decodeURI`, which leaves the escapes of the characters that delimit a URI's
+    /// parts (`;/?:@&=+$,#`) as they are.
+    Uri,
+    /// JavaScript's `unescape`: `%7e` a character (not a UTF-8 byte), `%u007e` one too.
+    Unescape,
 }
 
 impl Decoding {
@@ -54,20 +68,90 @@ impl Decoding {
             Self::Rot13 => return Some(text.chars().map(rot13).collect()),
             Self::Reverse => return Some(text.chars().rev().collect()),
             Self::Plain => return Some(text.to_owned()),
+            Self::Url | Self::UrlPlus | Self::Uri => percent(text, self),
+            Self::Unescape => return unescape(text).filter(|text| is_text(text.as_bytes())),
         };
         textual(bytes)
     }
 
-    /// The shell command that decodes the same way: the encodings the shell side calls decoders
-    /// (see `packs::baseline::exec`).
-    pub(super) fn shell_decoder(self) -> Option<&'static str> {
-        match self {
-            Self::Base64 => Some("base64 -d"),
-            Self::Base32 => Some("base32 -d"),
-            Self::Hex => Some("xxd -r -p"),
-            _ => None,
+    /// The shell command that decodes a run-time value `value` the same way, for the encodings
+    /// the shell side calls decoders (see `packs::baseline::exec`): `base64 -d <<< VALUE`,
+    /// `base32 -d`, `xxd -r -p`, and for percent-encoding GridSite's `urlencode -d VALUE`
+    /// (urlencode(1); it reads its arguments, not stdin, and also turns `+` into a blank). None
+    /// for rot13 and reversal, which hide nothing a reader cannot undo at a glance.
+    pub(super) fn shell_decoding(self, value: &str) -> Option<String> {
+        let decoder = match self {
+            Self::Base64 => "base64 -d",
+            Self::Base32 => "base32 -d",
+            Self::Hex => "xxd -r -p",
+            Self::Url | Self::UrlPlus | Self::Uri | Self::Unescape => {
+                return Some(format!("urlencode -d {value}"));
+            }
+            Self::Rot13 | Self::Reverse | Self::Plain => return None,
+        };
+        Some(format!("{decoder} <<< {value}"))
+    }
+}
+
+/// Percent-decodes `text` as `decoding` (see [`Decoding::Url`]) into bytes; an escape without two
+/// hex digits stays as it is.
+fn percent(text: &str, decoding: Decoding) -> Vec<u8> {
+    const URI_RESERVED: &[u8] = b";/?:@&=+$,#";
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&byte) = bytes.get(i) {
+        let escaped = bytes
+            .get(i + 1..i + 3)
+            .filter(|_| byte == b'%')
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match escaped {
+            Some(value) if !(decoding == Decoding::Uri && URI_RESERVED.contains(&value)) => {
+                out.push(value);
+                i += 3;
+            }
+            _ => {
+                out.push(if byte == b'+' && decoding == Decoding::UrlPlus {
+                    b' '
+                } else {
+                    byte
+                });
+                i += 1;
+            }
         }
     }
+    out
+}
+
+/// JavaScript's `unescape`: `%XX` and `%uXXXX` are characters.
+fn unescape(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('%') {
+        out.push_str(rest.get(..at)?);
+        let after = rest.get(at + 1..)?;
+        let (digits, len) = match after.strip_prefix('u') {
+            Some(unicode) => (unicode.get(..4), 5),
+            None => (after.get(..2), 2),
+        };
+        match digits
+            .filter(|d| d.bytes().all(|b| b.is_ascii_hexdigit()))
+            .and_then(|d| u32::from_str_radix(d, 16).ok())
+            .and_then(char::from_u32)
+        {
+            Some(c) => {
+                out.push(c);
+                rest = after.get(len..)?;
+            }
+            None => {
+                out.push('%');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    Some(out)
 }
 
 /// Bytes as text: UTF-8 without control characters other than line breaks and tabs (a
@@ -147,12 +231,37 @@ fn directive(template: &str) -> Option<Decoding> {
     }
 }
 
-/// Functions that decode their first argument, by their last name segment, lowercase.
-fn function_decoding(last: &str) -> Option<Decoding> {
-    Some(match last {
+/// Functions that decode their first argument: by their whole name where the last segment is
+/// ambiguous (`unescape`, `URLdecode`), else by their last name segment, lowercase.
+fn function_decoding(word: &str) -> Option<Decoding> {
+    match word {
+        // JavaScript's global `unescape`; Ruby's `CGI.unescape` decodes a form; Python's
+        // `html.unescape` is no percent-decoding.
+        "unescape" => return Some(Decoding::Unescape),
+        "CGI.unescape" | "CGI::unescape" => return Some(Decoding::UrlPlus),
+        "URI.unescape" | "URI::unescape" | "URI.decode" | "URI::Escape.unescape" => {
+            return Some(Decoding::Url);
+        }
+        // R's `URLdecode` leaves `+` as it is.
+        "URLdecode" | "utils::URLdecode" => return Some(Decoding::Url),
+        _ => {}
+    }
+    let last = last_lower(word);
+    Some(match last.as_str() {
+        "unquote"
+        | "unquote_to_bytes"
+        | "decodeuricomponent"
+        | "rawurldecode"
+        | "uri_unescape"
+        | "decode_uri_component"
+        | "unescapeuri" => Decoding::Url,
+        "unquote_plus" | "urldecode" | "decode_www_form_component" => Decoding::UrlPlus,
+        "decodeuri" => Decoding::Uri,
         "b64decode" | "standard_b64decode" | "urlsafe_b64decode" | "decodebytes"
         | "decodestring" | "a2b_base64" | "decode64" | "strict_decode64" | "urlsafe_decode64"
-        | "atob" | "base64_decode" | "decode_base64" | "decode_base64url" => Decoding::Base64,
+        | "atob" | "base64_decode" | "decode_base64" | "decode_base64url" | "base64decode" => {
+            Decoding::Base64
+        }
         "b32decode" => Decoding::Base32,
         "b16decode" | "unhexlify" | "a2b_hex" | "fromhex" | "hex2bin" => Decoding::Hex,
         "str_rot13" => Decoding::Rot13,
@@ -234,7 +343,16 @@ fn join_literals(out: &mut Vec<Token>, lang: Lang) -> bool {
         return false;
     };
     let left_at = match len.checked_sub(2).and_then(|i| out.get(i)) {
-        Some(Token::Punct(b'+')) if lang != Lang::Perl && lang != Lang::Php => len.checked_sub(3),
+        // Lua's `..`.
+        Some(Token::Punct(b'.'))
+            if lang == Lang::Lua
+                && len.checked_sub(3).and_then(|i| out.get(i)) == Some(&Token::Punct(b'.')) =>
+        {
+            len.checked_sub(4)
+        }
+        Some(Token::Punct(b'+')) if !matches!(lang, Lang::Perl | Lang::Php | Lang::Lua) => {
+            len.checked_sub(3)
+        }
         Some(Token::Punct(b'.')) if matches!(lang, Lang::Perl | Lang::Php) => len.checked_sub(3),
         Some(Token::Str { runs: false, .. }) if lang == Lang::Python => len.checked_sub(2),
         _ => None,
@@ -297,7 +415,7 @@ fn parenless_call(out: &mut Vec<Token>, lang: Lang) -> bool {
     };
     let (start, decoding) = match (name_at(3), name_at(2)) {
         (Some("scalar"), Some("reverse")) if lang == Lang::Perl => (len - 3, Decoding::Reverse),
-        (_, Some(word)) => match function_decoding(&last_lower(word)) {
+        (_, Some(word)) => match function_decoding(word) {
             Some(decoding) => (len - 2, decoding),
             None => return false,
         },
@@ -451,8 +569,9 @@ fn fold_call(out: &mut Vec<Token>, open: usize, lang: Lang) -> bool {
         },
         (Some(Token::Punct(b'(')), Some(Token::Word(name))) => {
             // Perl's and PHP's `.` joins strings; their methods follow `->`.
-            let called_on =
-                before(2) == Some(&Token::Punct(b'.')) && !matches!(lang, Lang::Perl | Lang::Php);
+            let called_on = (before(2) == Some(&Token::Punct(b'.'))
+                && !matches!(lang, Lang::Perl | Lang::Php))
+                || (lang == Lang::Lua && before(2) == Some(&Token::Punct(b':')));
             let receiver = called_on.then(|| before(3));
             match receiver.flatten() {
                 Some(Token::Str { text, runs: false }) => {
@@ -509,7 +628,10 @@ fn function(
 ) -> Option<(usize, String)> {
     let last = last_lower(name);
     // The names worth reading the arguments of.
-    let known = function_decoding(&last).is_some()
+    if let Some(folded) = language_function(name, inner, lang) {
+        return folded.map(|text| (open - 1, text));
+    }
+    let known = function_decoding(name).is_some()
         || codec_call(name)
         || name == "Array.from"
         || matches!(
@@ -558,7 +680,7 @@ fn function(
             _ => {}
         }
     }
-    let text = if let Some(decoding) = function_decoding(&last) {
+    let text = if let Some(decoding) = function_decoding(name) {
         let Some(Arg::Str(text)) = first else {
             return None;
         };
@@ -606,6 +728,84 @@ fn function(
         }
     };
     Some((start, text))
+}
+
+/// The calls on literals that Lua, Julia and R spell their own way: `Some` when `name` is one
+/// of them (with the text it makes, when it makes one).
+fn language_function(name: &str, inner: &[Token], lang: Lang) -> Option<Option<String>> {
+    let args = || args(inner);
+    let codes = |args: &[Arg]| {
+        args.iter()
+            .map(|code| match code {
+                Arg::Int(code) => Some(*code),
+                _ => None,
+            })
+            .collect::<Option<Vec<u32>>>()
+    };
+    Some(match (lang, name) {
+        (Lang::Lua, "string.char") => codes(&args()).and_then(|codes| chars(&codes)),
+        (Lang::Lua | Lang::Julia, "string.reverse" | "reverse") => match args().as_slice() {
+            [Arg::Str(text)] => Decoding::Reverse.apply(text),
+            _ => None,
+        },
+        // Code parsed to be evaluated is its text: `eval(Meta.parse("…"))`,
+        // `eval(parse(text = "…"))`.
+        (Lang::Julia, "String" | "Meta.parse" | "Base.Meta.parse")
+        | (Lang::R, "str2lang" | "str2expression" | "as.character") => match args().as_slice() {
+            [Arg::Str(text)] => Some(text.clone()),
+            _ => None,
+        },
+        (Lang::R, "parse" | "base::parse") => match inner {
+            [
+                Token::Word(key),
+                Token::Punct(b'='),
+                Token::Str { text, runs: false },
+            ] if key == "text" => Some(text.clone()),
+            _ => None,
+        },
+        // R's `paste(…)` (blanks between) and `paste0(…)` of literals and run-time parts.
+        (Lang::R, "paste" | "paste0") => r_paste(name == "paste", inner),
+        _ => return None,
+    })
+}
+
+/// R's `paste`/`paste0` of literals and run-time parts, joined with `sep` (a blank unless
+/// given, for `paste`; nothing for `paste0`, which takes no `sep` and pastes one given as a
+/// part); `None` when no argument is literal or one is a vector.
+fn r_paste(blank: bool, inner: &[Token]) -> Option<String> {
+    let mut separator = if blank { " " } else { "" }.to_owned();
+    let mut parts: Vec<String> = Vec::new();
+    let mut literal = false;
+    for piece in super::split_commas(inner) {
+        let piece: Vec<&Token> = piece
+            .iter()
+            .filter(|t| **t != Token::Punct(b'\n'))
+            .collect();
+        match piece.as_slice() {
+            [] => {}
+            [
+                Token::Word(key),
+                Token::Punct(b'='),
+                Token::Str { text, runs: false },
+            ] if key == "sep" && blank => {
+                separator.clone_from(text);
+            }
+            [Token::Word(key), Token::Punct(b'='), ..] if key == "collapse" => return None,
+            [Token::Str { text, runs: false }]
+            | [
+                Token::Word(_),
+                Token::Punct(b'='),
+                Token::Str { text, runs: false },
+            ] => {
+                literal = true;
+                parts.push(text.clone());
+            }
+            [Token::Word(c), Token::Punct(b'('), ..] if c == "c" => return None,
+            _ => parts.push(RUN_TIME.to_owned()),
+        }
+    }
+    let text = parts.join(&separator);
+    (literal && text.len() <= MAX_LITERAL).then_some(text)
 }
 
 /// `pack(TEMPLATE, …)`: `H*` of a hex literal, `C*`/`c*`/`U*`/`W*` of character codes.
@@ -720,7 +920,7 @@ pub(super) fn runtime(tokens: &[&Token], decoded: &[(String, Decoding)]) -> Opti
             return Some(*decoding);
         }
         let last = last_lower(word);
-        let found = function_decoding(&last).or_else(|| {
+        let found = function_decoding(word).or_else(|| {
             let named = codec_call(word)
                 || matches!(last.as_str(), "decode" | "unpack" | "unpack1" | "pack");
             if !named {
@@ -741,7 +941,7 @@ pub(super) fn runtime(tokens: &[&Token], decoded: &[(String, Decoding)]) -> Opti
                 })
                 .find_map(|t| literal(Some(t)).and_then(|s| codec(s).or_else(|| directive(s))))
         });
-        if let Some(decoding) = found.filter(|d| d.shell_decoder().is_some()) {
+        if let Some(decoding) = found.filter(|d| d.shell_decoding("").is_some()) {
             return Some(decoding);
         }
     }
@@ -929,6 +1129,37 @@ mod tests {
             (Lang::Php, "strrev('~ fr- mr')", &["rm -rf ~"]),
             (Lang::Php, "hex2bin('726d') . ' -rf ~'", &["rm -rf ~"]),
             (Lang::Php, "str_rot13('ez -es ~')", &["rm -rf ~"]),
+            // Percent-encoding, per function: `+` a blank only in forms; `decodeURI` keeps the
+            // escapes of a URI's delimiters; JavaScript's `unescape` reads `%uXXXX`; Python's
+            // `html.unescape` is no percent-decoding.
+            (
+                Lang::Python,
+                "urllib.parse.unquote('rm%20-rf%20%7e')",
+                &["rm -rf ~"],
+            ),
+            (Lang::Python, "unquote_plus('a+b%2B')", &["a b+"]),
+            (Lang::Python, "unquote('a+b%ZZ%4')", &["a+b%ZZ%4"]),
+            (Lang::Python, "html.unescape('a%20b')", &["a%20b"]),
+            (Lang::JavaScript, "decodeURIComponent('a%2Fb')", &["a/b"]),
+            (Lang::JavaScript, "decodeURI('a%20b%2Fc')", &["a b%2Fc"]),
+            (Lang::JavaScript, "unescape('%u007e%7E')", &["~~"]),
+            (Lang::Php, "rawurldecode('a+b%20c')", &["a+b c"]),
+            (Lang::Php, "urldecode('a+b%20c')", &["a b c"]),
+            (Lang::Perl, "uri_unescape 'a%20b'", &["a b"]),
+            (Lang::Ruby, "URI.decode_www_form_component('a+b')", &["a b"]),
+            (Lang::Ruby, "CGI.unescape('a+b')", &["a b"]),
+            // Lua's, Julia's and R's own spellings.
+            (Lang::Lua, "'rm' .. ' -r' .. 'f'", &["rm -rf"]),
+            (Lang::Lua, "string.char(114, 109)", &["rm"]),
+            (
+                Lang::Julia,
+                "String(base64decode(\"cm0gLXJmIH4=\"))",
+                &["rm -rf ~"],
+            ),
+            (Lang::R, "paste('rm', '-rf', x)", &["rm -rf $X"]),
+            (Lang::R, "paste('rm', x, sep = '/')", &["rm/$X"]),
+            (Lang::R, "paste0('rm', x, sep = '-')", &["rm$X-"]),
+            (Lang::R, "paste(x, y)", &[]),
         ];
         for (lang, code, want) in cases {
             assert_eq!(strings(*lang, code), *want, "{code}");
@@ -958,6 +1189,14 @@ mod tests {
         assert_eq!(
             found(Lang::Perl, "decode_base64($x)"),
             Some(Decoding::Base64)
+        );
+        assert_eq!(
+            found(Lang::JavaScript, "decodeURIComponent(process.argv[2])"),
+            Some(Decoding::Url)
+        );
+        assert_eq!(
+            found(Lang::Php, "urldecode($argv[1])"),
+            Some(Decoding::UrlPlus)
         );
         assert_eq!(found(Lang::Python, "x.decode('utf-8')"), None);
         assert_eq!(found(Lang::Python, "codecs.decode(x, 'rot13')"), None);
