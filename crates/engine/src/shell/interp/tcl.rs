@@ -212,7 +212,7 @@ fn word(bytes: &[u8], at: usize, substitute: bool) -> (Word, usize) {
     }
     let (mut word, end) = match bytes.get(at) {
         Some(b'{') => {
-            let close = matching_brace(bytes, at);
+            let close = matching(bytes, at);
             let inner = bytes.get(at + 1..close).unwrap_or(&[]);
             let text = String::from_utf8_lossy(inner).replace("\\\n", " ");
             let word = Word {
@@ -247,37 +247,22 @@ fn word(bytes: &[u8], at: usize, substitute: bool) -> (Word, usize) {
     (word, end)
 }
 
-/// The index of the brace that closes the one at `open` (the end of the text when none does).
-fn matching_brace(bytes: &[u8], open: usize) -> usize {
+/// The index of the brace or bracket that closes the one at `open` (`{…}`, or a command
+/// substitution's `[…]`, in which braces quote their brackets); the end of the text when none
+/// does.
+fn matching(bytes: &[u8], open: usize) -> usize {
+    let (opener, closer) = match bytes.get(open) {
+        Some(b'[') => (b'[', b']'),
+        _ => (b'{', b'}'),
+    };
     let mut depth = 0usize;
     let mut i = open;
     while let Some(&b) = bytes.get(i) {
         match b {
             b'\\' => i += 1,
-            b'{' => depth += 1,
-            b'}' => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    return i;
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    bytes.len()
-}
-
-/// The index of the bracket that closes the command substitution at `open`.
-fn matching_bracket(bytes: &[u8], open: usize) -> usize {
-    let mut depth = 0usize;
-    let mut i = open;
-    while let Some(&b) = bytes.get(i) {
-        match b {
-            b'\\' => i += 1,
-            b'{' => i = matching_brace(bytes, i),
-            b'[' => depth += 1,
-            b']' => {
+            b'{' if opener == b'[' => i = matching(bytes, i),
+            _ if b == opener => depth += 1,
+            _ if b == closer => {
                 depth = depth.saturating_sub(1);
                 if depth == 0 {
                     return i;
@@ -323,7 +308,7 @@ fn substituted(bytes: &[u8], at: usize, quoted: bool, substitute: bool) -> (Vec<
                 i = end;
             }
             b'[' if substitute => {
-                let close = matching_bracket(bytes, i);
+                let close = matching(bytes, i);
                 flush(&mut text, &mut parts);
                 let script = String::from_utf8_lossy(bytes.get(i + 1..close).unwrap_or(&[]));
                 parts.push(Part::Subst(script.into_owned()));
