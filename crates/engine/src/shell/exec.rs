@@ -75,7 +75,8 @@ pub(super) fn nested(argv: &[Field], stdin: Option<&str>) -> Vec<Nested> {
         "xargs" => xargs(args, stdin),
         "find" => find(args),
         "parallel" => parallel(args),
-        "tmux" => runners::tmux(args),
+        "tmux" => runners::tmux(args, stdin),
+        "screen" => runners::screen(args),
         "make" | "gmake" => runners::make(args, stdin),
         _ => embedded::nested(name, args),
     }
