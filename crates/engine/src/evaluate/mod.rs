@@ -85,6 +85,15 @@ pub(crate) struct Evaluation<'a> {
     shell_dir: Option<String>,
 }
 
+/// Which kind of tool a shell command came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ShellTool {
+    /// Claude Code's Bash (and the tools that are Bash by another name).
+    Bash,
+    /// An MCP tool that runs commands, recognised by its name (see [`mcp_command`]).
+    Mcp,
+}
+
 /// What the file tools of Claude Code read and write.
 enum FileAccess {
     Read { path: String, recursive: bool },
@@ -171,7 +180,7 @@ impl<'a> Evaluation<'a> {
             // rules can allow it.
             _ => {
                 if let Some(command) = mcp_command(tool, &self.event.tool_input) {
-                    self.shell(&command);
+                    self.shell(&command, ShellTool::Mcp);
                 }
                 None
             }
@@ -245,11 +254,14 @@ impl<'a> Evaluation<'a> {
 
     /// The Bash tool's command.
     fn bash(&mut self) -> Option<RuleHit> {
-        self.shell(self.event.input_str("command").unwrap_or(""))
+        self.shell(
+            self.event.input_str("command").unwrap_or(""),
+            ShellTool::Bash,
+        )
     }
 
     /// A shell command: every simple command judged on its own.
-    fn shell(&mut self, command: &str) -> Option<RuleHit> {
+    fn shell(&mut self, command: &str, tool: ShellTool) -> Option<RuleHit> {
         let analysis = shell::analyze(command, &ShellLimits::default());
         let mut cover: Option<RuleHit> = None;
         let mut all_covered = !analysis.commands.is_empty();
@@ -328,6 +340,11 @@ impl<'a> Evaluation<'a> {
             }
         }
         for unresolved in &analysis.unresolved {
+            // An MCP tool's text that is no shell at all (an editor's or a database's command)
+            // is not a command toolgate failed to read.
+            if tool == ShellTool::Mcp && matches!(unresolved, shell::Unresolved::Parse(_)) {
+                continue;
+            }
             let outcome = self.policy.options.unresolvable;
             self.hit(
                 UNRESOLVABLE,
@@ -788,36 +805,93 @@ fn rule_family(tool: &str) -> &'static [&'static str] {
 }
 
 /// The input field an other-specifier rule (`Agent(Explore)`, `Skill(deploy *)`) is matched on.
-/// Words in an MCP tool's name (server and tool) that say it runs commands
-/// (`desktop-commander__execute_command`, `shell__run`, `ssh__exec`, `iterm__write_to_terminal`,
-/// `docker__run`).
+/// Words of an MCP tool's name (server and tool, split at `_` and `-`) that say it runs shell
+/// commands: `desktop-commander__execute_command`, `shell__run`, `ssh__exec`, `ssh__ssh`,
+/// `iterm__write_to_terminal`, `server__sh`. A word starting with `exec` counts (`execute`).
 const MCP_COMMAND_WORDS: &[&str] = &[
-    "exec", "command", "shell", "terminal", "bash", "process", "run",
+    "exec", "command", "commands", "cmd", "shell", "terminal", "console", "bash", "sh", "zsh",
+    "ssh", "process", "run",
 ];
 
+/// Words of an MCP tool's name that say its `command` is not shell text (an editor's, a
+/// database's) or runs in a new container (whose own files a command may wreck; a command run
+/// in an existing container or pod, `exec`, is judged as `docker exec` is).
+const MCP_OTHER_WORDS: &[&str] = &[
+    "sql", "query", "db", "database", "redis", "mongo", "vim", "nvim", "neovim", "emacs",
+];
+const MCP_CONTAINER_WORDS: &[&str] = &[
+    "docker",
+    "podman",
+    "container",
+    "containers",
+    "pod",
+    "pods",
+    "kubernetes",
+    "k8s",
+    "kubectl",
+];
+
+/// Fields that hold the command an MCP tool runs.
+const MCP_COMMAND_FIELDS: &[&str] = &["command", "cmd", "cmdline", "shell_command", "commands"];
+
 /// The shell text an MCP tool runs: a tool whose name says it runs commands (see
-/// [`MCP_COMMAND_WORDS`]) and whose input holds the command as `command` or `cmd`, as text or
-/// as an argv (quoted as a shell would need it), with any `args` after it. Other fields that
-/// hold code (`script`) are often another language (a browser's JavaScript) and are left to the
-/// secrets pack.
+/// [`MCP_COMMAND_WORDS`]) and whose input holds the command in one of
+/// [`MCP_COMMAND_FIELDS`] (at the top or one object down: `{action_json: {command}}`), as text,
+/// as an argv (quoted as a shell would need it) or as a list of commands, with any `args` after
+/// it. Other fields that hold code (`script`) are often another language (a browser's
+/// JavaScript) and are left to the secrets pack.
 fn mcp_command(tool: &str, input: &Value) -> Option<String> {
-    let name = tool.strip_prefix("mcp__")?.to_ascii_lowercase();
-    if !MCP_COMMAND_WORDS.iter().any(|word| name.contains(word)) {
+    let name = name_words(tool.strip_prefix("mcp__")?);
+    let words: Vec<&str> = name.split(['_', '-']).filter(|w| !w.is_empty()).collect();
+    let has = |list: &[&str]| words.iter().any(|word| list.contains(word));
+    let execs = words.iter().any(|word| word.starts_with("exec"));
+    if !(execs || has(MCP_COMMAND_WORDS))
+        || has(MCP_OTHER_WORDS)
+        || (has(MCP_CONTAINER_WORDS) && !execs)
+    {
         return None;
     }
-    let command = ["command", "cmd"]
-        .iter()
-        .find_map(|field| input.get(*field))?;
+    let holder = std::iter::once(input)
+        .chain(input.as_object().into_iter().flat_map(|o| o.values()))
+        .find(|value| MCP_COMMAND_FIELDS.iter().any(|f| value.get(*f).is_some()))?;
+    let command = MCP_COMMAND_FIELDS.iter().find_map(|f| holder.get(*f))?;
     let mut text = match command {
         Value::String(text) => text.clone(),
+        Value::Array(items) if holder.get("commands").is_some() => items
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join("\n"),
         Value::Array(words) => shell_words(words)?,
         _ => return None,
     };
-    if let Some(Value::Array(args)) = input.get("args") {
-        text.push(' ');
-        text.push_str(&shell_words(args)?);
+    match holder.get("args") {
+        Some(Value::Array(args)) => {
+            text.push(' ');
+            text.push_str(&shell_words(args)?);
+        }
+        Some(Value::String(args)) => {
+            text.push(' ');
+            text.push_str(args);
+        }
+        _ => {}
     }
     Some(text)
+}
+
+/// A tool's name in lowercase, its camel-case words split with `_` (`BashCommand` is
+/// `bash_command`).
+fn name_words(name: &str) -> String {
+    let mut words = String::with_capacity(name.len() + 4);
+    let mut lower_before = false;
+    for c in name.chars() {
+        if c.is_ascii_uppercase() && lower_before {
+            words.push('_');
+        }
+        lower_before = c.is_ascii_lowercase() || c.is_ascii_digit();
+        words.push(c.to_ascii_lowercase());
+    }
+    words
 }
 
 /// An argv of JSON strings as shell words, each quoted where it needs to be.
