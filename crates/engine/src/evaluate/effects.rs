@@ -473,6 +473,41 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                 .into_iter()
                 .map(str::to_owned),
         ),
+        // Compilers' output file (`go build -o ~/go/bin/git .`, `gcc -o ~/.local/bin/ls x.c`).
+        "gcc" | "cc" | "g++" | "c++" | "clang" | "clang++" | "tcc" | "rustc" | "go" => {
+            let parsed = Parsed::new(args, &['o', 'I', 'L', 'l', 'D', 'x'], &[]);
+            let building = command.name() != "go"
+                || parsed.operands.first().is_some_and(|sub| *sub == "build");
+            if building {
+                effects
+                    .writes
+                    .extend(parsed.values(&['o'], &[]).into_iter().map(str::to_owned));
+            }
+        }
+        // Where an archive or a download is unpacked or saved (`tar -xf t.tgz -C DIR`, `unzip
+        // -d DIR`, `curl --output-dir DIR -O`, `wget -P DIR`): the directory is written.
+        "tar" | "bsdtar" | "gtar" => effects.writes.extend(
+            option_values(args, &["-C"], &["directory"])
+                .into_iter()
+                .map(str::to_owned),
+        ),
+        "unzip" => effects.writes.extend(
+            Parsed::new(args, &['d', 'x', 'P'], &[])
+                .values(&['d'], &[])
+                .into_iter()
+                .map(str::to_owned),
+        ),
+        "curl" => effects.writes.extend(
+            option_values(args, &[], &["output-dir"])
+                .into_iter()
+                .map(str::to_owned),
+        ),
+        "wget" => effects.writes.extend(
+            Parsed::new(args, WGET_SHORT_VALUE, WGET_LONG_VALUE)
+                .values(&['P'], &["directory-prefix"])
+                .into_iter()
+                .map(str::to_owned),
+        ),
         "find" => effects.writes.extend(
             args.windows(2)
                 .filter(|pair| {

@@ -315,6 +315,11 @@ const HOME_HISTORIES: &[&str] = &[
     ".mysql_history",
     ".sqlite_history",
     ".rediscli_history",
+    ".dbshell",
+    ".mongosh/mongosh_repl_history",
+    ".config/zsh/.zsh_history",
+    ".zsh_sessions/",
+    ".ipython/profile_default/history.sqlite",
 ];
 
 /// Browser profile roots relative to a home directory (Firefox, and Chromium's family).
@@ -390,6 +395,10 @@ const HOME_PROBES: &[&str] = &[
     ".git-credentials",
     ".azure/accessTokens.json",
     "Library/Keychains/login.keychain-db",
+    ".bash_history",
+    ".zsh_history",
+    ".python_history",
+    ".local/share/fish/fish_history",
 ];
 const SYSTEM_PROBES: &[&str] = &[
     "/etc/shadow",
@@ -794,6 +803,18 @@ const HOME_SCHEDULED: &[&str] = &[
     ".config/autostart/",
     "Library/LaunchAgents/",
 ];
+
+/// Whether a canonical path is one of the directories on a usual `PATH` (a write of the
+/// directory itself, `cp -r dist/. ~/.local/bin`, fills it).
+pub(crate) fn is_path_dir(path: &str, ctx: &PathContext<'_>) -> bool {
+    let path = path.trim_end_matches('/');
+    let is = |rel: &str, list: &[&str]| {
+        list.iter()
+            .any(|dir| dir.trim_end_matches('/').eq_ignore_ascii_case(rel))
+    };
+    is(path, SYSTEM_PATH_DIRS)
+        || home_relative(path, ctx).is_some_and(|rel| is(rel, HOME_PATH_DIRS))
+}
 
 /// The persistence class of a write to the canonical path (globs: their literal part).
 pub(crate) fn persistence(path: &str, ctx: &PathContext<'_>) -> Option<Persistence> {

@@ -262,6 +262,11 @@ const WRAPPERS: &[Spec] = &[
         long_flag: &["--ctty", "--fork", "--wait"],
         ..plain("setsid")
     },
+    // corepack PACKAGE-MANAGER ARGS: the project's pinned npm, pnpm or yarn runs the rest.
+    Spec {
+        stop: "hv",
+        ..plain("corepack")
+    },
     Spec {
         short_arg: "cnp",
         long_arg: &["--class", "--classdata", "--pid", "--pgid", "--uid"],
@@ -381,6 +386,7 @@ const WRAPPERS: &[Spec] = &[
         ..plain("chrt")
     },
     Spec { ..plain("busybox") },
+    Spec { ..plain("toybox") },
     // shelljs' commands from the command line: `shx rm -rf dist`.
     Spec { ..plain("shx") },
     // Tracers, sandboxes and namespaces run the command they are given (red-teamed 2026-11-23:

@@ -14,7 +14,7 @@ use super::Cmd;
 use crate::argv::{Parsed, container_flag, container_run, container_values};
 use crate::packs::Findings;
 use crate::packs::places;
-use crate::paths;
+use crate::paths::{self, PathContext};
 
 const RULE: &str = "container-host-access";
 
@@ -51,9 +51,18 @@ const SOCKETS: &[&str] = &[
     "cri-dockerd.sock",
 ];
 
-/// The host-side path of a bind mount: the source of `-v SRC:DST[:opts]` (a path, not a named
+/// A bind mount of a host path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Bind<'a> {
+    /// The host path, as written.
+    pub source: &'a str,
+    /// Mounted read-only (`:ro`, `readonly`).
+    pub read_only: bool,
+}
+
+/// The bind mounts of host paths: the source of `-v SRC:DST[:opts]` (a path, not a named
 /// volume; a lone path is an anonymous volume) or of `--mount type=bind,source=SRC,…`.
-pub(super) fn bind_sources<'a>(parsed: &Parsed<'a>) -> Vec<&'a str> {
+pub(super) fn bind_sources<'a>(parsed: &Parsed<'a>) -> Vec<Bind<'a>> {
     let mut sources = Vec::new();
     for volume in container_values(parsed, Some('v'), "volume") {
         // A Windows drive (`C:\src:/src`) keeps its colon.
@@ -70,44 +79,73 @@ pub(super) fn bind_sources<'a>(parsed: &Parsed<'a>) -> Vec<&'a str> {
             continue;
         };
         let source = volume.get(..colon).unwrap_or(volume);
+        let options = volume
+            .get(colon + 1..)
+            .unwrap_or("")
+            .split(':')
+            .nth(1)
+            .unwrap_or("");
+        let read_only = options.split(',').any(|o| o == "ro" || o == "readonly");
         if drive || source.starts_with(['/', '~', '.', '$']) {
-            sources.push(source);
+            sources.push(Bind { source, read_only });
         }
     }
     for mount in container_values(parsed, None, "mount") {
         let mut kind = None;
         let mut source = None;
+        let mut read_only = false;
         for field in mount.split(',') {
             let field = field.trim_matches(['"', '\'']);
             let (key, value) = field.split_once('=').unwrap_or((field, ""));
             match key.to_ascii_lowercase().as_str() {
                 "type" => kind = Some(value),
                 "source" | "src" => source = Some(value),
+                "readonly" | "ro" => read_only = !matches!(value, "false" | "0"),
                 _ => {}
             }
         }
         if let Some(source) = source
             && kind.is_none_or(|kind| kind.eq_ignore_ascii_case("bind"))
         {
-            sources.push(source);
+            sources.push(Bind { source, read_only });
         }
     }
     sources
 }
 
-/// What a bind mount of this canonical host path hands the container, if anything.
-fn exposes(canonical: &str, home: Option<&str>) -> Option<String> {
+/// What a bind mount of this canonical host path hands the container, if anything: a
+/// runtime's socket (or `/run/user/UID`, where rootless runtimes keep theirs), a system
+/// directory, the whole home; and, mounted writable, a place where a file runs code later (a
+/// shell start-up file, a unit directory, a directory on `PATH`: the container's command,
+/// which is not judged, may write there).
+fn exposes(canonical: &str, read_only: bool, ctx: &PathContext<'_>) -> Option<String> {
     let name = places::basename(canonical);
-    if SOCKETS.contains(&name) {
+    if SOCKETS.contains(&name)
+        || canonical
+            .strip_prefix("/run/user/")
+            .is_some_and(|uid| !uid.contains('/'))
+    {
         return Some(SOCKET.into());
     }
     if SYSTEM_DIRS.contains(&canonical) {
         return Some(format!("the host's `{canonical}`"));
     }
-    if home.is_some_and(|home| home.trim_end_matches('/') == canonical) {
+    if ctx
+        .home
+        .is_some_and(|home| home.trim_end_matches('/') == canonical)
+    {
         return Some("the whole home directory".into());
     }
-    None
+    if read_only {
+        return None;
+    }
+    if places::is_path_dir(canonical, ctx) {
+        return Some(format!("a directory on `PATH` (`{canonical}`), writable,"));
+    }
+    // The place itself, or a directory of such places (`~/.config/systemd/user`).
+    let place = places::persistence(canonical, ctx)
+        .or_else(|| places::persistence(&format!("{canonical}/file"), ctx))?;
+    Some(format!("{} (`{canonical}`), writable,", place.what))
 }
 
 /// Whether a device path names a disk or the machine's memory.
@@ -185,12 +223,12 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
     if container_flag(&parsed, "use-api-socket") {
         add(&format!("{SOCKET} is mounted into it"));
     }
-    for source in bind_sources(&parsed) {
-        let Some(resolved) = places::resolvable(source) else {
+    for bind in bind_sources(&parsed) {
+        let Some(resolved) = places::resolvable(bind.source) else {
             continue;
         };
         let canonical = cmd.canonical(&resolved);
-        if let Some(what) = exposes(&canonical, cmd.ctx.home) {
+        if let Some(what) = exposes(&canonical, bind.read_only, &cmd.ctx) {
             add(&format!("{what} is mounted into it"));
         }
     }
@@ -239,9 +277,7 @@ mod tests {
         .map(|word| (*word).to_owned())
         .collect();
         let parsed = container_run(&args).unwrap_or_default();
-        assert_eq!(
-            bind_sources(&parsed),
-            ["/var/run/docker.sock", "/", r"C:\src", "/etc"]
-        );
+        let sources: Vec<&str> = bind_sources(&parsed).iter().map(|b| b.source).collect();
+        assert_eq!(sources, ["/var/run/docker.sock", "/", r"C:\src", "/etc"]);
     }
 }

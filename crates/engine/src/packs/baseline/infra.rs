@@ -10,7 +10,7 @@
 //! non-production targets.
 
 use super::Cmd;
-use crate::argv::{Parsed, leading_options};
+use crate::argv::{Parsed, has_flag, leading_options};
 use crate::packs::Findings;
 
 /// Whether a host, database or URI names production.
@@ -271,10 +271,13 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
             );
             let words = &parsed.operands;
             let recursive = parsed.has(&['r', 'R'], &["recursive"]);
+            // `gcloud [alpha|beta] storage rm|rsync …`
+            let storage = |verb: &str| words.windows(2).any(|pair| pair == ["storage", verb]);
             if words
                 .iter()
                 .any(|word| matches!(*word, "delete" | "purge") || word.starts_with("delete-"))
-                || (words.starts_with(&["storage", "rm"]) && recursive)
+                || (storage("rm") && (recursive || words.iter().any(|w| is_wildcard_url(w))))
+                || (storage("rsync") && parsed.has_long_prefix("delete-unmatched"))
             {
                 out.add(
                     "cloud-resource-delete",
@@ -290,12 +293,47 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
             let rest = at.and_then(|at| args.get(at + 1..)).unwrap_or(&[]);
             let rest = Parsed::new(rest, &['x', 'p', 'c'], &[]);
             let destructive = sub == "rb"
-                || (sub == "rm" && rest.has(&['r', 'R', 'a'], &[]))
+                || (sub == "rm"
+                    && (rest.has(&['r', 'R', 'a'], &[])
+                        || rest.operands.iter().any(|w| is_wildcard_url(w))))
                 || (sub == "rsync" && rest.has(&['d'], &[]));
             if destructive {
                 out.add(
                     "cloud-resource-delete",
                     format!("`gsutil {sub}` deletes cloud storage"),
+                );
+            }
+        }
+        // `azcopy sync SRC DST --delete-destination=true|prompt` removes what SRC lacks.
+        "azcopy" => {
+            let parsed = Parsed::new(args, &[], &[]);
+            let deletes = parsed
+                .longs
+                .iter()
+                .any(|(name, value)| *name == "delete-destination" && *value != Some("false"));
+            if deletes
+                || parsed
+                    .operands
+                    .first()
+                    .is_some_and(|sub| *sub == "remove" || *sub == "rm")
+            {
+                out.add("cloud-resource-delete", "`azcopy` deletes cloud storage");
+            }
+        }
+        // rclone's commands that delete on a remote: `sync` makes the destination a copy of
+        // the source (what it lacks goes), `purge`, `delete`, `deletefile`, `rmdirs`.
+        "rclone" => {
+            let (_, at) = leading_options(args, &[], &["config", "log-file", "log-level"]);
+            if at.and_then(|at| args.get(at)).is_some_and(|sub| {
+                matches!(
+                    sub.as_str(),
+                    "sync" | "purge" | "delete" | "deletefile" | "rmdirs" | "bisync"
+                )
+            }) && !has_flag(args, &['n'], &["dry-run"])
+            {
+                out.add(
+                    "cloud-resource-delete",
+                    "`rclone` deletes files on a remote",
                 );
             }
         }
@@ -449,6 +487,11 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
         }
         _ => {}
     }
+}
+
+/// A storage URL with an object wildcard (`gs://b/**`, `gs://b/*`): every object it matches.
+fn is_wildcard_url(word: &str) -> bool {
+    word.contains("://") && word.contains('*')
 }
 
 #[cfg(test)]

@@ -18,7 +18,8 @@ use super::Cmd;
 use crate::argv::{Parsed, has_flag};
 use crate::packs::Findings;
 use crate::shell::{
-    Analysis, RedirectKind, SimpleCommand, Unresolved, is_interpreter, reads_program_from_stdin,
+    Analysis, RedirectKind, SHELLS, SimpleCommand, Unresolved, is_interpreter,
+    reads_program_from_stdin,
 };
 
 const RULE: &str = "reverse-shell";
@@ -86,6 +87,42 @@ const SOCKET_WORDS: &[&str] = &[
     "/dev/tcp/",
     "/dev/udp/",
 ];
+
+/// Words in interpreter code that run a command (`system $_ while <>`, `IO.popen($_)`,
+/// `proc_open("sh", [$s, $s, $s])`): with a socket in a one-liner, the commands come from it.
+const RUN_WORDS: &[&str] = &[
+    "system",
+    "exec",
+    "popen",
+    "proc_open",
+    "spawn",
+    "subprocess",
+    "pty.",
+    "shell_exec",
+    "passthru",
+    "child_process",
+    "open3",
+    "`",
+];
+
+/// Whether an interpreter's one-liner (`-c`/`-e` code, not a script on stdin) both opens a
+/// network socket and runs commands: the classic reverse shells of Perl, Ruby, PHP and Python,
+/// whose command is only known at run time (it arrives over the socket).
+fn one_liner_runs_socket_commands(simple: &SimpleCommand) -> bool {
+    if !is_interpreter(simple.name()) || SHELLS.contains(&simple.name()) {
+        return false;
+    }
+    let code: Vec<String> = simple
+        .args()
+        .iter()
+        .map(|a| a.to_ascii_lowercase())
+        .collect();
+    let has = |words: &[&str]| {
+        code.iter()
+            .any(|code| words.iter().any(|word| code.contains(word)))
+    };
+    has(SOCKET_WORDS) && has(RUN_WORDS)
+}
 
 /// Whether netcat runs a program on its connection: `-e PROG`, ncat's `--exec`, `--sh-exec`,
 /// `--lua-exec`, and `-c CMD` where it means a command (ncat's always; elsewhere only when the
@@ -200,6 +237,14 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
         _ if NETCAT.contains(&name) => netcat_runs_program(name, args),
         _ => false,
     };
+    if one_liner_runs_socket_commands(simple) {
+        out.add(
+            RULE,
+            format!(
+                "`{name}` code would open a network socket and run the commands that come over it"
+            ),
+        );
+    }
     if program_on_connection {
         out.add(
             RULE,
@@ -259,8 +304,11 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
 /// the same command line reading commands from stdin (`sh <&3 >&3`: the analysis does not list
 /// descriptor duplications), or running each line read as a command (`while read l; do $l; done`).
 pub(super) fn check_analysis(analysis: &Analysis, out: &mut Findings) {
+    // zsh's `ztcp HOST PORT` opens one too (its descriptor in `$REPLY`).
     let socket = analysis.commands.iter().any(|simple| {
-        simple.name() == "exec" && simple.redirects.iter().any(|r| is_socket(&r.target))
+        (simple.name() == "exec" && simple.redirects.iter().any(|r| is_socket(&r.target)))
+            || (simple.name() == "ztcp"
+                && Parsed::new(simple.args(), &['d'], &[]).operands.len() >= 2)
     });
     if !socket {
         return;
@@ -273,7 +321,7 @@ pub(super) fn check_analysis(analysis: &Analysis, out: &mut Findings) {
     if shell || dynamic {
         out.add(
             RULE,
-            "a shell would take its commands from a network socket opened with `exec`",
+            "a shell would take its commands from a network socket opened with `exec` or `ztcp`",
         );
     }
 }

@@ -13,7 +13,7 @@ use crate::argv::{Parsed, has_flag};
 use crate::packs::Findings;
 
 /// Options of the JavaScript package managers that take a value (`npm --registry URL publish`).
-const NODE_SHORT: &[char] = &['w', 'C'];
+const NODE_SHORT: &[char] = &['w', 'C', 'F'];
 const NODE_LONG: &[&str] = &[
     "registry",
     "otp",
@@ -26,6 +26,11 @@ const NODE_LONG: &[&str] = &[
     "dir",
     "filter",
     "cwd",
+    "loglevel",
+    "location",
+    "globalconfig",
+    "include",
+    "omit",
 ];
 /// Cargo's options that take a value.
 const CARGO_SHORT: &[char] = &['p', 'j', 'F', 'Z', 'C'];
@@ -43,7 +48,7 @@ const CARGO_LONG: &[&str] = &[
     "color",
 ];
 /// The Python project managers' options that take a value (`uv --directory x publish`).
-const PYTHON_SHORT: &[char] = &['r', 'u', 'p', 'C'];
+const PYTHON_SHORT: &[char] = &['r', 'u', 'p', 'C', 'e'];
 const PYTHON_LONG: &[&str] = &[
     "directory",
     "project",
@@ -59,17 +64,53 @@ const PYTHON_LONG: &[&str] = &[
     "env",
 ];
 pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
-    let name = cmd.name();
+    // `npx npm@10 publish` runs npm; `cargo +nightly publish` runs cargo with a toolchain.
+    let name = cmd.name().split('@').next().unwrap_or_default();
     let args = cmd.args();
+    let args = match args.split_first() {
+        Some((toolchain, rest)) if name == "cargo" && toolchain.starts_with('+') => rest,
+        _ => args,
+    };
     let Some(what) = published(name, args) else {
         return;
     };
-    let dry_run = has_flag(args, &[], &["dry-run"])
-        || (name == "cargo" && has_flag(args, &['n'], &[]))
+    let dry_run = dry_run(args)
+        || (name == "cargo" && Parsed::new(args, CARGO_SHORT, CARGO_LONG).has(&['n'], &[]))
         || (matches!(name, "gradle" | "gradlew") && has_flag(args, &['m'], &[]));
     if !dry_run {
         out.add("publish-package", format!("`{name}` {what}"));
     }
+}
+
+/// Whether `--dry-run` is given and not turned off (`--dry-run=false`, `--dry-run false`).
+fn dry_run(args: &[String]) -> bool {
+    let mut dry = false;
+    let mut iter = args.iter().take_while(|arg| *arg != "--").peekable();
+    while let Some(arg) = iter.next() {
+        match arg.strip_prefix("--dry-run") {
+            Some("") => {
+                let off = iter.peek().is_some_and(|next| is_false(next));
+                dry = !off;
+            }
+            Some(value) => {
+                if let Some(value) = value.strip_prefix('=') {
+                    dry = !is_false(value);
+                }
+            }
+            None => {}
+        }
+    }
+    dry
+}
+
+fn is_false(value: &str) -> bool {
+    matches!(value.to_ascii_lowercase().as_str(), "false" | "0" | "no")
+}
+
+/// Whether `word` names npm's `command`: the command, or a prefix of it npm takes for it
+/// (`pu`, `publ`; npm runs a command from any unambiguous prefix).
+fn npm_command(word: &str, command: &str, shortest: usize) -> bool {
+    word.len() >= shortest && command.starts_with(word)
 }
 
 /// What `name ARGS` does to a registry (`publishes a crate to a registry`), if anything.
@@ -79,16 +120,21 @@ fn published(name: &str, args: &[String]) -> Option<String> {
     let python = "a Python package";
     let what = match name {
         "npm" | "pnpm" | "bun" => match words(NODE_SHORT, NODE_LONG).as_slice() {
-            ["publish", ..] | ["pm", "publish", ..] => npm,
-            ["unpublish", ..] => {
+            [word, ..] if npm_command(word, "publish", 2) => npm,
+            ["pm", "publish", ..] => npm,
+            [word, ..] if npm_command(word, "unpublish", 3) => {
                 return Some("removes a published npm package from its registry".to_owned());
             }
             _ => return None,
         },
-        "yarn" => match words(NODE_SHORT, NODE_LONG).as_slice() {
-            ["publish", ..] | ["npm", "publish", ..] => npm,
-            _ => return None,
-        },
+        // `yarn publish`, `yarn npm publish`, and across workspaces (`yarn workspaces foreach
+        // -A npm publish`).
+        "yarn" => {
+            let words = words(NODE_SHORT, NODE_LONG);
+            (words.first() == Some(&"publish")
+                || words.windows(2).any(|pair| pair == ["npm", "publish"]))
+            .then_some(npm)?
+        }
         "cargo" => match words(CARGO_SHORT, CARGO_LONG).as_slice() {
             ["publish", ..] => "a crate",
             _ => return None,
@@ -136,7 +182,12 @@ fn published(name: &str, args: &[String]) -> Option<String> {
         // Maven runs every phase up to the one named: `deploy` uploads to the remote repository.
         "mvn" | "mvnw" => words(&['f', 's', 'P', 't', 'T'], &["file", "settings", "threads"])
             .iter()
-            .any(|goal| *goal == "deploy" || goal.ends_with(":deploy"))
+            .any(|goal| {
+                *goal == "deploy"
+                    || goal.ends_with(":deploy")
+                    || goal.ends_with(":deploy-file")
+                    || goal.ends_with("release:perform")
+            })
             .then_some("a Maven artifact")?,
         // Gradle's `publish` and `publish<Publication>To<Repository>` tasks, but not the local
         // repository (`publishToMavenLocal`).

@@ -286,7 +286,10 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
     if matches!(name, "docker" | "podman" | "nerdctl")
         && let Some(parsed) = crate::argv::container_run(cmd.args())
     {
-        for source in super::containers::bind_sources(&parsed) {
+        for source in super::containers::bind_sources(&parsed)
+            .into_iter()
+            .map(|bind| bind.source)
+        {
             reads.push((Cow::Borrowed(source), true));
         }
     }

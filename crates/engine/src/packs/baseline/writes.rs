@@ -14,14 +14,23 @@ use crate::paths::PathContext;
 
 /// A file-tool write of a canonical path.
 pub(super) fn check_file(path: &str, ctx: &PathContext<'_>, out: &mut Findings) {
-    check_write(path, false, ctx, out);
+    check_write(path, true, ctx, out);
 }
 
-/// A write of a canonical path; `linked` when a link to it is made (`ln -s /usr/bin/python3
-/// .venv/bin/python`), which changes nothing on `PATH` by itself.
-fn check_write(path: &str, linked: bool, ctx: &PathContext<'_>, out: &mut Findings) {
-    if let Some(place) = places::persistence(path, ctx)
-        && !(linked && place == places::PATH_EXECUTABLE)
+/// Programs whose writes put no program anywhere: they remove a file, or change its mode,
+/// owner or times (`rm ~/.local/bin/old`, `chmod +x ~/.local/bin/tool`).
+const PLANTS_NOTHING: &[&str] = &[
+    "rm", "rmdir", "unlink", "shred", "chmod", "chown", "chgrp", "touch", "mkdir",
+];
+
+/// A write of a canonical path. `plants` is false when the write puts no program there: a link
+/// made to it (`ln -s /usr/bin/python3 .venv/bin/python`) or one of [`PLANTS_NOTHING`]; such a
+/// write changes nothing on `PATH`.
+fn check_write(path: &str, plants: bool, ctx: &PathContext<'_>, out: &mut Findings) {
+    let place = places::persistence(path, ctx)
+        .or_else(|| places::is_path_dir(path, ctx).then_some(places::PATH_EXECUTABLE));
+    if let Some(place) = place
+        && (plants || place != places::PATH_EXECUTABLE)
     {
         out.add(
             place.rule,
@@ -77,13 +86,57 @@ fn privilege_change(name: &str, args: &[String]) -> Option<String> {
             let mode = operands.first()?;
             (sets_user_id(mode) && operands.len() > 1).then(|| format!("chmod {mode}"))
         }
+        "install" => {
+            let parsed = Parsed::new(
+                args,
+                &['m', 'o', 'g', 'S', 't'],
+                &["mode", "owner", "group"],
+            );
+            let mode = parsed
+                .values(&['m'], &["mode"])
+                .into_iter()
+                .find(|m| sets_user_id(m))?;
+            Some(format!("install -m {mode}"))
+        }
+        // `setcap CAPS FILE…`; `-r` removes, `-v` only verifies.
         "setcap" => {
-            let operands = Parsed::new(args, &[], &[]).operands;
-            let removes = args.iter().any(|arg| arg == "-r");
-            (!removes && !operands.is_empty()).then(|| "setcap".to_owned())
+            let parsed = Parsed::new(args, &['n'], &[]);
+            let caps = parsed.operands.first()?;
+            (!parsed.has(&['r', 'v'], &[]) && grants_root(caps)).then(|| format!("setcap {caps}"))
         }
         _ => None,
     }
+}
+
+/// Capabilities that are root in all but name (capabilities(7)): to change identity, to read
+/// or write any file, to load kernel modules, to administer the system, to trace any process;
+/// or all of them (`=ep`, `all`).
+const ROOT_CAPABILITIES: &[&str] = &[
+    "cap_setuid",
+    "cap_setgid",
+    "cap_setfcap",
+    "cap_sys_admin",
+    "cap_sys_module",
+    "cap_sys_ptrace",
+    "cap_sys_rawio",
+    "cap_dac_override",
+    "cap_dac_read_search",
+    "cap_chown",
+    "cap_fowner",
+    "all",
+];
+
+/// Whether `setcap`'s capability text grants one of [`ROOT_CAPABILITIES`]
+/// (`cap_net_bind_service=+ep` does not).
+fn grants_root(caps: &str) -> bool {
+    let caps = caps.to_ascii_lowercase();
+    caps.split_whitespace().any(|clause| {
+        let names = clause.split(['=', '+', '-']).next().unwrap_or("");
+        names.is_empty()
+            || names
+                .split(',')
+                .any(|name| ROOT_CAPABILITIES.contains(&name))
+    })
 }
 
 /// Whether a `chmod` mode sets the set-user-ID bit: `u+s`, `+s`, `a=rwxs`, `4755`, `6711`.
@@ -163,13 +216,8 @@ fn installs_service(cmd: &Cmd<'_>) -> Option<&'static str> {
 /// settings (`claude config set`), and npm's and pip's configuration (`npm config set
 /// script-shell …`, a registry or index of someone else's choosing).
 fn tool_config_change(cmd: &Cmd<'_>) -> Option<(&'static str, String)> {
-    let name = cmd.name();
-    let words = Parsed::new(
-        cmd.args(),
-        &['s', 'e', 't', 'H'],
-        &["scope", "env", "transport", "header"],
-    )
-    .operands;
+    let (name, args) = config_tool(cmd.name(), cmd.args());
+    let words = Parsed::new(args, CONFIG_SHORT_VALUE, CONFIG_LONG_VALUE).operands;
     let first_two = (words.first().copied(), words.get(1).copied());
     let auto_run = "write-auto-run-config";
     let package_config = |how: String| {
@@ -192,15 +240,67 @@ fn tool_config_change(cmd: &Cmd<'_>) -> Option<(&'static str, String)> {
         )),
         (
             "npm" | "pnpm" | "yarn",
-            (Some("config" | "c"), Some(verb @ ("set" | "delete" | "edit"))),
+            (
+                Some("config" | "conf" | "c"),
+                Some(verb @ ("set" | "delete" | "rm" | "del" | "edit")),
+            ),
         ) => Some((auto_run, package_config(format!("config {verb}")))),
         ("npm" | "pnpm", (Some("set"), _)) => Some((auto_run, package_config("set".to_owned()))),
-        ("pip" | "pip3", (Some("config"), Some(verb @ ("set" | "unset" | "edit")))) => Some((
+        ("code" | "code-insiders" | "cursor", _)
+            if args.iter().any(|arg| arg.starts_with("--add-mcp")) =>
+        {
+            Some((
+                auto_run,
+                format!("`{name} --add-mcp` changes the MCP servers the editor's agent starts"),
+            ))
+        }
+        ("pip", (Some("config"), Some(verb @ ("set" | "unset" | "edit")))) => Some((
             auto_run,
             format!("`pip config {verb}` changes where pip installs packages from"),
         )),
         _ => None,
     }
+}
+
+/// Options of the configuration commands' programs that take a value: Claude Code's `mcp add`
+/// (`-s`, `-e`, `-t`, `-H`) and npm's global options (`--location user config set …`).
+const CONFIG_SHORT_VALUE: &[char] = &['s', 'e', 't', 'H', 'w', 'C'];
+const CONFIG_LONG_VALUE: &[&str] = &[
+    "scope",
+    "env",
+    "transport",
+    "header",
+    "location",
+    "registry",
+    "userconfig",
+    "globalconfig",
+    "prefix",
+    "cache",
+    "loglevel",
+    "workspace",
+];
+
+/// The program a configuration command is, and its arguments: `pip3.12` and `python3 -m pip`
+/// are pip; Claude Code's package run through npx (`@anthropic-ai/claude-code`) is `claude`.
+fn config_tool<'a>(name: &'a str, args: &'a [String]) -> (&'a str, &'a [String]) {
+    let versioned = |base: &str| {
+        name.strip_prefix(base)
+            .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit() || c == '.'))
+    };
+    if versioned("pip") {
+        return ("pip", args);
+    }
+    if versioned("python")
+        && let Some(at) = args.windows(2).position(
+            |pair| matches!(pair, [flag, module] if flag == "-m" && module.starts_with("pip")),
+        )
+    {
+        return ("pip", args.get(at + 2..).unwrap_or(&[]));
+    }
+    if name == "claude-code" {
+        return ("claude", args);
+    }
+    (name, args)
 }
 
 pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
@@ -257,17 +357,33 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
             }
         }
     }
+    let plants_nothing = PLANTS_NOTHING.contains(&name);
     for target in targets {
-        let linked = effects.linked.contains(&target);
+        let plants = !plants_nothing && !effects.linked.contains(&target);
         if let Some(target) = places::resolvable(&target) {
-            check_write(&cmd.canonical(&target), linked, &cmd.ctx, out);
+            check_write(&cmd.canonical(&target), plants, &cmd.ctx, out);
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::sets_user_id;
+    use super::{grants_root, sets_user_id};
+
+    #[test]
+    fn capabilities_that_grant_root() {
+        for caps in [
+            "cap_setuid+ep",
+            "cap_net_raw,cap_sys_admin=eip",
+            "=ep",
+            "all=ep",
+        ] {
+            assert!(grants_root(caps), "{caps}");
+        }
+        for caps in ["cap_net_bind_service=+ep", "cap_net_raw+p"] {
+            assert!(!grants_root(caps), "{caps}");
+        }
+    }
 
     #[test]
     fn set_user_id_modes() {
