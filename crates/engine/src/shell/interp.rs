@@ -29,7 +29,14 @@
 //!   `FileUtils.rm_rf`, Perl's `rmtree` and `unlink`, PHP's `unlink`, Lua's `os.remove`,
 //!   Julia's `rm(p; recursive = true)`, R's `unlink` and `file.remove`, Tcl's `file delete`)
 //!   is the `rm -rf`, `rm -f` or `rmdir` it amounts to, its operands read as path expressions
-//!   (see [`path_value`]).
+//!   (see [`path_value`]);
+//! - a write through a library (`open(p, 'a')`, pathlib's `write_text`, `fs.writeFileSync`,
+//!   `fs.appendFileSync`, Perl's `open(F, ">>…")`, `File.write`, `file_put_contents`, `fopen`,
+//!   `io.open`, R's `writeLines` and `cat(file =)`, Julia's `write`) is
+//!   `printf %s "$X" > PATH`, or `>>` when it keeps the contents; a copy or move
+//!   (`shutil.copy`, `os.rename`, `fs.copyFileSync`, `FileUtils.cp`, PHP's `copy`) is
+//!   `cp -- SRC DST` or `mv -- SRC DST` (see [`write`]), so that the rules about writing files
+//!   judge them as the shell's.
 //!
 //! - literals the code decodes (`base64.b64decode('…')`, `'~ fr- mr'[::-1]`,
 //!   `String.fromCharCode(…)`, `urllib.parse.unquote('rm%20-rf%20~')`, `decodeURIComponent`,
@@ -48,7 +55,8 @@
 //! strings `r"(…)"`); names bound in the code (`import os as o`,
 //! `from os import system as s`, `s = os.system`) stand for what they name. A call whose
 //! command holds no literal text at all (`os.system(cmd)`, `shutil.rmtree(tmp)`) is not looked
-//! into, as a script file given to the interpreter is not. The file names the code reads are
+//! into, as a script file given to the interpreter is not, nor is a write to a path without
+//! one (`open(p, 'w')`). The file names the code reads are
 //! its literals and, built on a run-time home, `~/…` (`Path.home() / '.ssh' / 'id_rsa'`).
 
 use std::collections::HashMap;
@@ -60,6 +68,7 @@ use crate::argv::Parsed;
 
 mod decode;
 mod tcl;
+mod write;
 
 /// Most shell commands followed in one program's code; past that, the rest is only known at
 /// run time.
@@ -487,10 +496,19 @@ fn shell_commands_at(code: &Code<'_>, depth: usize) -> Vec<String> {
                     Call::Exec { mode, env } => exec_command(&args, mode, env, &decoded),
                     Call::Pasted => r_pasted(&args),
                     Call::ProgramArgs => r_program_args(&args),
-                    Call::Open => piped_open(&args, &decoded),
+                    // Perl's and Ruby's `open` runs a command or opens a file.
+                    Call::Open => piped_open(&args, &decoded).or_else(|| {
+                        let write = if code.lang == Lang::Perl {
+                            write::Write::PerlOpen
+                        } else {
+                            write::Write::Opens { mode: 1 }
+                        };
+                        write::command(write, &tokens, at - 1, &args, code.lang)
+                    }),
                     Call::Removes(removal) => {
                         removal_command(removal, &tokens, at - 1, &args, code.lang)
                     }
+                    Call::Writes(write) => write::command(write, &tokens, at - 1, &args, code.lang),
                 };
                 computed |= command.is_none()
                     && matches!(
@@ -1521,6 +1539,8 @@ enum Call {
     Exec { mode: bool, env: bool },
     /// It removes files or directories (`shutil.rmtree`, `fs.rmSync`, `unlink`).
     Removes(Removal),
+    /// It writes, copies or moves a file (`open(p, 'w')`, `fs.appendFileSync`, `shutil.copy`).
+    Writes(write::Write),
     /// Perl's or Ruby's `open`, which runs a command given with a pipe (`"cmd |"`, `"-|"`).
     Open,
     /// It runs its argument as code of the program's own language (Python's `exec`, `eval`;
@@ -1603,6 +1623,8 @@ fn call_kind(word: &str, lang: Lang, subprocess: bool) -> Option<Call> {
         Some(Call::Evals)
     } else if let Some(removal) = removal_kind(word, &last) {
         Some(Call::Removes(removal))
+    } else if let Some(write) = write::kind(word, &last, lang) {
+        Some(Call::Writes(write))
     } else if lang == Lang::Julia {
         // Julia runs command literals (see `julia_command`); its `pipeline` and `open` take
         // them.
@@ -2207,13 +2229,18 @@ enum Removal {
     ByOptions { dir: bool },
 }
 
-fn removal_kind(word: &str, last: &str) -> Option<Removal> {
-    let receiver = word
-        .len()
+/// What a call's name has before its last segment (`shutil` in `shutil.rmtree`), lowercase;
+/// empty for a bare name.
+fn receiver_name(word: &str, last: &str) -> String {
+    word.len()
         .checked_sub(last.len() + 1)
         .and_then(|end| word.get(..end))
         .unwrap_or("")
-        .to_ascii_lowercase();
+        .to_ascii_lowercase()
+}
+
+fn removal_kind(word: &str, last: &str) -> Option<Removal> {
+    let receiver = receiver_name(word, last);
     Some(match last {
         "rmtree"
         | "rm_rf"
@@ -2278,56 +2305,92 @@ fn removal_command(
         if is_keyword_argument(&cleaned) {
             break;
         }
-        if let Some(elements) = list_elements(&cleaned) {
-            words.extend(elements.iter().filter_map(|e| match e {
-                Token::Str { text, .. } => Some(quote(text)),
-                _ => None,
-            }));
-            continue;
-        }
-        // R's vectors of paths: `unlink(c("a", "b"))`.
-        let items = if lang == Lang::R {
-            r_vector(&cleaned)
-        } else {
-            vec![cleaned.as_slice()]
-        };
-        for item in items {
-            let arg: Vec<Token> = item.iter().map(|t| (*t).clone()).collect();
-            let (mut value, end) = path_value(&arg, 0, lang);
-            if end < arg.len() {
-                value.push(Piece::RunTime);
-            }
-            // R's functions expand a leading `~` themselves.
-            if lang == Lang::R {
-                value = home_expanded(value);
-            }
-            words.extend(shell_word(&value));
-        }
+        words.extend(path_words(&cleaned, lang));
     }
-    if words.is_empty()
-        && word_at
-            .checked_sub(1)
-            .is_some_and(|dot| tokens.get(dot) == Some(&Token::Punct(b'.')))
-    {
-        words.extend(receiver(tokens, word_at - 1, lang).and_then(|value| shell_word(&value)));
+    if words.is_empty() {
+        words.extend(called_on(tokens, word_at, lang));
     }
     (!words.is_empty()).then(|| format!("{command} -- {}", words.join(" ")))
 }
 
-/// The value of the path expression that ends before the `.` at `dot` (`Path('/x').unlink()`,
-/// `(Path.home() / 'x').unlink()`), when one starts there.
-fn receiver(tokens: &[Token], dot: usize, lang: Lang) -> Option<Vec<Piece>> {
-    let before = dot.checked_sub(1)?;
-    let start = match tokens.get(before)? {
-        Token::Punct(b')') => {
-            let open = opening(tokens, before)?;
-            match open.checked_sub(1).and_then(|i| tokens.get(i)) {
-                Some(Token::Word(_)) => open - 1,
-                _ => open,
-            }
+/// Whether the call named at `word_at` is a method called on an expression (`(…).unlink()`).
+fn is_method(tokens: &[Token], word_at: usize) -> bool {
+    word_at
+        .checked_sub(1)
+        .is_some_and(|dot| tokens.get(dot) == Some(&Token::Punct(b'.')))
+}
+
+/// The shell word of the path a method named at `word_at` is called on (`Path('/x').unlink()`,
+/// see [`receiver`]).
+fn called_on(tokens: &[Token], word_at: usize, lang: Lang) -> Option<String> {
+    if !is_method(tokens, word_at) {
+        return None;
+    }
+    receiver(tokens, word_at - 1, lang).and_then(|value| shell_word(&value))
+}
+
+/// The shell words of the paths an argument names: a list's literal elements, R's vector's
+/// items (`c("a", "b")`), or one path expression (see [`path_value`]); none for a path that
+/// holds no literal and not the home directory.
+fn path_words(arg: &[&Token], lang: Lang) -> Vec<String> {
+    if let Some(elements) = list_elements(arg) {
+        return elements
+            .iter()
+            .filter_map(|e| match e {
+                Token::Str { text, .. } => Some(quote(text)),
+                _ => None,
+            })
+            .collect();
+    }
+    let items = if lang == Lang::R {
+        r_vector(arg)
+    } else {
+        vec![arg]
+    };
+    let mut words = Vec::new();
+    for item in items {
+        let item: Vec<Token> = item.iter().map(|t| (*t).clone()).collect();
+        let (mut value, end) = path_value(&item, 0, lang);
+        if end < item.len() {
+            value.push(Piece::RunTime);
         }
-        Token::Word(_) | Token::Str { .. } => before,
-        _ => return None,
+        // R's functions expand a leading `~` themselves.
+        if lang == Lang::R {
+            value = home_expanded(value);
+        }
+        words.extend(shell_word(&value));
+    }
+    words
+}
+
+/// The value of the path expression that ends before the `.` at `dot` (`Path('/x').unlink()`,
+/// `(Path.home() / 'x').unlink()`, `Path.home().joinpath('x').unlink()`), when one starts
+/// there.
+fn receiver(tokens: &[Token], dot: usize, lang: Lang) -> Option<Vec<Piece>> {
+    let mut at = dot;
+    let start = loop {
+        let before = at.checked_sub(1)?;
+        let start = match tokens.get(before)? {
+            Token::Punct(b')') => {
+                let open = opening(tokens, before)?;
+                match open.checked_sub(1).and_then(|i| tokens.get(i)) {
+                    Some(Token::Word(_)) => open - 1,
+                    _ => open,
+                }
+            }
+            Token::Word(_) | Token::Str { .. } => before,
+            _ => return None,
+        };
+        // A method of a path (`.joinpath('x')`): the path it is called on starts further back.
+        match start.checked_sub(1) {
+            Some(prev)
+                if matches!(tokens.get(start), Some(Token::Word(_)))
+                    && tokens.get(prev) == Some(&Token::Punct(b'.')) =>
+            {
+                at = prev;
+            }
+            _ => break start,
+        }
     };
     let (value, end) = path_value(tokens, start, lang);
     (end == dot).then_some(value)
@@ -3325,6 +3388,99 @@ mod tests {
             commands(Lang::Php, "rmdir($_SERVER['HOME']);"),
             ["rmdir -- ~"]
         );
+    }
+
+    #[test]
+    fn writes_through_a_library() {
+        let py = |text| commands(Lang::Python, text);
+        assert_eq!(
+            py("open('/x/y', 'a').write(s)"),
+            ["printf %s \"$X\" >> /x/y"]
+        );
+        assert_eq!(
+            py("io.open(os.path.expanduser('~/.x'), mode='wb')"),
+            ["printf %s \"$X\" > ~/.x"]
+        );
+        assert_eq!(py("open('/x', 'r+')"), ["printf %s \"$X\" >> /x"]);
+        assert_eq!(
+            py("Path.home().joinpath('.x').write_text(s)"),
+            ["printf %s \"$X\" > ~/.x"]
+        );
+        assert_eq!(
+            py("(Path.home() / '.x').open('a')"),
+            ["printf %s \"$X\" >> ~/.x"]
+        );
+        assert_eq!(py("shutil.copy(src, '/x')"), ["cp -- \"$X\" /x"]);
+        assert_eq!(py("os.replace('a', 'b')"), ["mv -- a b"]);
+        // Reads, a path with no literal, and a string's `replace` are not writes.
+        assert!(py("open('/x').read()").is_empty());
+        assert!(py("open('/x', 'rb')").is_empty());
+        assert!(py("open(p, 'w')").is_empty());
+        assert!(py("p.write_text('x')").is_empty());
+        assert!(py("'a'.replace('a', 'b')").is_empty());
+        let js = |text| commands(Lang::JavaScript, text);
+        assert_eq!(
+            js("fs.writeFileSync('/x', d, { flag: 'a' })"),
+            ["printf %s \"$X\" >> /x"]
+        );
+        assert_eq!(
+            js("fs.promises.appendFile(process.env.HOME + '/.x', d)"),
+            ["printf %s \"$X\" >> ~/.x"]
+        );
+        assert_eq!(js("fs.openSync('/x', 'w')"), ["printf %s \"$X\" > /x"]);
+        assert_eq!(
+            js("fs.cpSync('a', '/x', {recursive: true})"),
+            ["cp -- a /x"]
+        );
+        assert_eq!(js("fs.renameSync(a, '/x')"), ["mv -- \"$X\" /x"]);
+        assert!(js("window.open('/x', '_blank')").is_empty());
+        let perl = |text| commands(Lang::Perl, text);
+        assert_eq!(
+            perl("open(F, \">>$ENV{HOME}/.x\")"),
+            ["printf %s \"$X\" >> '$HOME/.x'"]
+        );
+        assert_eq!(
+            perl("open my $fh, '>:raw', '/x';"),
+            ["printf %s \"$X\" > /x"]
+        );
+        assert_eq!(perl("open(F, '+<', '/x')"), ["printf %s \"$X\" >> /x"]);
+        assert_eq!(perl("copy('a', '/x')"), ["cp -- a /x"]);
+        assert!(perl("open(F, '<', '/x')").is_empty());
+        assert!(perl("open(F, '/x')").is_empty());
+        assert!(perl("open(STDOUT, '>&STDERR')").is_empty());
+        assert!(perl("open(F, '>' . $path)").is_empty());
+        let ruby = |text| commands(Lang::Ruby, text);
+        assert_eq!(
+            ruby("File.write('/x', s, mode: 'a')"),
+            ["printf %s \"$X\" >> /x"]
+        );
+        assert_eq!(
+            ruby("File.open(File.join(Dir.home, '.x'), 'w')"),
+            ["printf %s \"$X\" > ~/.x"]
+        );
+        assert_eq!(ruby("FileUtils.mv(['a', 'b'], '/x')"), ["mv -- a b /x"]);
+        assert!(ruby("File.open('/x')").is_empty());
+        let php = |text| commands(Lang::Php, text);
+        assert_eq!(
+            php("file_put_contents('/x', $d, FILE_APPEND | LOCK_EX);"),
+            ["printf %s \"$X\" >> /x"]
+        );
+        assert_eq!(php("fopen('/x', 'c+');"), ["printf %s \"$X\" >> /x"]);
+        assert_eq!(php("rename('a', '/x');"), ["mv -- a /x"]);
+        assert!(php("fopen('/x', 'r');").is_empty());
+        assert_eq!(
+            commands(Lang::Lua, "io.open('/x', 'w')"),
+            ["printf %s \"$X\" > /x"]
+        );
+        assert_eq!(
+            commands(Lang::Julia, "open(\"/x\", \"a\") do io end"),
+            ["printf %s \"$X\" >> /x"]
+        );
+        assert_eq!(
+            commands(Lang::R, "writeLines(x, con = '~/.x')"),
+            ["printf %s \"$X\" > ~/.x"]
+        );
+        assert_eq!(commands(Lang::R, "file.copy('a', '/x')"), ["cp -- a /x"]);
     }
 
     #[test]
