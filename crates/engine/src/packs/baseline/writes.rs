@@ -170,6 +170,9 @@ fn sets_user_id(mode: &str) -> bool {
 /// the unit directories the file rules watch) and launchd's `launchctl submit`,
 /// `launchctl load|bootstrap PATH` of a property list outside the launch agent directories.
 fn installs_service(cmd: &Cmd<'_>) -> Option<&'static str> {
+    if transient_timer(cmd) {
+        return Some("`systemd-run` with a timer schedules a command outside the session");
+    }
     let args = cmd.args();
     match cmd.name() {
         "systemctl" => {
@@ -208,6 +211,29 @@ fn installs_service(cmd: &Cmd<'_>) -> Option<&'static str> {
         }
         _ => None,
     }
+}
+
+/// `systemd-run --on-calendar=… CMD` (or another timer option): a transient timer that runs the
+/// command later, outside the session. systemd-run is stripped as an exec wrapper (its command
+/// is judged as any other); its options are read from the command's text with the wrappers put
+/// back (`SimpleCommand::deny_views`: the bare argv, then the wrappers in front of it).
+fn transient_timer(cmd: &Cmd<'_>) -> bool {
+    let simple = cmd.simple;
+    if !simple
+        .wrappers
+        .iter()
+        .any(|wrapper| wrapper == "systemd-run")
+    {
+        return false;
+    }
+    let (Some(bare), Some(wrapped)) = (simple.deny_views.first(), simple.deny_views.get(1)) else {
+        return false;
+    };
+    wrapped
+        .strip_suffix(bare.as_str())
+        .unwrap_or(wrapped)
+        .split(' ')
+        .any(|word| word.starts_with("--on-") || word.starts_with("--timer-property"))
 }
 
 /// Configuration commands that change what an agent or a package manager runs, as the file
