@@ -831,6 +831,9 @@ const MCP_CONTAINER_WORDS: &[&str] = &[
     "kubectl",
 ];
 
+/// Words of an MCP tool's name that say its `input` is typed into a running shell or process.
+const MCP_SESSION_WORDS: &[&str] = &["process", "terminal", "shell", "bash", "repl", "interact"];
+
 /// Fields that hold the command an MCP tool runs.
 const MCP_COMMAND_FIELDS: &[&str] = &["command", "cmd", "cmdline", "shell_command", "commands"];
 
@@ -851,10 +854,24 @@ fn mcp_command(tool: &str, input: &Value) -> Option<String> {
     {
         return None;
     }
+    // What is typed into a running shell or process (Desktop Commander's
+    // `interact_with_process {pid, input}` after `start_process {command: "bash"}`).
+    let fields: &[&str] = if has(MCP_SESSION_WORDS) {
+        &[
+            "command",
+            "cmd",
+            "cmdline",
+            "shell_command",
+            "commands",
+            "input",
+        ]
+    } else {
+        MCP_COMMAND_FIELDS
+    };
     let holder = std::iter::once(input)
         .chain(input.as_object().into_iter().flat_map(|o| o.values()))
-        .find(|value| MCP_COMMAND_FIELDS.iter().any(|f| value.get(*f).is_some()))?;
-    let command = MCP_COMMAND_FIELDS.iter().find_map(|f| holder.get(*f))?;
+        .find(|value| fields.iter().any(|f| value.get(*f).is_some()))?;
+    let command = fields.iter().find_map(|f| holder.get(*f))?;
     let mut text = match command {
         Value::String(text) => text.clone(),
         Value::Array(items) if holder.get("commands").is_some() => items
