@@ -434,6 +434,7 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                 parsed
                     .values(&['o', 'D', 'c'], &["output", "dump-header", "cookie-jar"])
                     .into_iter()
+                    .chain(option_values(args, &[], &["output-dir"]))
                     .map(str::to_owned),
             );
         }
@@ -445,8 +446,13 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
             effects.writes.extend(
                 parsed
                     .values(
-                        &['O', 'o', 'a'],
-                        &["output-document", "output-file", "append-output"],
+                        &['O', 'o', 'a', 'P'],
+                        &[
+                            "output-document",
+                            "output-file",
+                            "append-output",
+                            "directory-prefix",
+                        ],
                     )
                     .into_iter()
                     .map(str::to_owned),
@@ -484,8 +490,9 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                     .extend(parsed.values(&['o'], &[]).into_iter().map(str::to_owned));
             }
         }
-        // Where an archive or a download is unpacked or saved (`tar -xf t.tgz -C DIR`, `unzip
-        // -d DIR`, `curl --output-dir DIR -O`, `wget -P DIR`): the directory is written.
+        // Where an archive is unpacked (`tar -xf t.tgz -C DIR`, `unzip -d DIR`): the directory
+        // is written (a download's directory, `curl --output-dir`, `wget -P`, is with its other
+        // outputs above).
         "tar" | "bsdtar" | "gtar" => effects.writes.extend(
             option_values(args, &["-C"], &["directory"])
                 .into_iter()
@@ -494,17 +501,6 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
         "unzip" => effects.writes.extend(
             Parsed::new(args, &['d', 'x', 'P'], &[])
                 .values(&['d'], &[])
-                .into_iter()
-                .map(str::to_owned),
-        ),
-        "curl" => effects.writes.extend(
-            option_values(args, &[], &["output-dir"])
-                .into_iter()
-                .map(str::to_owned),
-        ),
-        "wget" => effects.writes.extend(
-            Parsed::new(args, WGET_SHORT_VALUE, WGET_LONG_VALUE)
-                .values(&['P'], &["directory-prefix"])
                 .into_iter()
                 .map(str::to_owned),
         ),
