@@ -107,14 +107,20 @@ fn deletes_whole_trees(expression: &[String]) -> bool {
 
 /// Whether removing `operand` recursively would hit a critical path.
 fn is_critical_target(operand: &str, ctx: &PathContext<'_>, working: &PathContext<'_>) -> bool {
-    if operand.contains('$')
-        || operand.contains('`')
-        || (operand.starts_with('~') && ctx.home.is_none())
-    {
-        // Only known at run time: `rm -rf "$DIR"/*` could be anything.
+    // `$HOME` and the variables naming a place in it (`$XDG_CACHE_HOME`) are where the home
+    // directory is; anything else only known at run time (`rm -rf "$DIR"/*`) could be anything.
+    let operand = places::with_well_known_location(operand);
+    let after_home = ["${HOME}", "$HOME"].iter().find_map(|home| {
+        operand
+            .strip_prefix(home)
+            .filter(|rest| rest.is_empty() || rest.starts_with('/'))
+    });
+    let run_time = |text: &str| text.contains('$') || text.contains('`');
+    let home_unknown = ctx.home.is_none() && (after_home.is_some() || operand.starts_with('~'));
+    if home_unknown || run_time(after_home.unwrap_or(&operand)) {
         return true;
     }
-    let canonical = paths::canonicalize(operand, working);
+    let canonical = paths::canonicalize(&operand, working);
     let literal = paths::literal_prefix(&canonical);
     is_critical_dir(literal, ctx)
 }
@@ -183,6 +189,9 @@ mod tests {
             "~/",
             "~/*",
             "$HOME",
+            "$HOME/",
+            "${HOME}/*",
+            "$HOME/$DIR",
             "/etc",
             "/usr/lib",
             "/home",
@@ -205,6 +214,9 @@ mod tests {
             "/var/tmp/x",
             "~/project/dist",
             "src/*",
+            "$HOME/.cache/pip",
+            "${HOME}/project/build",
+            "$XDG_CACHE_HOME/pip",
         ] {
             assert!(
                 !is_critical_target(target, &CTX, &CTX),

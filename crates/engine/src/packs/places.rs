@@ -85,6 +85,9 @@ pub(crate) fn resolvable(path: &str) -> Option<Cow<'_, str>> {
     if !is_dynamic(path) {
         return Some(Cow::Borrowed(path));
     }
+    if let Cow::Owned(located) = with_well_known_location(path) {
+        return resolvable(&located).map(|path| Cow::Owned(path.into_owned()));
+    }
     // The working directory is `.`.
     let cwd = ["$PWD", "${PWD}", "$(pwd)", "`pwd`"]
         .iter()
@@ -155,6 +158,84 @@ pub(crate) fn resolvable(path: &str) -> Option<Cow<'_, str>> {
         return Some(Cow::Owned(format!("/**/{tail}")));
     }
     Some(Cow::Owned(out))
+}
+
+/// Environment variables that name a file or directory of a known kind, each with its default
+/// location. Wherever the variable points, it points at a file of that kind: `cat $KUBECONFIG` reads
+/// a cluster's credentials, `echo … >> $ZDOTDIR/.zshrc` changes zsh's start-up, so the path is
+/// judged as the default location is.
+const WELL_KNOWN_VARIABLES: &[(&str, &str)] = &[
+    ("HISTFILE", "$HOME/.bash_history"),
+    ("PSQL_HISTORY", "$HOME/.psql_history"),
+    ("MYSQL_HISTFILE", "$HOME/.mysql_history"),
+    ("NODE_REPL_HISTORY", "$HOME/.node_repl_history"),
+    ("PYTHON_HISTORY", "$HOME/.python_history"),
+    ("KUBECONFIG", "$HOME/.kube/config"),
+    ("AWS_SHARED_CREDENTIALS_FILE", "$HOME/.aws/credentials"),
+    ("AWS_CONFIG_FILE", "$HOME/.aws/config"),
+    (
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "$HOME/.config/gcloud/application_default_credentials.json",
+    ),
+    ("CLOUDSDK_CONFIG", "$HOME/.config/gcloud"),
+    ("AZURE_CONFIG_DIR", "$HOME/.azure"),
+    ("DOCKER_CONFIG", "$HOME/.docker"),
+    ("GNUPGHOME", "$HOME/.gnupg"),
+    ("NETRC", "$HOME/.netrc"),
+    ("PGPASSFILE", "$HOME/.pgpass"),
+    ("NPM_CONFIG_USERCONFIG", "$HOME/.npmrc"),
+    ("CARGO_HOME", "$HOME/.cargo"),
+    ("GH_CONFIG_DIR", "$HOME/.config/gh"),
+    ("TF_CLI_CONFIG_FILE", "$HOME/.terraformrc"),
+    ("GIT_CONFIG_GLOBAL", "$HOME/.gitconfig"),
+    ("CLAUDE_CONFIG_DIR", "$HOME/.claude"),
+    ("CODEX_HOME", "$HOME/.codex"),
+    ("ZDOTDIR", "$HOME"),
+    ("XDG_CONFIG_HOME", "$HOME/.config"),
+    ("XDG_DATA_HOME", "$HOME/.local/share"),
+    ("XDG_STATE_HOME", "$HOME/.local/state"),
+    ("XDG_CACHE_HOME", "$HOME/.cache"),
+];
+
+/// The path with a leading well-known variable ([`WELL_KNOWN_VARIABLES`]) replaced by its default
+/// location (`$KUBECONFIG` → `$HOME/.kube/config`); borrowed when it has none.
+pub(crate) fn with_well_known_location(path: &str) -> Cow<'_, str> {
+    match well_known_location(path) {
+        Some((location, rest)) => Cow::Owned(format!("{location}{rest}")),
+        None => Cow::Borrowed(path),
+    }
+}
+
+/// A path that starts with one of [`WELL_KNOWN_VARIABLES`] (`$NAME`, `${NAME}`, or with a default
+/// value, `${NAME:-…}`), followed by `/` or the end: the variable's default location, and the rest.
+fn well_known_location(path: &str) -> Option<(&'static str, &str)> {
+    let after = path.strip_prefix('$')?;
+    let (name, rest) = match after.strip_prefix('{') {
+        Some(inner) => {
+            let end = closing(inner.as_bytes(), 0, b'{', b'}');
+            let braced = inner.get(..end.checked_sub(1)?)?;
+            let name_end = braced
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(braced.len());
+            let (name, operator) = braced.split_at(name_end);
+            let plain =
+                operator.is_empty() || operator.starts_with(":-") || operator.starts_with('-');
+            (plain.then_some(name)?, inner.get(end..)?)
+        }
+        None => {
+            let end = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            after.split_at(end)
+        }
+    };
+    if !(rest.is_empty() || rest.starts_with('/')) {
+        return None;
+    }
+    WELL_KNOWN_VARIABLES
+        .iter()
+        .find(|(known, _)| *known == name)
+        .map(|(_, location)| (*location, rest))
 }
 
 /// The index after the bracket closing the one opened just before `at`.
@@ -1165,9 +1246,19 @@ mod tests {
         assert_eq!(braces_as_wildcards("a{b,{c,d}}e{f}"), "a*e*");
     }
 
+    /// `path` with its run-time parts resolved for classifying.
+    fn resolved(path: &str) -> Option<String> {
+        resolvable(path).map(Cow::into_owned)
+    }
+
+    /// The secret-file rule `path` falls under once resolved.
+    fn secret(path: &str) -> Option<&'static str> {
+        let path = resolvable(path).expect("a path");
+        secret_file(&paths::canonicalize(&path, &CTX), &CTX).map(|s| s.rule)
+    }
+
     #[test]
     fn run_time_parts_become_wildcards() {
-        let resolved = |path: &str| resolvable(path).map(Cow::into_owned);
         assert_eq!(resolved("/etc/hosts").as_deref(), Some("/etc/hosts"));
         assert_eq!(
             resolved("/home/$USER/.ssh/id_rsa").as_deref(),
@@ -1189,11 +1280,6 @@ mod tests {
             Some("/proc/*/environ")
         );
         assert_eq!(resolved("<(…)"), None);
-        let ctx = CTX;
-        let secret = |path: &str| {
-            let path = resolvable(path).expect("a path");
-            secret_file(&paths::canonicalize(&path, &ctx), &ctx).map(|s| s.rule)
-        };
         assert_eq!(
             secret("/home/$USER/.ssh/id_rsa"),
             Some("read-ssh-private-key")
@@ -1208,7 +1294,7 @@ mod tests {
         assert_eq!(secret("$DIR/*"), None);
         let tree = |path: &str| {
             let path = resolvable(path).expect("a path");
-            secret_tree(&paths::canonicalize(&path, &ctx), &ctx).map(|s| s.rule)
+            secret_tree(&paths::canonicalize(&path, &CTX), &CTX).map(|s| s.rule)
         };
         assert_eq!(tree("$ROOT/src"), None);
         assert_eq!(tree("$X/.ssh"), Some("read-ssh-private-key"));
@@ -1224,6 +1310,37 @@ mod tests {
             secret("$PWD/../.aws/credentials"),
             Some("read-credential-file")
         );
+    }
+
+    #[test]
+    fn well_known_variables_stand_for_their_default_locations() {
+        for (path, location) in [
+            ("$KUBECONFIG", "$HOME/.kube/config"),
+            ("${ZDOTDIR}/.zshrc", "$HOME/.zshrc"),
+            (
+                "${XDG_CONFIG_HOME:-$HOME/.config}/autostart/x.desktop",
+                "$HOME/.config/autostart/x.desktop",
+            ),
+            ("$DOCKER_CONFIG/config.json", "$HOME/.docker/config.json"),
+            // Only the whole name, at the start, followed by a separator.
+            ("$KUBECONFIG_DIR/x", "/**/x"),
+            ("$HISTFILE.bak", "*.bak"),
+            ("/x/$HISTFILE", "/x/*"),
+            ("${HISTFILE:+x}", "*"),
+        ] {
+            assert_eq!(resolved(path).as_deref(), Some(location), "{path}");
+        }
+        for (path, rule) in [
+            ("$HISTFILE", Some("read-credential-file")),
+            ("${KUBECONFIG}", Some("read-credential-file")),
+            (
+                "$GOOGLE_APPLICATION_CREDENTIALS",
+                Some("read-credential-file"),
+            ),
+            ("$XDG_CACHE_HOME/pip/x", None),
+        ] {
+            assert_eq!(secret(path), rule, "{path}");
+        }
     }
 
     #[test]

@@ -135,16 +135,13 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
         "truncate" => {
             let parsed = Parsed::new(args, &['s', 'r', 'o'], &["size", "reference", "io-blocks"]);
             for operand in parsed.operands {
-                if !is_dynamic(operand) {
-                    let path = cmd.canonical(operand);
-                    if outside(&path, &cmd.ctx) {
-                        out.add(
-                            "fs-truncate-outside-project",
-                            format!(
-                                "truncating `{path}` outside the project destroys its contents"
-                            ),
-                        );
-                    }
+                if let Some(path) = known_path(cmd, operand)
+                    && outside(&path, &cmd.ctx)
+                {
+                    out.add(
+                        "fs-truncate-outside-project",
+                        format!("truncating `{path}` outside the project destroys its contents"),
+                    );
                 }
             }
         }
@@ -166,10 +163,9 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
                 .collect()
         };
         for target in targets {
-            if is_dynamic(target) {
+            let Some(path) = known_path(cmd, target) else {
                 continue;
-            }
-            let path = cmd.canonical(target);
+            };
             if outside(&path, &cmd.ctx) && !is_harmless_device(&path) {
                 out.add(
                     "fs-truncate-outside-project",
@@ -195,14 +191,18 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
     }
 }
 
+/// The canonical path of an operand known before it runs: literal, or under the home directory
+/// (`$HOME/x`, `$XDG_CACHE_HOME/x`). `None` when another part is only known at run time
+/// (`$DIR/x`), which the safety floor judges.
+fn known_path(cmd: &Cmd<'_>, operand: &str) -> Option<String> {
+    let path = cmd.canonical(&places::with_well_known_location(operand));
+    (!is_dynamic(&path)).then_some(path)
+}
+
 fn removal(cmd: &Cmd<'_>, operand: &str, out: &mut Findings) {
-    if is_dynamic(operand) && !operand.contains("HOME") {
+    let Some(path) = known_path(cmd, operand) else {
         return;
-    }
-    let path = cmd.canonical(operand);
-    if is_dynamic(&path) {
-        return;
-    }
+    };
     if outside(&path, &cmd.ctx) {
         out.add(
             "fs-remove-outside-project",
@@ -251,10 +251,9 @@ fn permissions(cmd: &Cmd<'_>, out: &mut Findings) {
         return;
     }
     for target in targets {
-        if is_dynamic(target) && !target.contains("HOME") {
+        let Some(path) = known_path(cmd, target) else {
             continue;
-        }
-        let path = cmd.canonical(target);
+        };
         if is_system_or_home(&path, &cmd.ctx) {
             out.add(
                 "fs-recursive-permission-change",
