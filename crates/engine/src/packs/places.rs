@@ -531,13 +531,38 @@ fn listed(rel: &str, list: &[&str]) -> bool {
     })
 }
 
-/// `rel` lies under `dir` (not `dir` itself), comparing ASCII case-insensitively.
+/// `rel` lies under `dir` (not `dir` itself), comparing ASCII case-insensitively. A `*` segment
+/// of `dir` stands for any one segment (`.nvm/versions/node/*/bin`).
 fn strictly_under_ignoring_case(rel: &str, dir: &str) -> bool {
+    if dir.contains('*') {
+        let mut segments = rel.split('/');
+        return dir
+            .split('/')
+            .all(|pattern| segments.next().is_some_and(|s| segment_matches(s, pattern)))
+            && segments.next().is_some_and(|s| !s.is_empty());
+    }
     rel.len() > dir.len() + 1
         && rel.as_bytes().get(dir.len()) == Some(&b'/')
         && rel
             .get(..dir.len())
             .is_some_and(|head| head.eq_ignore_ascii_case(dir))
+}
+
+/// `rel` is `dir` itself, comparing as [`strictly_under_ignoring_case`] does.
+fn same_dir_ignoring_case(rel: &str, dir: &str) -> bool {
+    let mut segments = rel.split('/');
+    dir.split('/')
+        .all(|pattern| segments.next().is_some_and(|s| segment_matches(s, pattern)))
+        && segments.next().is_none()
+}
+
+/// One path segment against one segment of a listed directory (`*`: any, not empty).
+fn segment_matches(segment: &str, pattern: &str) -> bool {
+    if pattern == "*" {
+        !segment.is_empty()
+    } else {
+        segment.eq_ignore_ascii_case(pattern)
+    }
 }
 
 /// Whether a file name is a dotenv file holding real values (`.env`, `.env.local`, `prod.env`),
@@ -867,7 +892,8 @@ const SYSTEM_PATH_DIRS: &[&str] = &[
     "/opt/homebrew/bin/",
     "/opt/homebrew/sbin/",
 ];
-/// See [`SYSTEM_PATH_DIRS`]: the per-user ones, which installers put first.
+/// See [`SYSTEM_PATH_DIRS`]: the per-user ones, which installers put first, and the version
+/// managers' shims and installed versions' `bin` directories (`*` is one segment: a version).
 const HOME_PATH_DIRS: &[&str] = &[
     ".local/bin/",
     "bin/",
@@ -877,6 +903,33 @@ const HOME_PATH_DIRS: &[&str] = &[
     ".deno/bin/",
     ".npm-global/bin/",
     ".volta/bin/",
+    ".pyenv/shims/",
+    ".pyenv/bin/",
+    ".pyenv/versions/*/bin/",
+    ".rbenv/shims/",
+    ".rbenv/bin/",
+    ".rbenv/versions/*/bin/",
+    ".nodenv/shims/",
+    ".goenv/shims/",
+    ".jenv/shims/",
+    ".asdf/shims/",
+    ".local/share/mise/shims/",
+    ".local/share/rtx/shims/",
+    ".nvm/versions/node/*/bin/",
+    ".local/share/fnm/aliases/*/bin/",
+    ".sdkman/candidates/*/current/bin/",
+    ".local/share/pnpm/",
+    "Library/pnpm/",
+    ".yarn/bin/",
+    ".dotnet/tools/",
+    ".krew/bin/",
+    ".nix-profile/bin/",
+    ".pixi/bin/",
+    ".ghcup/bin/",
+    ".elan/bin/",
+    ".juliaup/bin/",
+    ".foundry/bin/",
+    ".opam/*/bin/",
 ];
 const HOME_SCHEDULED: &[&str] = &[
     ".config/systemd/user/",
@@ -891,7 +944,7 @@ pub(crate) fn is_path_dir(path: &str, ctx: &PathContext<'_>) -> bool {
     let path = path.trim_end_matches('/');
     let is = |rel: &str, list: &[&str]| {
         list.iter()
-            .any(|dir| dir.trim_end_matches('/').eq_ignore_ascii_case(rel))
+            .any(|dir| same_dir_ignoring_case(rel, dir.trim_end_matches('/')))
     };
     is(path, SYSTEM_PATH_DIRS)
         || home_relative(path, ctx).is_some_and(|rel| is(rel, HOME_PATH_DIRS))
@@ -1460,6 +1513,9 @@ mod tests {
             "/home/user/.local/bin/git",
             "/usr/local/bin/ls",
             "/home/user/bin/x",
+            "/home/user/.pyenv/shims/python",
+            "/home/user/.NVM/versions/node/v20.1.0/bin/node",
+            "/home/user/.sdkman/candidates/java/current/bin/java",
         ] {
             assert_eq!(rule(on_path), Some("write-path-executable"), "{on_path}");
         }
@@ -1467,8 +1523,16 @@ mod tests {
             "/home/user/project/bin/x",
             "/home/user/.local/bin",
             "/usr/lib/x",
+            "/home/user/.nvm/versions/node/bin/x",
+            "/home/user/.nvm/versions/node/v20.1.0/bin",
+            "/home/user/.nvm/versions/node/v20.1.0/lib/x",
         ] {
             assert_eq!(rule(off_path), None, "{off_path}");
         }
+        let dir = |p: &str| is_path_dir(p, &CTX);
+        assert!(dir("/home/user/.nvm/versions/node/v20.1.0/bin/"));
+        assert!(dir("/home/user/.asdf/shims"));
+        assert!(!dir("/home/user/.nvm/versions/node//bin"));
+        assert!(!dir("/home/user/.nvm/versions/node/v20.1.0/bin/x"));
     }
 }
