@@ -33,66 +33,263 @@ pub(crate) const GIT_CLONE_LONG_VALUE: &[&str] = &[
 ];
 
 /// curl's short options that take a value, which may end a cluster of flags (`-fsSLo FILE`).
-pub(crate) const CURL_SHORT_VALUE: &[char] = &[
+const CURL_SHORT_VALUE: &[char] = &[
     'A', 'b', 'c', 'C', 'd', 'D', 'e', 'E', 'F', 'H', 'K', 'm', 'o', 'P', 'Q', 'r', 't', 'T', 'u',
     'U', 'w', 'x', 'X', 'y', 'Y', 'z',
 ];
-/// curl's long options that take a value (those the rules read, and the common others).
-pub(crate) const CURL_LONG_VALUE: &[&str] = &[
+/// curl's long options that take a value (all of them, as of 8.x), so that a value is never
+/// read as a URL and an abbreviation (`--upload-fi FILE`) finds the option it begins.
+const CURL_LONG_VALUE: &[&str] = &[
+    "abstract-unix-socket",
+    "alt-svc",
+    "aws-sigv4",
+    "cacert",
+    "capath",
+    "cert",
+    "cert-type",
+    "ciphers",
+    "config",
+    "connect-timeout",
+    "connect-to",
+    "continue-at",
+    "cookie",
+    "cookie-jar",
+    "create-file-mode",
+    "crlfile",
+    "curves",
     "data",
+    "data-ascii",
     "data-binary",
     "data-raw",
     "data-urlencode",
-    "data-ascii",
+    "delegation",
+    "dns-interface",
+    "dns-ipv4-addr",
+    "dns-ipv6-addr",
+    "dns-servers",
+    "doh-url",
+    "dump-header",
+    "ech",
+    "egd-file",
+    "engine",
+    "etag-compare",
+    "etag-save",
+    "expect100-timeout",
     "form",
     "form-string",
-    "upload-file",
-    "json",
+    "ftp-account",
+    "ftp-alternative-to-user",
+    "ftp-method",
+    "ftp-port",
+    "ftp-ssl-ccc-mode",
+    "happy-eyeballs-timeout-ms",
+    "haproxy-clientip",
     "header",
-    "request",
-    "output",
-    "dump-header",
-    "user",
-    "proxy",
-    "config",
-    "referer",
-    "user-agent",
-    "cookie",
-    "cookie-jar",
-    "max-time",
-    "write-out",
-    "range",
-    "cert",
-    "cacert",
+    "hostpubmd5",
+    "hostpubsha256",
+    "hsts",
+    "interface",
+    "ip-tos",
+    "json",
+    "keepalive-cnt",
+    "keepalive-time",
     "key",
-    "url",
-    "connect-timeout",
-    "retry",
-    "resolve",
-    "connect-to",
-    "proxy-user",
+    "key-type",
+    "krb",
+    "libcurl",
+    "limit-rate",
+    "local-port",
+    "login-options",
+    "mail-auth",
+    "mail-from",
+    "mail-rcpt",
+    "max-filesize",
+    "max-redirs",
+    "max-time",
+    "netrc-file",
+    "noproxy",
     "oauth2-bearer",
+    "output",
+    "output-dir",
+    "parallel-max",
+    "pass",
+    "pinnedpubkey",
+    "preproxy",
+    "proto",
+    "proto-default",
+    "proto-redir",
+    "proxy",
+    "proxy-cacert",
+    "proxy-capath",
+    "proxy-cert",
+    "proxy-cert-type",
+    "proxy-ciphers",
+    "proxy-crlfile",
+    "proxy-header",
+    "proxy-key",
+    "proxy-key-type",
+    "proxy-pass",
+    "proxy-pinnedpubkey",
+    "proxy-service-name",
+    "proxy-tls13-ciphers",
+    "proxy-tlsauthtype",
+    "proxy-tlspassword",
+    "proxy-tlsuser",
+    "proxy-user",
+    "proxy1.0",
+    "pubkey",
+    "quote",
+    "random-file",
+    "range",
+    "rate",
+    "referer",
+    "request",
+    "request-target",
+    "resolve",
+    "retry",
+    "retry-delay",
+    "retry-max-time",
+    "sasl-authzid",
+    "service-name",
+    "socks4",
+    "socks4a",
+    "socks5",
+    "socks5-gssapi-service",
+    "socks5-hostname",
+    "speed-limit",
+    "speed-time",
+    "stderr",
+    "telnet-option",
+    "tftp-blksize",
+    "time-cond",
+    "tls-max",
+    "tls13-ciphers",
+    "tlsauthtype",
+    "tlspassword",
+    "tlsuser",
+    "trace",
+    "trace-ascii",
+    "trace-config",
     "unix-socket",
+    "upload-file",
+    "url",
+    "url-query",
+    "user",
+    "user-agent",
+    "variable",
+    "vlan-priority",
+    "write-out",
+];
+/// curl's long options that take no value but begin the name of one that does (`--head`,
+/// `--header`): given whole, they are themselves, not an abbreviation.
+const CURL_LONG_FLAG_PREFIXES: &[&str] = &[
+    "crlf",
+    "ftp-ssl-ccc",
+    "head",
+    "netrc",
+    "parallel",
+    "socks5-gssapi",
 ];
 /// wget's short options that take a value (`-qO FILE`).
-pub(crate) const WGET_SHORT_VALUE: &[char] = &[
+const WGET_SHORT_VALUE: &[char] = &[
     'e', 'o', 'a', 'i', 'B', 't', 'O', 'T', 'w', 'Q', 'P', 'U', 'l', 'A', 'R', 'D', 'I', 'X',
 ];
-/// wget's long options that take a value (those the rules read, and the common others).
-pub(crate) const WGET_LONG_VALUE: &[&str] = &[
-    "post-file",
-    "body-file",
-    "post-data",
+/// wget's long options that take a value (all of them, as of 1.21). None of its options without a
+/// value begins the name of one with.
+const WGET_LONG_VALUE: &[&str] = &[
+    "accept",
+    "accept-regex",
+    "append-output",
+    "backups",
+    "base",
+    "bind-address",
     "body-data",
+    "body-file",
+    "ca-certificate",
+    "ca-directory",
+    "certificate",
+    "certificate-type",
+    "ciphers",
+    "compression",
+    "config",
+    "connect-timeout",
+    "crl-file",
+    "cut-dirs",
+    "default-page",
+    "directory-prefix",
+    "dns-timeout",
+    "domains",
+    "exclude-directories",
+    "exclude-domains",
+    "execute",
+    "follow-tags",
+    "ftp-password",
+    "ftp-user",
+    "header",
+    "http-password",
+    "http-user",
+    "ignore-tags",
+    "include-directories",
+    "input-file",
+    "level",
+    "limit-rate",
+    "load-cookies",
+    "local-encoding",
+    "method",
     "output-document",
     "output-file",
-    "append-output",
-    "header",
-    "directory-prefix",
+    "password",
+    "pinnedpubkey",
+    "post-data",
+    "post-file",
+    "prefer-family",
+    "private-key",
+    "private-key-type",
+    "progress",
+    "proxy-password",
+    "proxy-user",
+    "quota",
+    "read-timeout",
+    "referer",
+    "regex-type",
+    "reject",
+    "reject-regex",
+    "rejected-log",
+    "remote-encoding",
+    "report-speed",
+    "restrict-file-names",
+    "retry-on-http-error",
+    "save-cookies",
+    "secure-protocol",
+    "start-pos",
+    "timeout",
+    "tries",
+    "use-askpass",
+    "user",
     "user-agent",
-    "execute",
-    "input-file",
+    "wait",
+    "waitretry",
+    "warc-dedup",
+    "warc-file",
+    "warc-header",
+    "warc-max-size",
+    "warc-tempdir",
 ];
+
+/// curl's arguments, parsed with its grammar.
+pub(crate) fn curl(args: &[String]) -> Parsed<'_> {
+    Parsed::abbreviable(
+        args,
+        CURL_SHORT_VALUE,
+        CURL_LONG_VALUE,
+        CURL_LONG_FLAG_PREFIXES,
+    )
+}
+
+/// wget's arguments, parsed with its grammar.
+pub(crate) fn wget(args: &[String]) -> Parsed<'_> {
+    Parsed::abbreviable(args, WGET_SHORT_VALUE, WGET_LONG_VALUE, &[])
+}
 
 /// Whether the long option given as `given` (without `--` and `=value`) names `option`: the whole
 /// name, or any prefix of it, as GNU `getopt_long` and git accept unambiguous prefixes
@@ -119,6 +316,31 @@ impl<'a> Parsed<'a> {
     /// Parses `args`. `short_value` lists the short flags that take a value; `long_value` the long
     /// flags that take a value when none is attached with `=`.
     pub fn new(args: &'a [String], short_value: &[char], long_value: &[&str]) -> Self {
+        Self::parse(args, short_value, |long| long_value.contains(&long))
+    }
+
+    /// Parses `args` of a program that takes an unambiguous prefix of a long option for the
+    /// option (GNU `getopt_long`, wget, curl 7): a long option given without `=` takes a value
+    /// when it names one of `long_value` or begins one (`--upload-fi FILE`), unless it is one of
+    /// `flags`, the program's options without a value that begin the name of one with (curl's
+    /// `--head`, beside `--header`). `long_value` must then list all the options with a value.
+    pub fn abbreviable(
+        args: &'a [String],
+        short_value: &[char],
+        long_value: &[&str],
+        flags: &[&str],
+    ) -> Self {
+        Self::parse(args, short_value, |long| {
+            !flags.contains(&long)
+                && long_value
+                    .iter()
+                    .any(|option| long_option_matches(long, option))
+        })
+    }
+
+    /// Parses `args`; `takes_value` says whether a long option given without `=` takes the next
+    /// argument as its value.
+    fn parse(args: &'a [String], short_value: &[char], takes_value: impl Fn(&str) -> bool) -> Self {
         let mut parsed = Parsed::default();
         let mut iter = args.iter();
         while let Some(arg) = iter.next() {
@@ -130,7 +352,7 @@ impl<'a> Parsed<'a> {
             if let Some(long) = arg.strip_prefix("--") {
                 match long.split_once('=') {
                     Some((name, value)) => parsed.longs.push((name, Some(value))),
-                    None if long_value.contains(&long) => {
+                    None if takes_value(long) => {
                         parsed.longs.push((long, iter.next().map(String::as_str)));
                     }
                     None => parsed.longs.push((long, None)),
@@ -720,6 +942,24 @@ mod tests {
         );
         assert_eq!(parsed.values(&[], &["force-with-lease"]), vec!["origin"]);
         assert!(!Parsed::new(&argv(&["--recursively"]), &[], &[]).has(&[], &["recursive"]));
+    }
+
+    #[test]
+    fn abbreviated_long_options_take_their_value() {
+        let args = argv(&["--upload-fi", "secret", "--outp", "out", "https://x"]);
+        let parsed = curl(&args);
+        assert_eq!(parsed.values(&['T'], &["upload-file"]), vec!["secret"]);
+        assert_eq!(parsed.values(&['o'], &["output"]), vec!["out"]);
+        assert_eq!(parsed.operands, vec!["https://x"]);
+        // Whole names of options without a value stay themselves.
+        let args = argv(&["--head", "https://x", "--netrc", "--interface", "eth0"]);
+        let parsed = curl(&args);
+        assert!(parsed.has(&['I'], &["head"]));
+        assert_eq!(parsed.operands, vec!["https://x"]);
+        let args = argv(&["--output-doc", "f", "-qO-", "https://x"]);
+        let parsed = wget(&args);
+        assert_eq!(parsed.values(&['O'], &["output-document"]), vec!["-", "f"]);
+        assert_eq!(parsed.operands, vec!["https://x"]);
     }
 
     #[test]

@@ -5,9 +5,7 @@
 //! writing it. This table knows the common file commands; arguments of commands it does not know
 //! are not treated as paths (data is not code: `echo .env` reads nothing).
 
-use crate::argv::{
-    CURL_LONG_VALUE, CURL_SHORT_VALUE, Parsed, WGET_LONG_VALUE, WGET_SHORT_VALUE, has_flag,
-};
+use crate::argv::{self, Parsed, has_flag};
 use crate::packs::places;
 use crate::shell::{RedirectKind, SimpleCommand};
 
@@ -409,7 +407,7 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
             }
         }
         "curl" => {
-            let parsed = Parsed::new(args, CURL_SHORT_VALUE, CURL_LONG_VALUE);
+            let parsed = argv::curl(args);
             for value in parsed.values(
                 &['d', 'F', 'T', 'K'],
                 &[
@@ -432,14 +430,16 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
             }
             effects.writes.extend(
                 parsed
-                    .values(&['o', 'D', 'c'], &["output", "dump-header", "cookie-jar"])
+                    .values(
+                        &['o', 'D', 'c'],
+                        &["output", "output-dir", "dump-header", "cookie-jar"],
+                    )
                     .into_iter()
-                    .chain(option_values(args, &[], &["output-dir"]))
                     .map(str::to_owned),
             );
         }
         "wget" => {
-            let parsed = Parsed::new(args, WGET_SHORT_VALUE, WGET_LONG_VALUE);
+            let parsed = argv::wget(args);
             for value in parsed.values(&[], &["post-file", "body-file"]) {
                 read(&mut effects, value, false);
             }

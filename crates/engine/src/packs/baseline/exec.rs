@@ -9,7 +9,7 @@
 //! This module must not flag a download that is only saved, inspected or parsed (`| jq`).
 
 use super::Cmd;
-use crate::argv::Parsed;
+use crate::argv::{self, Parsed};
 use crate::packs::Findings;
 use crate::paths::{self, PathContext};
 pub(super) use crate::shell::is_interpreter;
@@ -178,32 +178,8 @@ pub(super) fn check_analysis(analysis: &Analysis, ctx: &PathContext<'_>, out: &m
     let mut downloads: Vec<String> = Vec::new();
     for simple in &analysis.commands {
         let parsed = match simple.name() {
-            "curl" => Parsed::new(
-                simple.args(),
-                &['o', 'd', 'H', 'X', 'u', 'F', 'T', 'A', 'e', 'x', 'w'],
-                &[
-                    "output",
-                    "data",
-                    "header",
-                    "request",
-                    "user",
-                    "form",
-                    "upload-file",
-                    "user-agent",
-                    "referer",
-                    "proxy",
-                ],
-            ),
-            "wget" => Parsed::new(
-                simple.args(),
-                &['O', 'o', 'P', 'U'],
-                &[
-                    "output-document",
-                    "directory-prefix",
-                    "user-agent",
-                    "output-file",
-                ],
-            ),
+            "curl" => argv::curl(simple.args()),
+            "wget" => argv::wget(simple.args()),
             _ => continue,
         };
         downloads.extend(

@@ -9,7 +9,7 @@
 //! This module must not flag downloads, JSON bodies given inline, or copies between local paths.
 
 use super::Cmd;
-use crate::argv::{CURL_LONG_VALUE, CURL_SHORT_VALUE, Parsed, WGET_LONG_VALUE, WGET_SHORT_VALUE};
+use crate::argv::{self, Parsed};
 use crate::evaluate::is_harmless_device;
 use crate::packs::Findings;
 use crate::packs::places;
@@ -214,7 +214,7 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
     let args = cmd.args();
     match name {
         "curl" => {
-            let parsed = Parsed::new(args, CURL_SHORT_VALUE, CURL_LONG_VALUE);
+            let parsed = argv::curl(args);
             let mut urls: Vec<&str> = parsed.operands.clone();
             urls.extend(parsed.values(&[], &["url"]));
             let remote = urls.is_empty() || urls.iter().any(|url| !is_loopback(url));
@@ -269,7 +269,7 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
             }
         }
         "wget" => {
-            let parsed = Parsed::new(args, WGET_SHORT_VALUE, WGET_LONG_VALUE);
+            let parsed = argv::wget(args);
             let remote = parsed.operands.iter().any(|url| !is_loopback(url));
             for file in parsed.values(&[], &["post-file", "body-file"]) {
                 payload(cmd, file, false, remote, out);
