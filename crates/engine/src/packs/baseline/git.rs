@@ -178,6 +178,20 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
                 );
             }
         }
+        // The plumbing under `git branch -D`: a branch's ref removed, merged or not.
+        "update-ref" => {
+            let parsed = Parsed::new(rest, &['m'], &[]);
+            let branch = parsed
+                .operands
+                .first()
+                .is_some_and(|name| name.starts_with("refs/heads/"));
+            if parsed.has(&['d'], &[]) && branch {
+                out.add(
+                    "git-branch-force-delete",
+                    "`git update-ref -d` deletes a branch even when its commits are not merged",
+                );
+            }
+        }
         "stash" => {
             let parsed = Parsed::new(rest, &[], &[]);
             if matches!(parsed.operands.first(), Some(&"drop" | &"clear")) {
