@@ -85,9 +85,27 @@ fn reader_valued(name: &str) -> &'static [&'static str] {
         "hexdump" => &["-n", "-s", "-e"],
         "iconv" => &["-f", "-t"],
         "ls" | "tree" | "du" => &["-I", "-L", "--max-depth"],
+        "gpg" | "gpg2" => GPG_VALUED,
         _ => &[],
     }
 }
+
+/// gpg's options that take a separate value (the common ones; `--passphrase-file`'s value is
+/// left to be read as the file it is).
+const GPG_VALUED: &[&str] = &[
+    "-o",
+    "--output",
+    "-r",
+    "--recipient",
+    "-u",
+    "--local-user",
+    "--default-key",
+    "--homedir",
+    "--keyserver",
+    "--passphrase",
+    "--trust-model",
+    "--cipher-algo",
+];
 
 /// Options of grep-like searchers that take a separate value.
 const GREP_VALUED: &[&str] = &[
@@ -210,7 +228,8 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
         | "column" | "file" | "stat" | "diff" | "cmp" | "comm" | "md5sum" | "sha1sum"
         | "sha256sum" | "sha512sum" | "cksum" | "source" | "." | "bat" | "batcat" | "view"
         | "fold" | "fmt" | "expand" | "iconv" | "zcat" | "bzcat" | "xzcat" | "zless" | "shuf"
-        | "look" | "pr" | "tr" | "gpg" | "readlink" | "realpath" | "ls" | "dir" | "tree" | "du" => {
+        | "look" | "pr" | "tr" | "gpg" | "gpg2" | "readlink" | "realpath" | "ls" | "dir"
+        | "tree" | "du" => {
             let recursive = matches!(command.name(), "diff" | "ls" | "tree" | "du")
                 && has_flag(args, &['r', 'R'], &["recursive"]);
             for path in operands(args, reader_valued(command.name())) {
@@ -476,6 +495,12 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
         "sort" => effects.writes.extend(
             Parsed::new(args, &['k', 't', 'o', 'S', 'T'], &["output"])
                 .values(&['o'], &["output"])
+                .into_iter()
+                .map(str::to_owned),
+        ),
+        // gpg's output (`gpg --dearmor -o /etc/apt/trusted.gpg.d/x.gpg`).
+        "gpg" | "gpg2" => effects.writes.extend(
+            option_values(args, &["-o"], &["output"])
                 .into_iter()
                 .map(str::to_owned),
         ),

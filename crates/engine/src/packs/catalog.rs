@@ -806,7 +806,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "persistence",
         decision: ASK,
         asi: &["ASI05"],
-        description: "Writing files that run code automatically: `.envrc` (direnv), `.github/workflows/**`, `.vscode/tasks.json`, Python's start-up hooks (`*.pth` in site-packages, `sitecustomize.py`, IPython's startup scripts), the MCP server lists an agent starts commands from (`.mcp.json`, `.cursor/mcp.json`, `.vscode/mcp.json`), and in the home directory git's global configuration, editors' and REPLs' start-up files (`~/.vimrc`, `~/.config/nvim/`, `~/.tmux.conf`, `~/.irbrc`, `~/.npmrc`), cargo's and kubectl's configuration (`~/.cargo/config.toml`: `rustc-wrapper`, runners; `~/.kube/config`: `exec` credential plugins); and the commands that write the same: an MCP server added to an agent (`claude mcp add`, `codex mcp add`, `gemini mcp add`), `npm config set` (a registry, `script-shell`), `pip config set` (an index).",
+        description: "Writing files that run code automatically: `.envrc` (direnv), `.github/workflows/**`, `.vscode/tasks.json`, Python's start-up hooks (`*.pth` in site-packages, `sitecustomize.py`, IPython's startup scripts), the MCP server lists an agent starts commands from (`.mcp.json`, `.cursor/mcp.json`, `.vscode/mcp.json`), and in the home directory git's global configuration, editors' and REPLs' start-up files (`~/.vimrc`, `~/.config/nvim/`, `~/.tmux.conf`, `~/.irbrc`, `~/.npmrc`), cargo's and kubectl's configuration (`~/.cargo/config.toml`: `rustc-wrapper`, runners; `~/.kube/config`: `exec` credential plugins); and the commands that write the same: an MCP server added to an agent (`claude mcp add`, `codex mcp add`, `gemini mcp add`), `npm config set` (a registry, `script-shell`), `pip config set` (an index). Also the package managers' sources: the user's configuration (`~/.config/pip/pip.conf`, `~/.yarnrc.yml`, `~/.condarc`, `~/.m2/settings.xml`, Gradle's init scripts) and the system's (`/etc/apt/sources.list.d/`, APT's hooks in `/etc/apt/apt.conf.d/`, its trusted keys, `/etc/yum.repos.d/`, `/etc/pacman.d/`, `/etc/gitconfig`, `/etc/pip.conf`), which say what every later install brings, as root for the system's.",
         why: "These files execute on `cd`, on push or when the editor opens the folder; a change deserves a human look.",
         catches: &[
             "Write(.envrc)",
@@ -819,6 +819,7 @@ static CATALOG: &[RuleInfo] = &[
             "Edit(/home/user/.kube/config)",
             "claude mcp add helper -- npx -y helper-mcp",
             "npm config set script-shell /tmp/sh",
+            "echo 'deb http://example.com/ x main' | sudo tee /etc/apt/sources.list.d/x.list",
         ],
         allows: &[
             "Read(.github/workflows/ci.yml)",

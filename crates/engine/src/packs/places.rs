@@ -795,7 +795,8 @@ pub(crate) const PATH_EXECUTABLE: Persistence = Persistence {
 };
 const AUTO_RUN: Persistence = Persistence {
     rule: "write-auto-run-config",
-    what: "a file that runs code automatically (direnv, CI workflow, editor task, MCP server list)",
+    what: "a file that runs code automatically or says where installs come from (direnv, CI \
+           workflow, editor task, MCP server list, package sources)",
 };
 
 const SYSTEM_SHELL_INIT: &[&str] = &[
@@ -856,11 +857,46 @@ const SYSTEM_SCHEDULED: &[&str] = &[
     "/Library/LaunchDaemons/",
     "/etc/xdg/autostart/",
 ];
+/// The system's files that decide what runs as root later: the package managers' sources (where
+/// every later install comes from, and the keys trusted to sign it), APT's hooks
+/// (`DPkg::Pre-Invoke`), and the system-wide configuration of git, pip and npm.
+const SYSTEM_AUTO_RUN: &[&str] = &[
+    "/etc/apt/sources.list",
+    "/etc/apt/sources.list.d/",
+    "/etc/apt/apt.conf",
+    "/etc/apt/apt.conf.d/",
+    "/etc/apt/trusted.gpg",
+    "/etc/apt/trusted.gpg.d/",
+    "/etc/yum.repos.d/",
+    "/etc/dnf/",
+    "/etc/zypp/repos.d/",
+    "/etc/pacman.conf",
+    "/etc/pacman.d/",
+    "/etc/apk/repositories",
+    "/etc/gitconfig",
+    "/etc/pip.conf",
+    "/etc/npmrc",
+];
 /// Files under a home directory that run code automatically: git's global configuration
 /// (`core.pager`, `core.sshCommand`, aliases), editors' and REPLs' start-up files, cargo's
 /// (`build.rustc-wrapper`, a target's `runner`) and kubectl's (a user's `exec` credential
-/// plugin).
+/// plugin); and the package managers' user configuration, which says where every later install
+/// comes from (pip's `index-url`, npm's and yarn's registry, yarn's `yarnPath`, Gradle's init
+/// scripts, Maven's mirrors).
 const HOME_AUTO_RUN: &[&str] = &[
+    ".config/pip/pip.conf",
+    ".pip/pip.conf",
+    "Library/Application Support/pip/pip.conf",
+    ".config/uv/uv.toml",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".bunfig.toml",
+    ".condarc",
+    ".gemrc",
+    ".m2/settings.xml",
+    ".gradle/init.gradle",
+    ".gradle/init.gradle.kts",
+    ".gradle/init.d/",
     ".gitconfig",
     ".config/git/config",
     ".vimrc",
@@ -997,6 +1033,9 @@ pub(crate) fn persistence(path: &str, ctx: &PathContext<'_>) -> Option<Persisten
     }
     if listed(path, SYSTEM_PATH_DIRS) {
         return Some(PATH_EXECUTABLE);
+    }
+    if listed(path, SYSTEM_AUTO_RUN) {
+        return Some(AUTO_RUN);
     }
     if let Some(rel) = home_relative(path, ctx) {
         if listed(rel, HOME_SHELL_INIT) {
