@@ -835,7 +835,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "persistence",
         decision: ASK,
         asi: &["ASI05"],
-        description: "Writing a file into a directory on the usual `PATH`: the home's `~/.local/bin`, `~/bin`, `~/.cargo/bin`, `~/go/bin`, `~/.bun/bin`, `~/.deno/bin`, `~/.npm-global/bin`, `~/.volta/bin`, and `/usr/local/bin`, `/usr/bin`, `/bin`, their `sbin` twins and Homebrew's: Write, Edit, redirections, `cp`/`mv`/`install`/`ln` targets. The directory itself counts when it is filled whole (`cp -a dist/. ~/.local/bin`, `tar -x -C`, `unzip -d`, `curl --output-dir`, `wget -P`), as do compilers' `-o` outputs; removing a program there or changing its mode does not.",
+        description: "Writing a file into a directory on the usual `PATH`: the home's `~/.local/bin`, `~/bin`, `~/.cargo/bin`, `~/go/bin`, `~/.bun/bin`, `~/.deno/bin`, `~/.npm-global/bin`, `~/.volta/bin`, the version managers' shims and versions' `bin` directories (`~/.pyenv/shims`, `~/.nvm/versions/node/*/bin`, asdf, mise, rbenv, sdkman, …), and `/usr/local/bin`, `/usr/bin`, `/bin`, their `sbin` twins and Homebrew's: Write, Edit, redirections, `cp`/`mv`/`install`/`ln` targets. The directory itself counts when it is filled whole (`cp -a dist/. ~/.local/bin`, `tar -x -C`, `unzip -d`, `curl --output-dir`, `wget -P`), as do compilers' `-o` outputs; removing a program there or changing its mode does not.",
         why: "A program there runs whenever any command names it; one called `git`, `ls` or `sudo` in a directory that comes first on `PATH` stands in for the real one, in every later shell of the user.",
         catches: &[
             "cp ./evil ~/.local/bin/git",
