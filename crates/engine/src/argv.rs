@@ -651,6 +651,7 @@ const CONTAINER_RUN_LONG_VALUE: &[&str] = &[
     "entrypoint",
     "env",
     "env-file",
+    "env-from-file",
     "env-merge",
     "expose",
     "gidmap",
@@ -775,6 +776,15 @@ const CONTAINER_RUN_LONG_FLAG: &[&str] = &[
     "tls-verify",
     "tty",
     "use-api-socket",
+    // compose run's own
+    "build",
+    "no-deps",
+    "no-TTY",
+    "quiet-build",
+    "quiet-pull",
+    "remove-orphans",
+    "service-ports",
+    "use-aliases",
 ];
 
 /// What follows one of `subcommands` of `docker`, `podman` or `nerdctl`, past the global options,
@@ -801,16 +811,134 @@ pub(crate) fn container_subcommand<'a, T: AsRef<str>>(
 }
 
 /// The options of a container started by `docker`, `podman` or `nerdctl` with `run` or `create`
-/// (also `container run`/`container create`), after the global options: parsed as their CLIs
-/// (pflag) do, `--flag=value`, `--flag value`, `-v value`, `-v=value`, `-itv value`, up to the
-/// image, which is the first operand; the image and its command are the operands. `None` for any
-/// other subcommand.
-///
-/// A long option this grammar does not know may take the word after it: that word is read as its
-/// value, so the options a later word gives are still seen (reading one word too far can only
-/// mistake the image for a value, never hide an option).
+/// (also `container run`/`container create`), after the global options, read with
+/// [`pflag`] up to the image, which is the first operand; the image and its command are the
+/// operands. `None` for any other subcommand.
 pub(crate) fn container_run(args: &[String]) -> Option<Parsed<'_>> {
     let words = container_subcommand(args, &["run", "create"])?;
+    Some(pflag(
+        words,
+        CONTAINER_RUN_SHORT_VALUE,
+        CONTAINER_RUN_LONG_VALUE,
+        CONTAINER_RUN_LONG_FLAG,
+    ))
+}
+
+/// The global options of compose (before its subcommand) that take a separate value: docker
+/// compose's `-f`/`--file`, `-p`/`--project-name`, `docker-compose`'s `-c`/`--context`,
+/// `-H`/`--host`, podman-compose's `--podman-*-args`, and the long ones of all three.
+const COMPOSE_GLOBAL_SHORT_VALUE: &[char] = &['f', 'p', 'c', 'H'];
+/// See [`COMPOSE_GLOBAL_SHORT_VALUE`].
+const COMPOSE_GLOBAL_LONG_VALUE: &[&str] = &[
+    "file",
+    "project-name",
+    "profile",
+    "env-file",
+    "project-directory",
+    "ansi",
+    "parallel",
+    "progress",
+    "context",
+    "host",
+    "log-level",
+    "tlscacert",
+    "tlscert",
+    "tlskey",
+    "in-pod",
+    "pod-args",
+    "podman-path",
+    "podman-args",
+    "podman-pull-args",
+    "podman-push-args",
+    "podman-build-args",
+    "podman-inspect-args",
+    "podman-run-args",
+    "podman-start-args",
+    "podman-stop-args",
+    "podman-rm-args",
+    "podman-volume-args",
+];
+
+/// The options of a one-off container `compose run` starts (`docker compose run`, `podman
+/// compose run`, `nerdctl compose run`; `command` is `docker`, `podman` or `nerdctl`;
+/// `docker-compose run`, `podman-compose run`): past the global options, read with `docker
+/// run`'s grammar up to the service, which is the first operand. Compose's `run` takes a subset
+/// of `docker run`'s options (`-v`, `--cap-add`, `-u`, `-e`, …) with the same meaning. `None`
+/// for any other command or subcommand (`up` and `exec` read the compose file or an existing
+/// container).
+pub(crate) fn compose_run<'a>(command: &str, args: &'a [String]) -> Option<Parsed<'a>> {
+    let compose: &'a [String] = match command {
+        "docker-compose" | "podman-compose" => args,
+        "docker" | "podman" | "nerdctl" => container_subcommand(args, &["compose"])?,
+        _ => return None,
+    };
+    let at = options_end(
+        compose,
+        COMPOSE_GLOBAL_SHORT_VALUE,
+        COMPOSE_GLOBAL_LONG_VALUE,
+    );
+    if compose.get(at).map(String::as_str) != Some("run") {
+        return None;
+    }
+    Some(pflag(
+        compose.get(at + 1..).unwrap_or_default(),
+        CONTAINER_RUN_SHORT_VALUE,
+        CONTAINER_RUN_LONG_VALUE,
+        CONTAINER_RUN_LONG_FLAG,
+    ))
+}
+
+/// `docker volume create`'s (and podman's, nerdctl's) short options that take a value:
+/// `-d`/`--driver`, `-o`/`--opt`, `-l`/`--label`.
+const VOLUME_CREATE_SHORT_VALUE: &[char] = &['d', 'o', 'l'];
+/// `docker volume create`'s long options that take a separate value (with the cluster
+/// volumes' ones).
+const VOLUME_CREATE_LONG_VALUE: &[&str] = &[
+    "driver",
+    "opt",
+    "label",
+    "availability",
+    "group",
+    "limit-bytes",
+    "required-bytes",
+    "scope",
+    "secret",
+    "sharing",
+    "topology-preferred",
+    "topology-required",
+    "type",
+];
+
+/// The options of `docker volume create` (`podman`, `nerdctl`), past the global options: the
+/// driver's options are the values of `-o`/`--opt` (`-o device=/srv`, `--opt=o=bind`). `None`
+/// for any other subcommand.
+pub(crate) fn volume_create(args: &[String]) -> Option<Parsed<'_>> {
+    let volume = container_subcommand(args, &["volume"])?;
+    let (create, rest) = volume.split_first()?;
+    (create == "create").then(|| {
+        pflag(
+            rest,
+            VOLUME_CREATE_SHORT_VALUE,
+            VOLUME_CREATE_LONG_VALUE,
+            &[],
+        )
+    })
+}
+
+/// Reads `words` as Go's pflag does (`docker`, `podman`, `nerdctl`, `kubectl`): `--flag=value`,
+/// `--flag value`, `-v value`, `-v=value`, `-itv value`, up to the first operand, which with
+/// everything after it is the operands.
+///
+/// `short_value` and `long_value` list the options that take a value, `long_flag` the long ones
+/// known to take none. A long option in neither list may take the word after it: that word is
+/// read as its value, so the options a later word gives are still seen (reading one word too
+/// far can only mistake the first operand for a value, never hide an option).
+pub(crate) fn pflag<'a>(
+    words: &'a [String],
+    short_value: &[char],
+    long_value: &[&str],
+    long_flag: &[&str],
+) -> Parsed<'a> {
     let mut parsed = Parsed::default();
     let mut at = 0;
     while let Some(arg) = words.get(at).map(String::as_str) {
@@ -831,9 +959,8 @@ pub(crate) fn container_run(args: &[String]) -> Option<Parsed<'_>> {
                 continue;
             }
             let next = words.get(at).map(String::as_str);
-            let takes = CONTAINER_RUN_LONG_VALUE.contains(&long)
-                || (!CONTAINER_RUN_LONG_FLAG.contains(&long)
-                    && next.is_some_and(|next| !next.starts_with('-')));
+            let takes = long_value.contains(&long)
+                || (!long_flag.contains(&long) && next.is_some_and(|next| !next.starts_with('-')));
             if takes {
                 at += 1;
                 parsed.longs.push((long, next));
@@ -846,7 +973,7 @@ pub(crate) fn container_run(args: &[String]) -> Option<Parsed<'_>> {
             Some(cluster) if !cluster.is_empty() => {
                 for (index, flag) in cluster.char_indices() {
                     parsed.shorts.push(flag);
-                    if CONTAINER_RUN_SHORT_VALUE.contains(&flag) {
+                    if short_value.contains(&flag) {
                         let attached = cluster.get(index + flag.len_utf8()..).unwrap_or("");
                         let value = if attached.is_empty() {
                             let next = words.get(at).map(String::as_str);
@@ -874,7 +1001,43 @@ pub(crate) fn container_run(args: &[String]) -> Option<Parsed<'_>> {
             }
         }
     }
-    Some(parsed)
+    parsed
+}
+
+/// The global options of `kubectl` (and `oc`) that take a separate value: `-n`/`--namespace`,
+/// `-s`/`--server`, `-v` (the log level), `--context`, `--kubeconfig`, …
+pub(crate) const KUBECTL_GLOBAL_SHORT_VALUE: &[char] = &['n', 's', 'v'];
+/// See [`KUBECTL_GLOBAL_SHORT_VALUE`].
+pub(crate) const KUBECTL_GLOBAL_LONG_VALUE: &[&str] = &[
+    "namespace",
+    "context",
+    "cluster",
+    "kubeconfig",
+    "user",
+    "server",
+    "token",
+    "as",
+    "as-group",
+    "as-uid",
+    "request-timeout",
+    "certificate-authority",
+    "client-certificate",
+    "client-key",
+    "tls-server-name",
+    "cache-dir",
+    "profile",
+    "profile-output",
+];
+
+/// The subcommand of `kubectl` (`oc`) past the global options in front of it, and the words
+/// after it (`kubectl -n prod delete pod x` gives `delete` and `pod x`).
+pub(crate) fn kubectl_subcommand(args: &[String]) -> Option<(&str, &[String])> {
+    let (_, sub) = leading_options(args, KUBECTL_GLOBAL_SHORT_VALUE, KUBECTL_GLOBAL_LONG_VALUE);
+    let sub = sub?;
+    Some((
+        args.get(sub)?.as_str(),
+        args.get(sub + 1..).unwrap_or_default(),
+    ))
 }
 
 /// Whether a container option that takes no value was given and not turned off
@@ -1004,6 +1167,83 @@ mod tests {
         assert_eq!(parsed.operands, vec!["alpine", "sh", "-v", "/:/x"]);
         assert!(container_run(&argv(&["build", "."])).is_none());
         assert!(container_run(&argv(&["exec", "-it", "web", "sh"])).is_none());
+    }
+
+    #[test]
+    fn compose_run_options_end_at_the_service() {
+        let args = argv(&[
+            "compose",
+            "-f",
+            "dev.yml",
+            "-p",
+            "proj",
+            "run",
+            "--rm",
+            "--no-deps",
+            "-v=/a:/b",
+            "--volume",
+            "/c:/d",
+            "app",
+            "sh",
+            "-v",
+            "/:/x",
+        ]);
+        let parsed = compose_run("docker", &args).unwrap_or_default();
+        assert_eq!(
+            container_values(&parsed, Some('v'), "volume"),
+            vec!["/a:/b", "/c:/d"]
+        );
+        assert_eq!(parsed.operands, vec!["app", "sh", "-v", "/:/x"]);
+        let standalone = argv(&["--project-name", "p", "run", "--build", "app", "-v", "/:/x"]);
+        let parsed = compose_run("docker-compose", &standalone).unwrap_or_default();
+        assert!(container_values(&parsed, Some('v'), "volume").is_empty());
+        assert_eq!(parsed.operands, vec!["app", "-v", "/:/x"]);
+        assert!(compose_run("docker", &argv(&["compose", "up", "-d"])).is_none());
+        assert!(compose_run("docker", &argv(&["run", "alpine"])).is_none());
+        assert!(compose_run("kubectl", &argv(&["run", "x"])).is_none());
+    }
+
+    #[test]
+    fn volume_create_options() {
+        let args = argv(&[
+            "-H",
+            "tcp://h:2375",
+            "volume",
+            "create",
+            "-d",
+            "local",
+            "--opt",
+            "type=none",
+            "-o=o=bind",
+            "--opt=device=/",
+            "-odevice=/srv",
+            "name",
+        ]);
+        let parsed = volume_create(&args).unwrap_or_default();
+        assert_eq!(
+            container_values(&parsed, Some('o'), "opt"),
+            vec!["o=bind", "device=/srv", "type=none", "device=/"]
+        );
+        assert_eq!(parsed.operands, vec!["name"]);
+        assert!(volume_create(&argv(&["volume", "rm", "name"])).is_none());
+        assert!(volume_create(&argv(&["run", "alpine"])).is_none());
+    }
+
+    #[test]
+    fn kubectl_subcommands() {
+        let args = argv(&[
+            "-n",
+            "kube-system",
+            "--context=prod",
+            "-v",
+            "6",
+            "debug",
+            "node/n1",
+        ]);
+        let (sub, rest) = kubectl_subcommand(&args).unwrap_or_default();
+        assert_eq!(sub, "debug");
+        assert_eq!(rest, argv(&["node/n1"]));
+        assert!(kubectl_subcommand(&argv(&["--namespace", "x"])).is_none());
     }
 
     #[test]

@@ -709,8 +709,8 @@ static CATALOG: &[RuleInfo] = &[
         category: "persistence",
         decision: ASK,
         asi: &["ASI03"],
-        description: "A container started (`docker`, `podman` or `nerdctl` `run`/`create`, also `container run`) with the host's keys: `--privileged`; the host's namespaces (`--pid=host`, `--ipc=host`, `--userns=host`, `--uts=host`, `--cgroupns=host`); the capabilities `ALL`, `SYS_ADMIN`, `SYS_PTRACE`, `SYS_MODULE`, `SYS_RAWIO`, `DAC_READ_SEARCH`; confinement switched off (`--security-opt apparmor=unconfined`, `seccomp=unconfined`, `label=disable`, `systempaths=unconfined`); a disk or memory device (`--device /dev/sda`, `/dev/nvme*`, `/dev/mem`); or a bind mount (`-v SRC:DST`, `--mount type=bind,source=SRC`, `--use-api-socket`) of a container runtime's API socket (`docker.sock`, `podman.sock`, `containerd.sock`, …), of a system directory (`/`, `/etc`, `/root`, `/boot`, `/proc`, `/sys`, `/dev`, `/run`, `/var/run`, `/usr`, `/home`, …) or of the whole home directory. The options are read with the runtimes' grammar up to the image. The host's network (`--network host`), common in development, is left alone; a mount that exposes a secret is denied by the secret-read rules. Also a writable bind mount of a place where a file runs code later (a shell start-up file, a unit directory, a directory on `PATH`), or of `/run/user/UID` (rootless runtimes' sockets).",
-        why: "Each of these lets the container (and whatever runs in it) out: `--privileged` or `SYS_ADMIN` mount the host's disks, `--pid=host` with `SYS_PTRACE` enters host processes, the runtime's socket starts a new privileged container with `/` mounted, and a writable `/etc` or `/root` takes over the host at the next login. A container is no sandbox with any of them, so a human should confirm it.",
+        description: "A container started (`docker`, `podman` or `nerdctl` `run`/`create`, also `container run`, and compose's one-off `compose run`/`docker-compose run`/`podman-compose run`) with the host's keys: `--privileged`; the host's namespaces (`--pid=host`, `--ipc=host`, `--userns=host`, `--uts=host`, `--cgroupns=host`); the capabilities `ALL`, `SYS_ADMIN`, `SYS_PTRACE`, `SYS_MODULE`, `SYS_RAWIO`, `DAC_READ_SEARCH`; confinement switched off (`--security-opt apparmor=unconfined`, `seccomp=unconfined`, `label=disable`, `systempaths=unconfined`); a disk or memory device (`--device /dev/sda`, `/dev/nvme*`, `/dev/mem`); or a bind mount (`-v SRC:DST`, `--mount type=bind,source=SRC`, `--use-api-socket`) of a container runtime's API socket (`docker.sock`, `podman.sock`, `containerd.sock`, …), of a system directory (`/`, `/etc`, `/root`, `/boot`, `/proc`, `/sys`, `/dev`, `/run`, `/var/run`, `/usr`, `/home`, …) or of the whole home directory. The options are read with the runtimes' grammar up to the image. The host's network (`--network host`), common in development, is left alone; a mount that exposes a secret is denied by the secret-read rules. Also a writable bind mount of a place where a file runs code later (a shell start-up file, a unit directory, a directory on `PATH`), or of `/run/user/UID` (rootless runtimes' sockets). A named volume that is a bind mount of such a directory (`docker volume create -o type=none -o o=bind -o device=/`, `--mount type=volume,volume-opt=device=…,volume-opt=o=bind`) is judged by its device the same way, and one that mounts a disk (`-o device=/dev/sda1`) asks. kubectl's (and `oc`'s) pods with the node's keys: `kubectl debug node/NAME` (the node's namespaces and its `/` at `/host`; not with `--profile=baseline` or `restricted`), `kubectl debug --profile=sysadmin` (privileged), `kubectl run --privileged`, and `kubectl run --overrides` whose pod spec asks for `hostPID`, `hostIPC`, `privileged`, those capabilities, an `Unconfined` seccomp or AppArmor profile, or a `hostPath` volume of those directories; `hostNetwork` is left alone like `--network host`. Compose files (`compose up`) and pod manifests (`kubectl apply -f`) are not read.",
+        why: "Each of these lets the container (and whatever runs in it) out: `--privileged` or `SYS_ADMIN` mount the host's disks, `--pid=host` with `SYS_PTRACE` enters host processes, the runtime's socket starts a new privileged container with `/` mounted, and a writable `/etc` or `/root` takes over the host at the next login. A pod on a node with its namespaces and its `/` at `/host` is root on the node the same way. A container is no sandbox with any of them, so a human should confirm it.",
         catches: &[
             "docker run --privileged alpine",
             "docker run -v /var/run/docker.sock:/var/run/docker.sock alpine",
@@ -719,6 +719,10 @@ static CATALOG: &[RuleInfo] = &[
             "docker container create --mount target=/s,type=bind,src=/run/containerd/containerd.sock alpine",
             "nerdctl run --device /dev/sda alpine",
             "docker run -v /sys:/sys:ro alpine",
+            "docker volume create -o type=none -o o=bind -o device=/var/run/docker.sock sock",
+            "docker compose run -v /var/run/docker.sock:/var/run/docker.sock app sh",
+            "kubectl debug node/n1 -it --image=busybox",
+            "kubectl run x --image=busybox --overrides='{\"spec\":{\"hostPID\":true}}'",
         ],
         allows: &[
             "docker run --rm -v \"$PWD\":/src -w /src rust cargo test",
@@ -728,6 +732,10 @@ static CATALOG: &[RuleInfo] = &[
             "docker build .",
             "podman run --rm alpine echo hi",
             "docker run --rm alpine sh -c 'ls --privileged'",
+            "docker volume create data",
+            "docker compose run -v ./src:/app/src app pytest",
+            "kubectl debug mypod -it --image=busybox",
+            "kubectl run x --image=nginx",
         ],
     },
     RuleInfo {

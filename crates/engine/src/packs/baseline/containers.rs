@@ -1,17 +1,24 @@
 //! Containers started with the host's keys (`container-host-access`): `docker`, `podman` or
-//! `nerdctl` `run`/`create` given `--privileged`, the host's namespaces, dangerous capabilities,
-//! confinement switched off, a disk device, the runtime's API socket or a system directory
-//! bind-mounted.
+//! `nerdctl` `run`/`create` (and compose's one-off `compose run`) given `--privileged`, the
+//! host's namespaces, dangerous capabilities, confinement switched off, a disk device, the
+//! runtime's API socket or a system directory bind-mounted; a named volume created as a bind
+//! mount of such a directory (`docker volume create -o o=bind -o device=/`); and kubectl's pods
+//! with the node's keys ([`pod`]).
 //!
-//! The options are read with the runtimes' own grammar ([`crate::argv::container_run`]): up to
-//! the image, never the container's command. Bind-mount sources are canonicalised like any
-//! other path; what they expose to the secret rules (`-v ~/.ssh:…`) is judged in `reads`.
+//! The options are read with the runtimes' own grammar ([`crate::argv::container_run`],
+//! [`crate::argv::compose_run`]): up to the image or service, never the container's command.
+//! Bind-mount sources are canonicalised like any other path; what they expose to the secret
+//! rules (`-v ~/.ssh:…`) is judged in `reads` ([`host_binds`]).
 //!
 //! This module must not flag the everyday forms: the project or a cache mounted, ports
 //! published, the host's network (`--network host`, common in development), `--userns=keep-id`.
 
+mod pod;
+
 use super::Cmd;
-use crate::argv::{Parsed, container_flag, container_run, container_values};
+use crate::argv::{
+    Parsed, compose_run, container_flag, container_run, container_values, volume_create,
+};
 use crate::packs::Findings;
 use crate::packs::places;
 use crate::paths::{self, PathContext};
@@ -62,7 +69,7 @@ pub(super) struct Bind<'a> {
 
 /// The bind mounts of host paths: the source of `-v SRC:DST[:opts]` (a path, not a named
 /// volume; a lone path is an anonymous volume) or of `--mount type=bind,source=SRC,…`.
-pub(super) fn bind_sources<'a>(parsed: &Parsed<'a>) -> Vec<Bind<'a>> {
+fn bind_sources<'a>(parsed: &Parsed<'a>) -> Vec<Bind<'a>> {
     let mut sources = Vec::new();
     for volume in container_values(parsed, Some('v'), "volume") {
         // A Windows drive (`C:\src:/src`) keeps its colon.
@@ -86,7 +93,7 @@ pub(super) fn bind_sources<'a>(parsed: &Parsed<'a>) -> Vec<Bind<'a>> {
             .nth(1)
             .unwrap_or("");
         let read_only = options.split(',').any(|o| o == "ro" || o == "readonly");
-        if drive || source.starts_with(['/', '~', '.', '$']) {
+        if drive || is_host_path(source) {
             sources.push(Bind { source, read_only });
         }
     }
@@ -94,6 +101,7 @@ pub(super) fn bind_sources<'a>(parsed: &Parsed<'a>) -> Vec<Bind<'a>> {
         let mut kind = None;
         let mut source = None;
         let mut read_only = false;
+        let mut volume_options = Vec::new();
         for field in mount.split(',') {
             let field = field.trim_matches(['"', '\'']);
             let (key, value) = field.split_once('=').unwrap_or((field, ""));
@@ -101,16 +109,104 @@ pub(super) fn bind_sources<'a>(parsed: &Parsed<'a>) -> Vec<Bind<'a>> {
                 "type" => kind = Some(value),
                 "source" | "src" => source = Some(value),
                 "readonly" | "ro" => read_only = !matches!(value, "false" | "0"),
+                "volume-opt" => volume_options.push(value),
                 _ => {}
             }
         }
+        let bind = kind.is_none_or(|kind| kind.eq_ignore_ascii_case("bind"));
         if let Some(source) = source
-            && kind.is_none_or(|kind| kind.eq_ignore_ascii_case("bind"))
+            && bind
         {
             sources.push(Bind { source, read_only });
+        } else if let Some(mut volume) = VolumeOptions::read(volume_options).host_bind() {
+            volume.read_only |= read_only;
+            sources.push(volume);
         }
     }
     sources
+}
+
+/// Whether a mount source names a host path rather than a named volume: absolute, in the
+/// home, relative to the working directory or through a variable.
+fn is_host_path(source: &str) -> bool {
+    source.starts_with(['/', '~', '.', '$'])
+}
+
+/// The local volume driver's mount options, given to `docker volume create -o KEY=VALUE` or
+/// `--mount type=volume,volume-opt=KEY=VALUE`: what it mounts (`device`), as what file system
+/// (`type`), with which mount options (`o`). `type=none,o=bind,device=/srv` makes the volume a
+/// bind mount of the host's `/srv`; `type=ext4,device=/dev/sdb1` mounts a disk.
+#[derive(Debug, Default)]
+struct VolumeOptions<'a> {
+    /// `type`: the file system.
+    kind: Option<&'a str>,
+    /// `o`: the mount options, split at commas.
+    options: Vec<&'a str>,
+    /// `device`: the host path or device mounted.
+    device: Option<&'a str>,
+}
+
+impl<'a> VolumeOptions<'a> {
+    /// Reads `KEY=VALUE` options; the last of a key wins, as in the driver.
+    fn read(options: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut read = Self::default();
+        for option in options {
+            let option = option.trim_matches(['"', '\'']);
+            let Some((key, value)) = option.split_once('=') else {
+                continue;
+            };
+            match key.trim().to_ascii_lowercase().as_str() {
+                "type" => read.kind = Some(value),
+                "o" => read.options = value.split(',').map(str::trim).collect(),
+                "device" => read.device = Some(value),
+                _ => {}
+            }
+        }
+        read
+    }
+
+    /// The host path this volume is a bind mount of (`o=bind` or `rbind`, or `type=none`
+    /// with a path for `device`): judged as a bind mount's source.
+    fn host_bind(&self) -> Option<Bind<'a>> {
+        let device = self.device.filter(|device| is_host_path(device))?;
+        let bind = self
+            .options
+            .iter()
+            .any(|option| matches!(*option, "bind" | "rbind"))
+            || self
+                .kind
+                .is_some_and(|kind| matches!(kind.to_ascii_lowercase().as_str(), "none" | "bind"));
+        let read_only = self.options.contains(&"ro");
+        bind.then_some(Bind {
+            source: device,
+            read_only,
+        })
+    }
+}
+
+/// The container a `docker`, `podman` or `nerdctl` command line starts, `run`/`create` or
+/// compose's `run` (`docker compose run`, `docker-compose run`), its options parsed.
+fn started<'a>(name: &str, args: &'a [String]) -> Option<Parsed<'a>> {
+    match name {
+        "docker" | "podman" | "nerdctl" => container_run(args).or_else(|| compose_run(name, args)),
+        _ => compose_run(name, args),
+    }
+}
+
+/// The host paths a container runtime's command line mounts: the bind mounts of the container
+/// it starts, and the host directory a volume it creates is a bind mount of. The secret rules
+/// read these as the command's reads.
+pub(super) fn host_binds<'a>(name: &str, args: &'a [String]) -> Vec<Bind<'a>> {
+    let mut binds = started(name, args)
+        .map(|parsed| bind_sources(&parsed))
+        .unwrap_or_default();
+    if matches!(name, "docker" | "podman" | "nerdctl")
+        && let Some(volume) = volume_create(args)
+    {
+        let options = container_values(&volume, Some('o'), "opt");
+        binds.extend(VolumeOptions::read(options).host_bind());
+    }
+    binds
 }
 
 /// What a bind mount of this canonical host path hands the container, if anything: a
@@ -160,34 +256,19 @@ fn is_disk_device(path: &str) -> bool {
         || PREFIXES.iter().any(|prefix| device.starts_with(prefix))
 }
 
-pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
-    let name = cmd.name();
-    if !matches!(name, "docker" | "podman" | "nerdctl") {
-        return;
-    }
-    let Some(parsed) = container_run(cmd.args()) else {
-        return;
-    };
-    let mut add = |what: &str| {
-        out.add(
-            RULE,
-            format!("`{name}` would start a container that reaches the host: {what}"),
-        );
-    };
-    if container_flag(&parsed, "privileged") {
-        add("`--privileged` gives it every device and capability");
-    }
-    for namespace in NAMESPACES {
-        if container_values(&parsed, None, namespace)
-            .iter()
-            .any(|value| value.eq_ignore_ascii_case("host"))
-        {
-            add(&format!("it shares the host's {namespace} namespace"));
-        }
-    }
-    let capabilities = container_values(&parsed, None, "cap-add");
-    let dangerous = capabilities
-        .iter()
+/// What `--privileged` (or a pod's `privileged: true`) hands a container.
+const PRIVILEGED: &str = "it is privileged, with every device and capability of the host";
+
+/// What sharing the host's `namespace` (`pid`, `ipc`, …) hands a container.
+fn shared_namespace(namespace: &str) -> String {
+    format!("it shares the host's {namespace} namespace")
+}
+
+/// The first of these capabilities (`SYS_ADMIN`, `cap_sys_admin`, comma-separated lists) that
+/// gives a container the host, said as a finding.
+fn dangerous_capability<'a>(capabilities: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let cap = capabilities
+        .into_iter()
         .flat_map(|value| value.split(','))
         .map(|cap| {
             let upper = cap.trim().to_ascii_uppercase();
@@ -196,42 +277,110 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
                 .map(str::to_owned)
                 .unwrap_or(upper)
         })
-        .find(|cap| CAPABILITIES.contains(&cap.as_str()));
-    if let Some(cap) = dangerous {
-        add(&format!("it gets the `{cap}` capability"));
+        .find(|cap| CAPABILITIES.contains(&cap.as_str()))?;
+    Some(format!("it gets the `{cap}` capability"))
+}
+
+/// Whether a security option (`seccomp=unconfined`, `apparmor:unconfined`) switches a
+/// container's confinement off, said as a finding.
+fn unconfined(option: &str) -> Option<String> {
+    let option = option.to_ascii_lowercase().replace(':', "=");
+    matches!(
+        option.as_str(),
+        "apparmor=unconfined"
+            | "seccomp=unconfined"
+            | "label=disable"
+            | "systempaths=unconfined"
+            | "unmask=all"
+    )
+    .then(|| format!("its confinement is switched off (`{option}`)"))
+}
+
+/// What a host path mounted into a container hands it, if anything, said as a finding.
+fn mounted(source: &str, read_only: bool, cmd: &Cmd<'_>) -> Option<String> {
+    let resolved = places::resolvable(source)?;
+    let canonical = cmd.canonical(&resolved);
+    exposes(&canonical, read_only, &cmd.ctx).map(|what| format!("{what} is mounted into it"))
+}
+
+/// Judges a container runtime's or kubectl's command line: the container or pod it starts,
+/// the volume it creates.
+pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
+    let name = cmd.name();
+    if matches!(name, "kubectl" | "oc") {
+        pod::check(cmd, out);
+        return;
     }
-    for option in container_values(&parsed, None, "security-opt") {
-        let option = option.to_ascii_lowercase().replace(':', "=");
-        let unconfined = matches!(
-            option.as_str(),
-            "apparmor=unconfined"
-                | "seccomp=unconfined"
-                | "label=disable"
-                | "systempaths=unconfined"
-                | "unmask=all"
-        );
-        if unconfined {
-            add(&format!("its confinement is switched off (`{option}`)"));
+    if let Some(parsed) = started(name, cmd.args()) {
+        for what in container_reach(&parsed, cmd) {
+            out.add(
+                RULE,
+                format!("`{name}` would start a container that reaches the host: {what}"),
+            );
         }
     }
-    for device in container_values(&parsed, None, "device") {
+    if matches!(name, "docker" | "podman" | "nerdctl")
+        && let Some(volume) = volume_create(cmd.args())
+    {
+        for what in volume_reach(&volume, cmd) {
+            out.add(
+                RULE,
+                format!("`{name}` would create a volume that reaches the host: {what}"),
+            );
+        }
+    }
+}
+
+/// What a container started with these options reaches of the host.
+fn container_reach(parsed: &Parsed<'_>, cmd: &Cmd<'_>) -> Vec<String> {
+    let mut found = Vec::new();
+    if container_flag(parsed, "privileged") {
+        found.push(PRIVILEGED.to_owned());
+    }
+    for namespace in NAMESPACES {
+        if container_values(parsed, None, namespace)
+            .iter()
+            .any(|value| value.eq_ignore_ascii_case("host"))
+        {
+            found.push(shared_namespace(namespace));
+        }
+    }
+    found.extend(dangerous_capability(container_values(
+        parsed, None, "cap-add",
+    )));
+    found.extend(
+        container_values(parsed, None, "security-opt")
+            .into_iter()
+            .filter_map(unconfined),
+    );
+    for device in container_values(parsed, None, "device") {
         let host = device.split(':').next().unwrap_or(device);
         if is_disk_device(&paths::canonicalize(host, &cmd.ctx)) {
-            add("it gets a disk or the memory of the host as a device");
+            found.push("it gets a disk or the memory of the host as a device".into());
         }
     }
-    if container_flag(&parsed, "use-api-socket") {
-        add(&format!("{SOCKET} is mounted into it"));
+    if container_flag(parsed, "use-api-socket") {
+        found.push(format!("{SOCKET} is mounted into it"));
     }
-    for bind in bind_sources(&parsed) {
-        let Some(resolved) = places::resolvable(bind.source) else {
-            continue;
-        };
-        let canonical = cmd.canonical(&resolved);
-        if let Some(what) = exposes(&canonical, bind.read_only, &cmd.ctx) {
-            add(&format!("{what} is mounted into it"));
-        }
+    for bind in bind_sources(parsed) {
+        found.extend(mounted(bind.source, bind.read_only, cmd));
     }
+    found
+}
+
+/// What a volume created with these options (`docker volume create -o …`) reaches of the
+/// host: the directory it is a bind mount of, or a disk it mounts.
+fn volume_reach(volume: &Parsed<'_>, cmd: &Cmd<'_>) -> Vec<String> {
+    let options = VolumeOptions::read(container_values(volume, Some('o'), "opt"));
+    let mut found = Vec::new();
+    if let Some(bind) = options.host_bind() {
+        found.extend(mounted(bind.source, bind.read_only, cmd));
+    } else if let Some(device) = options.device
+        && is_disk_device(&paths::canonicalize(device, &cmd.ctx))
+    {
+        found.push("a disk of the host is mounted into it".into());
+    }
+    found
 }
 
 #[cfg(test)]
@@ -279,5 +428,63 @@ mod tests {
         let parsed = container_run(&args).unwrap_or_default();
         let sources: Vec<&str> = bind_sources(&parsed).iter().map(|b| b.source).collect();
         assert_eq!(sources, ["/var/run/docker.sock", "/", r"C:\src", "/etc"]);
+    }
+
+    #[test]
+    fn volume_options() {
+        let bind =
+            |options: &[&'static str]| VolumeOptions::read(options.iter().copied()).host_bind();
+        assert_eq!(
+            bind(&["type=none", "o=bind", "device=/"]),
+            Some(Bind {
+                source: "/",
+                read_only: false
+            })
+        );
+        assert_eq!(
+            bind(&["device=/etc", "o=rbind,ro"]),
+            Some(Bind {
+                source: "/etc",
+                read_only: true
+            })
+        );
+        assert_eq!(
+            bind(&["type=none", "device=/srv"]),
+            Some(Bind {
+                source: "/srv",
+                read_only: false
+            })
+        );
+        for options in [
+            &["type=tmpfs", "device=tmpfs"][..],
+            &["type=nfs", "o=addr=10.0.0.1,rw", "device=:/exports"],
+            &["type=ext4", "device=/dev/sdb1"],
+            &["o=bind"],
+        ] {
+            assert_eq!(bind(options), None, "{options:?}");
+        }
+    }
+
+    #[test]
+    fn volume_mounts_that_bind() {
+        let args: Vec<String> = [
+            "run",
+            "--mount",
+            "type=volume,dst=/h,volume-opt=type=none,volume-opt=o=bind,volume-opt=device=/sys,ro",
+            "--mount",
+            "type=volume,src=data,dst=/data",
+            "alpine",
+        ]
+        .iter()
+        .map(|word| (*word).to_owned())
+        .collect();
+        let parsed = container_run(&args).unwrap_or_default();
+        assert_eq!(
+            bind_sources(&parsed),
+            [Bind {
+                source: "/sys",
+                read_only: true
+            }]
+        );
     }
 }

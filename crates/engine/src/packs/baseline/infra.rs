@@ -10,7 +10,7 @@
 //! non-production targets.
 
 use super::Cmd;
-use crate::argv::{Parsed, has_flag, leading_options};
+use crate::argv::{Parsed, has_flag, kubectl_subcommand, leading_options};
 use crate::packs::Findings;
 
 /// Whether a host, database or URI names production.
@@ -338,27 +338,11 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
             }
         }
         "kubectl" | "oc" => {
-            let (_, sub) = leading_options(
-                args,
-                &['n', 's'],
-                &[
-                    "namespace",
-                    "context",
-                    "cluster",
-                    "kubeconfig",
-                    "user",
-                    "server",
-                    "token",
-                    "as",
-                    "request-timeout",
-                ],
-            );
-            let Some(sub) = sub else { return };
-            if args.get(sub).map(String::as_str) != Some("delete") {
+            let Some(("delete", rest)) = kubectl_subcommand(args) else {
                 return;
-            }
+            };
             let parsed = Parsed::new(
-                args.get(sub + 1..).unwrap_or(&[]),
+                rest,
                 &['n', 'l', 'f', 'o', 'k'],
                 &[
                     "namespace",

@@ -282,16 +282,10 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
             reads.push((Cow::Owned(name), false));
         }
     }
-    // Containers started with a secret directory mounted (`docker run -v ~/.ssh:/root/.ssh`).
-    if matches!(name, "docker" | "podman" | "nerdctl")
-        && let Some(parsed) = crate::argv::container_run(cmd.args())
-    {
-        for source in super::containers::bind_sources(&parsed)
-            .into_iter()
-            .map(|bind| bind.source)
-        {
-            reads.push((Cow::Borrowed(source), true));
-        }
+    // Containers started with a secret directory mounted (`docker run -v ~/.ssh:/root/.ssh`,
+    // `docker compose run -v …`), volumes created as a bind mount of one.
+    for bind in super::containers::host_binds(name, cmd.args()) {
+        reads.push((Cow::Borrowed(bind.source), true));
     }
     // `curl file:///…`.
     if matches!(name, "curl" | "wget") {
