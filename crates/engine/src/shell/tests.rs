@@ -75,6 +75,43 @@ fn compound_lists_yield_every_command() {
 // --- B. groups, functions, control flow -------------------------------------------------------
 
 #[test]
+fn variables_given_static_values_are_read_with_them() {
+    assert_eq!(lines("f=.env; cat \"$f\""), ["cat .env"]);
+    assert_eq!(
+        lines("d=~/.aws; f=$d/credentials; cat ${f}"),
+        ["cat ~/.aws/credentials"]
+    );
+    assert_eq!(
+        lines("export F=.env X=$Y; cat $F $X"),
+        ["export F=.env X=$Y", "cat .env $X"]
+    );
+    assert_eq!(lines("x=.env; unset x; cat $x"), ["unset x", "cat $x"]);
+    // An assignment in front of a command is that command's; `${x:-…}` and the like are not read.
+    assert_eq!(lines("x=.env cat $x"), ["cat $x"]);
+    assert_eq!(lines("x=.env; cat ${x:-y} ${#x}"), ["cat ${x:-y} ${#x}"]);
+    // Where the assignment may not run, or runs in a shell of its own, the value is not known.
+    assert_eq!(lines("false || x=.env; cat $x"), ["false", "cat $x"]);
+    assert_eq!(lines("if c; then x=.env; fi; cat $x"), ["c", "cat $x"]);
+    assert_eq!(lines("(x=.env); cat $x"), ["cat $x"]);
+    assert_eq!(
+        lines("echo $(x=.env); cat $x"),
+        ["echo $(x=.env)", "cat $x"]
+    );
+    // A loop's values, when the command line gives them all; the variable is unknown after it.
+    assert_eq!(
+        lines("for f in .env{,.local}; do cat $f; done; cat $f"),
+        ["cat .env", "cat .env.local", "cat $f"]
+    );
+    assert_eq!(
+        lines("for a in 1 2; do for b in x y; do echo $a$b; done; done"),
+        ["echo 1$b", "echo 2$b"]
+    );
+    // The substituted word is still no plain text to an allow rule.
+    let analysis = analyze("x=README.md; cat $x", &ShellLimits::default());
+    assert!(analysis.commands.iter().any(|c| c.has_dynamic_args));
+}
+
+#[test]
 fn groups_and_control_flow_are_walked() {
     assert_eq!(lines("(git reset --hard)"), ["git reset --hard"]);
     assert_eq!(
@@ -90,7 +127,8 @@ fn groups_and_control_flow_are_walked() {
         ["read l", "rm $l"]
     );
     assert_eq!(lines("until false; do x; done"), ["false", "x"]);
-    assert_eq!(lines("for f in a b; do rm $f; done"), ["rm $f"]);
+    assert_eq!(lines("for f in a b; do rm $f; done"), ["rm a", "rm b"]);
+    assert_eq!(lines("for f in $X; do rm $f; done"), ["rm $f"]);
     assert_eq!(lines("for ((i=0; i<3; i++)); do rm x; done"), ["rm x"]);
     assert_eq!(
         lines("case $x in a) rm -rf /;; *) ls;; esac"),

@@ -18,7 +18,7 @@ use super::parse::{
     parse_program, with_stack,
 };
 use super::views::{allow_view, deny_views};
-use super::words::{NormWord, heredoc_substitutions, normalize};
+use super::words::{NormWord, heredoc_substitutions, normalize, normalize_with};
 use super::wrappers::{Field, Reading, Segment, SegmentKind, Stripped, strip};
 use super::{
     Analysis, Assignment, Origin, Redirect, RedirectKind, ShellLimits, SimpleCommand, Unresolved,
@@ -59,7 +59,21 @@ pub(super) struct Walker<'l> {
     word_budget: WordBudget,
     /// Names the command line binds for the commands after it (`hash -p`, `alias`).
     bindings: Vec<(String, Binding)>,
+    /// Variables the command line gave a static value (`f=.env; cat "$f"`, a `for` loop's
+    /// variable), newest last: later words are read with those values.
+    variables: Vec<(String, String)>,
+    /// Whether the walk is inside a `for` loop it walks once per value.
+    in_expanded_loop: bool,
+    /// How many enclosing constructs may not run what the walk is in (an `if`'s branches, a
+    /// loop's body, what follows `&&` or `||`): an assignment there may not happen, so it makes
+    /// its variable unknown rather than known.
+    conditional: usize,
 }
+
+/// Most variables one analysis follows.
+const MAX_VARIABLES: usize = 32;
+/// Most values of a `for` loop whose body is walked once per value.
+const MAX_LOOP_VALUES: usize = 8;
 
 /// Most names one analysis follows through `hash -p` and `alias`.
 const MAX_BINDINGS: usize = 16;
@@ -92,6 +106,8 @@ struct Collected<'a> {
     stdin: Stdin<'a>,
     other_heredocs: Vec<&'a ast::IoHereDocument>,
     word_failed: bool,
+    /// The variables the command's assignments set, with their value when it is static.
+    variables: Vec<(String, Option<String>)>,
 }
 
 /// What the command's standard input is, as far as the command line says.
@@ -128,7 +144,80 @@ impl<'l> Walker<'l> {
             last_output: None,
             word_budget: WordBudget::default(),
             bindings: Vec::new(),
+            variables: Vec::new(),
+            in_expanded_loop: false,
+            conditional: 0,
         }
+    }
+
+    /// Gives `name` a static value for the words after it, or forgets it (`None`). Where the
+    /// assignment may not run, the variable is forgotten either way.
+    fn bind_variable(&mut self, name: &str, value: Option<String>) {
+        let value = value.filter(|_| self.conditional == 0);
+        self.variables.retain(|(known, _)| known != name);
+        if let Some(value) = value {
+            if self.variables.len() >= MAX_VARIABLES {
+                self.variables.remove(0);
+            }
+            self.variables.push((name.to_owned(), value));
+        }
+    }
+
+    /// Walks `body` as code that may not run (see [`Walker::conditional`]).
+    fn maybe(&mut self, body: impl FnOnce(&mut Self)) {
+        self.conditional += 1;
+        body(self);
+        self.conditional -= 1;
+    }
+
+    /// Walks `body` in a shell of its own (a subshell, a function's body, a nested script): the
+    /// variables it assigns are gone after it.
+    fn own_shell(&mut self, body: impl FnOnce(&mut Self)) {
+        let outer = self.variables.clone();
+        body(self);
+        self.variables = outer;
+    }
+
+    /// What `export`, `declare`, `local`, `readonly` and `typeset` assign (`export F=.env`), and
+    /// what `unset` forgets.
+    fn declare(&mut self, fields: &[Field]) {
+        let Some((program, args)) = fields.split_first() else {
+            return;
+        };
+        match program.text.as_str() {
+            "export" | "declare" | "local" | "readonly" | "typeset" => {
+                for arg in args {
+                    let Some((name, value)) = arg.text.split_once('=') else {
+                        continue;
+                    };
+                    if is_variable_name(name) {
+                        let value = (!arg.dynamic).then(|| value.to_owned());
+                        self.bind_variable(name, value);
+                    }
+                }
+            }
+            "unset" => {
+                for arg in args.iter().filter(|arg| !arg.text.starts_with('-')) {
+                    self.bind_variable(&arg.text, None);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The values a `for` loop gives its variable, when the command line says them all
+    /// (static words, at most [`MAX_LOOP_VALUES`] after brace expansion).
+    fn loop_values(&self, clause: &ast::ForClauseCommand) -> Option<Vec<String>> {
+        let mut values = Vec::new();
+        for word in clause.values.as_ref()? {
+            let mut subs = Vec::new();
+            let word = normalize_with(&word.value, &mut subs, &self.word_budget, &self.variables);
+            if !word.resolved || !subs.is_empty() {
+                return None;
+            }
+            values.extend(word.fields);
+        }
+        (!values.is_empty() && values.len() <= MAX_LOOP_VALUES).then_some(values)
     }
 
     /// Records something unresolved, once.
@@ -161,11 +250,13 @@ impl<'l> Walker<'l> {
             return;
         }
         let outer = self.stack;
+        let variables = self.variables.clone();
         let done = with_stack(budget, outer, |inner| {
             self.stack = inner;
             self.parse_and_walk(text, origin, depth);
         });
         self.stack = outer;
+        self.variables = variables;
         if done.is_none() {
             self.unresolved(Unresolved::Parse(
                 "the parser failed on this input".to_owned(),
@@ -221,10 +312,12 @@ impl<'l> Walker<'l> {
         let Some(ctx) = self.enter(ctx) else { return };
         for ast::CompoundListItem(and_or, _) in &list.0 {
             self.pipeline(&and_or.first, ctx);
-            for next in &and_or.additional {
-                let (ast::AndOr::And(pipeline) | ast::AndOr::Or(pipeline)) = next;
-                self.pipeline(pipeline, ctx);
-            }
+            self.maybe(|w| {
+                for next in &and_or.additional {
+                    let (ast::AndOr::And(pipeline) | ast::AndOr::Or(pipeline)) = next;
+                    w.pipeline(pipeline, ctx);
+                }
+            });
         }
     }
 
@@ -267,7 +360,9 @@ impl<'l> Walker<'l> {
             }
             ast::Command::Function(function) => {
                 let ast::FunctionBody(body, redirects) = &function.body;
-                self.with_redirects(redirects.as_ref(), ctx, |w| w.compound(body, ctx));
+                self.own_shell(|w| {
+                    w.with_redirects(redirects.as_ref(), ctx, |w| w.compound(body, ctx));
+                });
             }
             ast::Command::ExtendedTest(test, redirects) => {
                 self.with_redirects(redirects.as_ref(), ctx, |w| w.test(&test.expr, ctx));
@@ -322,15 +417,33 @@ impl<'l> Walker<'l> {
                 {
                     self.text_subs(&expr.value, ctx);
                 }
-                self.compound_list(&clause.body.list, ctx);
+                self.maybe(|w| w.compound_list(&clause.body.list, ctx));
             }
             ast::CompoundCommand::BraceGroup(group) => self.compound_list(&group.list, ctx),
-            ast::CompoundCommand::Subshell(subshell) => self.compound_list(&subshell.list, ctx),
+            ast::CompoundCommand::Subshell(subshell) => {
+                self.own_shell(|w| w.compound_list(&subshell.list, ctx));
+            }
             ast::CompoundCommand::ForClause(clause) => {
                 for word in clause.values.iter().flatten() {
                     self.word_subs(&word.value, ctx);
                 }
-                self.compound_list(&clause.body.list, ctx);
+                // `for f in .env .env.local; do cat "$f"; done`: the body once per value.
+                let values = self
+                    .loop_values(clause)
+                    .filter(|_| !self.in_expanded_loop)
+                    .unwrap_or_default();
+                if values.is_empty() {
+                    self.bind_variable(&clause.variable_name, None);
+                    self.maybe(|w| w.compound_list(&clause.body.list, ctx));
+                } else {
+                    self.in_expanded_loop = true;
+                    for value in values {
+                        self.bind_variable(&clause.variable_name, Some(value));
+                        self.maybe(|w| w.compound_list(&clause.body.list, ctx));
+                    }
+                    self.in_expanded_loop = false;
+                }
+                self.bind_variable(&clause.variable_name, None);
             }
             ast::CompoundCommand::CaseClause(clause) => {
                 self.word_subs(&clause.value.value, ctx);
@@ -339,24 +452,26 @@ impl<'l> Walker<'l> {
                         self.word_subs(&pattern.value, ctx);
                     }
                     if let Some(list) = &item.cmd {
-                        self.compound_list(list, ctx);
+                        self.maybe(|w| w.compound_list(list, ctx));
                     }
                 }
             }
             ast::CompoundCommand::IfClause(clause) => {
                 self.compound_list(&clause.condition, ctx);
-                self.compound_list(&clause.then, ctx);
-                for branch in clause.elses.iter().flatten() {
-                    if let Some(condition) = &branch.condition {
-                        self.compound_list(condition, ctx);
+                self.maybe(|w| {
+                    w.compound_list(&clause.then, ctx);
+                    for branch in clause.elses.iter().flatten() {
+                        if let Some(condition) = &branch.condition {
+                            w.compound_list(condition, ctx);
+                        }
+                        w.compound_list(&branch.body, ctx);
                     }
-                    self.compound_list(&branch.body, ctx);
-                }
+                });
             }
             ast::CompoundCommand::WhileClause(clause)
             | ast::CompoundCommand::UntilClause(clause) => {
                 self.compound_list(&clause.0, ctx);
-                self.compound_list(&clause.1.list, ctx);
+                self.maybe(|w| w.compound_list(&clause.1.list, ctx));
             }
             ast::CompoundCommand::Coprocess(coproc) => {
                 self.command(&coproc.body, ctx, None, false);
@@ -430,12 +545,26 @@ impl<'l> Walker<'l> {
             self.item(item, true, &mut collected);
         }
         if let Some(word) = &command.word_or_name {
-            push_word(&word.value, &mut collected, &self.word_budget);
+            push_word(
+                &word.value,
+                &mut collected,
+                &self.word_budget,
+                &self.variables,
+            );
         }
         for item in command.suffix.iter().flat_map(|s| s.0.iter()) {
             self.item(item, false, &mut collected);
         }
         let fields = std::mem::take(&mut collected.fields);
+        let assigned = std::mem::take(&mut collected.variables);
+        if fields.is_empty() {
+            // `f=.env; cat "$f"`; an assignment in front of a command is that command's alone.
+            for (name, value) in assigned {
+                self.bind_variable(&name, value);
+            }
+        } else {
+            self.declare(&fields);
+        }
         let mut base = Base {
             assignments: std::mem::take(&mut collected.assignments),
             segments: std::mem::take(&mut collected.segments),
@@ -576,13 +705,13 @@ impl<'l> Walker<'l> {
                 self.redirect(redirect, collected);
             }
             ast::CommandPrefixOrSuffixItem::Word(word) => {
-                push_word(&word.value, collected, &self.word_budget);
+                push_word(&word.value, collected, &self.word_budget, &self.variables);
             }
             ast::CommandPrefixOrSuffixItem::AssignmentWord(assignment, word) => {
                 if prefix && collected.fields.is_empty() {
-                    push_assignment(assignment, collected, &self.word_budget);
+                    push_assignment(assignment, collected, &self.word_budget, &self.variables);
                 } else {
-                    push_word(&word.value, collected, &self.word_budget);
+                    push_word(&word.value, collected, &self.word_budget, &self.variables);
                 }
             }
             ast::CommandPrefixOrSuffixItem::ProcessSubstitution(kind, subshell) => {
@@ -597,6 +726,10 @@ impl<'l> Walker<'l> {
 
     fn redirect<'a>(&mut self, redirect: &'a ast::IoRedirect, collected: &mut Collected<'a>) {
         let budget = &self.word_budget;
+        let variables = &self.variables;
+        let normalize = |raw: &str, subs: &mut Vec<String>, budget: &WordBudget| {
+            normalize_with(raw, subs, budget, variables)
+        };
         match redirect {
             ast::IoRedirect::File(fd, kind, target) => {
                 let reads_stdin = matches!(fd, None | Some(0));
@@ -963,8 +1096,21 @@ fn names_by_pattern(program: &str) -> bool {
             .is_some_and(|open| program[open + 1..].contains(']'))
 }
 
-fn push_word(raw: &str, collected: &mut Collected<'_>, budget: &WordBudget) {
-    let word = normalize(raw, &mut collected.subs, budget);
+/// Whether `name` is a shell variable's name.
+fn is_variable_name(name: &str) -> bool {
+    name.bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+fn push_word(
+    raw: &str,
+    collected: &mut Collected<'_>,
+    budget: &WordBudget,
+    variables: &[(String, String)],
+) {
+    let word = normalize_with(raw, &mut collected.subs, budget, variables);
     collected.word_failed |= word.failed;
     let dynamic = word.dynamic;
     collected
@@ -976,6 +1122,7 @@ fn push_assignment(
     assignment: &ast::Assignment,
     collected: &mut Collected<'_>,
     budget: &WordBudget,
+    variables: &[(String, String)],
 ) {
     let name = match &assignment.name {
         ast::AssignmentName::VariableName(name) => name.clone(),
@@ -986,11 +1133,15 @@ fn push_assignment(
         }
     };
     let mut dynamic = false;
+    let mut known = None;
     let value = match &assignment.value {
         ast::AssignmentValue::Scalar(word) => {
-            let value = normalize(&word.value, &mut collected.subs, budget);
+            let value = normalize_with(&word.value, &mut collected.subs, budget, variables);
             collected.word_failed |= value.failed;
             dynamic |= value.dynamic;
+            if value.resolved && !assignment.append {
+                known = Some(value.text.clone());
+            }
             value.text
         }
         ast::AssignmentValue::Array(items) => {
@@ -1017,6 +1168,7 @@ fn push_assignment(
         tokens: vec![format!("{name}{operator}{value}")],
         dynamic,
     });
+    collected.variables.push((name.clone(), known));
     collected.assignments.push(Assignment { name, value });
 }
 

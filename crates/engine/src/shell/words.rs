@@ -38,17 +38,34 @@ pub(super) struct NormWord {
     pub fields: Vec<String>,
     /// Whether the word could not be parsed (it is then kept as written, and marked dynamic).
     pub failed: bool,
+    /// Whether the text is all known from the command line: static, or with variables the
+    /// command line assigned static values earlier.
+    pub resolved: bool,
 }
 
 /// Normalises `raw`, pushing every command-substitution body found in it onto `subs`. The word
 /// parser's work is taken from `budget`; a word that does not fit is unparseable.
 pub(super) fn normalize(raw: &str, subs: &mut Vec<String>, budget: &WordBudget) -> NormWord {
+    normalize_with(raw, subs, budget, &[])
+}
+
+/// [`normalize`], with `$NAME` and `${NAME}` replaced by the values the command line gave those
+/// variables earlier (`variables`: name, static value). A word with such a value is still
+/// dynamic (the variable may hold something else when the assignment did not run), but its text
+/// is what it most likely is.
+pub(super) fn normalize_with(
+    raw: &str,
+    subs: &mut Vec<String>,
+    budget: &WordBudget,
+    variables: &[(String, String)],
+) -> NormWord {
     if is_plain(raw) {
         return NormWord {
             text: raw.to_owned(),
             dynamic: false,
             fields: vec![raw.to_owned()],
             failed: false,
+            resolved: true,
         };
     }
     let Some(pieces) = parse_word(raw, budget) else {
@@ -57,11 +74,14 @@ pub(super) fn normalize(raw: &str, subs: &mut Vec<String>, budget: &WordBudget) 
             dynamic: true,
             fields: vec![raw.to_owned()],
             failed: true,
+            resolved: false,
         };
     };
     let mut out = Rendered::new(budget);
+    out.variables = variables;
     out.render(raw, &pieces, subs, 0);
-    let fields = if out.dynamic || out.failed || out.folded || quoted_whole(raw) {
+    let fields = if out.dynamic || out.failed || out.folded || out.substituted || quoted_whole(raw)
+    {
         vec![out.text.clone()]
     } else if nesting_depth(raw, b'{', b'}') > MAX_BRACE_DEPTH
         || !budget.spend(raw, WordSyntax::Word)
@@ -71,6 +91,7 @@ pub(super) fn normalize(raw: &str, subs: &mut Vec<String>, budget: &WordBudget) 
             dynamic: true,
             fields: vec![raw.to_owned()],
             failed: true,
+            resolved: false,
         };
     } else {
         brace_fields(raw, budget).unwrap_or_else(|| vec![out.text.clone()])
@@ -78,10 +99,11 @@ pub(super) fn normalize(raw: &str, subs: &mut Vec<String>, budget: &WordBudget) 
     NormWord {
         text: out.text,
         // A folded substitution still runs at run time: the word is no plain text to an allow
-        // rule, nor a known command name.
-        dynamic: out.dynamic || out.failed || out.folded,
+        // rule, nor a known command name. Nor is a variable's value from earlier on the line.
+        dynamic: out.dynamic || out.failed || out.folded || out.substituted,
         fields,
         failed: out.failed,
+        resolved: !(out.dynamic || out.failed || out.folded),
     }
 }
 
@@ -144,6 +166,10 @@ struct Rendered<'b> {
     failed: bool,
     /// Whether a substitution was replaced by its known output (`$(echo .env)`).
     folded: bool,
+    /// Whether a variable was replaced by the value the command line gave it.
+    substituted: bool,
+    /// The variables with values known from the command line.
+    variables: &'b [(String, String)],
     budget: &'b WordBudget,
 }
 
@@ -154,8 +180,24 @@ impl<'b> Rendered<'b> {
             dynamic: false,
             failed: false,
             folded: false,
+            substituted: false,
+            variables: &[],
             budget,
         }
+    }
+
+    /// The known value of a plain `$NAME` or `${NAME}`.
+    fn known_value(&self, source: &str) -> Option<&'b str> {
+        let name = source
+            .strip_prefix("${")
+            .and_then(|inner| inner.strip_suffix('}'))
+            .or_else(|| source.strip_prefix('$'))?;
+        let variables: &'b [(String, String)] = self.variables;
+        variables
+            .iter()
+            .rev()
+            .find(|(known, _)| known == name)
+            .map(|(_, value)| value.as_str())
     }
 
     fn render(
@@ -186,6 +228,11 @@ impl<'b> Rendered<'b> {
                     }
                 }
                 WordPiece::ParameterExpansion(_) => {
+                    if let Some(value) = self.known_value(source) {
+                        self.substituted = true;
+                        self.text.push_str(value);
+                        continue;
+                    }
                     self.dynamic = true;
                     self.text.push_str(source);
                     let inner = source
