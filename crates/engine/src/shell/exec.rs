@@ -1,5 +1,6 @@
 //! Commands that run other commands: shells (`bash -c`, `sh` reading stdin), `eval`, `su -c`,
-//! `script -c`, `source /dev/stdin`, `alias`, `trap`, `xargs`, `find -exec` and `parallel`; awk,
+//! `script -c`, `source /dev/stdin`, `alias`, `trap`, `xargs`, `find -exec`, `parallel` and
+//! moreutils' `pee` and `mispipe`; awk,
 //! sed, git, tar, zip, ssh, vim and others through [`embedded`]; tmux's commands and make's
 //! recipes through [`runners`].
 //!
@@ -74,7 +75,9 @@ pub(super) fn nested(argv: &[Field], stdin: Option<&str>) -> Vec<Nested> {
         "trap" => trap(args).into_iter().collect(),
         "xargs" => xargs(args, stdin),
         "find" => find(args),
-        "parallel" => parallel(args),
+        "parallel" => parallel(args, stdin),
+        "pee" => pee(args),
+        "mispipe" => mispipe(args),
         "tmux" => runners::tmux(args, stdin),
         "screen" => runners::screen(args),
         "make" | "gmake" => runners::make(args, stdin),
@@ -591,8 +594,20 @@ const PARALLEL_LONG_ARG: &[&str] = &[
     "retries",
 ];
 
-fn parallel(args: &[Field]) -> Vec<Nested> {
+/// What GNU parallel runs: its command with each input in place of `{}` (or at its end), the
+/// inputs being the arguments after `:::` or, when there are none, the lines the command line
+/// feeds its standard input (not with `--pipe`, where that is data, nor with `-a FILE`).
+/// Without a command each input is itself a command (`parallel ::: 'make a' 'make b'`), one
+/// from each `:::` group joined when there are several.
+fn parallel(args: &[Field], stdin: Option<&str>) -> Vec<Nested> {
     let start = options_end(args, PARALLEL_SHORT_ARG, PARALLEL_LONG_ARG);
+    let head: Vec<String> = args
+        .get(..start)
+        .unwrap_or(&[])
+        .iter()
+        .map(|f| f.text.clone())
+        .collect();
+    let options = Parsed::new(&head, PARALLEL_SHORT_ARG, PARALLEL_LONG_ARG);
     let rest = args.get(start..).unwrap_or(&[]);
     let split = rest
         .iter()
@@ -600,8 +615,33 @@ fn parallel(args: &[Field]) -> Vec<Nested> {
         .unwrap_or(rest.len());
     let command = rest.get(..split).unwrap_or(&[]);
     let sources = rest.get(split..).unwrap_or(&[]);
+    let mut groups = parallel_groups(sources);
+    let reads_stdin = !options.has(&['a'], &["arg-file", "pipe", "pipepart", "spreadstdin"]);
+    if sources.is_empty() && reads_stdin {
+        let lines: Vec<Field> = stdin
+            .into_iter()
+            .flat_map(str::lines)
+            .filter(|line| !line.trim().is_empty())
+            .take(MAX_PARALLEL_RUNS + 1)
+            .map(|line| Field {
+                text: line.to_owned(),
+                dynamic: false,
+            })
+            .collect();
+        if !lines.is_empty() {
+            groups.push(lines);
+        }
+    }
     if command.is_empty() {
-        return Vec::new();
+        // `:::: FILE`: commands in a file, which toolgate does not read.
+        if sources.iter().any(|f| f.text.starts_with("::::")) {
+            return Vec::new();
+        }
+        let runs = parallel_product(&groups)
+            .into_iter()
+            .map(|(text, dynamic)| script_or_dynamic(text, dynamic, Origin::Wrapper))
+            .collect();
+        return embedded::cap(runs, MAX_PARALLEL_RUNS);
     }
     let text = command
         .iter()
@@ -611,10 +651,7 @@ fn parallel(args: &[Field]) -> Vec<Nested> {
     let dynamic = command.iter().any(|f| f.dynamic);
     // `::: a b`: each argument goes where `{}` is, or at the end. (Other replacement strings
     // and `::::` argument files leave the command as written.)
-    let inputs: Vec<&Field> = sources
-        .iter()
-        .filter(|f| !f.text.starts_with(":::"))
-        .collect();
+    let inputs: Vec<&Field> = groups.iter().flatten().collect();
     let placeholders = ["{.}", "{/}", "{//}", "{/.}", "{#}", "{%}", "{1}", "{2}"];
     if inputs.is_empty()
         || sources.iter().any(|f| f.text.starts_with("::::"))
@@ -634,6 +671,59 @@ fn parallel(args: &[Field]) -> Vec<Nested> {
         })
         .collect();
     embedded::cap(runs, MAX_PARALLEL_RUNS)
+}
+
+/// The input groups of parallel's sources: the arguments after each `:::` (or `:::+`).
+fn parallel_groups(sources: &[Field]) -> Vec<Vec<Field>> {
+    let mut groups: Vec<Vec<Field>> = Vec::new();
+    for source in sources {
+        if source.text.starts_with(":::") {
+            groups.push(Vec::new());
+        } else if let Some(group) = groups.last_mut() {
+            group.push(source.clone());
+        }
+    }
+    groups.retain(|group| !group.is_empty());
+    groups
+}
+
+/// Every way of taking one input from each group, joined by spaces (parallel's default for
+/// several groups), with whether it holds a run-time expansion; one more than
+/// [`MAX_PARALLEL_RUNS`] at most, so that the cap shows there were more.
+fn parallel_product(groups: &[Vec<Field>]) -> Vec<(String, bool)> {
+    let mut runs: Vec<(String, bool)> = Vec::new();
+    for group in groups {
+        runs = if runs.is_empty() {
+            group.iter().map(|f| (f.text.clone(), f.dynamic)).collect()
+        } else {
+            runs.iter()
+                .flat_map(|(text, dynamic)| {
+                    group
+                        .iter()
+                        .map(move |f| (format!("{text} {}", f.text), *dynamic || f.dynamic))
+                })
+                .collect()
+        };
+        runs.truncate(MAX_PARALLEL_RUNS + 1);
+    }
+    runs
+}
+
+/// moreutils' `pee CMD…`: each argument is shell text fed a copy of the standard input.
+fn pee(args: &[Field]) -> Vec<Nested> {
+    let commands = args.iter().filter(|arg| !arg.text.starts_with("--"));
+    let runs = commands
+        .map(|arg| script_or_dynamic(arg.text.clone(), arg.dynamic, Origin::Wrapper))
+        .collect();
+    embedded::cap(runs, MAX_PARALLEL_RUNS)
+}
+
+/// moreutils' `mispipe CMD1 CMD2`: two shell texts, the first piped into the second.
+fn mispipe(args: &[Field]) -> Vec<Nested> {
+    args.iter()
+        .take(2)
+        .map(|arg| script_or_dynamic(arg.text.clone(), arg.dynamic, Origin::Wrapper))
+        .collect()
 }
 
 #[cfg(test)]
@@ -880,5 +970,51 @@ mod tests {
             let found = nested(&fields(words), None);
             assert_eq!(found, [script(text, Origin::Wrapper)], "{words:?}");
         }
+    }
+
+    #[test]
+    fn parallel_without_a_command_runs_its_inputs() {
+        let w = Origin::Wrapper;
+        assert_eq!(
+            nested(&fields(&["parallel", "-j2", ":::", "ls", "rm -rf ~"]), None),
+            [script("ls", w), script("rm -rf ~", w)]
+        );
+        assert_eq!(
+            nested(&fields(&["parallel"]), Some("rm -rf ~\n\nls\n")),
+            [script("rm -rf ~", w), script("ls", w)]
+        );
+        assert_eq!(
+            nested(
+                &fields(&["parallel", ":::", "rm", ":::", "-rf ~", "x"]),
+                None
+            ),
+            [script("rm -rf ~", w), script("rm x", w)]
+        );
+        assert_eq!(
+            nested(&fields(&["parallel", "gzip"]), Some("a.log\n")),
+            [script("gzip a.log", w)]
+        );
+        assert!(nested(&fields(&["parallel", "::::", "cmds.txt"]), None).is_empty());
+        assert_eq!(
+            nested(&fields(&["parallel", "--pipe", "wc"]), Some("rm -rf ~\n")),
+            [script("wc", w)]
+        );
+        assert!(nested(&fields(&["parallel", "-a", "list"]), Some("rm -rf ~\n")).is_empty());
+    }
+
+    #[test]
+    fn moreutils_shell_texts() {
+        let w = Origin::Wrapper;
+        assert_eq!(
+            nested(
+                &fields(&["pee", "--ignore-sigpipe", "cat", "rm -rf ~"]),
+                None
+            ),
+            [script("cat", w), script("rm -rf ~", w)]
+        );
+        assert_eq!(
+            nested(&fields(&["mispipe", "make", "rm -rf ~"]), None),
+            [script("make", w), script("rm -rf ~", w)]
+        );
     }
 }

@@ -353,6 +353,24 @@ const WRAPPERS: &[Spec] = &[
     Spec {
         ..plain("unbuffer")
     },
+    // moreutils' wrappers: `ifne CMD` runs it when stdin is not empty (`-n`: when it is),
+    // `chronic CMD` hides its output unless it fails, `zrun CMD` decompresses its arguments,
+    // `lckdo LOCKFILE CMD` holds a lock around it.
+    Spec {
+        short_flag: "n",
+        ..plain("ifne")
+    },
+    Spec {
+        short_flag: "ev",
+        ..plain("chronic")
+    },
+    Spec { ..plain("zrun") },
+    Spec {
+        short_arg: "W",
+        short_flag: "qswxt",
+        operands: 1,
+        ..plain("lckdo")
+    },
     Spec {
         short_arg: "tw",
         short_flag: "dimsu",
@@ -1564,6 +1582,9 @@ pub(super) mod tests {
                 &["busybox"],
                 &["rm", "-rf", "/"],
             ),
+            (&["ifne", "-n", "rm", "x"], &["ifne"], &["rm", "x"]),
+            (&["chronic", "-ev", "rm", "x"], &["chronic"], &["rm", "x"]),
+            (&["lckdo", "-W", "5", "/tmp/l", "rm"], &["lckdo"], &["rm"]),
         ] {
             let (got_wrappers, got_rest) = inner(words);
             assert_eq!(got_wrappers, wrappers, "{words:?}");
