@@ -1258,7 +1258,7 @@ fn option_values(
 /// `-SHORTVALUE` (also at the end of a flag cluster: `-qx CMD`), `--LONG VALUE`, `--LONG=VALUE`,
 /// or a prefix of `--LONG`. `valued` lists the other short options that take a value, which end
 /// a cluster. Empty values are left out.
-fn option_texts(
+pub(super) fn option_texts(
     args: &[Field],
     short: Option<char>,
     valued: &[char],

@@ -81,6 +81,10 @@ pub(super) fn nested(argv: &[Field], stdin: Option<&str>) -> Vec<Nested> {
         "tmux" => runners::tmux(args, stdin),
         "screen" => runners::screen(args),
         "make" | "gmake" => runners::make(args, stdin),
+        "psql" => runners::psql(args, stdin),
+        "mysql" | "mariadb" => runners::mysql(args, stdin),
+        "sqlite3" | "sqlite" | "duckdb" => runners::sqlite(args, stdin),
+        "ed" => runners::ed(args, stdin),
         _ => embedded::nested(name, args),
     }
 }
@@ -114,7 +118,7 @@ fn is_process_substitution(field: &Field) -> bool {
     field.text == PROCESS_SUBSTITUTION_READ || field.text == PROCESS_SUBSTITUTION_WRITE
 }
 
-fn is_stdin_path(text: &str) -> bool {
+pub(super) fn is_stdin_path(text: &str) -> bool {
     matches!(text, "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0")
 }
 

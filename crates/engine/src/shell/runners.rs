@@ -1,15 +1,19 @@
 //! Programs that run commands written in their own syntax: tmux's commands, whose shell
 //! commands run in a session out of sight (`tmux new -d 'cmd'`, `tmux send-keys 'cmd' Enter`),
-//! and make's recipes given on the command line or on stdin (`make -f - <<EOF`,
-//! `make --eval=$'x:\n\tcmd'`).
+//! make's recipes given on the command line or on stdin (`make -f - <<EOF`,
+//! `make --eval=$'x:\n\tcmd'`), the shell escapes of database clients' scripts (psql's `\!`,
+//! mysql's `system`, sqlite3's and duckdb's `.shell`, output piped to a command) given as
+//! arguments or on stdin, and ed's `!cmd` in the commands on its stdin.
 //!
 //! Each yields [`Nested`] scripts or argvs for the walker. A makefile named on the command line
-//! (or the project's own `Makefile`) is a file toolgate does not read, like any script file.
+//! (or the project's own `Makefile`), and a script given by name (`psql -f x.sql`), is a file
+//! toolgate does not read, like any script file.
 //!
 //! This module must not parse shell text; the walker does that.
 
 use super::Origin;
-use super::exec::{Nested, PROCESS_SUBSTITUTION_READ, joined, script_or_dynamic};
+use super::embedded::{cap, option_texts};
+use super::exec::{Nested, PROCESS_SUBSTITUTION_READ, is_stdin_path, joined, script_or_dynamic};
 use super::wrappers::Field;
 use crate::argv::{Parsed, options_end};
 
@@ -506,6 +510,555 @@ fn unescape_make(recipe: &str) -> (String, bool) {
     (script, expands)
 }
 
+/// Most shell commands followed in one database client's or editor's script; past that, the
+/// rest is only known at run time.
+const MAX_SCRIPT_COMMANDS: usize = 16;
+
+/// Shell commands found in texts a program runs, each with whether its text holds a run-time
+/// expansion, as scripts the walker parses (capped at [`MAX_SCRIPT_COMMANDS`]).
+fn shell_texts(found: Vec<(String, bool)>) -> Vec<Nested> {
+    let runs = found
+        .into_iter()
+        .filter(|(command, _)| !command.trim().is_empty())
+        .map(|(command, dynamic)| {
+            script_or_dynamic(command.trim().to_owned(), dynamic, Origin::ShellString)
+        })
+        .collect();
+    cap(runs, MAX_SCRIPT_COMMANDS)
+}
+
+/// The commands `scan` finds in each text, paired with the text's run-time flag.
+fn scan_all(texts: &[(String, bool)], scan: fn(&str) -> Vec<String>) -> Vec<(String, bool)> {
+    texts
+        .iter()
+        .flat_map(|(text, dynamic)| scan(text).into_iter().map(|found| (found, *dynamic)))
+        .collect()
+}
+
+/// psql's short options that take a value (psql(1)).
+const PSQL_SHORT_ARG: &[char] = &[
+    'c', 'd', 'f', 'F', 'h', 'L', 'o', 'p', 'P', 'R', 'T', 'U', 'v',
+];
+
+/// What `psql ARGS` runs through a shell: what the meta-commands of each `-c` text (psql
+/// takes several) run, and of the script on stdin when it reads one (no `-c` or `-f`, or
+/// `-f -`); and `-o |CMD`, its output piped to a command.
+pub(super) fn psql(args: &[Field], stdin: Option<&str>) -> Vec<Nested> {
+    let mut texts = option_texts(args, Some('c'), PSQL_SHORT_ARG, Some("command"));
+    let files = option_texts(args, Some('f'), PSQL_SHORT_ARG, Some("file"));
+    let from_stdin = files
+        .iter()
+        .any(|(file, _)| file == "-" || is_stdin_path(file));
+    if (texts.is_empty() && files.is_empty()) || from_stdin {
+        texts.extend(stdin.map(|text| (text.to_owned(), false)));
+    }
+    let mut found = scan_all(&texts, psql_commands);
+    found.extend(
+        option_texts(args, Some('o'), PSQL_SHORT_ARG, Some("output"))
+            .into_iter()
+            .filter_map(|(output, dynamic)| Some((output.strip_prefix('|')?.to_owned(), dynamic))),
+    );
+    shell_texts(found)
+}
+
+/// The shell commands psql script text runs: `\! CMD`; `\o |CMD`, `\g |CMD` (`\gx`) and `\w
+/// |CMD`, output piped to a command; text in backquotes among another meta-command's arguments
+/// (`\set x `cmd``); and the program of `COPY … PROGRAM 'CMD'`. `\copy` runs that here; a plain
+/// `COPY` has the server run it with `sh -c`, judged as if here, as ssh's remote command is (in
+/// development the server is often this machine, and what it prints comes back to the agent).
+fn psql_commands(text: &str) -> Vec<String> {
+    let mut found = copy_programs(text);
+    let mut rest = text;
+    while found.len() <= MAX_SCRIPT_COMMANDS {
+        let Some(at) = sql_backslash(rest) else {
+            break;
+        };
+        let meta = rest.get(at + 1..).unwrap_or("");
+        let (line, after) = meta.split_once('\n').unwrap_or((meta, ""));
+        let name_len = if line.starts_with('!') {
+            1
+        } else {
+            line.find(|c: char| !(c.is_ascii_alphanumeric() || c == '+'))
+                .unwrap_or(line.len())
+        };
+        let name = line.get(..name_len).unwrap_or("");
+        let args = line.get(name_len..).unwrap_or("");
+        rest = after;
+        match name {
+            "!" => found.push(args.to_owned()),
+            "o" | "out" | "g" | "gx" | "w" | "write" => found.extend(piped(args)),
+            // `\copy` takes the rest of the line; its program is found above.
+            "copy" => {}
+            _ => {
+                // The arguments end at a backslash, which starts another meta-command.
+                let end = args.find('\\').unwrap_or(args.len());
+                found.extend(backquoted(args.get(..end).unwrap_or("")));
+                if end < args.len() {
+                    rest = meta.get(name_len + end..).unwrap_or("");
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The command of a meta-command's output target `|CMD` (after `\g`'s `(option=value …)`).
+fn piped(args: &str) -> Option<String> {
+    let mut target = args.trim_start();
+    if let Some(options) = target.strip_prefix('(') {
+        target = options
+            .split_once(')')
+            .map_or("", |(_, rest)| rest)
+            .trim_start();
+    }
+    Some(target.strip_prefix('|')?.to_owned())
+}
+
+/// The texts in backquotes, outside single quotes, among a psql meta-command's arguments.
+fn backquoted(args: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut quoted = false;
+    let mut chars = args.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => quoted = !quoted,
+            '`' if !quoted => {
+                let command: String = chars.by_ref().take_while(|c| *c != '`').collect();
+                found.push(command);
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+/// The programs of `COPY … FROM PROGRAM 'CMD'` and `TO PROGRAM` (and psql's `\copy`): the
+/// string literal after the word `program` in a statement that starts with `copy`.
+fn copy_programs(text: &str) -> Vec<String> {
+    let lower = text.to_ascii_lowercase();
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(at) = lower.get(from..).and_then(|rest| rest.find("program")) {
+        let start = from + at;
+        from = start + "program".len();
+        let before = lower.get(..start).unwrap_or("");
+        let statement = before.rsplit([';', '\n']).next().unwrap_or("");
+        let is_copy = statement
+            .trim_start()
+            .trim_start_matches('\\')
+            .starts_with("copy");
+        let word_ends = !before.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+        let after = text.get(from..).unwrap_or("");
+        let literal = after.trim_start().strip_prefix('\'');
+        if let Some(literal) =
+            literal.filter(|_| is_copy && word_ends && after.starts_with(char::is_whitespace))
+        {
+            found.push(sql_literal(literal));
+        }
+        if found.len() > MAX_SCRIPT_COMMANDS {
+            break;
+        }
+    }
+    found
+}
+
+/// The text of a single-quoted SQL literal whose opening quote is already taken (`''` is a
+/// quote).
+fn sql_literal(text: &str) -> String {
+    let mut literal = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\'' {
+            if chars.peek() == Some(&'\'') {
+                chars.next();
+            } else {
+                break;
+            }
+        }
+        literal.push(c);
+    }
+    literal
+}
+
+/// Where the first backslash outside SQL's quotes and comments is in `text`: `'…'` (`E'…'`
+/// with backslash escapes), `"…"`, `$tag$…$tag$`, `-- …` and `/* … */`.
+fn sql_backslash(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        let next = bytes.get(at + 1).copied();
+        at = match byte {
+            b'\\' => return Some(at),
+            b'\'' => {
+                let prefix = at.checked_sub(1).and_then(|i| bytes.get(i));
+                let before = at.checked_sub(2).and_then(|i| bytes.get(i));
+                let escapes = matches!(prefix, Some(b'E' | b'e'))
+                    && !before.is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_');
+                quoted_end(bytes, at + 1, b'\'', escapes)
+            }
+            b'"' => quoted_end(bytes, at + 1, b'"', false),
+            b'-' if next == Some(b'-') => text
+                .get(at..)
+                .and_then(|rest| rest.find('\n'))
+                .map_or(bytes.len(), |end| at + end),
+            b'/' if next == Some(b'*') => text
+                .get(at + 2..)
+                .and_then(|rest| rest.find("*/"))
+                .map_or(bytes.len(), |end| at + 2 + end + 2),
+            b'$' => dollar_quote_end(text, at).unwrap_or(at + 1),
+            _ => at + 1,
+        };
+    }
+    None
+}
+
+/// Just past the `quote` that closes a quoted text starting at `from`; with `escapes`, a
+/// backslash escapes the next byte. The end of the text when it is not closed.
+fn quoted_end(bytes: &[u8], from: usize, quote: u8, escapes: bool) -> usize {
+    let mut at = from;
+    while let Some(&byte) = bytes.get(at) {
+        if escapes && byte == b'\\' {
+            at += 2;
+        } else if byte == quote {
+            return at + 1;
+        } else {
+            at += 1;
+        }
+    }
+    bytes.len()
+}
+
+/// Just past a dollar-quoted string (`$$…$$`, `$fn$…$fn$`) starting at `at`, when one does
+/// (`$1` is a parameter).
+fn dollar_quote_end(text: &str, at: usize) -> Option<usize> {
+    let after = text.get(at + 1..)?;
+    let tag_len = after.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))?;
+    let tag = after.get(..tag_len)?;
+    if !after.get(tag_len..)?.starts_with('$') || tag.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let delimiter = format!("${tag}$");
+    let body = at + delimiter.len();
+    Some(
+        text.get(body..)
+            .and_then(|rest| rest.find(&delimiter))
+            .map_or(text.len(), |end| body + end + delimiter.len()),
+    )
+}
+
+/// mysql's and mariadb's short options that take a value (`-p` takes one only attached).
+const MYSQL_SHORT_ARG: &[char] = &['D', 'e', 'h', 'P', 'S', 'u'];
+
+/// What `mysql ARGS` (or `mariadb`) runs through a shell: the `system` and `\!` commands of its
+/// `-e` texts, or of the script on stdin without one. (Its pager is not used in batch mode.)
+pub(super) fn mysql(args: &[Field], stdin: Option<&str>) -> Vec<Nested> {
+    let mut texts = option_texts(args, Some('e'), MYSQL_SHORT_ARG, Some("execute"));
+    if texts.is_empty() {
+        texts.extend(stdin.map(|text| (text.to_owned(), false)));
+    }
+    shell_texts(scan_all(&texts, mysql_commands))
+}
+
+/// The shell commands of mysql script text: `system CMD` at the start of a statement and `\!
+/// CMD` anywhere outside quotes and comments, each to the end of its line.
+fn mysql_commands(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    let mut at = 0;
+    let mut statement_start = true;
+    let line_end = |from: usize| {
+        text.get(from..)
+            .and_then(|rest| rest.find('\n'))
+            .map_or(bytes.len(), |end| from + end)
+    };
+    while let Some(&byte) = bytes.get(at) {
+        let rest = text.get(at..).unwrap_or("");
+        if statement_start && !byte.is_ascii_whitespace() {
+            statement_start = false;
+            let word = rest.get(..6).unwrap_or("");
+            let spaced = rest.get(6..).is_some_and(|r| r.starts_with([' ', '\t']));
+            if word.eq_ignore_ascii_case("system") && spaced {
+                let end = line_end(at);
+                found.push(text.get(at + 6..end).unwrap_or("").to_owned());
+                at = end;
+                continue;
+            }
+        }
+        at = match byte {
+            b'\\' if rest.starts_with("\\!") => {
+                let end = line_end(at);
+                found.push(text.get(at + 2..end).unwrap_or("").to_owned());
+                end
+            }
+            b'\\' => {
+                statement_start = matches!(bytes.get(at + 1), Some(b'g' | b'G'));
+                at + 2
+            }
+            b'\'' | b'"' | b'`' => quoted_end(bytes, at + 1, byte, true),
+            b'#' => line_end(at),
+            b'-' if rest.starts_with("--") => line_end(at),
+            b'/' if rest.starts_with("/*") => text
+                .get(at + 2..)
+                .and_then(|r| r.find("*/"))
+                .map_or(bytes.len(), |end| at + 2 + end + 2),
+            b';' => {
+                statement_start = true;
+                at + 1
+            }
+            _ => at + 1,
+        };
+        if found.len() > MAX_SCRIPT_COMMANDS {
+            break;
+        }
+    }
+    found
+}
+
+/// sqlite3's and duckdb's options that take a value, written with one dash or two (`sqlite3
+/// -help`, `duckdb -help`); `-lookaside` and `-pagecache` take two.
+const SQLITE_VALUED: &[&str] = &[
+    "cmd",
+    "init",
+    "separator",
+    "newline",
+    "nullvalue",
+    "vfs",
+    "mmap",
+    "heap",
+    "maxsize",
+    "escape",
+    "c",
+    "s",
+    "f",
+];
+
+/// What `sqlite3 ARGS` (or `duckdb`) runs through a shell: what the dot-commands run (see
+/// [`dot_commands`]) of each `-cmd` text, of the arguments after the database file (each one
+/// SQL or a dot-command; duckdb's `-c` and `-s` too), and of the script on stdin when no
+/// argument gives commands. `-A` (archive mode) takes the rest as its own arguments.
+pub(super) fn sqlite(args: &[Field], stdin: Option<&str>) -> Vec<Nested> {
+    let mut texts: Vec<(String, bool)> = Vec::new();
+    let mut database = false;
+    let mut reads_stdin = true;
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        let Some(option) = arg.text.strip_prefix('-').filter(|o| !o.is_empty()) else {
+            if database {
+                texts.push((arg.text.clone(), arg.dynamic));
+                reads_stdin = false;
+            }
+            database = true;
+            continue;
+        };
+        let option = option.strip_prefix('-').unwrap_or(option);
+        match option {
+            "A" | "archive" => break,
+            "lookaside" | "pagecache" => {
+                iter.next();
+                iter.next();
+            }
+            "c" | "s" | "f" => {
+                reads_stdin = false;
+                if option != "f" {
+                    texts.extend(iter.next().map(|f| (f.text.clone(), f.dynamic)));
+                } else {
+                    iter.next();
+                }
+            }
+            "cmd" => texts.extend(iter.next().map(|f| (f.text.clone(), f.dynamic))),
+            valued if SQLITE_VALUED.contains(&valued) => {
+                iter.next();
+            }
+            _ => {}
+        }
+    }
+    if reads_stdin {
+        texts.extend(stdin.map(|text| (text.to_owned(), false)));
+    }
+    shell_texts(scan_all(&texts, dot_commands))
+}
+
+/// Whether `given` names the dot-command `name`: the whole name or a prefix of at least `min`
+/// characters (sqlite3 takes those).
+fn abbreviates(given: &str, name: &str, min: usize) -> bool {
+    given.len() >= min && name.starts_with(given)
+}
+
+/// The shell commands of sqlite3's (and duckdb's) dot-commands in script text, one a line:
+/// `.shell CMD…` and `.system CMD…`; `.once |CMD` and `.output |CMD`, output piped to a
+/// command (`.once -e`/`-x` open an editor or a spreadsheet: left alone); `.import '|CMD' T`
+/// and `.read '|CMD'`, input read from one.
+fn dot_commands(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for line in text.lines() {
+        let Some(command) = line.trim_start().strip_prefix('.') else {
+            continue;
+        };
+        let words = dot_args(command);
+        let Some((name, args)) = words.split_first() else {
+            continue;
+        };
+        let name = name.as_str();
+        let operands = || {
+            let mut skip_value = false;
+            args.iter().filter(move |arg| {
+                let option = arg.starts_with('-');
+                let keep = !option && !skip_value;
+                skip_value = matches!(arg.as_str(), "--skip" | "--schema");
+                keep
+            })
+        };
+        if abbreviates(name, "shell", 3) || abbreviates(name, "system", 2) {
+            let quoted = args.iter().map(|arg| {
+                if arg.contains(' ') {
+                    format!("\"{arg}\"")
+                } else {
+                    arg.clone()
+                }
+            });
+            found.push(quoted.collect::<Vec<_>>().join(" "));
+        } else if abbreviates(name, "once", 2) || abbreviates(name, "output", 2) {
+            let editor = args.iter().any(|arg| matches!(arg.as_str(), "-e" | "-x"));
+            let Some(at) = args.iter().position(|arg| !arg.starts_with('-')) else {
+                continue;
+            };
+            let target = args.get(at..).unwrap_or(&[]).join(" ");
+            if let Some(command) = target.strip_prefix('|').filter(|_| !editor) {
+                found.push(command.to_owned());
+            }
+        } else if (abbreviates(name, "import", 2) || abbreviates(name, "read", 3))
+            && let Some(command) = operands().next().and_then(|file| file.strip_prefix('|'))
+        {
+            found.push(command.to_owned());
+        }
+        if found.len() > MAX_SCRIPT_COMMANDS {
+            break;
+        }
+    }
+    found
+}
+
+/// A dot-command's words as sqlite3 splits them: at blanks, `'…'` taken as is, `"…"` with
+/// backslash escapes.
+fn dot_args(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut chars = line.chars().peekable();
+    loop {
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        let Some(first) = chars.next() else {
+            break;
+        };
+        let mut word = String::new();
+        match first {
+            '\'' => word.extend(chars.by_ref().take_while(|c| *c != '\'')),
+            '"' => {
+                while let Some(c) = chars.next() {
+                    match c {
+                        '"' => break,
+                        '\\' => word.extend(chars.next()),
+                        c => word.push(c),
+                    }
+                }
+            }
+            c => {
+                word.push(c);
+                while let Some(c) = chars.next_if(|c| !c.is_whitespace()) {
+                    word.push(c);
+                }
+            }
+        }
+        words.push(word);
+    }
+    words
+}
+
+/// ed's short options that take a value.
+const ED_SHORT_ARG: &[char] = &['p'];
+
+/// What `ed ARGS` runs through a shell: a file operand that starts with `!` (ed reads that
+/// command's output), and in the commands on stdin `!CMD` and `r`, `w`, `W`, `e` and `E` given
+/// `!CMD`, after an address; text typed after `a`, `i` and `c`, up to a lone `.`, is not a
+/// command. A restricted ed (`-r`) runs none.
+pub(super) fn ed(args: &[Field], stdin: Option<&str>) -> Vec<Nested> {
+    let strings: Vec<String> = args.iter().map(|f| f.text.clone()).collect();
+    let parsed = Parsed::new(&strings, ED_SHORT_ARG, &["prompt"]);
+    if parsed.has(&['r'], &["restricted"]) {
+        return Vec::new();
+    }
+    let mut found: Vec<(String, bool)> = args
+        .iter()
+        .filter(|arg| parsed.operands.contains(&arg.text.as_str()))
+        .filter_map(|arg| Some((arg.text.strip_prefix('!')?.to_owned(), arg.dynamic)))
+        .collect();
+    found.extend(
+        stdin
+            .into_iter()
+            .flat_map(ed_commands)
+            .map(|command| (command, false)),
+    );
+    shell_texts(found)
+}
+
+/// The shell commands of ed's command text (see [`ed`]).
+fn ed_commands(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut typing = false;
+    for line in text.lines() {
+        if typing {
+            typing = line != ".";
+            continue;
+        }
+        let command = skip_ed_address(line.trim_start());
+        let mut chars = command.chars();
+        let letter = chars.next();
+        let rest = chars.as_str();
+        match letter {
+            Some('!') => found.push(rest.to_owned()),
+            Some('r' | 'w' | 'W' | 'e' | 'E') => {
+                found.extend(rest.trim_start().strip_prefix('!').map(str::to_owned));
+            }
+            // Input mode, unless a suffix (`p`, `l`, `n`) is all that follows.
+            Some('a' | 'i' | 'c') => typing = rest.chars().all(|c| matches!(c, 'p' | 'l' | 'n')),
+            _ => {}
+        }
+        if found.len() > MAX_SCRIPT_COMMANDS {
+            break;
+        }
+    }
+    found
+}
+
+/// An ed command line after its address: line numbers, `.`, `$`, `,`, `;`, `+`, `-`, marks
+/// (`'a`) and regular expressions (`/re/`, `?re?`).
+fn skip_ed_address(line: &str) -> &str {
+    let mut rest = line;
+    loop {
+        let mut chars = rest.chars();
+        match chars.next() {
+            Some(c)
+                if c.is_ascii_digit() || matches!(c, '.' | '$' | ',' | ';' | '+' | '-' | ' ') =>
+            {
+                rest = chars.as_str();
+            }
+            Some('\'') => {
+                chars.next();
+                rest = chars.as_str();
+            }
+            Some(delimiter @ ('/' | '?')) => {
+                let mut escaped = false;
+                let after = chars.as_str();
+                let end = after.char_indices().find_map(|(at, c)| {
+                    let closes = c == delimiter && !escaped;
+                    escaped = c == '\\' && !escaped;
+                    closes.then_some(at + c.len_utf8())
+                });
+                rest = end.and_then(|end| after.get(end..)).unwrap_or("");
+            }
+            _ => return rest,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -675,5 +1228,177 @@ mod tests {
         assert!(make(&fields(&["--eval=X := a; b"]), None).is_empty());
         assert!(make(&fields(&["test"]), Some("all:\n\trm -rf ~\n")).is_empty());
         assert!(make(&fields(&["-f", "build.mk"]), None).is_empty());
+    }
+
+    /// The shell texts a reader hands back.
+    fn texts(runs: Vec<Nested>) -> Vec<String> {
+        runs.into_iter()
+            .map(|run| match run {
+                Nested::Script { text, .. } => text,
+                Nested::Dynamic(text) => format!("dynamic: {text}"),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn psql_meta_commands_that_run_a_shell() {
+        let psql_c = |text: &str| texts(psql(&fields(&["-c", text]), None));
+        assert_eq!(psql_c("\\! rm -rf ~"), ["rm -rf ~"]);
+        assert_eq!(psql_c("select 1 \\g |rm -rf ~"), ["rm -rf ~"]);
+        assert_eq!(psql_c("select 1 \\gx (format=csv) |rm -rf ~"), ["rm -rf ~"]);
+        assert_eq!(psql_c("\\o |rm -rf ~"), ["rm -rf ~"]);
+        assert_eq!(psql_c("\\w |rm -rf ~"), ["rm -rf ~"]);
+        assert_eq!(psql_c("\\set x `rm -rf ~`"), ["rm -rf ~"]);
+        assert_eq!(psql_c("\\echo '`ls`' `rm -rf ~`"), ["rm -rf ~"]);
+        assert_eq!(psql_c("\\x \\! rm -rf ~"), ["rm -rf ~"]);
+        assert_eq!(psql_c("\\copy t from program 'rm -rf ~' csv"), ["rm -rf ~"]);
+        assert_eq!(
+            psql_c("COPY t TO PROGRAM 'gzip > /tmp/it''s.gz'"),
+            ["gzip > /tmp/it's.gz"]
+        );
+        assert_eq!(
+            texts(psql(
+                &fields(&["-c", "select 1", "--command=\\! rm -rf ~"]),
+                None
+            )),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            texts(psql(&fields(&["-o", "|rm -rf ~", "-c", "select 1"]), None)),
+            ["rm -rf ~"]
+        );
+        // Quotes, comments and dollar quotes hide a backslash.
+        for text in [
+            "select 1",
+            "\\dt",
+            "select '\\! rm -rf ~'",
+            "select E'\\'\\! rm -rf ~'",
+            "select \"a\\!b\"",
+            "select 1 -- \\! rm -rf ~",
+            "select /* \\! rm -rf ~ */ 1",
+            "select $$ \\! rm -rf ~ $$",
+            "select $f$ \\! rm -rf ~ $f$",
+            "\\copy t to 'out.csv' csv",
+            "select program 'x' from t",
+            "\\o out.txt",
+            "\\set x '`ls`'",
+        ] {
+            assert!(psql_c(text).is_empty(), "{text}");
+        }
+        assert_eq!(psql_c("select $1 \\! rm -rf ~"), ["rm -rf ~"]);
+    }
+
+    #[test]
+    fn psql_reads_its_script_from_stdin_without_a_command() {
+        let script = Some("select 1;\n\\! rm -rf ~\n");
+        assert_eq!(texts(psql(&fields(&["-h", "db"]), script)), ["rm -rf ~"]);
+        assert_eq!(texts(psql(&fields(&["-f", "-"]), script)), ["rm -rf ~"]);
+        assert!(psql(&fields(&["-c", "select 1"]), script).is_empty());
+        assert!(psql(&fields(&["-f", "x.sql"]), script).is_empty());
+        assert_eq!(
+            texts(psql(&fields(&["-c", "$Q"]), None)),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            psql(
+                &[Field {
+                    text: "-c\\! rm -rf $D".to_owned(),
+                    dynamic: true
+                }],
+                None
+            ),
+            [Nested::Dynamic("rm -rf $D".to_owned())]
+        );
+    }
+
+    #[test]
+    fn mysql_system_commands() {
+        let mysql_e = |text: &str| texts(mysql(&fields(&["-u", "root", "-e", text]), None));
+        assert_eq!(mysql_e("system rm -rf ~"), ["rm -rf ~"]);
+        assert_eq!(mysql_e("SYSTEM rm -rf ~"), ["rm -rf ~"]);
+        assert_eq!(mysql_e("select 1; system rm -rf ~"), ["rm -rf ~"]);
+        assert_eq!(mysql_e("select 1; \\! rm -rf ~"), ["rm -rf ~"]);
+        assert_eq!(
+            texts(mysql(&fields(&["--execute=\\! rm -rf ~"]), None)),
+            ["rm -rf ~"]
+        );
+        for text in [
+            "show tables",
+            "select 'system rm -rf ~'",
+            "select 'it\\'s \\! rm -rf ~'",
+            "select 1 # \\! rm -rf ~",
+            "select 1 -- \\! rm -rf ~",
+            "select /* \\! rm -rf ~ */ 1",
+            "select system from t",
+            "select 1\nsystem rm -rf ~",
+        ] {
+            assert!(mysql_e(text).is_empty(), "{text}");
+        }
+        assert_eq!(
+            texts(mysql(&fields(&["app"]), Some("system rm -rf ~\n"))),
+            ["rm -rf ~"]
+        );
+        assert!(mysql(&fields(&["-e", "select 1"]), Some("system rm -rf ~\n")).is_empty());
+    }
+
+    #[test]
+    fn sqlite_dot_commands() {
+        let sqlite_args = |words: &[&str]| texts(sqlite(&fields(words), None));
+        for (words, found) in [
+            (&["x.db", ".shell rm -rf ~"][..], "rm -rf ~"),
+            (&["x.db", ".system rm -rf ~"], "rm -rf ~"),
+            (&["x.db", ".sys rm -rf ~"], "rm -rf ~"),
+            (&["x.db", ".shell rm -rf 'a b'"], "rm -rf \"a b\""),
+            (&["x.db", ".once |rm -rf ~"], "rm -rf ~"),
+            (&["x.db", ".once --bom '|rm -rf ~'"], "rm -rf ~"),
+            (&["x.db", ".output |rm -rf ~"], "rm -rf ~"),
+            (
+                &["x.db", ".import --csv --skip 1 '|rm -rf ~' t"],
+                "rm -rf ~",
+            ),
+            (&["x.db", ".read \"|rm -rf ~\""], "rm -rf ~"),
+            (&["-cmd", ".shell rm -rf ~", "x.db", "select 1"], "rm -rf ~"),
+            (&["--cmd", ".shell rm -rf ~", "x.db"], "rm -rf ~"),
+            (&["-c", ".shell rm -rf ~"], "rm -rf ~"),
+            (
+                &["-separator", ",", "x.db", "select 1", ".shell rm -rf ~"],
+                "rm -rf ~",
+            ),
+        ] {
+            assert_eq!(sqlite_args(words), [found], "{words:?}");
+        }
+        for words in [
+            &["x.db", ".tables"][..],
+            &["x.db", "select * from t"],
+            &["x.db", ".once out.csv", "select 1"],
+            &["x.db", ".once -e"],
+            &["x.db", ".import data.csv t"],
+            &["x.db", ".read schema.sql"],
+            &["x.db", "select '.shell rm -rf ~'"],
+            &[".shell rm -rf ~"],
+            &["-A", "x.db", ".shell rm -rf ~"],
+        ] {
+            assert!(sqlite_args(words).is_empty(), "{words:?}");
+        }
+        let script = Some(".tables\n  .shell rm -rf ~\n");
+        assert_eq!(texts(sqlite(&fields(&["x.db"]), script)), ["rm -rf ~"]);
+        assert!(sqlite(&fields(&["x.db", "select 1"]), script).is_empty());
+        assert!(sqlite(&fields(&["-c", "select 1"]), script).is_empty());
+    }
+
+    #[test]
+    fn ed_shell_commands() {
+        let ed_stdin = |text: &str| texts(ed(&fields(&["-s", "x"]), Some(text)));
+        assert_eq!(ed_stdin("!rm -rf ~\n"), ["rm -rf ~"]);
+        assert_eq!(ed_stdin("1,$w !rm -rf ~\nq\n"), ["rm -rf ~"]);
+        assert_eq!(ed_stdin("/x/,/y/r !rm -rf ~\n"), ["rm -rf ~"]);
+        assert_eq!(ed_stdin("e !rm -rf ~\n"), ["rm -rf ~"]);
+        assert_eq!(ed_stdin("a\n!ls\n.\n!rm -rf ~\n"), ["rm -rf ~"]);
+        assert!(ed_stdin("a\n!rm -rf ~\n.\nw\nq\n").is_empty());
+        assert!(ed_stdin(",s/x/!y/\nw out.txt\nq\n").is_empty());
+        assert!(ed(&fields(&["-r", "x"]), Some("!rm -rf ~\n")).is_empty());
+        assert_eq!(texts(ed(&fields(&["!rm -rf ~"]), None)), ["rm -rf ~"]);
+        assert!(ed(&fields(&["-p", "!x", "file"]), None).is_empty());
     }
 }
