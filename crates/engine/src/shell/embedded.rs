@@ -3,8 +3,9 @@
 //! `submodule foreach`, `bisect run`); the options that name a command (tar's `-I`,
 //! `--to-command`, `--checkpoint-action=exec=…`; zip's `-TT`; ssh's `-o ProxyCommand=…`; rsync's
 //! `-e`; scp's `-S`; man's `-P`); ssh's remote command; and the shell escapes of vim (`-c '!…'`,
-//! `+'r !…'`, `:terminal`) and less (`+'!…'`); AppleScript's `do shell script "…"`; and
-//! PowerShell's inline code, which is only known at run time.
+//! `+'r !…'`, `:terminal`) and less (`+'!…'`); apt's hook options (`-o
+//! DPkg::Post-Invoke::=…`) and rpm's macros (`--eval '%(…)'`, `%{lua:…}`); AppleScript's `do
+//! shell script "…"`; and PowerShell's inline code, which is only known at run time.
 //!
 //! [`nested`] finds the shell text each would run. Text only known at run time (an awk
 //! expression, what sed's pattern space holds, what awk prints into a shell) is
@@ -73,6 +74,8 @@ pub(super) fn nested(name: &str, args: &[Field]) -> Vec<Nested> {
             .flat_map(|(code, dynamic)| apple_shell_scripts(code, *dynamic))
             .collect(),
         "pwsh" | "powershell" | "pwsh.exe" | "powershell.exe" => powershell(args),
+        "apt" | "apt-get" | "aptitude" => apt(args),
+        "rpm" | "rpmbuild" | "rpmspec" => rpm(args),
         "less" | "more" => args
             .iter()
             .filter_map(|arg| Some((arg.text.strip_prefix('+')?, arg.dynamic)))
@@ -1315,6 +1318,120 @@ pub(super) fn option_texts(
     found
 }
 
+/// apt's short options that take a value (apt-get's `-c`, `-t`, `-a`; aptitude's `-F`, `-w`,
+/// `-S`, `-O` too).
+const APT_VALUED: &[char] = &['a', 'c', 'F', 'O', 'S', 't', 'w'];
+
+/// apt's configuration lists of shell commands (apt.conf(5)), run with `sh -c` around an
+/// update (`APT::Update::…`) or each run of dpkg (`DPkg::…`).
+const APT_HOOKS: &[&str] = &[
+    "apt::update::pre-invoke",
+    "apt::update::post-invoke",
+    "apt::update::post-invoke-success",
+    "dpkg::pre-invoke",
+    "dpkg::post-invoke",
+    "dpkg::pre-install-pkgs",
+];
+
+/// The shell commands apt, apt-get and aptitude are given as hooks on the command line: `-o
+/// KEY=CMD` or `--option KEY=CMD` for a key of [`APT_HOOKS`] (any case), set whole or as a list
+/// item (`KEY::=CMD`, `KEY::name=CMD`). `-c FILE` names a configuration file, not read.
+fn apt(args: &[Field]) -> Vec<Nested> {
+    option_texts(args, Some('o'), APT_VALUED, Some("option"))
+        .into_iter()
+        .filter_map(|(option, dynamic)| {
+            let (key, command) = option.split_once('=')?;
+            let key = key.trim().to_ascii_lowercase();
+            let hook = APT_HOOKS.iter().any(|hook| {
+                key.strip_prefix(hook)
+                    .is_some_and(|item| item.is_empty() || item.starts_with("::"))
+            });
+            hook.then(|| script_or_dynamic(command.to_owned(), dynamic, Origin::ShellString))
+        })
+        .collect()
+}
+
+/// rpm's short options that take a value (`-D`, `-E`, `-r`).
+const RPM_VALUED: &[char] = &['D', 'E', 'r'];
+
+/// What rpm, rpmbuild and rpmspec run of the macro text they are given: `--eval`/`-E`
+/// expressions and `--define`/`-D` bodies (see [`rpm_macros`]), and `--pipe CMD`, rpm's output
+/// piped to a shell command.
+fn rpm(args: &[Field]) -> Vec<Nested> {
+    let mut texts = option_texts(args, Some('E'), RPM_VALUED, Some("eval"));
+    texts.extend(option_texts(args, Some('D'), RPM_VALUED, Some("define")));
+    let mut found: Vec<Nested> = texts
+        .iter()
+        .flat_map(|(text, dynamic)| rpm_macros(text, *dynamic))
+        .collect();
+    found.extend(option_values(args, None, RPM_VALUED, Some("pipe")));
+    found
+}
+
+/// The commands of rpm macro text: `%(CMD)` is shell text, only known at run time when it
+/// expands macros of its own (rpm expands them first; `%%` is a `%`, see [`expands_macros`]); `%{lua:CODE}` is Lua code,
+/// read as `lua -e CODE` is. Macros nested in others (`%{expand:%(…)}`) are found too.
+fn rpm_macros(text: &str, dynamic: bool) -> Vec<Nested> {
+    let mut found = Vec::new();
+    let mut at = 0;
+    while let Some(offset) = text.get(at..).and_then(|rest| rest.find('%')) {
+        let start = at + offset;
+        let after = text.get(start + 1..).unwrap_or("");
+        at = start + 1;
+        if after.starts_with('%') {
+            at += 1;
+        } else if after.starts_with('(') {
+            let body = balanced(after, '(', ')');
+            found.push(script_or_dynamic(
+                body.replace("%%", "%"),
+                dynamic || expands_macros(&body.replace("%%", "")),
+                Origin::ShellString,
+            ));
+        } else if let Some(code) = after
+            .starts_with('{')
+            .then(|| balanced(after, '{', '}'))
+            .and_then(|inner| inner.strip_prefix("lua:"))
+        {
+            let args = ["-e".to_owned(), code.to_owned()];
+            found.extend(super::interp::nested("lua", &args, None));
+        }
+        if found.len() > MAX_FOUND {
+            break;
+        }
+    }
+    cap(found, MAX_FOUND)
+}
+
+/// Whether rpm expands a macro in `text` (`%%` taken out): `%{…}`, `%(…)`, `%[…]`, `%?name`,
+/// `%!name`, or a name of three characters or more (rpm's shortest; `date +%s` keeps its `%s`).
+fn expands_macros(text: &str) -> bool {
+    text.split('%').skip(1).any(|after| {
+        let name = after.trim_start_matches(['?', '!']);
+        name.starts_with(['{', '(', '['])
+            || name
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .count()
+                >= 3
+    })
+}
+
+/// The text between `open`, which `text` starts with, and the `close` that balances it (the
+/// rest of the text when none does).
+fn balanced(text: &str, open: char, close: char) -> &str {
+    let body = text.get(open.len_utf8()..).unwrap_or("");
+    let mut depth = 1usize;
+    let end = body.char_indices().find_map(|(at, c)| {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth -= 1;
+        }
+        (depth == 0).then_some(at)
+    });
+    body.get(..end.unwrap_or(body.len())).unwrap_or("")
+}
+
 fn script(text: &str) -> Nested {
     Nested::Script {
         text: text.to_owned(),
@@ -1690,5 +1807,107 @@ mod tests {
             (&["pwsh", "-File", "x.ps1"], &[]),
         ];
         check(cases);
+    }
+
+    #[test]
+    fn apt_hooks() {
+        for argv in [
+            &[
+                "apt-get",
+                "-o",
+                "APT::Update::Pre-Invoke::=rm -rf ~",
+                "update",
+            ][..],
+            &[
+                "apt-get",
+                "-oAPT::Update::Post-Invoke-Success::=rm -rf ~",
+                "update",
+            ],
+            &[
+                "apt",
+                "--option",
+                "dpkg::post-invoke=rm -rf ~",
+                "install",
+                "jq",
+            ],
+            &[
+                "aptitude",
+                "--option=DPkg::Pre-Install-Pkgs::x=rm -rf ~",
+                "install",
+            ],
+            &[
+                "apt-get",
+                "-t",
+                "-o",
+                "-o",
+                "DPkg::Pre-Invoke=rm -rf ~",
+                "install",
+            ],
+        ] {
+            assert_eq!(scripts(argv), ["rm -rf ~"], "{argv:?}");
+        }
+        for argv in [
+            &["apt-get", "install", "-y", "jq"][..],
+            &["apt-get", "-o", "Acquire::Retries=3", "update"],
+            &[
+                "apt-get",
+                "-o",
+                "DPkg::Options::=--force-confdef",
+                "install",
+            ],
+            &[
+                "apt-get",
+                "-o",
+                "DPkg::Pre-Invoke-Extra=rm -rf ~",
+                "install",
+            ],
+            &["apt-get", "-c", "-oDPkg::Pre-Invoke=x", "update"],
+        ] {
+            assert!(scripts(argv).is_empty(), "{argv:?}");
+        }
+    }
+
+    #[test]
+    fn rpm_macros_that_run_commands() {
+        for argv in [
+            &["rpm", "--eval", "%(rm -rf ~)"][..],
+            &["rpm", "-E", "%{lua:os.execute('rm -rf ~')}"],
+            &["rpm", "-E%{lua: os.execute(\"rm -rf ~\") }"],
+            &[
+                "rpmbuild",
+                "--define",
+                "x %{expand:%(rm -rf ~)}",
+                "-ba",
+                "x.spec",
+            ],
+            &["rpm", "-D", "x %(rm -rf (~))", "-qa"],
+            &["rpm", "-qa", "--pipe", "rm -rf ~"],
+        ] {
+            let found = scripts(argv);
+            assert_eq!(found.len(), 1, "{argv:?}: {found:?}");
+            assert!(
+                found.iter().all(|f| f.starts_with("rm -rf ")),
+                "{argv:?}: {found:?}"
+            );
+        }
+        assert_eq!(scripts(&["rpm", "-E", "%(date +%%s)"]), ["date +%s"]);
+        assert_eq!(scripts(&["rpm", "-E", "%(date +%Y%m%d)"]), ["date +%Y%m%d"]);
+        assert_eq!(
+            scripts(&["rpm", "-E", "%(ls %_libdir)"]),
+            ["dynamic: ls %_libdir"]
+        );
+        assert_eq!(
+            scripts(&["rpm", "-E", "%(rm -rf %{_libdir})"]),
+            ["dynamic: rm -rf %{_libdir}"]
+        );
+        for argv in [
+            &["rpm", "-qa"][..],
+            &["rpm", "--eval", "%{_libdir}"],
+            &["rpm", "--eval", "%%(rm -rf ~)"],
+            &["rpm", "--eval", "%{lua: print(1)}"],
+            &["rpm", "-q", "--qf", "%(rm -rf ~)", "bash"],
+        ] {
+            assert!(scripts(argv).is_empty(), "{argv:?}");
+        }
     }
 }
