@@ -213,6 +213,49 @@ fn tar(args: &[String], effects: &mut Effects) {
 }
 
 /// Computes the file effects of `command`.
+/// The directory a file server publishes to the network (`.` unless one is given):
+/// `python3 -m http.server -d ~`, `http-server ~`, `serve ~`, `miniserve ~`, `caddy
+/// file-server --root ~`, `busybox httpd -h ~`, `php -S … -t ~`, `ruby -run -e httpd ~`. `None`
+/// for anything else.
+fn served_tree<'a>(name: &str, args: &'a [String]) -> Option<&'a str> {
+    let first_or_here = |found: Vec<&'a str>| Some(found.first().copied().unwrap_or("."));
+    let has = |word: &str| args.iter().any(|arg| arg == word);
+    match name {
+        "http-server" | "serve" => first_or_here(
+            Parsed::new(args, &['p', 'a', 'c', 'l'], &["port", "address", "listen"]).operands,
+        ),
+        "miniserve" => first_or_here(operands(
+            args,
+            &["-p", "--port", "-i", "--interfaces", "-a", "--auth"],
+        )),
+        "caddy" if args.first().is_some_and(|sub| sub == "file-server") => {
+            first_or_here(option_values(args, &["-r"], &["root"]))
+        }
+        "httpd" => first_or_here(option_values(args, &["-h"], &[])),
+        "busybox" if args.first().is_some_and(|sub| sub == "httpd") => {
+            first_or_here(option_values(args, &["-h"], &[]))
+        }
+        "php" if has("-S") => first_or_here(option_values(args, &["-t"], &["docroot"])),
+        "ruby" if has("-run") && has("httpd") => first_or_here(
+            args.iter()
+                .skip_while(|arg| *arg != "httpd")
+                .skip(1)
+                .map(String::as_str)
+                .filter(|arg| !arg.starts_with('-') && arg.parse::<u16>().is_err())
+                .collect(),
+        ),
+        _ if crate::shell::is_interpreter(name)
+            && args.windows(2).any(|pair| pair == ["-m", "http.server"]) =>
+        {
+            first_or_here(
+                Parsed::new(args, &['m', 'd', 'b'], &["directory", "bind"])
+                    .values(&['d'], &["directory"]),
+            )
+        }
+        _ => None,
+    }
+}
+
 pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
     let mut effects = Effects::default();
     let args = command.args();
@@ -222,6 +265,7 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
             recursive,
         });
     };
+    let served = served_tree(command.name(), args);
     match command.name() {
         "cat" | "tac" | "less" | "more" | "head" | "tail" | "nl" | "od" | "hexdump" | "xxd"
         | "strings" | "base64" | "base32" | "basenc" | "sort" | "uniq" | "wc" | "cut" | "paste"
@@ -293,27 +337,8 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                 effects.writes.push((*target).to_owned());
             }
         }
-        // File servers publish a whole tree to the network: `python3 -m http.server -d ~`,
-        // `http-server ~`, `serve ~`.
-        "http-server" | "serve" => {
-            let parsed = Parsed::new(args, &['p', 'a', 'c', 'l'], &["port", "address", "listen"]);
-            read(
-                &mut effects,
-                parsed.operands.first().copied().unwrap_or("."),
-                true,
-            );
-        }
-        name if crate::shell::is_interpreter(name)
-            && args.windows(2).any(|pair| pair == ["-m", "http.server"]) =>
-        {
-            let parsed = Parsed::new(args, &['m', 'd', 'b'], &["directory", "bind"]);
-            let directory = parsed.values(&['d'], &["directory"]);
-            read(
-                &mut effects,
-                directory.first().copied().unwrap_or("."),
-                true,
-            );
-        }
+        // File servers publish a whole tree to the network.
+        _ if served.is_some() => read(&mut effects, served.unwrap_or("."), true),
         // The database is the first operand; what follows is SQL, whose results are printed.
         "sqlite3" | "sqlite" => {
             let valued = [

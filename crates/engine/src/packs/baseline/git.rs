@@ -40,6 +40,10 @@ pub(crate) fn is_dangerous_config_key(key: &str) -> bool {
         "protocol.ext.allow",
         "protocol.allow",
         "ssh.variant",
+        "instaweb.httpd",
+        "sendemail.smtpserver",
+        "sendemail.tocmd",
+        "sendemail.cccmd",
     ];
     if EXACT.contains(&key.as_str()) {
         return true;
