@@ -272,8 +272,8 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
         | "column" | "file" | "stat" | "diff" | "cmp" | "comm" | "md5sum" | "sha1sum"
         | "sha256sum" | "sha512sum" | "cksum" | "source" | "." | "bat" | "batcat" | "view"
         | "fold" | "fmt" | "expand" | "iconv" | "zcat" | "bzcat" | "xzcat" | "zless" | "shuf"
-        | "look" | "pr" | "tr" | "gpg" | "gpg2" | "readlink" | "realpath" | "ls" | "dir"
-        | "tree" | "du" => {
+        | "look" | "pr" | "tr" | "rev" | "sdiff" | "gpg" | "gpg2" | "readlink" | "realpath"
+        | "ls" | "dir" | "tree" | "du" => {
             let recursive = matches!(command.name(), "diff" | "ls" | "tree" | "du")
                 && has_flag(args, &['r', 'R'], &["recursive"]);
             for path in operands(args, reader_valued(command.name())) {
@@ -287,12 +287,26 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                 || !option_values(args, &["-e", "-f"], &["regexp", "file"]).is_empty();
             let operands = operands(args, GREP_VALUED);
             let skip = usize::from(!explicit_pattern);
-            let paths: Vec<&str> = operands.into_iter().skip(skip).collect();
+            let mut paths: Vec<&str> = operands.into_iter().skip(skip).collect();
             if paths.is_empty() && recursive {
-                read(&mut effects, ".", true);
+                paths.push(".");
             }
+            // The files a recursive search is narrowed to (`grep -r --include=.env x .`, `rg -g
+            // '.env' ''`) are read wherever they are under its directories.
+            let narrowed = if recursive {
+                option_values(args, &["-g"], &["include", "glob", "iglob"])
+            } else {
+                Vec::new()
+            };
             for path in paths {
                 read(&mut effects, path, recursive);
+                for name in narrowed.iter().filter(|name| !name.starts_with('!')) {
+                    read(
+                        &mut effects,
+                        &format!("{}/**/{name}", path.trim_end_matches('/')),
+                        false,
+                    );
+                }
             }
         }
         "awk" | "gawk" | "mawk" | "sed" | "jq" | "yq" => {

@@ -120,9 +120,18 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
     match subcommand.as_str() {
         // Settings of the new repository, in force for the clone itself (`core.sshCommand`)
         // and for every later command in it (`core.fsmonitor`).
-        "clone" => {
+        "clone" | "init" => {
             let parsed = Parsed::new(rest, GIT_CLONE_SHORT_VALUE, GIT_CLONE_LONG_VALUE);
             dangerous_settings("git clone -c", parsed.values(&['c'], &["config"]), out);
+            // A template directory's hooks are copied in, and a clone's `post-checkout` runs.
+            if !parsed.values(&[], &["template"]).is_empty() {
+                out.add(
+                    "git-dangerous-config",
+                    format!(
+                        "`git {subcommand} --template` installs the hooks of another directory, which git runs"
+                    ),
+                );
+            }
         }
         "reset" if Parsed::new(rest, &[], &[]).has(&[], &["hard"]) => out.add(
             "git-reset-hard",
