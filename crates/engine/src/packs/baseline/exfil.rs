@@ -270,6 +270,12 @@ fn dev_tcp(cmd: &Cmd<'_>, out: &mut Findings) {
 /// `rclone copy|copyto|move|moveto|sync SRC REMOTE:…` and `rclone rcat` (stdin), `socat
 /// FILE:PATH TCP:…`, `mail -A FILE` (and the message on stdin). Empty for anything else.
 fn uploads<'a>(name: &str, args: &'a [String]) -> Vec<&'a str> {
+    if !matches!(
+        name,
+        "gh" | "aws" | "gsutil" | "gcloud" | "rclone" | "socat" | "mail" | "mailx" | "sendmail"
+    ) {
+        return Vec::new();
+    }
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
     let to_bucket = |operands: &[&'a str], scheme: &str| -> Vec<&'a str> {
         match operands.split_last() {
