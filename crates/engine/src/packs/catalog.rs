@@ -480,7 +480,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "secret-read",
         decision: DENY,
         asi: &["ASI03"],
-        description: "Reading cloud and tool credential files: `~/.aws/credentials`, `~/.config/gcloud/**`, `~/.kube/config`, `~/.docker/config.json`, `~/.netrc`, `~/.npmrc`, `~/.pypirc`, `~/.git-credentials`, `~/.azure/**`, `~/.config/gh/hosts.yml`, `~/.m2/settings.xml` and similar, shell and REPL histories (`~/.bash_history`, `~/.zsh_history`, `~/.psql_history`, …), the secrets a container runtime mounts (`/var/run/secrets/**`: Kubernetes service-account tokens; `/run/secrets/**`), and browsers' cookie jars and password stores in any profile (`cookies.sqlite`, `logins.json`, `key4.db`, Chromium's `Cookies` and `Login Data`).",
+        description: "Reading cloud and tool credential files: `~/.aws/credentials`, `~/.config/gcloud/**`, any kubeconfig in `~/.kube/` (not its caches), `~/.docker/config.json`, `~/.netrc`, `~/.npmrc`, `~/.pypirc`, `~/.git-credentials`, `~/.azure/**`, `~/.oci/**`, `~/.config/gh/hosts.yml`, `~/.m2/settings.xml`, `~/.gradle/gradle.properties`, `~/.bundle/config`, NuGet's `NuGet.Config`, AI agents' and code hosts' logins (`~/.codex/auth.json`, `~/.gemini/oauth_creds.json`, `~/.config/github-copilot/`, `~/.config/glab-cli/config.yml`), PaaS and service CLIs' tokens (doctl, fly, netlify, vercel, supabase, wrangler, Hugging Face, Databricks, `~/.terraformrc`, Pulumi, ngrok, Stripe, Sentry, Firebase, Snowflake, CircleCI), secret managers' keys (`~/.config/sops/age/keys.txt`, `~/.config/op/config`, `~/.ansible/vault_pass*`), minikube's client keys and similar; Terraform state (`*.tfstate`, `*.tfstate.backup`: every resource's secrets in plain text) and service-account key files (`service-account*.json`) anywhere; Kerberos ticket caches (`/tmp/krb5cc_*`); shell and REPL histories (`~/.bash_history`, `~/.zsh_history`, `~/.psql_history`, …), the secrets a container runtime mounts (`/var/run/secrets/**`: Kubernetes service-account tokens; `/run/secrets/**`), and browsers' cookie jars and password stores in any profile (`cookies.sqlite`, `logins.json`, `key4.db`, Chromium's `Cookies` and `Login Data`).",
         why: "These files hold long-lived tokens for clouds, clusters and registries; once read they can be exfiltrated in any later call.",
         catches: &[
             "Read(~/.aws/credentials)",
@@ -494,9 +494,12 @@ static CATALOG: &[RuleInfo] = &[
             "cat /var/run/secrets/kubernetes.io/serviceaccount/token",
             "grep -i token ~/.bash_history",
             "Read(~/.local/share/fish/fish_history)",
+            "cat ~/.codex/auth.json",
+            "jq . terraform.tfstate",
         ],
         allows: &[
             "Read(~/.aws/config)",
+            "cat prod.tfvars",
             "history | tail",
             "ls ~/.mozilla/firefox",
             "cat ./.npmrc",
@@ -509,7 +512,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "secret-read",
         decision: DENY,
         asi: &["ASI03"],
-        description: "Reading dotenv files (`.env`, `.env.local`, `.env.production`, `*.env`) anywhere; templates (`.env.example`, `.sample`, `.template`) stay readable.",
+        description: "Reading dotenv files (`.env`, `.env.local`, `.env.production`, `*.env`, editors' backups such as `.env~`, wrangler's `.dev.vars`) anywhere; templates (`.env.example`, `.sample`, `.template`) stay readable.",
         why: "Dotenv files hold the project's live API keys and database passwords.",
         catches: &[
             "Read(.env)",
@@ -521,6 +524,7 @@ static CATALOG: &[RuleInfo] = &[
             "source .env && npm start",
             "Grep(.env.production)",
             "while read line; do echo $line; done < .env",
+            "cat .dev.vars",
         ],
         allows: &[
             "Read(.env.example)",
@@ -551,7 +555,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "secret-read",
         decision: DENY,
         asi: &["ASI03"],
-        description: "Reading the system password database (`/etc/shadow`, `/etc/gshadow`), SSH host keys and keychains (`~/Library/Keychains`, `security find-generic-password -w`, `security dump-keychain`).",
+        description: "Reading the system password database (`/etc/shadow`, `/etc/gshadow`), SSH host keys, the machine's other keys (`/etc/ssl/private/`, Let's Encrypt's `privkey*.pem`, `/etc/krb5.keytab`, `/etc/wireguard/`, NetworkManager's `system-connections/`) and keychains (`~/Library/Keychains`, `security find-generic-password -w`, `security dump-keychain`).",
         why: "Password hashes, host keys and keychains are the credentials of the machine and the user.",
         catches: &[
             "cat /etc/shadow",
@@ -559,9 +563,11 @@ static CATALOG: &[RuleInfo] = &[
             "sudo cat /etc/ssh/ssh_host_ed25519_key",
             "security find-generic-password -s github -w",
             "security dump-keychain",
+            "sudo cat /etc/ssl/private/server.key",
         ],
         allows: &[
             "cat /etc/passwd",
+            "cat /etc/letsencrypt/live/example.com/fullchain.pem",
             "cat /etc/ssh/ssh_host_ed25519_key.pub",
             "cat /etc/hosts",
         ],

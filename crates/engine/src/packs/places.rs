@@ -342,14 +342,32 @@ const SYSTEM: Secret = Secret {
     rule: "read-system-secret",
     what: "a system secret store (password database, host key or keychain)",
 };
+const MACHINE_KEY: Secret = Secret {
+    rule: "read-system-secret",
+    what: "the machine's own keys (a TLS private key, a Kerberos keytab, a VPN or Wi-Fi secret)",
+};
+const TERRAFORM_STATE: Secret = Secret {
+    rule: "read-credential-file",
+    what: "a Terraform state file, which keeps every resource's secrets in plain text",
+};
+const SERVICE_ACCOUNT_KEY: Secret = Secret {
+    rule: "read-credential-file",
+    what: "a service account's key file",
+};
 
-/// Credential files relative to a home directory (exact files, or `dir/` for a whole tree).
+/// Credential files relative to a home directory (exact files, or `dir/` for a whole tree; a `*`
+/// stands for part of a name, as in a glob).
 const HOME_CREDENTIALS: &[&str] = &[
     ".aws/credentials",
     ".aws/sso/cache/",
     ".aws/cli/cache/",
     ".config/gcloud/",
-    ".kube/config",
+    // Every kubeconfig kept there (`config`, `config-prod`, `clusters/x.yaml`); not its caches,
+    // see `HOME_NOT_CREDENTIALS`.
+    ".kube/",
+    ".minikube/profiles/*/client.key",
+    ".minikube/*.key",
+    ".oci/",
     ".docker/config.json",
     ".netrc",
     "_netrc",
@@ -377,7 +395,51 @@ const HOME_CREDENTIALS: &[&str] = &[
     ".gnupg/private-keys-v1.d/",
     ".gnupg/secring.gpg",
     ".password-store/",
+    // AI agents' and code hosts' logins.
+    ".codex/auth.json",
+    ".gemini/oauth_creds.json",
+    ".config/github-copilot/hosts.json",
+    ".config/github-copilot/apps.json",
+    ".config/glab-cli/config.yml",
+    ".circleci/cli.yml",
+    // Clouds', hosting platforms' and services' CLIs.
+    ".config/doctl/config.yaml",
+    ".fly/config.yml",
+    ".config/netlify/config.json",
+    ".local/share/com.vercel.cli/auth.json",
+    "Library/Application Support/com.vercel.cli/auth.json",
+    ".supabase/access-token",
+    ".wrangler/config/default.toml",
+    ".config/.wrangler/config/default.toml",
+    ".cache/huggingface/token",
+    ".huggingface/token",
+    ".databrickscfg",
+    ".terraformrc",
+    ".pulumi/credentials.json",
+    ".config/ngrok/ngrok.yml",
+    "Library/Application Support/ngrok/ngrok.yml",
+    ".ngrok2/ngrok.yml",
+    ".config/stripe/config.toml",
+    ".sentryclirc",
+    ".config/configstore/firebase-tools.json",
+    ".snowflake/connections.toml",
+    ".snowflake/config.toml",
+    // Secret managers' keys and sessions.
+    ".config/sops/age/keys.txt",
+    "Library/Application Support/sops/age/keys.txt",
+    ".config/op/config",
+    ".op/config",
+    ".ansible/vault_pass*",
+    ".vault_pass*",
+    // Package registries' tokens kept in the build tools' user configuration.
+    ".gradle/gradle.properties",
+    ".bundle/config",
+    ".nuget/NuGet/NuGet.Config",
+    ".config/NuGet/NuGet.Config",
 ];
+
+/// What lies under a [`HOME_CREDENTIALS`] tree and holds no secret: kubectl's discovery caches.
+const HOME_NOT_CREDENTIALS: &[&str] = &[".kube/cache/", ".kube/http-cache/"];
 
 /// Shell and REPL histories relative to a home directory: `mysql -pSECRET`, `export
 /// GITHUB_TOKEN=…` and a password typed at the wrong prompt stay there.
@@ -454,9 +516,25 @@ const SYSTEM_SECRETS: &[&str] = &[
     "/private/etc/master.passwd",
 ];
 
+/// The machine's own keys: TLS private keys (the certificates beside them are public), Kerberos
+/// keytabs, WireGuard's and NetworkManager's connection secrets (exact files, `dir/`, or a `*`
+/// for part of a name).
+const SYSTEM_KEYS: &[&str] = &[
+    "/etc/ssl/private/",
+    "/etc/pki/tls/private/",
+    "/etc/letsencrypt/live/*/privkey.pem",
+    "/etc/letsencrypt/archive/*/privkey*.pem",
+    "/etc/letsencrypt/keys/",
+    "/etc/letsencrypt/accounts/",
+    "/etc/krb5.keytab",
+    "/etc/wireguard/",
+    "/etc/NetworkManager/system-connections/",
+];
+
 /// Absolute credential stores: the secrets a container runtime mounts (Kubernetes service
 /// account tokens, Docker's and Compose's secrets).
-const SYSTEM_CREDENTIALS: &[&str] = &["/var/run/secrets/", "/run/secrets/"];
+/// Kerberos's ticket caches (`/tmp/krb5cc_UID`) are a user's login to every kerberised service.
+const SYSTEM_CREDENTIALS: &[&str] = &["/var/run/secrets/", "/run/secrets/", "/tmp/krb5cc_*"];
 
 /// Concrete paths probed when a glob or a recursive read might reach a secret (home-relative
 /// ones are prefixed with each home-like root).
@@ -475,6 +553,9 @@ const HOME_PROBES: &[&str] = &[
     ".pypirc",
     ".git-credentials",
     ".azure/accessTokens.json",
+    ".codex/auth.json",
+    ".oci/config",
+    ".config/sops/age/keys.txt",
     "Library/Keychains/login.keychain-db",
     ".bash_history",
     ".zsh_history",
@@ -523,12 +604,27 @@ fn home_relative<'p>(path: &'p str, ctx: &PathContext<'_>) -> Option<&'p str> {
 
 /// Whether `rel` is an entry of `list` (a file, or anything under a `dir/` entry), ignoring ASCII
 /// case: macOS and Windows file systems do (`~/.SSH/id_rsa` is `~/.ssh/id_rsa` there), and on
-/// the others such a spelling is no one's real file.
+/// the others such a spelling is no one's real file. A file entry with a `*` is a glob, segment
+/// by segment (`.minikube/profiles/*/client.key`, `/tmp/krb5cc_*`).
 fn listed(rel: &str, list: &[&str]) -> bool {
     list.iter().any(|entry| match entry.strip_suffix('/') {
         Some(dir) => strictly_under_ignoring_case(rel, dir),
+        None if entry.contains('*') => glob_ignoring_case(rel, entry),
         None => rel.eq_ignore_ascii_case(entry),
     })
+}
+
+/// Whether `rel` matches the glob `entry` segment by segment, ASCII case aside (see [`listed`]).
+fn glob_ignoring_case(rel: &str, entry: &str) -> bool {
+    let mut segments = rel.split('/');
+    entry.split('/').all(|pattern| {
+        segments.next().is_some_and(|segment| {
+            segment_match(
+                segment.to_ascii_lowercase().as_bytes(),
+                pattern.to_ascii_lowercase().as_bytes(),
+            )
+        })
+    }) && segments.next().is_none()
 }
 
 /// `rel` lies under `dir` (not `dir` itself), comparing ASCII case-insensitively. A `*` segment
@@ -565,19 +661,38 @@ fn segment_matches(segment: &str, pattern: &str) -> bool {
     }
 }
 
-/// Whether a file name is a dotenv file holding real values (`.env`, `.env.local`, `prod.env`),
-/// not a template (`.env.example`, `.env.sample`, `.env.template`).
+/// Whether a file name is a dotenv file holding real values (`.env`, `.env.local`, `prod.env`,
+/// an editor's backup `.env~`, wrangler's `.dev.vars` and `.dev.vars.staging`), not a template
+/// (`.env.example`, `.env.sample`, `.env.template`).
 pub(crate) fn is_dotenv_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
+    let lower = lower.trim_end_matches('~');
     let dotenv = lower == ".env"
         || lower.starts_with(".env.")
-        || (lower.ends_with(".env") && lower.len() > 4);
+        || (lower.ends_with(".env") && lower.len() > 4)
+        || lower == ".dev.vars"
+        || lower.starts_with(".dev.vars.");
     dotenv
         && ![
             "example", "sample", "template", "dist", "defaults", "schema",
         ]
         .iter()
         .any(|word| lower.contains(word))
+}
+
+/// The secret class of a file found by its name wherever it lies, in a project most often:
+/// Terraform's state (`terraform.tfstate`, its `.backup`, any `*.tfstate`) and a cloud service
+/// account's key (`service-account.json`, `service_account_key.json`). Variable files
+/// (`*.tfvars`) stay readable: they are the everyday input of every plan, and sensitive values
+/// usually come from the environment or a secret manager instead.
+fn project_secret(name: &str) -> Option<Secret> {
+    let lower = name.to_ascii_lowercase();
+    if lower.ends_with(".tfstate") || lower.ends_with(".tfstate.backup") {
+        return Some(TERRAFORM_STATE);
+    }
+    let service_account =
+        lower.starts_with("service-account") || lower.starts_with("service_account");
+    (service_account && lower.ends_with(".json")).then_some(SERVICE_ACCOUNT_KEY)
 }
 
 /// The secret class of a concrete (glob-free) canonical path.
@@ -599,8 +714,14 @@ fn secret_of_concrete(path: &str, ctx: &PathContext<'_>) -> Option<Secret> {
     if is_dotenv_name(basename(path)) {
         return Some(DOTENV);
     }
+    if let Some(secret) = project_secret(basename(path)) {
+        return Some(secret);
+    }
     if listed(path, SYSTEM_SECRETS) {
         return Some(SYSTEM);
+    }
+    if listed(path, SYSTEM_KEYS) {
+        return Some(MACHINE_KEY);
     }
     if listed(path, SYSTEM_CREDENTIALS) {
         return Some(CREDENTIALS);
@@ -623,7 +744,7 @@ fn secret_of_concrete(path: &str, ctx: &PathContext<'_>) -> Option<Secret> {
             || base == "rc";
         return (!public && !name.is_empty()).then_some(SSH_KEY);
     }
-    if listed(rel, HOME_CREDENTIALS) {
+    if listed(rel, HOME_CREDENTIALS) && !listed(rel, HOME_NOT_CREDENTIALS) {
         return Some(CREDENTIALS);
     }
     if listed(rel, HOME_HISTORIES) {
@@ -1528,6 +1649,43 @@ mod tests {
         assert!(tree("/home/user").is_some());
         assert!(tree("/home/user/project").is_none());
         assert!(tree("/").is_some());
+    }
+
+    #[test]
+    fn listed_entries_with_a_star_are_globs() {
+        let list = &[".minikube/profiles/*/client.key", "/tmp/krb5cc_*", ".kube/"];
+        assert!(listed(".minikube/profiles/dev/client.key", list));
+        assert!(listed(".MINIKUBE/profiles/dev/Client.key", list));
+        assert!(!listed(".minikube/profiles/dev/x/client.key", list));
+        assert!(!listed(".minikube/profiles/client.key", list));
+        assert!(listed("/tmp/krb5cc_1000", list));
+        assert!(!listed("/tmp/krb5cc_1000/x", list));
+        assert!(listed(".kube/config-prod", list));
+        assert!(!listed(".kube", list));
+    }
+
+    #[test]
+    fn secrets_named_by_their_file_name() {
+        let secret = |p: &str| secret_file(p, &CTX).map(|s| s.what);
+        assert_eq!(
+            secret("/home/user/project/terraform.tfstate"),
+            Some(TERRAFORM_STATE.what)
+        );
+        assert_eq!(
+            secret("/srv/x/Service-Account-Key.json"),
+            Some(SERVICE_ACCOUNT_KEY.what)
+        );
+        assert_eq!(secret("/home/user/project/prod.tfvars"), None);
+        assert_eq!(secret("/home/user/project/service-account.yaml"), None);
+        assert_eq!(secret("/home/user/.kube/cache/x.json"), None);
+        assert_eq!(
+            secret("/home/user/.kube/config.d/prod"),
+            Some(CREDENTIALS.what)
+        );
+        assert!(is_dotenv_name(".env~"));
+        assert!(is_dotenv_name(".dev.vars"));
+        assert!(!is_dotenv_name(".dev.vars.example"));
+        assert!(!is_dotenv_name(".env.example~"));
     }
 
     #[test]
