@@ -896,7 +896,8 @@ const SSH_ACCESS: Persistence = Persistence {
 };
 const SCHEDULED: Persistence = Persistence {
     rule: "write-scheduled-task",
-    what: "a scheduled task or service unit (cron, systemd, launchd, autostart)",
+    what: "a scheduled task, service unit or event hook (cron, systemd, launchd, autostart, udev, \
+           motd, logrotate)",
 };
 const PRIVILEGE: Persistence = Persistence {
     rule: "write-privilege-config",
@@ -914,6 +915,10 @@ pub(crate) const PATH_EXECUTABLE: Persistence = Persistence {
     rule: "write-path-executable",
     what: "a program on the shell's `PATH`, which runs whenever a command names it",
 };
+const GIT_PROGRAM: Persistence = Persistence {
+    rule: "write-path-executable",
+    what: "one of git's own programs, which runs whenever a git command names it",
+};
 const AUTO_RUN: Persistence = Persistence {
     rule: "write-auto-run-config",
     what: "a file that runs code automatically or says where installs come from (direnv, CI \
@@ -930,6 +935,14 @@ const SYSTEM_SHELL_INIT: &[&str] = &[
     "/etc/zprofile",
     "/etc/zsh/",
     "/etc/environment",
+    "/etc/inputrc",
+    "/etc/bash_completion",
+    "/etc/bash_completion.d/",
+    "/usr/share/bash-completion/completions/",
+    "/etc/fish/",
+    "/usr/share/fish/vendor_conf.d/",
+    "/usr/share/fish/vendor_functions.d/",
+    "/usr/share/fish/vendor_completions.d/",
 ];
 /// The files that decide who may log in or act as whom (exact files, or `dir/`).
 const SYSTEM_PRIVILEGE: &[&str] = &[
@@ -946,17 +959,61 @@ const SYSTEM_PRIVILEGE: &[&str] = &[
     "/etc/ld.so.conf",
     "/etc/ld.so.conf.d/",
     "/etc/polkit-1/",
+    "/usr/share/polkit-1/rules.d/",
+    "/etc/sudo.conf",
     "/private/etc/sudoers",
     "/private/etc/sudoers.d/",
     "/private/etc/pam.d/",
 ];
-/// The SSH server's configuration.
-const SYSTEM_SSH_ACCESS: &[&str] = &["/etc/ssh/sshd_config", "/etc/ssh/sshd_config.d/"];
+/// The kernel's knobs that name a program it runs as root: on a crash (`core_pattern` with a
+/// `|`), to load a module, on a device event.
+const KERNEL_HELPERS: &[&str] = &[
+    "/proc/sys/kernel/core_pattern",
+    "/proc/sys/kernel/modprobe",
+    "/sys/kernel/uevent_helper",
+];
+/// The SSH server's configuration, and the script it runs at every login (`/etc/ssh/sshrc`).
+const SYSTEM_SSH_ACCESS: &[&str] = &[
+    "/etc/ssh/sshd_config",
+    "/etc/ssh/sshd_config.d/",
+    "/etc/ssh/sshrc",
+];
+/// The directories of the programs git runs for its subcommands (`git foo` runs `git-foo`).
+const GIT_PROGRAM_DIRS: &[&str] = &["/usr/lib/git-core/", "/usr/libexec/git-core/"];
+/// Shell start-up files and the folders they source, relative to a home directory, beside
+/// the names in `SHELL_INIT_FILES` (which count anywhere outside the project): fish's, nushell's,
+/// elvish's, xonsh's and PowerShell's; `~/.bashrc.d/`, `~/.zshrc.d/` and oh-my-zsh, which
+/// common start-up files source; the login and X session scripts.
 const HOME_SHELL_INIT: &[&str] = &[
     ".config/fish/config.fish",
     ".config/fish/conf.d/",
+    ".config/fish/functions/",
+    ".config/fish/completions/",
     ".config/environment.d/",
-    ".oh-my-zsh/custom/",
+    ".oh-my-zsh/",
+    ".bashrc.d/",
+    ".zshrc.d/",
+    ".bash_completion",
+    ".local/share/bash-completion/completions/",
+    ".login",
+    ".mkshrc",
+    ".xonshrc",
+    ".config/xonsh/",
+    ".config/nushell/config.nu",
+    ".config/nushell/env.nu",
+    ".config/nushell/autoload/",
+    "Library/Application Support/nushell/config.nu",
+    "Library/Application Support/nushell/env.nu",
+    ".config/elvish/rc.elv",
+    ".elvish/rc.elv",
+    ".config/powershell/",
+    "Documents/PowerShell/",
+    "Documents/WindowsPowerShell/",
+    ".xprofile",
+    ".xinitrc",
+    ".xsession",
+    ".xsessionrc",
+    ".pam_environment",
 ];
 const SYSTEM_SCHEDULED: &[&str] = &[
     "/etc/crontab",
@@ -977,6 +1034,17 @@ const SYSTEM_SCHEDULED: &[&str] = &[
     "/Library/LaunchAgents/",
     "/Library/LaunchDaemons/",
     "/etc/xdg/autostart/",
+    // Hooks run as root on an event: a login (motd), a device (udev), a module loading
+    // (modprobe's `install`), a network change, a log rotation; upstart's jobs.
+    "/etc/update-motd.d/",
+    "/etc/udev/rules.d/",
+    "/lib/udev/rules.d/",
+    "/usr/lib/udev/rules.d/",
+    "/etc/modprobe.d/",
+    "/etc/NetworkManager/dispatcher.d/",
+    "/etc/logrotate.conf",
+    "/etc/logrotate.d/",
+    "/etc/init/",
 ];
 /// The system's files that decide what runs as root later: the package managers' sources (where
 /// every later install comes from, and the keys trusted to sign it), APT's hooks
@@ -997,9 +1065,13 @@ const SYSTEM_AUTO_RUN: &[&str] = &[
     "/etc/gitconfig",
     "/etc/pip.conf",
     "/etc/npmrc",
+    "/etc/vim/",
+    "/etc/vimrc",
 ];
 /// Files under a home directory that run code automatically: git's global configuration
-/// (`core.pager`, `core.sshCommand`, aliases), editors' and REPLs' start-up files, cargo's
+/// (`core.pager`, `core.sshCommand`, aliases), editors' and REPLs' start-up files and plugin
+/// folders (vim's, neovim's, Emacs', VS Code's user settings and tasks), debuggers' and database
+/// shells' (`~/.gdbinit`, `~/.psqlrc`), direnv's library, sbt's global plugins, cargo's
 /// (`build.rustc-wrapper`, a target's `runner`) and kubectl's (a user's `exec` credential
 /// plugin); and the package managers' user configuration, which says where every later install
 /// comes from (pip's `index-url`, npm's and yarn's registry, yarn's `yarnPath`, Gradle's init
@@ -1021,10 +1093,36 @@ const HOME_AUTO_RUN: &[&str] = &[
     ".gitconfig",
     ".config/git/config",
     ".vimrc",
-    ".vim/plugin/",
+    ".exrc",
+    ".vim/",
     ".config/nvim/",
+    ".local/share/nvim/site/",
+    ".local/share/nvim/lazy/",
     ".emacs",
-    ".emacs.d/init.el",
+    ".emacs.d/",
+    ".config/emacs/",
+    ".doom.d/",
+    ".config/doom/",
+    ".spacemacs",
+    ".spacemacs.d/",
+    ".config/Code/User/settings.json",
+    ".config/Code/User/tasks.json",
+    "Library/Application Support/Code/User/settings.json",
+    "Library/Application Support/Code/User/tasks.json",
+    ".direnvrc",
+    ".config/direnv/",
+    ".sbt/",
+    ".Rprofile",
+    ".julia/config/startup.jl",
+    ".gdbinit",
+    ".config/gdb/gdbinit",
+    ".lldbinit",
+    ".psqlrc",
+    ".sqliterc",
+    ".ghci",
+    ".ghc/ghci.conf",
+    ".octaverc",
+    ".screenrc",
     ".tmux.conf",
     ".config/tmux/tmux.conf",
     ".ipython/profile_default/startup/",
@@ -1146,7 +1244,7 @@ pub(crate) fn persistence(path: &str, ctx: &PathContext<'_>) -> Option<Persisten
     if listed(path, SYSTEM_SCHEDULED) {
         return Some(SCHEDULED);
     }
-    if listed(path, SYSTEM_PRIVILEGE) {
+    if listed(path, SYSTEM_PRIVILEGE) || listed(path, KERNEL_HELPERS) {
         return Some(PRIVILEGE);
     }
     if listed(path, SYSTEM_SSH_ACCESS) {
@@ -1154,6 +1252,9 @@ pub(crate) fn persistence(path: &str, ctx: &PathContext<'_>) -> Option<Persisten
     }
     if listed(path, SYSTEM_PATH_DIRS) {
         return Some(PATH_EXECUTABLE);
+    }
+    if listed(path, GIT_PROGRAM_DIRS) {
+        return Some(GIT_PROGRAM);
     }
     if listed(path, SYSTEM_AUTO_RUN) {
         return Some(AUTO_RUN);
@@ -1704,6 +1805,28 @@ mod tests {
             rule("/home/user/project/.github/workflows/ci.yml"),
             Some("write-auto-run-config")
         );
+        assert_eq!(
+            rule("/home/user/.oh-my-zsh/lib/git.zsh"),
+            Some("write-shell-init")
+        );
+        assert_eq!(
+            rule("/home/user/.vim/autoload/x.vim"),
+            Some("write-auto-run-config")
+        );
+        assert_eq!(
+            rule("/etc/udev/rules.d/99-x.rules"),
+            Some("write-scheduled-task")
+        );
+        assert_eq!(
+            rule("/proc/sys/kernel/core_pattern"),
+            Some("write-privilege-config")
+        );
+        assert_eq!(
+            rule("/usr/lib/git-core/git-x"),
+            Some("write-path-executable")
+        );
+        assert_eq!(rule("/home/user/Documents/report.ps1"), None);
+        assert_eq!(rule("/proc/sys/kernel/hostname"), None);
         assert_eq!(rule("/home/user/project/src/main.rs"), None);
         assert_eq!(rule("/home/user/project/.claude/agents/x.md"), None);
         for on_path in [
