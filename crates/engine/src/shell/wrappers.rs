@@ -118,6 +118,12 @@ enum Special {
     /// Operands and options in any order; the command follows `--` or one of these options
     /// (`nix develop -c`, `mise x node@20 --`); with neither, no command follows.
     Marked(&'static [&'static str]),
+    /// `capsh`: its options, then after `--` the arguments of a shell (`capsh -- -c 'cmd'` runs
+    /// `bash -c 'cmd'`; `--shell=PATH` names another); with no `--`, no command follows.
+    ShellAfterDashes,
+    /// `start-stop-daemon --start`: the program is the value of `--startas`/`-a` or
+    /// `--exec`/`-x`, its arguments follow `--`; any other action runs no command.
+    NamedProgram,
 }
 
 /// One wrapper's option grammar.
@@ -639,6 +645,242 @@ const WRAPPERS: &[Spec] = &[
         ],
         ..plain("systemd-run")
     },
+    // Password feeders, user and privilege switchers, sandboxes and host escapes, resource and
+    // time limiters, terminal adapters, locks, init shims and daemonisers (red-teamed
+    // 2026-11-23: each ran `rm -rf ~` unseen).
+    Spec {
+        short_arg: "pfdP",
+        short_flag: "ev",
+        stop: "hV",
+        ..plain("sshpass")
+    },
+    Spec {
+        long_arg: &[
+            "--reuid",
+            "--regid",
+            "--ruid",
+            "--rgid",
+            "--euid",
+            "--egid",
+            "--groups",
+            "--inh-caps",
+            "--ambient-caps",
+            "--bounding-set",
+            "--securebits",
+            "--pdeathsig",
+            "--selinux-label",
+            "--apparmor-profile",
+            "--landlock-access",
+            "--landlock-rule",
+            "--seccomp-filter",
+            "--ptracer",
+        ],
+        long_flag: &[
+            "--clear-groups",
+            "--keep-groups",
+            "--init-groups",
+            "--no-new-privs",
+            "--reset-env",
+        ],
+        stop: "dhV",
+        ..plain("setpriv")
+    },
+    Spec {
+        operands: 1,
+        ..plain("gosu")
+    },
+    Spec {
+        operands: 1,
+        ..plain("su-exec")
+    },
+    Spec {
+        operands: 1,
+        ..plain("s6-setuidgid")
+    },
+    Spec {
+        operands: 1,
+        ..plain("s6-envuidgid")
+    },
+    Spec {
+        short_arg: "uUbe/nlLmdopfcrt",
+        short_flag: "vP012",
+        ..plain("chpst")
+    },
+    Spec {
+        special: Special::ShellAfterDashes,
+        ..plain("capsh")
+    },
+    Spec {
+        short_arg: "rbmqwkiRS",
+        long_arg: &[
+            "--rootfs",
+            "--bind",
+            "--mount",
+            "--qemu",
+            "--pwd",
+            "--cwd",
+            "--kernel-release",
+            "--change-id",
+            "--verbose",
+        ],
+        short_flag: "0",
+        long_flag: &["--root-id", "--link2symlink", "--kill-on-exit"],
+        stop: "hV",
+        ..plain("proot")
+    },
+    Spec {
+        long_arg: &[
+            "--env",
+            "--unset-env",
+            "--forward-fd",
+            "--directory",
+            "--app-path",
+            "--usr-path",
+            "--sandbox-expose",
+            "--sandbox-expose-ro",
+            "--sandbox-expose-path",
+            "--sandbox-expose-path-ro",
+            "--sandbox-flag",
+        ],
+        long_flag: &[
+            "--host",
+            "--clear-env",
+            "--watch-bus",
+            "--expose-pids",
+            "--share-pids",
+            "--latest-version",
+            "--sandbox",
+            "--no-network",
+            "--verbose",
+        ],
+        ..plain("flatpak-spawn")
+    },
+    Spec {
+        short_flag: "v",
+        long_flag: &["--verbose"],
+        stop: "hV",
+        ..plain("distrobox-host-exec")
+    },
+    Spec {
+        sub: &["run"],
+        short_arg: "cdr",
+        long_arg: &[
+            "--container",
+            "--distro",
+            "--release",
+            "--preserve-fds",
+            "--log-level",
+        ],
+        short_flag: "yv",
+        long_flag: &["--assumeyes", "--verbose"],
+        ..plain("toolbox")
+    },
+    Spec {
+        short_arg: "ipmNCPLoMfSI",
+        long_arg: &[
+            "--interleave",
+            "--preferred",
+            "--preferred-many",
+            "--membind",
+            "--cpunodebind",
+            "--physcpubind",
+            "--length",
+            "--offset",
+            "--shm",
+            "--shmid",
+            "--shmmode",
+            "--file",
+        ],
+        short_flag: "labtTuvV",
+        long_flag: &[
+            "--localalloc",
+            "--all",
+            "--balancing",
+            "--touch",
+            "--strict",
+            "--huge",
+            "--verify",
+        ],
+        stop: "sH",
+        ..plain("numactl")
+    },
+    // prlimit: a resource's limits are an optional value, attached (`-n10`, `--nofile=10`);
+    // `--pid` changes a running process instead.
+    Spec {
+        short_arg: "o",
+        long_arg: &["--output"],
+        short_flag: "cdefilmnqrstuvxy",
+        long_flag: &[
+            "--core",
+            "--data",
+            "--nice",
+            "--fsize",
+            "--sigpending",
+            "--memlock",
+            "--rss",
+            "--nofile",
+            "--msgqueue",
+            "--rtprio",
+            "--stack",
+            "--cpu",
+            "--nproc",
+            "--as",
+            "--locks",
+            "--rttime",
+            "--noheadings",
+            "--raw",
+            "--verbose",
+        ],
+        stop: "phV",
+        ..plain("prlimit")
+    },
+    Spec {
+        operands: 1,
+        short_flag: "mf",
+        long_arg: &["--date-prog"],
+        long_flag: &["--exclude-monotonic"],
+        ..plain("faketime")
+    },
+    Spec {
+        short_arg: "bCDefFgHlOPqsStwz",
+        short_flag: "AacimnNprRUvWX",
+        ..plain("rlwrap")
+    },
+    Spec { ..plain("winpty") },
+    Spec {
+        operands: 1,
+        short_arg: "W",
+        short_flag: "wq",
+        ..plain("lckdo")
+    },
+    Spec {
+        short_arg: "pe",
+        short_flag: "svwg",
+        stop: "lh",
+        ..plain("tini")
+    },
+    Spec {
+        short_arg: "r",
+        long_arg: &["--rewrite"],
+        short_flag: "cv",
+        long_flag: &["--single-child", "--verbose"],
+        stop: "hV",
+        ..plain("dumb-init")
+    },
+    Spec {
+        short_flag: "gp",
+        stop: "PLhV",
+        ..plain("catatonit")
+    },
+    Spec {
+        short_arg: "ceopluE",
+        short_flag: "av",
+        ..plain("daemonize")
+    },
+    Spec {
+        special: Special::NamedProgram,
+        ..plain("start-stop-daemon")
+    },
     // Tool runners agents use all the time (`uv run`, `npx`, `poetry run`, …): the command they run
     // is the one that matters. Grammars from each tool's reference; an option missing here that
     // takes a value would make its value look like the command.
@@ -760,22 +1002,64 @@ const WRAPPERS: &[Spec] = &[
         long_flag: &["--keep-file-descriptors", "--verbose", "--no-color"],
         ..plain("bundle")
     },
+    mise("mise"),
+    mise("rtx"),
     Spec {
-        sub: &["exec", "x"],
-        short_arg: "cjCE",
+        sub: &["run", "exec"],
+        short_arg: "escp",
         long_arg: &[
-            "--command",
-            "--jobs",
-            "--cd",
-            "--env",
-            "--allow-env",
-            "--allow-net",
-            "--allow-read",
-            "--allow-write",
+            "--environment",
+            "--manifest-path",
+            "--spec",
+            "--channel",
+            "--platform",
+            "--with",
+            "--auth-file",
+            "--pypi-keyring-provider",
+            "--concurrent-downloads",
+            "--concurrent-solves",
+            "--color",
         ],
-        payload: &["-c", "--command"],
-        special: Special::Marked(&[]),
-        ..plain("mise")
+        short_flag: "qvxn",
+        long_flag: &[
+            "--frozen",
+            "--locked",
+            "--no-lockfile-update",
+            "--no-install",
+            "--clean-env",
+            "--revalidate",
+            "--force-reinstall",
+            "--skip-deps",
+            "--executable",
+            "--dry-run",
+            "--tls-no-verify",
+            "--quiet",
+            "--verbose",
+        ],
+        ..plain("pixi")
+    },
+    Spec {
+        sub: &["run"],
+        long_arg: &[
+            "--env",
+            "--path",
+            "--projectId",
+            "--token",
+            "--domain",
+            "--command",
+            "--tags",
+            "--watch-interval",
+        ],
+        payload: &["--command"],
+        long_flag: &[
+            "--watch",
+            "--expand",
+            "--include-imports",
+            "--recursive",
+            "--silent",
+            "--secret-overriding",
+        ],
+        ..plain("infisical")
     },
     Spec {
         sub: &["exec"],
@@ -1019,6 +1303,27 @@ const fn uv(name: &'static str, sub: &'static [&'static str]) -> Spec {
     }
 }
 
+/// `mise exec`/`mise x`, and `rtx`, mise's former name.
+const fn mise(name: &'static str) -> Spec {
+    Spec {
+        sub: &["exec", "x"],
+        short_arg: "cjCE",
+        long_arg: &[
+            "--command",
+            "--jobs",
+            "--cd",
+            "--env",
+            "--allow-env",
+            "--allow-net",
+            "--allow-read",
+            "--allow-write",
+        ],
+        payload: &["-c", "--command"],
+        special: Special::Marked(&[]),
+        ..plain(name)
+    }
+}
+
 /// `conda run`, `mamba run`, `micromamba run`.
 const fn conda(name: &'static str) -> Spec {
     Spec {
@@ -1186,16 +1491,18 @@ pub(super) fn strip(fields: &[Field]) -> Stripped {
         let Some(parsed) = parsed else {
             break;
         };
+        let runs = parsed.command.filter(|_| !parsed.keep);
+        let copy = runs.and_then(|command| rewrite(fields, index + 1 + command, &parsed));
         out.payloads.extend(parsed.payload);
-        let Some(command) = parsed.command.filter(|_| !parsed.keep) else {
+        let Some(command) = runs else {
             break;
         };
         let end = index + 1 + command;
         out.wrappers.push(spec.name.to_owned());
         out.assignments.extend(parsed.assignments);
         out.segments.push(wrapper_segment(spec, fields, index, end));
-        if let Some(cut) = parsed.cut {
-            rewritten = Some(cut_word(fields, end, cut));
+        if let Some(copy) = copy {
+            rewritten = Some(copy);
         }
         index = end;
     }
@@ -1218,13 +1525,22 @@ fn wrapper_segment(spec: &Spec, fields: &[Field], index: usize, end: usize) -> S
     }
 }
 
-/// The fields with `cut` bytes dropped from the front of the word at `at`.
-fn cut_word(fields: &[Field], at: usize, cut: usize) -> Vec<Field> {
+/// The fields with the command word at `at` rewritten as `parsed` says (bytes cut from its front,
+/// or another program in its place); `None` when it stays as written.
+fn rewrite(fields: &[Field], at: usize, parsed: &Parsed) -> Option<Vec<Field>> {
+    if parsed.cut.is_none() && parsed.word.is_none() {
+        return None;
+    }
     let mut copy = fields.to_vec();
     if let Some(word) = copy.get_mut(at) {
-        word.text = word.text.get(cut..).unwrap_or_default().to_owned();
+        if let Some(program) = &parsed.word {
+            word.text.clone_from(program);
+        }
+        if let Some(cut) = parsed.cut {
+            word.text = word.text.get(cut..).unwrap_or_default().to_owned();
+        }
     }
-    copy
+    Some(copy)
 }
 
 /// The reading of the wrapper at `index` in which its unknown options took a value, after what
@@ -1250,15 +1566,13 @@ fn other_reading(
     };
     if let Some(command) = command {
         let end = index + 1 + command;
+        let copy = rewrite(fields, end, &parsed);
         reading.wrappers.push(spec.name.to_owned());
         reading.assignments.extend(parsed.assignments);
         reading
             .segments
             .push(wrapper_segment(spec, fields, index, end));
-        let fields = match parsed.cut {
-            Some(cut) => cut_word(fields, end, cut),
-            None => fields.to_vec(),
-        };
+        let fields = copy.unwrap_or_else(|| fields.to_vec());
         reading.fields = fields.get(end..).unwrap_or(&[]).to_vec();
     }
     Some(reading)
@@ -1285,6 +1599,9 @@ struct Parsed {
     assignments: Vec<Assignment>,
     /// Bytes to drop from the front of the command word (`hatch run test:pytest`).
     cut: Option<usize>,
+    /// The program that runs in place of the command word, when the wrapper names it elsewhere
+    /// (`capsh -- -c cmd` runs `bash -c cmd`; `start-stop-daemon -x /bin/rm -- -rf x`).
+    word: Option<String>,
 }
 
 impl Parsed {
@@ -1297,6 +1614,11 @@ impl Parsed {
 /// Parses one wrapper's options, reading those its spec does not list as `unknown` says. `None`
 /// when the wrapper is used in a form that runs no command.
 fn parse_wrapper(spec: &Spec, args: &[Field], unknown: Unknown) -> Option<Parsed> {
+    match spec.special {
+        Special::ShellAfterDashes => return Some(shell_after_dashes(args)),
+        Special::NamedProgram => return named_program(args),
+        _ => {}
+    }
     let mut parsed = Parsed::default();
     let mut index = 0;
     let mut sub_pending = !spec.sub.is_empty();
@@ -1488,6 +1810,75 @@ fn parse_wrapper(spec: &Spec, args: &[Field], unknown: Unknown) -> Option<Parsed
     Some(parsed)
 }
 
+/// `capsh [--option=value…] -- ARGS`: the shell (`bash`, or `--shell=PATH`) runs with `ARGS`;
+/// the command starts at the `--`, which stands for the shell. Without `--`, no command.
+fn shell_after_dashes(args: &[Field]) -> Parsed {
+    let mut shell = "bash".to_owned();
+    for (at, arg) in args.iter().enumerate() {
+        if arg.text == "--" {
+            return Parsed {
+                command: Some(at),
+                word: Some(shell),
+                ..Parsed::default()
+            };
+        }
+        if let Some(path) = arg.text.strip_prefix("--shell=") {
+            path.clone_into(&mut shell);
+        }
+    }
+    Parsed::default()
+}
+
+/// `start-stop-daemon --start --exec PROGRAM [--startas PROGRAM] … [-- ARGS]`: the program runs
+/// with `ARGS`; the command starts at the `--` (or, with none, at the program's own word), which
+/// stands for the program. Any other action (`--stop`, `--status`) runs no command: `None`.
+fn named_program(args: &[Field]) -> Option<Parsed> {
+    let mut start = false;
+    let mut program: Option<(usize, String)> = None;
+    let mut startas = false;
+    let mut at = 0;
+    while let Some(arg) = args.get(at) {
+        let text = arg.text.as_str();
+        if text == "--" {
+            let (_, program) = program?;
+            return start.then(|| Parsed {
+                command: Some(at),
+                word: Some(program),
+                ..Parsed::default()
+            });
+        }
+        let (option, inline) = match text.split_once('=') {
+            Some((option, value)) if option.starts_with("--") => (option, Some(value)),
+            _ => (text, None),
+        };
+        match option {
+            "-S" | "--start" => start = true,
+            "-x" | "--exec" | "-a" | "--startas" => {
+                let is_startas = matches!(option, "-a" | "--startas");
+                let (index, value) = match inline {
+                    Some(value) => (at, value.to_owned()),
+                    None => {
+                        at += 1;
+                        (at, args.get(at)?.text.clone())
+                    }
+                };
+                if is_startas || !startas {
+                    program = Some((index, value));
+                }
+                startas |= is_startas;
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    let (index, program) = program?;
+    start.then(|| Parsed {
+        command: Some(index),
+        word: Some(program),
+        ..Parsed::default()
+    })
+}
+
 /// Whether an option the spec does not list takes `next` as its value in this reading.
 fn unknown_value(unknown: Unknown, next: Option<&Field>) -> bool {
     unknown == Unknown::Valued && next.is_some_and(|next| !next.text.starts_with('-'))
@@ -1585,6 +1976,33 @@ pub(super) mod tests {
             (&["ifne", "-n", "rm", "x"], &["ifne"], &["rm", "x"]),
             (&["chronic", "-ev", "rm", "x"], &["chronic"], &["rm", "x"]),
             (&["lckdo", "-W", "5", "/tmp/l", "rm"], &["lckdo"], &["rm"]),
+            (&["sshpass", "-p", "x", "rm"], &["sshpass"], &["rm"]),
+            (
+                &[
+                    "setpriv",
+                    "--reuid=1",
+                    "--regid",
+                    "1",
+                    "--init-groups",
+                    "rm",
+                ],
+                &["setpriv"],
+                &["rm"],
+            ),
+            (&["gosu", "u", "rm"], &["gosu"], &["rm"]),
+            (
+                &["prlimit", "--nofile=10", "-n10", "rm"],
+                &["prlimit"],
+                &["rm"],
+            ),
+            (&["faketime", "2020-01-01", "rm"], &["faketime"], &["rm"]),
+            (&["lckdo", "-W", "5", "/tmp/l", "rm"], &["lckdo"], &["rm"]),
+            (
+                &["chpst", "-u", "u", "-/", "/srv", "rm"],
+                &["chpst"],
+                &["rm"],
+            ),
+            (&["numactl", "-C", "0", "-l", "rm"], &["numactl"], &["rm"]),
         ] {
             let (got_wrappers, got_rest) = inner(words);
             assert_eq!(got_wrappers, wrappers, "{words:?}");
@@ -1914,6 +2332,64 @@ pub(super) mod tests {
                 Some(payload),
                 "{words:?}"
             );
+        }
+    }
+
+    #[test]
+    fn wrappers_that_name_the_program_elsewhere() {
+        for (words, wrappers, rest) in [
+            (
+                &["capsh", "--drop=cap_x", "--", "-c", "rm -rf ~"][..],
+                &["capsh"][..],
+                &["bash", "-c", "rm -rf ~"][..],
+            ),
+            (
+                &["capsh", "--shell=/bin/sh", "--", "x.sh"],
+                &["capsh"],
+                &["/bin/sh", "x.sh"],
+            ),
+            (&["capsh", "--print"], &[], &["capsh", "--print"]),
+            (
+                &["start-stop-daemon", "-S", "-x", "/bin/rm", "--", "-rf", "/"],
+                &["start-stop-daemon"],
+                &["/bin/rm", "-rf", "/"],
+            ),
+            (
+                &[
+                    "start-stop-daemon",
+                    "--start",
+                    "--exec=/bin/rm",
+                    "--startas",
+                    "/bin/sh",
+                ],
+                &["start-stop-daemon"],
+                &["/bin/sh"],
+            ),
+            (
+                &[
+                    "start-stop-daemon",
+                    "--stop",
+                    "-x",
+                    "/bin/rm",
+                    "--",
+                    "-rf",
+                    "/",
+                ],
+                &[],
+                &[
+                    "start-stop-daemon",
+                    "--stop",
+                    "-x",
+                    "/bin/rm",
+                    "--",
+                    "-rf",
+                    "/",
+                ],
+            ),
+        ] {
+            let (got_wrappers, got_rest) = inner(words);
+            assert_eq!(got_wrappers, wrappers, "{words:?}");
+            assert_eq!(got_rest, rest, "{words:?}");
         }
     }
 
