@@ -83,12 +83,48 @@ fn reader_valued(name: &str) -> &'static [&'static str] {
         "xxd" => &["-s", "-l", "-c", "-g"],
         "od" => &["-t", "-N", "-j", "-A"],
         "hexdump" => &["-n", "-s", "-e"],
-        "iconv" => &["-f", "-t"],
+        "iconv" => &["-f", "-t", "-o", "--from-code", "--to-code", "--output"],
+        "uniq" => &[
+            "-f",
+            "-s",
+            "-w",
+            "--skip-fields",
+            "--skip-chars",
+            "--check-chars",
+        ],
+        "shuf" => &[
+            "-n",
+            "-o",
+            "-i",
+            "--head-count",
+            "--output",
+            "--input-range",
+            "--random-source",
+        ],
         "ls" | "tree" | "du" => &["-I", "-L", "--max-depth"],
         "gpg" | "gpg2" => GPG_VALUED,
         _ => &[],
     }
 }
+
+/// Editors' options that take a separate value (vim's `-c CMD`, `--cmd CMD`, `-S SESSION`, `-u
+/// VIMRC`; emacs's `--eval EXPR`, `-l FILE`), so that a command is not taken for a file edited.
+const EDITOR_VALUED: &[&str] = &[
+    "-c",
+    "--cmd",
+    "-S",
+    "-u",
+    "-U",
+    "-i",
+    "-T",
+    "-w",
+    "-W",
+    "--eval",
+    "-l",
+    "--load",
+    "-f",
+    "--funcall",
+];
 
 /// gpg's options that take a separate value (the common ones; `--passphrase-file`'s value is
 /// left to be read as the file it is).
@@ -105,6 +141,23 @@ const GPG_VALUED: &[&str] = &[
     "--passphrase",
     "--trust-model",
     "--cipher-algo",
+];
+
+/// Options of `sed`, `jq` and `yq` that take a separate value.
+const SCRIPT_VALUED: &[&str] = &["-e", "-f", "--expression", "--file", "--arg", "--argjson"];
+
+/// awk's options that take a separate value (`-v NAME=VALUE`, `-F :`, gawk's `-i LIBRARY`).
+const AWK_VALUED: &[&str] = &[
+    "-e",
+    "-f",
+    "-v",
+    "-F",
+    "-i",
+    "--file",
+    "--assign",
+    "--field-separator",
+    "--include",
+    "--source",
 ];
 
 /// Options of grep-like searchers that take a separate value.
@@ -212,6 +265,123 @@ fn tar(args: &[String], effects: &mut Effects) {
     }
 }
 
+/// Most lines of a here-document's diff looked at for the files it changes.
+const MAX_DIFF_LINES: usize = 10_000;
+
+/// The files a unified diff changes (its `+++ PATH` lines), with `strip` leading components
+/// dropped (`None`: all but the last, as `patch` does without `-p`), under `directory`.
+fn diff_targets(diff: &str, strip: Option<usize>, directory: Option<&str>) -> Vec<String> {
+    let mut targets = Vec::new();
+    for line in diff.lines().take(MAX_DIFF_LINES) {
+        let Some(named) = line.strip_prefix("+++ ") else {
+            continue;
+        };
+        let path = named.split('\t').next().unwrap_or(named).trim();
+        if path.is_empty() || path == "/dev/null" {
+            continue;
+        }
+        let stripped = match strip {
+            None => places::basename(path).to_owned(),
+            Some(0) => path.to_owned(),
+            Some(count) => {
+                let parts: Vec<&str> = path.split('/').collect();
+                match parts.get(count..) {
+                    Some(rest) if !rest.is_empty() => rest.join("/"),
+                    _ => continue,
+                }
+            }
+        };
+        targets.push(match directory {
+            Some(dir) if !stripped.starts_with('/') => {
+                format!("{}/{stripped}", dir.trim_end_matches('/'))
+            }
+            _ => stripped,
+        });
+    }
+    targets
+}
+
+/// `patch [options] [ORIGINAL [PATCHFILE]]`: it writes `ORIGINAL` (under `-d DIR`), or `-o FILE`,
+/// or, with neither, the files the diff names when it comes from a here-document; nothing with
+/// `--dry-run`.
+fn patch(args: &[String], stdin: Option<&str>, effects: &mut Effects) {
+    if has_flag(args, &[], &["dry-run"]) {
+        return;
+    }
+    let parsed = Parsed::new(
+        args,
+        &['p', 'd', 'i', 'o', 'r', 'B', 'Y', 'z', 'V', 'g', 'F', 'D'],
+        &[
+            "strip",
+            "directory",
+            "input",
+            "output",
+            "reject-file",
+            "prefix",
+            "basename-prefix",
+            "suffix",
+            "version-control",
+            "get",
+            "fuzz",
+            "ifdef",
+            "quoting-style",
+        ],
+    );
+    let directory = parsed.values(&['d'], &["directory"]).first().copied();
+    let under = |path: &str| match directory {
+        Some(dir) if !path.starts_with('/') && !path.starts_with('~') => {
+            format!("{}/{path}", dir.trim_end_matches('/'))
+        }
+        _ => path.to_owned(),
+    };
+    let output = parsed.values(&['o'], &["output"]);
+    effects.writes.extend(output.iter().map(|path| under(path)));
+    if let Some(original) = parsed.operands.first() {
+        effects.writes.push(under(original));
+    } else if output.is_empty()
+        && let Some(diff) = stdin
+    {
+        let strip = parsed
+            .values(&['p'], &["strip"])
+            .first()
+            .and_then(|count| count.parse().ok());
+        effects.writes.extend(diff_targets(diff, strip, directory));
+    }
+}
+
+/// `git apply`: the files a here-document's diff names, with `-p` (default 1) components
+/// dropped, under `--directory` (which `--unsafe-paths` lets reach outside the work tree).
+/// Nothing when it only reports (`--check`, `--stat`, … without `--apply`) or only changes the
+/// index (`--cached`).
+fn git_apply(args: &[String], stdin: Option<&str>, effects: &mut Effects) {
+    let reports = has_flag(args, &[], &["check", "stat", "numstat", "summary"])
+        && !has_flag(args, &[], &["apply"]);
+    if reports || has_flag(args, &[], &["cached"]) {
+        return;
+    }
+    let parsed = Parsed::new(
+        args,
+        &['p', 'C'],
+        &[
+            "directory",
+            "exclude",
+            "include",
+            "whitespace",
+            "build-fake-ancestor",
+        ],
+    );
+    let reads_stdin = parsed.operands.is_empty() || parsed.operands.contains(&"-");
+    let Some(diff) = stdin.filter(|_| reads_stdin) else {
+        return;
+    };
+    let strip = parsed
+        .values(&['p'], &[])
+        .first()
+        .map_or(Some(1), |count| count.parse().ok().or(Some(1)));
+    let directory = parsed.values(&[], &["directory"]).first().copied();
+    effects.writes.extend(diff_targets(diff, strip, directory));
+}
+
 /// Computes the file effects of `command`.
 /// The directory a file server publishes to the network (`.` unless one is given):
 /// `python3 -m http.server -d ~`, `http-server ~`, `serve ~`, `miniserve ~`, `caddy
@@ -310,16 +480,22 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
             }
         }
         "awk" | "gawk" | "mawk" | "sed" | "jq" | "yq" => {
+            let awk = command.name().ends_with("awk");
             let explicit_script = has_flag(args, &['f', 'e'], &["file", "expression", "from-file"]);
             let skip = usize::from(!explicit_script);
-            let operands = operands(
-                args,
-                &["-e", "-f", "--expression", "--file", "--arg", "--argjson"],
-            );
+            let operands = operands(args, if awk { AWK_VALUED } else { SCRIPT_VALUED });
             for path in operands.iter().skip(skip) {
                 read(&mut effects, path, false);
             }
-            if command.name() == "sed" && has_flag(args, &['i'], &["in-place"]) {
+            // `sed -i`; gawk's in-place library (`gawk -i inplace '…' FILE`).
+            let in_place = if awk {
+                option_values(args, &["-i"], &["include"])
+                    .iter()
+                    .any(|library| matches!(*library, "inplace" | "inplace.awk"))
+            } else {
+                command.name() == "sed" && has_flag(args, &['i'], &["in-place"])
+            };
+            if in_place {
                 effects
                     .writes
                     .extend(operands.iter().skip(skip).map(|path| (*path).to_owned()));
@@ -458,8 +634,9 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                     .map(str::to_owned),
             );
         }
-        "vi" | "vim" | "nvim" | "nano" | "emacs" | "ed" | "code" => {
-            for path in operands(args, &[]) {
+        "vi" | "vim" | "nvim" | "gvim" | "nvi" | "ex" | "nano" | "pico" | "micro" | "hx"
+        | "kak" | "mg" | "joe" | "emacs" | "ed" | "code" => {
+            for path in operands(args, EDITOR_VALUED) {
                 read(&mut effects, path, false);
                 effects.writes.push(path.to_owned());
             }
@@ -568,6 +745,60 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                 .into_iter()
                 .map(str::to_owned),
         ),
+        // Output files given as an option or a second operand: `shuf -o`, `iconv -o`,
+        // `uniq IN OUT`, `xxd IN OUT` (also with `-r`), `sponge [-a] FILE`, `split IN PREFIX`,
+        // `csplit -f PREFIX` (the pieces are `PREFIX00`, …, so the prefix stands for them).
+        "shuf" | "iconv" => effects.writes.extend(
+            Parsed::new(args, &['n', 'o', 'i', 'f', 't'], &["output"])
+                .values(&['o'], &["output"])
+                .into_iter()
+                .map(str::to_owned),
+        ),
+        "uniq" | "xxd" => effects.writes.extend(
+            operands(args, reader_valued(command.name()))
+                .get(1)
+                .map(|path| (*path).to_owned()),
+        ),
+        "sponge" => effects
+            .writes
+            .extend(operands(args, &[]).first().map(|path| (*path).to_owned())),
+        "split" => effects.writes.extend(
+            Parsed::new(
+                args,
+                &['a', 'b', 'C', 'l', 'n', 't'],
+                &[
+                    "suffix-length",
+                    "bytes",
+                    "line-bytes",
+                    "lines",
+                    "number",
+                    "separator",
+                    "additional-suffix",
+                    "filter",
+                ],
+            )
+            .operands
+            .get(1)
+            .map(|path| (*path).to_owned()),
+        ),
+        "csplit" => effects.writes.extend(
+            Parsed::new(
+                args,
+                &['f', 'b', 'n'],
+                &["prefix", "suffix-format", "digits"],
+            )
+            .values(&['f'], &["prefix"])
+            .into_iter()
+            .map(str::to_owned),
+        ),
+        "patch" => patch(args, command.stdin_text.as_deref(), &mut effects),
+        "git" if args.first().is_some_and(|sub| sub == "apply") => {
+            git_apply(
+                args.get(1..).unwrap_or(&[]),
+                command.stdin_text.as_deref(),
+                &mut effects,
+            );
+        }
         "find" => effects.writes.extend(
             args.windows(2)
                 .filter(|pair| {
@@ -729,6 +960,56 @@ mod tests {
         );
         assert_eq!(writes(&["tee", "-a", "~/.bashrc"]), ["~/.bashrc"]);
         assert_eq!(writes(&["chmod", "600", "key"]), ["key"]);
+    }
+
+    #[test]
+    fn writers_name_their_output_in_an_option_or_a_second_operand() {
+        for argv in [
+            &["patch", "~/.bashrc"][..],
+            &["patch", "-p1", "-o", "~/.bashrc", "x.orig", "p.diff"],
+            &["patch", "-d", "~", ".bashrc"],
+            &["sponge", "-a", "~/.bashrc"],
+            &["uniq", "-f", "1", "in", "~/.bashrc"],
+            &["xxd", "-r", "in.hex", "~/.bashrc"],
+            &["shuf", "-n", "3", "-o", "~/.bashrc", "in"],
+            &["iconv", "-f", "utf8", "-o~/.bashrc", "in"],
+            &["split", "-l", "10", "in", "~/.bashrc"],
+            &["csplit", "-f", "~/.bashrc", "in", "2"],
+            &["gawk", "-i", "inplace", "{print}", "~/.bashrc"],
+            &[
+                "awk",
+                "--include=inplace",
+                "-v",
+                "x=1",
+                "{print}",
+                "~/.bashrc",
+            ],
+            &["ex", "-c", "wq", "~/.bashrc"],
+        ] {
+            let written = writes(argv);
+            assert!(
+                written.iter().any(|path| path == "~/.bashrc"),
+                "{argv:?}: {written:?}"
+            );
+        }
+        assert!(writes(&["patch", "--dry-run", "~/.bashrc"]).is_empty());
+        assert!(writes(&["uniq", "~/.bashrc"]).is_empty());
+        assert!(writes(&["xxd", "~/.bashrc"]).is_empty());
+        assert!(writes(&["awk", "-F", ":", "{print}", "~/.bashrc"]).is_empty());
+    }
+
+    #[test]
+    fn diffs_name_the_files_they_change() {
+        let diff = "--- a/x/.bashrc\n+++ b/x/.bashrc\t2020\n+++ /dev/null\n";
+        assert_eq!(diff_targets(diff, Some(1), Some("~")), ["~/x/.bashrc"]);
+        assert_eq!(diff_targets(diff, None, None), [".bashrc"]);
+        assert_eq!(diff_targets(diff, Some(0), None), ["b/x/.bashrc"]);
+        assert!(diff_targets(diff, Some(5), None).is_empty());
+        let mut apply = command(&["git", "apply", "--directory=/home/u"]);
+        apply.stdin_text = Some(diff.to_owned());
+        assert_eq!(file_effects(&apply).writes, ["/home/u/x/.bashrc"]);
+        apply.argv.push("--check".to_owned());
+        assert!(file_effects(&apply).writes.is_empty());
     }
 
     #[test]
