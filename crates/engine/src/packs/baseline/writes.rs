@@ -4,7 +4,8 @@
 //!
 //! Writes come from Write/Edit/MultiEdit/NotebookEdit paths and from what a shell command writes
 //! (redirections, `tee`, `cp`/`mv`/`install`/`ln` targets — into a directory, the source's name
-//! is appended — `sed -i`, `dd of=`), plus `crontab`. This module must not flag reads.
+//! is appended — `sed -i`, `dd of=`), plus `crontab`, `at` and `loginctl enable-linger`. This
+//! module must not flag reads.
 
 use super::Cmd;
 use crate::argv::Parsed;
@@ -82,10 +83,28 @@ fn privilege_change(name: &str, args: &[String]) -> Option<String> {
         "visudo" => Some("visudo".to_owned()),
         // A set-user-ID bit or a capability makes a program run with powers its caller lacks.
         "chmod" => {
-            let operands = Parsed::new(args, &[], &["reference"]).operands;
-            let mode = operands.first()?;
-            (sets_user_id(mode) && operands.len() > 1).then(|| format!("chmod {mode}"))
+            let parsed = Parsed::new(args, &[], &["reference"]);
+            if let Some(reference) = parsed
+                .values(&[], &["reference"])
+                .into_iter()
+                .find(|file| SET_USER_ID_PROGRAMS.contains(&places::basename(file)))
+            {
+                return (!parsed.operands.is_empty())
+                    .then(|| format!("chmod --reference={reference}"));
+            }
+            let mode = parsed.operands.first()?;
+            (grants_identity(mode) && parsed.operands.len() > 1).then(|| format!("chmod {mode}"))
         }
+        // `rsync --chmod=u+s` (`F…` for files; `D…` clauses are for directories).
+        "rsync" => crate::argv::rsync(args)
+            .values(&[], &["chmod"])
+            .into_iter()
+            .flat_map(|modes| modes.split(','))
+            .find(|clause| {
+                !clause.starts_with('D')
+                    && grants_identity(clause.strip_prefix('F').unwrap_or(clause))
+            })
+            .map(|clause| format!("rsync --chmod={clause}")),
         "install" => {
             let parsed = Parsed::new(
                 args,
@@ -95,7 +114,7 @@ fn privilege_change(name: &str, args: &[String]) -> Option<String> {
             let mode = parsed
                 .values(&['m'], &["mode"])
                 .into_iter()
-                .find(|m| sets_user_id(m))?;
+                .find(|m| grants_identity(m))?;
             Some(format!("install -m {mode}"))
         }
         // `setcap CAPS FILE…`; `-r` removes, `-v` only verifies.
@@ -139,15 +158,53 @@ fn grants_root(caps: &str) -> bool {
     })
 }
 
-/// Whether a `chmod` mode sets the set-user-ID bit: `u+s`, `+s`, `a=rwxs`, `4755`, `6711`.
+/// Programs installed set-user-ID root: `chmod --reference=/usr/bin/passwd FILE` copies the bit.
+const SET_USER_ID_PROGRAMS: &[&str] = &[
+    "passwd",
+    "sudo",
+    "su",
+    "doas",
+    "pkexec",
+    "mount",
+    "umount",
+    "newgrp",
+    "chsh",
+    "chfn",
+    "gpasswd",
+    "fusermount",
+    "fusermount3",
+    "newuidmap",
+    "newgidmap",
+];
+
+/// Whether a `chmod` mode gives a program its owner's or its group's identity: the
+/// set-user-ID bit ([`sets_user_id`]), or the set-group-ID bit on a program (see
+/// [`octal_mode`]) that the group may run and not change (`2755`, `2711`). Set-group-ID on a
+/// shared directory (`2775`, `2770`, `g+s`) is left alone: whether the operand is a directory
+/// is not known, and there the bit only passes the group on to new files.
+fn grants_identity(mode: &str) -> bool {
+    let program_group = octal_mode(mode)
+        .is_some_and(|bits| bits & 0o2000 != 0 && bits & 0o010 != 0 && bits & 0o020 == 0);
+    sets_user_id(mode) || program_group
+}
+
+/// The bits an octal mode sets: `4755`, and GNU's `=4755` and `+4000`; `None` otherwise.
+fn octal_mode(mode: &str) -> Option<u32> {
+    let digits = mode
+        .strip_prefix('=')
+        .or_else(|| mode.strip_prefix('+'))
+        .unwrap_or(mode);
+    if digits.is_empty() || !digits.bytes().all(|byte| matches!(byte, b'0'..=b'7')) {
+        return None;
+    }
+    u32::from_str_radix(digits, 8).ok()
+}
+
+/// Whether a `chmod` mode sets the set-user-ID bit: `u+s`, `+s`, `a=rwxs`, `4755`, `=4755`,
+/// `+4000`, `6711`.
 fn sets_user_id(mode: &str) -> bool {
-    if mode.bytes().all(|byte| byte.is_ascii_digit()) {
-        return mode.len() >= 4
-            && mode
-                .len()
-                .checked_sub(4)
-                .and_then(|at| mode.as_bytes().get(at))
-                .is_some_and(|special| matches!(special, b'4'..=b'7'));
+    if let Some(bits) = octal_mode(mode) {
+        return bits & 0o4000 != 0;
     }
     mode.split(',').any(|clause| {
         let Some(op) = clause.find(['+', '-', '=']) else {
@@ -175,6 +232,32 @@ fn installs_service(cmd: &Cmd<'_>) -> Option<&'static str> {
     }
     let args = cmd.args();
     match cmd.name() {
+        // `at TIME` and `batch` read the commands to run from stdin or `-f FILE`; `-l`, `-d`,
+        // `-r` and `-c` list, remove or show the jobs already there.
+        "at" | "batch" => {
+            let parsed = Parsed::new(args, &['q', 'f', 't'], &[]);
+            (!parsed.has(&['l', 'd', 'r', 'c'], &[]))
+                .then_some("`at` runs commands later, outside the session")
+        }
+        // Lingering starts the user's services at boot and keeps them after the last logout.
+        "loginctl" => {
+            let parsed = Parsed::new(
+                args,
+                &['H', 'M', 'p', 's', 'n', 'o'],
+                &[
+                    "host",
+                    "machine",
+                    "property",
+                    "signal",
+                    "lines",
+                    "output",
+                    "kill-whom",
+                ],
+            );
+            (parsed.operands.first() == Some(&"enable-linger")).then_some(
+                "`loginctl enable-linger` keeps the user's services running with no session",
+            )
+        }
         "systemctl" => {
             let parsed = Parsed::new(
                 args,
@@ -394,7 +477,7 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
 
 #[cfg(test)]
 mod tests {
-    use super::{grants_root, sets_user_id};
+    use super::{grants_identity, grants_root, sets_user_id};
 
     #[test]
     fn capabilities_that_grant_root() {
@@ -419,9 +502,16 @@ mod tests {
             assert!(sets_user_id(mode), "{mode}");
         }
         for mode in [
-            "g+s", "u-s", "755", "2775", "0755", "u+x", "o+t", "+t", "u+x-s",
+            "g+s", "u-s", "755", "2775", "0755", "u+x", "o+t", "+t", "u+x-s", "=755", "-4000",
         ] {
             assert!(!sets_user_id(mode), "{mode}");
+        }
+        for mode in ["=4755", "+4000", "2755", "02711", "F4755"] {
+            let mode = mode.strip_prefix('F').unwrap_or(mode);
+            assert!(grants_identity(mode), "{mode}");
+        }
+        for mode in ["2775", "2770", "g+s", "755", "=755", "2700"] {
+            assert!(!grants_identity(mode), "{mode}");
         }
     }
 }
