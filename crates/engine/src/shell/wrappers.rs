@@ -848,12 +848,6 @@ const WRAPPERS: &[Spec] = &[
     },
     Spec { ..plain("winpty") },
     Spec {
-        operands: 1,
-        short_arg: "W",
-        short_flag: "wq",
-        ..plain("lckdo")
-    },
-    Spec {
         short_arg: "pe",
         short_flag: "svwg",
         stop: "lh",
@@ -1996,7 +1990,6 @@ pub(super) mod tests {
                 &["rm"],
             ),
             (&["faketime", "2020-01-01", "rm"], &["faketime"], &["rm"]),
-            (&["lckdo", "-W", "5", "/tmp/l", "rm"], &["lckdo"], &["rm"]),
             (
                 &["chpst", "-u", "u", "-/", "/srv", "rm"],
                 &["chpst"],
