@@ -419,6 +419,51 @@ impl<'a> Parsed<'a> {
     }
 }
 
+/// The arguments of `chmod`, `chown` or `chgrp`: what it sets (the mode, or the owner or group)
+/// and the files it changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Attributes<'a> {
+    /// The mode (`600`, `go-w`) or owner (`u:g`); `None` with `--reference=FILE`, where the
+    /// setting is copied from a file.
+    pub setting: Option<&'a str>,
+    /// The files changed.
+    pub files: Vec<&'a str>,
+    /// Whether `-R` / `--recursive` was given.
+    pub recursive: bool,
+}
+
+/// Letters of a symbolic chmod mode after its leading `-` (`-w`, `-x,o+w`).
+const MODE_LETTERS: &str = "rwxXstugoa+-=,01234567";
+
+/// Parses `chmod`, `chown` or `chgrp` arguments. chmod's mode may be spelled like an option
+/// (`chmod -w f`, `chmod -x,o+w f`): its own short options are `-c -f -v -R`, none of which is a
+/// mode letter, so a dash word made only of mode letters is the mode.
+pub(crate) fn attributes<'a>(name: &str, args: &'a [String]) -> Attributes<'a> {
+    let parsed = Parsed::new(args, &[], &["reference", "from"]);
+    let recursive = parsed.has(&['R'], &["recursive"]);
+    let by_reference = parsed.has(&[], &["reference"]);
+    let dash_mode = (name == "chmod")
+        .then(|| {
+            args.iter().take_while(|arg| *arg != "--").find(|arg| {
+                arg.strip_prefix('-').is_some_and(|letters| {
+                    !letters.is_empty() && letters.chars().all(|c| MODE_LETTERS.contains(c))
+                })
+            })
+        })
+        .flatten();
+    let mut operands = parsed.operands.into_iter();
+    let setting = match dash_mode {
+        Some(mode) => Some(mode.as_str()),
+        None if by_reference => None,
+        None => operands.next(),
+    };
+    Attributes {
+        setting,
+        files: operands.collect(),
+        recursive,
+    }
+}
+
 /// Splits `args` at the first operand, consuming options (and the values of `short_value` /
 /// `long_value` options) in front of it: git's and kubectl's global options before the
 /// subcommand. Returns the options part parsed and the index of the subcommand in `args`.
@@ -1079,6 +1124,27 @@ mod tests {
 
     fn argv(words: &[&str]) -> Vec<String> {
         words.iter().map(|word| (*word).to_owned()).collect()
+    }
+
+    #[test]
+    fn mode_and_owner_arguments() {
+        let args = argv(&["-R", "go-w", "a", "b"]);
+        let change = attributes("chmod", &args);
+        assert_eq!(change.setting, Some("go-w"));
+        assert_eq!(change.files, vec!["a", "b"]);
+        assert!(change.recursive);
+        let args = argv(&["-x,o+w", "-v", "f"]);
+        let change = attributes("chmod", &args);
+        assert_eq!(change.setting, Some("-x,o+w"));
+        assert_eq!(change.files, vec!["f"]);
+        let args = argv(&["--reference=r", "f"]);
+        let change = attributes("chmod", &args);
+        assert_eq!(change.setting, None);
+        assert_eq!(change.files, vec!["f"]);
+        let args = argv(&["-R", "u:g", "dir"]);
+        let change = attributes("chown", &args);
+        assert_eq!(change.setting, Some("u:g"));
+        assert_eq!(change.files, vec!["dir"]);
     }
 
     #[test]

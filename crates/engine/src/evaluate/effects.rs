@@ -626,11 +626,11 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                     .map(str::to_owned),
             );
         }
-        "chmod" | "chown" | "chgrp" => {
+        name @ ("chmod" | "chown" | "chgrp") => {
             effects.writes.extend(
-                operands(args, &["--reference"])
+                argv::attributes(name, args)
+                    .files
                     .into_iter()
-                    .skip(1)
                     .map(str::to_owned),
             );
         }
@@ -960,6 +960,8 @@ mod tests {
         );
         assert_eq!(writes(&["tee", "-a", "~/.bashrc"]), ["~/.bashrc"]);
         assert_eq!(writes(&["chmod", "600", "key"]), ["key"]);
+        assert_eq!(writes(&["chmod", "-x,o+w", "key"]), ["key"]);
+        assert_eq!(writes(&["chmod", "--reference=r", "key"]), ["key"]);
     }
 
     #[test]

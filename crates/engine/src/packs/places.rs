@@ -884,36 +884,59 @@ pub(crate) struct Persistence {
     pub rule: &'static str,
     /// What the location is, for the reason.
     pub what: &'static str,
+    /// Whether an empty file or directory, or a mode no other account may write by, puts
+    /// nothing there (`touch ~/.bashrc`, `mkdir -p ~/.ssh`, `chmod 600 ~/.ssh/config`). False
+    /// for the agent's own settings and hooks, where any change is self-tampering, and for the
+    /// files saying who may act as whom.
+    pub empty_plants_nothing: bool,
+    /// Whether an execute bit arms a file there: a git hook, cron's `run-parts` directories and
+    /// init scripts run only executable files (`chmod +x .git/hooks/pre-commit`).
+    pub armed_by_execute: bool,
 }
 
 const SHELL_INIT: Persistence = Persistence {
     rule: "write-shell-init",
     what: "a shell start-up file",
+    empty_plants_nothing: true,
+    armed_by_execute: false,
 };
 const SSH_ACCESS: Persistence = Persistence {
     rule: "write-ssh-authorized-keys",
     what: "SSH access configuration (`authorized_keys`, `rc`, `config`, `sshd_config`)",
+    empty_plants_nothing: true,
+    armed_by_execute: false,
 };
 const SCHEDULED: Persistence = Persistence {
     rule: "write-scheduled-task",
     what: "a scheduled task, service unit or event hook (cron, systemd, launchd, autostart, udev, \
            motd, logrotate)",
+    what: "a scheduled task or service unit (cron, systemd, launchd, autostart)",
+    empty_plants_nothing: true,
+    armed_by_execute: true,
 };
 const PRIVILEGE: Persistence = Persistence {
     rule: "write-privilege-config",
     what: "who may log in or act as whom on this machine (sudoers, accounts, PAM, preloaded libraries)",
+    empty_plants_nothing: false,
+    armed_by_execute: false,
 };
 const GIT_HOOKS: Persistence = Persistence {
     rule: "write-git-hooks",
     what: "a git hook",
+    empty_plants_nothing: true,
+    armed_by_execute: true,
 };
 const AGENT_SETTINGS: Persistence = Persistence {
     rule: "write-agent-settings",
     what: "the agent's own settings or hooks",
+    empty_plants_nothing: false,
+    armed_by_execute: false,
 };
 pub(crate) const PATH_EXECUTABLE: Persistence = Persistence {
     rule: "write-path-executable",
     what: "a program on the shell's `PATH`, which runs whenever a command names it",
+    empty_plants_nothing: true,
+    armed_by_execute: false,
 };
 const GIT_PROGRAM: Persistence = Persistence {
     rule: "write-path-executable",
@@ -923,6 +946,8 @@ const AUTO_RUN: Persistence = Persistence {
     rule: "write-auto-run-config",
     what: "a file that runs code automatically or says where installs come from (direnv, CI \
            workflow, editor task, MCP server list, package sources)",
+    empty_plants_nothing: true,
+    armed_by_execute: false,
 };
 
 const SYSTEM_SHELL_INIT: &[&str] = &[

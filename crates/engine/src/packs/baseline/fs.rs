@@ -234,15 +234,15 @@ fn find(cmd: &Cmd<'_>, out: &mut Findings) {
     }
 }
 
+/// `chmod -R`, `chown -R`, `chgrp -R`: a tree made writable by every user, or a system or home
+/// directory tree changed.
 fn permissions(cmd: &Cmd<'_>, out: &mut Findings) {
-    let parsed = Parsed::new(cmd.args(), &[], &["reference", "from"]);
-    if !parsed.has(&['R'], &["recursive"]) {
+    let change = crate::argv::attributes(cmd.name(), cmd.args());
+    if !change.recursive {
         return;
     }
-    let mut operands = parsed.operands.iter();
-    // chmod's mode may look like an option (`-w`); it is the first operand otherwise.
-    let first = operands.next().copied().unwrap_or("");
-    let targets: Vec<&str> = operands.copied().collect();
+    let first = change.setting.unwrap_or("");
+    let targets = change.files;
     if cmd.name() == "chmod" && world_writable(first) {
         out.add(
             "fs-recursive-permission-change",

@@ -12,26 +12,131 @@ use crate::argv::Parsed;
 use crate::packs::Findings;
 use crate::packs::places;
 use crate::paths::PathContext;
+use crate::shell::RedirectKind;
 
 /// A file-tool write of a canonical path.
 pub(super) fn check_file(path: &str, ctx: &PathContext<'_>, out: &mut Findings) {
-    check_write(path, true, ctx, out);
+    check_write(path, Writing::Content, ctx, out);
 }
 
-/// Programs whose writes put no program anywhere: they remove a file, or change its mode,
-/// owner or times (`rm ~/.local/bin/old`, `chmod +x ~/.local/bin/tool`).
-const PLANTS_NOTHING: &[&str] = &[
-    "rm", "rmdir", "unlink", "shred", "chmod", "chown", "chgrp", "touch", "mkdir",
-];
+/// How a command writes one of its targets, for telling whether it puts anything there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Writing {
+    /// Content of the command's choosing (`tee`, `cp`, a redirection).
+    Content,
+    /// A link made to the target (`ln -s /usr/bin/python3 .venv/bin/python`).
+    Link,
+    /// The target removed (`rm`, `rmdir`, `unlink`, `shred`).
+    Removal,
+    /// An empty file or directory, or new times (`touch`, `mkdir` without `-m`).
+    Empty,
+    /// New permission bits (`chmod 600`, `mkdir -m 700`).
+    Mode(Grants),
+    /// A new owner or group, or a mode that cannot be read (`chown`, `chmod --reference=f`).
+    Owner,
+}
 
-/// A write of a canonical path. `plants` is false when the write puts no program there: a link
-/// made to it (`ln -s /usr/bin/python3 .venv/bin/python`) or one of [`PLANTS_NOTHING`]; such a
-/// write changes nothing on `PATH`.
-fn check_write(path: &str, plants: bool, ctx: &PathContext<'_>, out: &mut Findings) {
+/// What a new mode may grant that matters to a persistence place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Grants {
+    /// Write permission for the group or other users (`g+w`, `666`): another account may then
+    /// put content there.
+    others_write: bool,
+    /// Execute permission for anyone (`+x`, `755`, `u+X`).
+    execute: bool,
+}
+
+/// What a `chmod` mode may grant: `None` when it is not a mode this reads. Octal modes set
+/// every bit (`600`, `0755`); a symbolic clause grants with `+` or `=` to the classes named
+/// (none named: all of them, whatever the umask), a copied class (`g=u`) counting as `rwx`.
+fn mode_grants(mode: &str) -> Option<Grants> {
+    if !mode.is_empty() && mode.len() <= 4 && mode.bytes().all(|b| (b'0'..=b'7').contains(&b)) {
+        let digit = |from_end: usize| {
+            mode.len()
+                .checked_sub(from_end)
+                .and_then(|at| mode.as_bytes().get(at))
+                .map_or(0, |b| b - b'0')
+        };
+        let (user, group, other) = (digit(3), digit(2), digit(1));
+        return Some(Grants {
+            others_write: (group | other) & 2 != 0,
+            execute: (user | group | other) & 1 != 0,
+        });
+    }
+    let mut grants = Grants::default();
+    for clause in mode.split(',') {
+        let op_at = clause.find(['+', '-', '='])?;
+        let (who, actions) = clause.split_at(op_at);
+        if !who.chars().all(|c| "ugoa".contains(c)) {
+            return None;
+        }
+        let others = who.is_empty() || who.contains(['g', 'o', 'a']);
+        let mut adds = false;
+        for c in actions.chars() {
+            match c {
+                '+' | '=' => adds = true,
+                '-' => adds = false,
+                'r' | 's' | 't' => {}
+                'w' => grants.others_write |= adds && others,
+                'x' | 'X' => grants.execute |= adds,
+                'u' | 'g' | 'o' => {
+                    grants.others_write |= adds && others;
+                    grants.execute |= adds;
+                }
+                _ => return None,
+            }
+        }
+    }
+    Some(grants)
+}
+
+/// How `name` writes the targets it names (a redirection's target is always [`Writing::Content`]).
+fn writing(name: &str, args: &[String]) -> Writing {
+    match name {
+        "rm" | "rmdir" | "unlink" | "shred" => Writing::Removal,
+        "touch" => Writing::Empty,
+        "mkdir" => {
+            let parsed = Parsed::new(args, &['m', 'Z'], &["mode", "context"]);
+            match parsed.values(&['m'], &["mode"]).first() {
+                Some(mode) => mode_grants(mode).map_or(Writing::Owner, Writing::Mode),
+                None => Writing::Empty,
+            }
+        }
+        "chmod" => crate::argv::attributes(name, args)
+            .setting
+            .and_then(mode_grants)
+            .map_or(Writing::Owner, Writing::Mode),
+        "chown" | "chgrp" => Writing::Owner,
+        _ => Writing::Content,
+    }
+}
+
+/// Whether a write puts something at a persistence place. Nothing written to a directory on
+/// `PATH` but content puts a program there (a removal, a link, a mode: `rm ~/.local/bin/old`,
+/// `chmod +x ~/.local/bin/tool`). Elsewhere an empty file or directory, or a mode no other
+/// account may write by, plants nothing (`mkdir -p ~/.ssh`, `chmod 600 ~/.ssh/config`), unless
+/// the place holds the agent's own settings or an execute bit arms it
+/// (`chmod +x .git/hooks/pre-commit`).
+fn plants(place: places::Persistence, writing: Writing) -> bool {
+    if place == places::PATH_EXECUTABLE {
+        return writing == Writing::Content;
+    }
+    if !place.empty_plants_nothing {
+        return true;
+    }
+    match writing {
+        Writing::Empty => false,
+        Writing::Mode(grants) => grants.others_write || (grants.execute && place.armed_by_execute),
+        Writing::Content | Writing::Link | Writing::Removal | Writing::Owner => true,
+    }
+}
+
+/// A write of a canonical path, made as `writing` says.
+fn check_write(path: &str, writing: Writing, ctx: &PathContext<'_>, out: &mut Findings) {
     let place = places::persistence(path, ctx)
         .or_else(|| places::is_path_dir(path, ctx).then_some(places::PATH_EXECUTABLE));
     if let Some(place) = place
-        && (plants || place != places::PATH_EXECUTABLE)
+        && plants(place, writing)
     {
         out.add(
             place.rule,
@@ -466,11 +571,22 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
             }
         }
     }
-    let plants_nothing = PLANTS_NOTHING.contains(&name);
+    let named = writing(name, cmd.args());
     for target in targets {
-        let plants = !plants_nothing && !effects.linked.contains(&target);
+        let redirected = cmd
+            .simple
+            .redirects
+            .iter()
+            .any(|redirect| redirect.kind != RedirectKind::Read && redirect.target == target);
+        let how = if redirected {
+            Writing::Content
+        } else if effects.linked.contains(&target) {
+            Writing::Link
+        } else {
+            named
+        };
         if let Some(target) = places::resolvable(&target) {
-            check_write(&cmd.canonical(&target), plants, &cmd.ctx, out);
+            check_write(&cmd.canonical(&target), how, &cmd.ctx, out);
         }
     }
 }
@@ -478,6 +594,39 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
 #[cfg(test)]
 mod tests {
     use super::{grants_identity, grants_root, sets_user_id};
+    use super::{Grants, grants_root, mode_grants, sets_user_id};
+
+    #[test]
+    fn what_modes_grant() {
+        let grants = |others_write, execute| {
+            Some(Grants {
+                others_write,
+                execute,
+            })
+        };
+        for (mode, expected) in [
+            ("600", grants(false, false)),
+            ("0644", grants(false, false)),
+            ("700", grants(false, true)),
+            ("755", grants(false, true)),
+            ("666", grants(true, false)),
+            ("0020", grants(true, false)),
+            ("go-w", grants(false, false)),
+            ("u=rw,go=", grants(false, false)),
+            ("a-x", grants(false, false)),
+            ("+x", grants(false, true)),
+            ("u+X", grants(false, true)),
+            ("g+w", grants(true, false)),
+            ("+w", grants(true, false)),
+            ("-x,o+w", grants(true, false)),
+            ("go=u", grants(true, true)),
+            ("u+rw-x", grants(false, false)),
+            ("x+y", None),
+            ("", None),
+        ] {
+            assert_eq!(mode_grants(mode), expected, "{mode}");
+        }
+    }
 
     #[test]
     fn capabilities_that_grant_root() {
