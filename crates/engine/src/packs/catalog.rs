@@ -900,7 +900,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "dangerous-environment",
         decision: ASK,
         asi: &["ASI05"],
-        description: "Git configuration that runs commands (`core.fsmonitor`, `core.hooksPath`, `core.sshCommand`, `core.pager`, `core.editor`, `diff.external`, `filter.*`, `credential.helper`, `alias.*`, `include.path`, …) given with `git -c`, `--config-env` or set with `git config`.",
+        description: "Git configuration that runs commands (`core.fsmonitor`, `core.hooksPath`, `core.sshCommand`, `core.pager`, `core.editor`, `diff.external`, `filter.*`, `credential.helper`, `alias.*`, `include.path`, …) given with `git -c`, `--config-env` or set with `git config`. A well-known editor or pager with its usual flags (`core.editor vim`, `core.pager 'less -R'`), a credential helper git ships (`credential.helper store`) and an alias of a git command the baseline leaves alone (`alias.co checkout`) run nothing of the caller's choosing and are left alone.",
         why: "Git runs these values as programs; `git -c core.fsmonitor=evil status` executes `evil` with the user's privileges.",
         catches: &[
             "git -c core.fsmonitor='sh -c id' status",
@@ -908,11 +908,16 @@ static CATALOG: &[RuleInfo] = &[
             "git config core.sshCommand 'ssh -o ProxyCommand=evil'",
             "git --config-env=core.pager=EVIL log",
             "git config --global alias.st '!sh -c id'",
+            "git config --global alias.p 'push -f origin main'",
+            "git config --global credential.helper /tmp/helper",
         ],
         allows: &[
             "git -c user.name=bot commit -m x",
             "git config user.email bot@example.com",
             "git config --get core.hooksPath",
+            "git config --global core.editor \"code --wait\"",
+            "git config --global alias.co checkout",
+            "git config --global credential.helper osxkeychain",
         ],
     },
     // ---------------------------------------------------------------- exfiltration

@@ -88,6 +88,11 @@ impl Findings {
         }
     }
 
+    /// Whether no rule matched.
+    pub fn is_empty(&self) -> bool {
+        self.found.is_empty()
+    }
+
     /// Records every finding as an enforced hit with the rule's catalogue decision.
     pub fn report(self, eval: &mut Evaluation<'_>) {
         for (id, detail) in self.found {

@@ -238,28 +238,140 @@ fn runs_as_command(name: &str, value: &str) -> bool {
         "GIT_EDITOR",
         "GIT_SEQUENCE_EDITOR",
     ];
-    const PLAIN: &[&str] = &[
-        "",
-        "true",
-        ":",
-        "cat",
+    NAMES.contains(&name) && !is_plain_viewer(value)
+}
+
+/// Well-known editors and pagers, each with the flags that only change how it shows or waits
+/// (none of them names a file it reads settings from or a command it runs: not `vim -c`,
+/// `less -k`, `bat --pager`, `emacsclient -a`). `true`, `false` and `:` do nothing.
+const PLAIN_VIEWERS: &[(&str, &[&str])] = &[
+    ("true", &[]),
+    ("false", &[]),
+    (":", &[]),
+    ("cat", &[]),
+    ("more", &[]),
+    ("most", &[]),
+    (
         "less",
-        "more",
-        "most",
-        "vi",
-        "vim",
-        "nvim",
-        "nano",
-        "emacs",
-        "code",
-        "subl",
-        "less -R",
-        "less -FRX",
-        "code --wait",
-        "subl -w",
+        &[
+            "--RAW-CONTROL-CHARS",
+            "--quit-if-one-screen",
+            "--no-init",
+            "--chop-long-lines",
+            "--mouse",
+        ],
+    ),
+    (
+        "bat",
+        &[
+            "-p",
+            "-pp",
+            "--plain",
+            "--paging=never",
+            "--paging=always",
+            "--color=always",
+        ],
+    ),
+    (
+        "batcat",
+        &[
+            "-p",
+            "-pp",
+            "--plain",
+            "--paging=never",
+            "--paging=always",
+            "--color=always",
+        ],
+    ),
+    (
         "delta",
-    ];
-    NAMES.contains(&name) && !PLAIN.contains(&value)
+        &[
+            "--dark",
+            "--light",
+            "-s",
+            "--side-by-side",
+            "-n",
+            "--line-numbers",
+            "--color-only",
+            "--navigate",
+        ],
+    ),
+    ("diff-so-fancy", &["--patch"]),
+    ("diff-highlight", &[]),
+    ("vi", &["-f"]),
+    ("vim", &["-f", "--nofork"]),
+    ("nvim", &[]),
+    ("gvim", &["-f", "--nofork"]),
+    ("mvim", &["-f", "--nofork"]),
+    ("nano", &[]),
+    ("pico", &[]),
+    ("micro", &[]),
+    ("hx", &[]),
+    ("helix", &[]),
+    ("kak", &[]),
+    ("emacs", &["-nw", "--no-window-system"]),
+    (
+        "emacsclient",
+        &["-t", "-c", "-nw", "--tty", "--create-frame"],
+    ),
+    (
+        "code",
+        &["--wait", "-w", "--new-window", "-n", "--reuse-window", "-r"],
+    ),
+    (
+        "code-insiders",
+        &["--wait", "-w", "--new-window", "-n", "--reuse-window", "-r"],
+    ),
+    (
+        "codium",
+        &["--wait", "-w", "--new-window", "-n", "--reuse-window", "-r"],
+    ),
+    (
+        "cursor",
+        &["--wait", "-w", "--new-window", "-n", "--reuse-window", "-r"],
+    ),
+    ("subl", &["-w", "--wait", "-n", "--new-window"]),
+    ("mate", &["-w", "--wait"]),
+    ("zed", &["--wait", "-w", "--new"]),
+    ("gedit", &["-s", "--standalone", "-w", "--wait"]),
+    ("kate", &["-b", "--block"]),
+];
+
+/// `less`'s display options that may be given clustered (`-R`, `-FRX`, `-SR`).
+const LESS_DISPLAY_FLAGS: &str = "RFXSrfiIMmNnJKQqWwEe";
+
+/// Whether an editor or pager setting (`EDITOR`, `core.pager`, `core.editor`) names only
+/// [`PLAIN_VIEWERS`] with their flags: `vim`, `code --wait`, `less -FRX`, `less --tabs=4`, and a
+/// pipeline of them (`diff-so-fancy | less --tabs=4 -RFX`). Anything else (a path, `!…`, shell
+/// text, `sh -c …`, another flag) is a command of the caller's choosing. Empty is no program.
+pub(super) fn is_plain_viewer(value: &str) -> bool {
+    value.trim().is_empty() || value.split('|').all(is_plain_stage)
+}
+
+/// One program of [`is_plain_viewer`]'s pipeline, with its flags.
+fn is_plain_stage(stage: &str) -> bool {
+    let mut words = stage.split_whitespace();
+    let Some(program) = words.next() else {
+        return false;
+    };
+    let Some((_, flags)) = PLAIN_VIEWERS.iter().find(|(name, _)| *name == program) else {
+        return false;
+    };
+    words.all(|word| flags.contains(&word) || (program == "less" && is_less_display_flag(word)))
+}
+
+/// `less`'s clustered display options (`-RFX`), tab stops (`-x4`, `--tabs=4`).
+fn is_less_display_flag(word: &str) -> bool {
+    let digits = |text: &str| !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+    if let Some(stops) = word
+        .strip_prefix("--tabs=")
+        .or_else(|| word.strip_prefix("-x"))
+    {
+        return digits(stops);
+    }
+    word.strip_prefix('-').is_some_and(|cluster| {
+        !cluster.is_empty() && cluster.chars().all(|c| LESS_DISPLAY_FLAGS.contains(c))
+    })
 }
 
 /// Environment variables that load code into the next program.
@@ -354,4 +466,39 @@ pub(super) fn echoed_script(cmd: &Cmd<'_>) -> Option<String> {
     };
     let script = words.join(" ").replace("\\n", "\n");
     (!script.trim().is_empty()).then_some(script)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_plain_viewer;
+
+    #[test]
+    fn plain_editors_and_pagers() {
+        for value in [
+            "",
+            "vim",
+            "code --wait",
+            "subl -w",
+            "less -FRX",
+            "less -x4",
+            "diff-so-fancy | less --tabs=4 -RFX",
+            "delta --side-by-side",
+        ] {
+            assert!(is_plain_viewer(value), "{value}");
+        }
+        for value in [
+            "/usr/bin/vim",
+            "vim -c '!id'",
+            "less -k/tmp/keys",
+            "less +!id",
+            "bat --pager=id",
+            "less | sh",
+            "less ||",
+            "emacsclient -a id",
+            "sh -c vim",
+            "vim; id",
+        ] {
+            assert!(!is_plain_viewer(value), "{value}");
+        }
+    }
 }

@@ -63,18 +63,106 @@ pub(crate) fn is_dangerous_config_key(key: &str) -> bool {
     }
 }
 
-/// Reports the `key=value` settings (given with `how`: `git -c`, `git clone -c`) whose key makes
-/// git run a command.
-fn dangerous_settings(how: &str, settings: Vec<&str>, out: &mut Findings) {
+/// Reports the `key=value` settings (given with `how`: `git -c`, `git clone -c`) that make git
+/// run a command of the caller's choosing. `known` is false when the values are only known at
+/// run time (`--config-env key=VAR` names a variable, not the value).
+fn dangerous_settings(how: &str, settings: Vec<&str>, known: bool, out: &mut Findings) {
     for setting in settings {
-        let key = setting.split_once('=').map_or(setting, |(key, _)| key);
-        if is_dangerous_config_key(key) {
+        let (key, value) = match setting.split_once('=') {
+            Some((key, value)) => (key, known.then_some(value)),
+            None => (setting, None),
+        };
+        if runs_command(key, value, 0) {
             out.add(
                 "git-dangerous-config",
                 format!("`{how} {key}=…` makes git run a command of the caller's choosing"),
             );
         }
     }
+}
+
+/// How deep an alias of an alias is followed before it is read as a command of the caller's
+/// choosing.
+const MAX_ALIAS_DEPTH: usize = 2;
+
+/// Whether setting `key` to `value` (`None`: not known before it runs) makes git run a command of
+/// the caller's choosing. A key that names a command ([`is_dangerous_config_key`]) does not when
+/// its value is a plain editor or pager for the keys that take one (`core.editor vim`,
+/// `core.pager 'less -R'`, `pager.branch false`), a credential helper git ships
+/// (`credential.helper store`), or an alias of a git command the baseline leaves alone
+/// (`alias.co checkout`; not `!…`, which is shell text, nor `push -f origin main`).
+fn runs_command(key: &str, value: Option<&str>, depth: usize) -> bool {
+    if !is_dangerous_config_key(key) {
+        return false;
+    }
+    let Some(value) = value else {
+        return true;
+    };
+    let key = key.to_ascii_lowercase();
+    let section = key.split('.').next().unwrap_or("");
+    let last = key.rsplit('.').next().unwrap_or("");
+    match (section, last) {
+        ("core", "editor" | "pager") | ("sequence", "editor") | ("interactive", "difffilter") => {
+            !super::exec::is_plain_viewer(value)
+        }
+        ("pager", _) => !(git_bool(value) || super::exec::is_plain_viewer(value)),
+        ("credential", "helper") => !is_builtin_credential_helper(value),
+        ("alias", _) => !is_plain_alias(value, depth),
+        _ => true,
+    }
+}
+
+/// Credential helpers git runs as `git credential-NAME`: the ones shipped with git or its
+/// platform installers, `cache` with its `--timeout`. Empty clears the list. Not `store
+/// --file=…` (the credentials go where the caller chose), a path or `!…`.
+fn is_builtin_credential_helper(value: &str) -> bool {
+    const HELPERS: &[&str] = &[
+        "store",
+        "cache",
+        "osxkeychain",
+        "manager",
+        "manager-core",
+        "libsecret",
+        "wincred",
+        "gnome-keyring",
+    ];
+    let mut words = value.split_whitespace();
+    let Some(helper) = words.next() else {
+        return true;
+    };
+    HELPERS.contains(&helper)
+        && words.all(|word| {
+            helper == "cache"
+                && word.strip_prefix("--timeout=").is_some_and(|secs| {
+                    !secs.is_empty() && secs.bytes().all(|b| b.is_ascii_digit())
+                })
+        })
+}
+
+/// Whether an alias expands to a git command the baseline leaves alone (`checkout`, `log
+/// --oneline`): judged as `git EXPANSION`. Not `!…` (shell text), not global options (`-c
+/// core.pager=…`), not a command the baseline flags (`push -f origin main`, `config core.pager
+/// id`): the later `git ALIAS` would not show what runs.
+fn is_plain_alias(value: &str, depth: usize) -> bool {
+    let words: Vec<String> = value.split_whitespace().map(str::to_owned).collect();
+    let Some(first) = words.first() else {
+        return true;
+    };
+    if first.starts_with(['!', '-']) || depth >= MAX_ALIAS_DEPTH {
+        return false;
+    }
+    let mut found = Findings::default();
+    check_git(&words, depth + 1, &mut found);
+    found.is_empty()
+}
+
+/// Whether git reads a value as a boolean (`false`, `no`, `off`, `0`, `true`, …).
+fn git_bool(value: &str) -> bool {
+    let value = value.trim().to_ascii_lowercase();
+    matches!(
+        value.as_str(),
+        "true" | "false" | "yes" | "no" | "on" | "off" | "1" | "0"
+    )
 }
 
 /// Whether a branch name is protected from force pushes (main, master, release branches).
@@ -96,12 +184,21 @@ fn is_default_branch(branch: &str) -> bool {
 }
 
 pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
-    if cmd.name() != "git" {
-        return;
+    if cmd.name() == "git" {
+        check_git(cmd.args(), 0, out);
     }
-    let args = cmd.args();
+}
+
+/// The rules over git's arguments `args`; `depth` counts the aliases they were expanded from.
+fn check_git(args: &[String], depth: usize, out: &mut Findings) {
     let (globals, sub) = leading_options(args, GIT_GLOBAL_SHORT_VALUE, GIT_GLOBAL_LONG_VALUE);
-    dangerous_settings("git -c", globals.values(&['c'], &["config-env"]), out);
+    dangerous_settings("git -c", globals.values(&['c'], &[]), true, out);
+    dangerous_settings(
+        "git --config-env",
+        globals.values(&[], &["config-env"]),
+        false,
+        out,
+    );
     // `-c key` alone sets a boolean to true; `--config-env key=VAR` takes a value only known
     // at run time, so it is read as the worst one.
     for value in globals.values(&['c'], &[]) {
@@ -132,6 +229,12 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
                     ),
                 );
             }
+            dangerous_settings(
+                "git clone -c",
+                parsed.values(&['c'], &["config"]),
+                true,
+                out,
+            );
         }
         "reset" if Parsed::new(rest, &[], &[]).has(&[], &["hard"]) => out.add(
             "git-reset-hard",
@@ -239,7 +342,7 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
         {
             push(&["--mirror".to_owned()], out);
         }
-        "config" => config(rest, out),
+        "config" => config(rest, depth, out),
         _ => {}
     }
 }
@@ -335,12 +438,31 @@ fn push(rest: &[String], out: &mut Findings) {
     }
 }
 
-fn config(rest: &[String], out: &mut Findings) {
-    let parsed = Parsed::new(
-        rest,
-        &['f'],
-        &["file", "blob", "type", "default", "comment", "value"],
-    );
+/// `git config`'s options that take a value.
+const CONFIG_SHORT_VALUE: &[char] = &['f'];
+const CONFIG_LONG_VALUE: &[&str] = &["file", "blob", "type", "default", "comment", "value"];
+
+/// The options of `git config` (or of its `set` subcommand) and the words after them: git stops
+/// reading options at the first operand, so a value may begin with a dash
+/// (`git config alias.x '-c core.pager=id log'`).
+fn config_words(args: &[String]) -> (Parsed<'_>, &[String]) {
+    let (parsed, first) = leading_options(args, CONFIG_SHORT_VALUE, CONFIG_LONG_VALUE);
+    let words = first.and_then(|at| args.get(at..)).unwrap_or(&[]);
+    (parsed, words)
+}
+
+fn config(rest: &[String], depth: usize, out: &mut Findings) {
+    let (mut parsed, mut operands) = config_words(rest);
+    if operands.first().is_some_and(|verb| verb == "set") {
+        (parsed, operands) = config_words(operands.get(1..).unwrap_or(&[]));
+    } else if operands.first().is_some_and(|verb| {
+        matches!(
+            verb.as_str(),
+            "get" | "list" | "unset" | "edit" | "remove-section" | "rename-section"
+        )
+    }) {
+        return;
+    }
     let reading = parsed.has(
         &['l'],
         &[
@@ -359,20 +481,15 @@ fn config(rest: &[String], out: &mut Findings) {
     if reading {
         return;
     }
-    let operands = &parsed.operands;
-    let (key, value) = match operands.first() {
-        Some(&"set") => (operands.get(1).copied(), operands.get(2).copied()),
-        Some(&("get" | "list" | "unset" | "edit" | "remove-section" | "rename-section")) => {
-            (None, None)
-        }
-        Some(key) if operands.len() >= 2 => (Some(*key), operands.get(1).copied()),
+    let (key, value) = match operands {
+        [key, value, ..] => (Some(key.as_str()), Some(value.as_str())),
         _ => (None, None),
     };
     if let (Some(key), Some(value)) = (key, value) {
         destructive_setting(key, Some(value), out);
     }
     if let Some(key) = key
-        && is_dangerous_config_key(key)
+        && runs_command(key, value, depth)
     {
         out.add(
             "git-dangerous-config",
@@ -426,5 +543,42 @@ mod tests {
         assert!(is_dangerous_config_key("alias.st"));
         assert!(is_dangerous_config_key("filter.lfs.smudge"));
         assert!(!is_dangerous_config_key("user.name"));
+    }
+
+    #[test]
+    fn settings_that_run_a_command() {
+        for (key, value) in [
+            ("core.editor", "vim"),
+            ("core.Editor", "code --wait"),
+            ("core.pager", "diff-so-fancy | less --tabs=4 -RFX"),
+            ("pager.branch", "false"),
+            ("credential.helper", "cache --timeout=3600"),
+            ("credential.https://example.com.helper", "osxkeychain"),
+            ("credential.helper", ""),
+            ("alias.co", "checkout"),
+            ("alias.st", "status -sb"),
+            ("user.name", "anything"),
+        ] {
+            assert!(!runs_command(key, Some(value), 0), "{key}={value}");
+        }
+        for (key, value) in [
+            ("core.editor", "/tmp/ed"),
+            ("core.editor", "vim -c '!id'"),
+            ("core.pager", "less -k/tmp/keys"),
+            ("core.pager", "less || id"),
+            ("credential.helper", "store --file=/tmp/x"),
+            ("credential.helper", "cache --socket=/tmp/s"),
+            ("credential.helper", "!gh auth git-credential"),
+            ("alias.x", "!id"),
+            ("alias.x", "-c core.pager=id log"),
+            ("alias.p", "push --force origin main"),
+            ("alias.c", "config core.pager id"),
+            ("core.sshcommand", "ssh"),
+        ] {
+            assert!(runs_command(key, Some(value), 0), "{key}={value}");
+        }
+        assert!(runs_command("core.editor", None, 0));
+        // An alias expanding to a command that sets another alias is followed only so far.
+        assert!(runs_command("alias.a", Some("status"), MAX_ALIAS_DEPTH));
     }
 }
