@@ -878,7 +878,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "dangerous-environment",
         decision: ASK,
         asi: &["ASI05"],
-        description: "Environment variables that inject code or change what runs: `LD_PRELOAD`, `LD_LIBRARY_PATH`, `DYLD_*`, `BASH_ENV`, `ENV`, `NODE_OPTIONS`, `PYTHONSTARTUP`, `PYTHONPATH`, `PERL5OPT`, `RUBYOPT`, `GIT_CONFIG_*`, `GIT_SSH_COMMAND`, `GIT_EXEC_PATH`, `PROMPT_COMMAND`, pagers and editors set to anything but a plain one (`PAGER`, `GIT_PAGER`, `EDITOR`, `GIT_EDITOR`; `GIT_EDITOR=true` is fine), `LESSOPEN`, askpass programs, exported functions (`BASH_FUNC_*`), and `PATH=` prefixes — as command prefixes, `env` arguments or `export`s.",
+        description: "Environment variables that inject code or change what runs: `LD_PRELOAD`, `LD_LIBRARY_PATH`, `DYLD_*`, `BASH_ENV`, `ENV`, `NODE_OPTIONS`, `PYTHONSTARTUP`, `PYTHONPATH`, `PERL5OPT`, `RUBYOPT`, `GIT_CONFIG_*`, `GIT_SSH_COMMAND`, `GIT_EXEC_PATH`, `PROMPT_COMMAND`, pagers and editors set to anything but a plain one (`PAGER`, `GIT_PAGER`, `EDITOR`, `GIT_EDITOR`; `GIT_EDITOR=true` is fine), `LESSOPEN`, askpass programs, exported functions (`BASH_FUNC_*`), and `PATH=` prefixes — as command prefixes, `env` arguments or `export`s. `NODE_OPTIONS` flags that only tune the runtime (`--max-old-space-size=4096`) and search paths (`PATH`, `PYTHONPATH`, `NODE_PATH`, `RUBYLIB`, `PERL5LIB`) whose entries lie in the project or the system's directories are left alone.",
         why: "These variables load libraries or scripts into the next program, so a harmless-looking command runs attacker code.",
         catches: &[
             "LD_PRELOAD=/tmp/x.so ls",
@@ -886,12 +886,16 @@ static CATALOG: &[RuleInfo] = &[
             "export BASH_ENV=/tmp/x.sh",
             "GIT_SSH_COMMAND='sh -c id' git fetch",
             "PATH=/tmp/evil:$PATH make",
+            "PYTHONPATH=/tmp python x.py",
             "DYLD_INSERT_LIBRARIES=/tmp/x.dylib ./app",
         ],
         allows: &[
             "NODE_ENV=production npm run build",
             "RUST_LOG=debug cargo run",
             "export PATH=\"$HOME/.cargo/bin:$PATH\"",
+            "NODE_OPTIONS=--max-old-space-size=4096 npm run build",
+            "PYTHONPATH=src pytest",
+            "PATH=./node_modules/.bin:$PATH jest",
         ],
     },
     RuleInfo {

@@ -10,7 +10,7 @@
 
 use super::Cmd;
 use crate::argv::{self, Parsed};
-use crate::packs::Findings;
+use crate::packs::{Findings, places};
 use crate::paths::{self, PathContext};
 pub(super) use crate::shell::is_interpreter;
 use crate::shell::reads_program_from_stdin;
@@ -416,10 +416,106 @@ fn is_dangerous_env(name: &str) -> bool {
         || name.starts_with("BASH_FUNC_")
 }
 
+/// Variables holding a `:`-separated search path for programs or modules.
+const SEARCH_PATHS: &[&str] = &[
+    "PATH",
+    "PYTHONPATH",
+    "NODE_PATH",
+    "RUBYLIB",
+    "PERL5LIB",
+    "PERLLIB",
+];
+
+/// `NODE_OPTIONS` flags that only tune the runtime (memory, warnings, source maps, the legacy
+/// OpenSSL provider, ES modules in `vm`), each alone or with `=VALUE`. Not the ones that load
+/// code (`--require`, `-r`, `--import`, `--loader`, `--experimental-loader`), read a file of
+/// settings (`--openssl-config`, `--env-file`) or open a debugger (`--inspect`).
+const PLAIN_NODE_OPTIONS: &[&str] = &[
+    "--max-old-space-size",
+    "--max-semi-space-size",
+    "--stack-size",
+    "--stack-trace-limit",
+    "--enable-source-maps",
+    "--no-warnings",
+    "--no-deprecation",
+    "--trace-warnings",
+    "--trace-deprecation",
+    "--trace-uncaught",
+    "--throw-deprecation",
+    "--pending-deprecation",
+    "--disable-warning",
+    "--unhandled-rejections",
+    "--openssl-legacy-provider",
+    "--use-openssl-ca",
+    "--use-system-ca",
+    "--dns-result-order",
+    "--max-http-header-size",
+    "--experimental-vm-modules",
+    "--experimental-fetch",
+    "--no-experimental-fetch",
+    "--experimental-specifier-resolution",
+    "--no-network-family-autoselection",
+    "--expose-gc",
+    "--heapsnapshot-near-heap-limit",
+    "--report-on-fatalerror",
+];
+
+/// Whether a variable's value makes the next program load code of the caller's choosing:
+/// `NODE_OPTIONS` with a flag outside [`PLAIN_NODE_OPTIONS`]; a search path
+/// ([`SEARCH_PATHS`]) with an entry outside the project and the system's directories; any value
+/// of the other variables of [`is_dangerous_env`].
+fn loads_code(cmd: &Cmd<'_>, name: &str, value: &str) -> bool {
+    if name == "NODE_OPTIONS" {
+        return !value.split_whitespace().all(|flag| {
+            let flag = flag.split_once('=').map_or(flag, |(flag, _)| flag);
+            PLAIN_NODE_OPTIONS.contains(&flag)
+        }) || value.contains(['$', '`']);
+    }
+    if SEARCH_PATHS.contains(&name) {
+        return !value
+            .split(':')
+            .all(|entry| is_trusted_search_entry(cmd, name, entry));
+    }
+    is_dangerous_env(name)
+}
+
+/// Whether one entry of the search path `name` holds only what the agent's own writes show or
+/// only root may change: the value it had (`$PATH`), an entry inside the project (`src`, `.`,
+/// `$PWD/bin`, `./node_modules/.bin`), a system directory (`/usr/local/opt/x/bin`), or for
+/// `PATH` a directory already on a usual one (`$HOME/.cargo/bin`, where a write is judged as a
+/// program on `PATH`). Not a temp directory, the rest of the home, or a place only known at run
+/// time (`$DIR`).
+fn is_trusted_search_entry(cmd: &Cmd<'_>, name: &str, entry: &str) -> bool {
+    if entry == format!("${name}") || entry == format!("${{{name}}}") {
+        return true;
+    }
+    let entry = if entry.is_empty() { "." } else { entry };
+    let Some(resolved) = places::resolvable(entry) else {
+        return false;
+    };
+    let path = cmd.canonical(&resolved);
+    if places::is_dynamic(&path) || places::has_glob(&path) {
+        return false;
+    }
+    let ctx = &cmd.ctx;
+    if places::is_in_project(&path, ctx) || (name == "PATH" && places::is_path_dir(&path, ctx)) {
+        return true;
+    }
+    let in_home = ctx.home.is_some_and(|home| paths::is_within(&path, home));
+    !in_home
+        && !places::SCRATCH_DIRS
+            .iter()
+            .any(|scratch| paths::is_within(&path, scratch))
+        && places::SYSTEM_DIRS
+            .iter()
+            .any(|system| paths::is_within(&path, system))
+}
+
 fn env(cmd: &Cmd<'_>, out: &mut Findings) {
     for assignment in &cmd.simple.assignments {
         let name = assignment.name.as_str();
-        if is_dangerous_env(name) || name == "PATH" || runs_as_command(name, &assignment.value) {
+        let value = assignment.value.as_str();
+        if loads_code(cmd, name, value) || runs_as_command(name, value) {
             out.add(
                 "dangerous-env-assignment",
                 format!(
@@ -438,7 +534,9 @@ fn env(cmd: &Cmd<'_>, out: &mut Findings) {
             if cmd.name() != "setenv" && !arg.contains('=') {
                 continue;
             }
-            if is_dangerous_env(name) || runs_as_command(name, value) {
+            // An exported `PATH` is judged by the commands that later run from it.
+            let loads = name != "PATH" && loads_code(cmd, name, value);
+            if loads || runs_as_command(name, value) {
                 out.add(
                     "dangerous-env-assignment",
                     format!("exporting `{name}` changes which code every later command loads"),
