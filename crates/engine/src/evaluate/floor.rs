@@ -35,17 +35,23 @@ pub(crate) const SHELL_INIT_FILES: &[&str] = &[
 
 /// Whether `command` removes recursively, and if so the first critical operand: `rm -r`,
 /// `rsync --delete…` (the destination becomes a copy of the source: what is not in the source
-/// goes) and `find ROOT -delete` with nothing to select what it deletes.
+/// goes) and `find ROOT -delete` with nothing to select what it deletes. `find` is the `find`
+/// whose `-exec` runs `command`, if it does: its `{}` is what that find selects.
 /// Operands resolve against `working` (the directory an earlier `cd` moved to); what is critical
 /// (the project, the home directory) is judged with the event's `ctx`.
 pub(crate) fn critical_removal(
     command: &SimpleCommand,
+    find: Option<&SimpleCommand>,
     ctx: &PathContext<'_>,
     working: &PathContext<'_>,
 ) -> Option<String> {
     let args = command.args();
     let operands = || args.iter().filter(|arg| !arg.starts_with('-'));
-    let critical = |arg: &&String| is_critical_target(arg, ctx, working);
+    let critical = |arg: &&String| match find {
+        Some(find) if arg.as_str() == "{}" => find_selects_critical(find.args(), ctx, working)
+            .unwrap_or_else(|| is_critical_target(arg, ctx, working)),
+        _ => is_critical_target(arg, ctx, working),
+    };
     if let Some(removed) = places::tree_removal(command.name(), args) {
         return removed
             .into_iter()
@@ -103,6 +109,129 @@ fn deletes_whole_trees(expression: &[String]) -> bool {
         }
     }
     deletes
+}
+
+/// Whether what `find ARGS` selects (the `{}` of its `-exec`) may be a critical path; `None` when
+/// its expression is not a plain conjunction (`-o`, `,`, `!`, `-not`, parentheses), which is
+/// left to the `{}` text. A start directory is selected unless `-mindepth N` (N ≥ 1) or a `-name`
+/// / `-iname` pattern that cannot match its own name (`.` for `.`, the home's last segment for
+/// `~`) says otherwise; then what is selected lies below it, which holds no critical path when
+/// the start directory lies inside the project, or is not critical itself, and a name pattern
+/// narrows it down (`find . -name __pycache__`; not `-name '*'`, which is every entry).
+fn find_selects_critical(
+    args: &[String],
+    ctx: &PathContext<'_>,
+    working: &PathContext<'_>,
+) -> Option<bool> {
+    let (roots, expression) = crate::shell::find_split(args);
+    let tests = FindTests::of(expression)?;
+    Some(roots.into_iter().any(|root| {
+        if !is_critical_target(root, ctx, working) {
+            return false;
+        }
+        let selects_root = tests.min_depth == 0
+            && start_name(root, working).is_none_or(|name| tests.all_names_match(&name));
+        let below_is_safe =
+            tests.narrowed() && places::is_in_project(&paths::canonicalize(root, working), ctx);
+        selects_root || !below_is_safe
+    }))
+}
+
+/// The tests of a `find` expression that say which files it can select, when the expression is
+/// a plain conjunction.
+struct FindTests<'a> {
+    /// `-name` / `-iname` patterns, with whether case is ignored.
+    names: Vec<(&'a str, bool)>,
+    /// The largest `-mindepth`.
+    min_depth: u32,
+}
+
+/// Most `find` expression words read.
+const MAX_FIND_WORDS: usize = 256;
+
+impl<'a> FindTests<'a> {
+    /// The tests of `expression`; `None` with an operator other than AND at the top level
+    /// (`-o`, `-or`, `,`, `!`, `-not`, parentheses) or past [`MAX_FIND_WORDS`].
+    fn of(expression: &'a [String]) -> Option<Self> {
+        if expression.len() > MAX_FIND_WORDS {
+            return None;
+        }
+        let mut tests = FindTests {
+            names: Vec::new(),
+            min_depth: 0,
+        };
+        let mut words = expression.iter().map(String::as_str);
+        while let Some(word) = words.next() {
+            match word {
+                "-o" | "-or" | "," | "!" | "-not" | "(" | ")" => return None,
+                "-name" | "-iname" => tests.names.push((words.next()?, word == "-iname")),
+                "-mindepth" => {
+                    let depth = words.next()?.parse::<u32>().ok()?;
+                    tests.min_depth = tests.min_depth.max(depth);
+                }
+                // The command run ends at `;` or `{} +`; its words are no tests.
+                "-exec" | "-execdir" | "-ok" | "-okdir" => {
+                    let mut previous = "";
+                    for inner in words.by_ref() {
+                        if inner == ";" || (inner == "+" && previous == "{}") {
+                            break;
+                        }
+                        previous = inner;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Some(tests)
+    }
+
+    /// Whether every name test matches `name`.
+    fn all_names_match(&self, name: &str) -> bool {
+        self.names
+            .iter()
+            .all(|(pattern, fold_case)| places::find_name_match(name, pattern, *fold_case))
+    }
+
+    /// Whether a name test narrows what is selected: a pattern with a literal character outside
+    /// `*`, `?` and `[…]` (`__pycache__`, `*.pyc`; not `*` or `?*`).
+    fn narrowed(&self) -> bool {
+        self.names.iter().any(|(pattern, _)| {
+            let mut in_class = false;
+            pattern.chars().any(|c| match c {
+                '[' => {
+                    in_class = true;
+                    false
+                }
+                ']' => {
+                    in_class = false;
+                    false
+                }
+                '*' | '?' => false,
+                _ => !in_class,
+            })
+        })
+    }
+}
+
+/// The name `find` gives a start directory for `-name`: its last segment as written (`.`,
+/// `..`, `build`; `/` for the root), the home's for `~` and `$HOME`. `None` when it is only
+/// known at run time.
+fn start_name(root: &str, working: &PathContext<'_>) -> Option<String> {
+    let root = places::with_well_known_location(root);
+    let root = if root.starts_with('~') || root.starts_with("$HOME") || root.starts_with("${HOME}")
+    {
+        paths::canonicalize(&root, working)
+    } else {
+        root.into_owned()
+    };
+    if places::is_dynamic(&root) {
+        return None;
+    }
+    let trimmed = root.trim_end_matches('/');
+    if trimmed.is_empty() {
+        return Some("/".to_owned());
+    }
+    Some(places::basename(trimmed).to_owned())
 }
 
 /// Whether removing `operand` recursively would hit a critical path.
@@ -223,6 +352,47 @@ mod tests {
                 "`{target}` is not critical"
             );
         }
+    }
+
+    fn argv(words: &[&str]) -> Vec<String> {
+        words.iter().map(|word| (*word).to_owned()).collect()
+    }
+
+    #[test]
+    fn what_a_find_selects() {
+        let selects = |words: &[&str]| find_selects_critical(&argv(words), &CTX, &CTX);
+        assert_eq!(
+            selects(&[".", "-name", "__pycache__", "-type", "d"]),
+            Some(false)
+        );
+        assert_eq!(
+            selects(&[".", "-mindepth", "1", "-name", "tmp*"]),
+            Some(false)
+        );
+        assert_eq!(selects(&["build"]), Some(false));
+        assert_eq!(selects(&["."]), Some(true));
+        assert_eq!(selects(&[".", "-mindepth", "1"]), Some(true));
+        assert_eq!(selects(&[".", "-name", "*"]), Some(true));
+        assert_eq!(selects(&[".", "-iname", "?*"]), Some(true));
+        assert_eq!(selects(&["~", "-name", "node_modules"]), Some(true));
+        assert_eq!(selects(&["~", "-name", "use?"]), Some(true));
+        assert_eq!(selects(&[".", "-name", "a", "-o", "-name", "b"]), None);
+        assert_eq!(selects(&[".", "!", "-name", "a"]), None);
+        assert_eq!(
+            selects(&[".", "-name", "a", "-exec", "echo", "(", ";", "-prune"]),
+            Some(false)
+        );
+    }
+
+    #[test]
+    fn start_names() {
+        assert_eq!(start_name(".", &CTX).as_deref(), Some("."));
+        assert_eq!(start_name("./", &CTX).as_deref(), Some("."));
+        assert_eq!(start_name("~", &CTX).as_deref(), Some("user"));
+        assert_eq!(start_name("$HOME/", &CTX).as_deref(), Some("user"));
+        assert_eq!(start_name("/", &CTX).as_deref(), Some("/"));
+        assert_eq!(start_name("a/build/", &CTX).as_deref(), Some("build"));
+        assert_eq!(start_name("$DIR", &CTX), None);
     }
 
     #[test]

@@ -266,7 +266,7 @@ impl<'a> Evaluation<'a> {
         let mut cover: Option<RuleHit> = None;
         let mut all_covered = !analysis.commands.is_empty();
         let dirs = working_dirs(&analysis, &self.ctx);
-        for (simple, dir) in analysis.commands.iter().zip(dirs) {
+        for (index, (simple, dir)) in analysis.commands.iter().zip(dirs).enumerate() {
             self.shell_dir = dir;
             for kind in [RuleKind::Deny, RuleKind::Ask] {
                 let matched = self
@@ -310,9 +310,12 @@ impl<'a> Evaluation<'a> {
                     );
                 }
             }
-            let critical = floor::critical_removal(simple, &self.ctx, &self.ctx).is_some()
+            let find = (simple.origin == shell::Origin::FindExec)
+                .then(|| shell::enclosing_find(&analysis.commands, index))
+                .flatten();
+            let critical = floor::critical_removal(simple, find, &self.ctx, &self.ctx).is_some()
                 || self.working_ctx().is_some_and(|moved| {
-                    floor::critical_removal(simple, &self.ctx, &moved).is_some()
+                    floor::critical_removal(simple, find, &self.ctx, &moved).is_some()
                 });
             if critical {
                 self.hit(

@@ -1483,6 +1483,19 @@ pub(crate) fn segment_match(text: &[u8], pattern: &[u8]) -> bool {
     wildcard(text, pattern)
 }
 
+/// Whether a file name matches `find -name PATTERN` (`-iname` with `fold_case`): fnmatch without
+/// `FNM_PERIOD`, so `*` matches `.` and `.git` too.
+pub(crate) fn find_name_match(name: &str, pattern: &str, fold_case: bool) -> bool {
+    if fold_case {
+        wildcard(
+            name.to_ascii_lowercase().as_bytes(),
+            pattern.to_ascii_lowercase().as_bytes(),
+        )
+    } else {
+        wildcard(name.as_bytes(), pattern.as_bytes())
+    }
+}
+
 fn wildcard(text: &[u8], pattern: &[u8]) -> bool {
     let (mut t, mut p) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
@@ -1680,6 +1693,15 @@ mod tests {
         ] {
             assert_eq!(secret(path), rule, "{path}");
         }
+    }
+
+    #[test]
+    fn find_names_match_dots() {
+        assert!(find_name_match(".", "*", false));
+        assert!(find_name_match(".git", "*", false));
+        assert!(!find_name_match(".", "__pycache__", false));
+        assert!(find_name_match("README.MD", "*.md", true));
+        assert!(!find_name_match("README.MD", "*.md", false));
     }
 
     #[test]

@@ -514,6 +514,19 @@ pub(crate) fn find_roots(args: &[String]) -> Vec<&str> {
     find_split(args).0
 }
 
+/// The `find` whose `-exec` runs `commands[index]` (a command of [`Origin::FindExec`]): the
+/// nearest `find` before it.
+pub(crate) fn enclosing_find(
+    commands: &[super::SimpleCommand],
+    index: usize,
+) -> Option<&super::SimpleCommand> {
+    commands
+        .iter()
+        .take(index)
+        .rev()
+        .find(|candidate| candidate.name() == "find")
+}
+
 /// `find ARGS` split into its start directories (`.` when none is given; its leading options
 /// `-H`, `-L`, `-P`, `-O3`, `-D tree` skipped) and its expression.
 pub(crate) fn find_split(args: &[String]) -> (Vec<&str>, &[String]) {

@@ -253,7 +253,7 @@ mod words;
 mod wrappers;
 
 pub use exec::SHELLS;
-pub(crate) use exec::{find_names, find_roots, find_split};
+pub(crate) use exec::{enclosing_find, find_names, find_roots, find_split};
 pub(crate) use interp::string_literals_of;
 pub(crate) use interp::{is_interpreter, reads_program_from_stdin};
 pub use views::SAFE_ENV_VARS;

@@ -273,7 +273,7 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
     if cmd.simple.origin == Origin::FindExec
         && !LISTING.contains(&name)
         && cmd.args().iter().any(|a| a == "{}" || a == "{}+")
-        && let Some(find) = enclosing_find(cmd)
+        && let Some(find) = crate::shell::enclosing_find(&cmd.analysis.commands, cmd.index)
     {
         for root in crate::shell::find_roots(find.args()) {
             reads.push((Cow::Borrowed(root), true));
@@ -420,14 +420,4 @@ fn path_candidates(arg: &str) -> Vec<&str> {
         candidates.push(rest);
     }
     candidates
-}
-
-/// The `find` whose `-exec` runs `cmd`.
-fn enclosing_find<'a>(cmd: &Cmd<'a>) -> Option<&'a crate::shell::SimpleCommand> {
-    cmd.analysis
-        .commands
-        .iter()
-        .take(cmd.index)
-        .rev()
-        .find(|candidate| candidate.name() == "find")
 }
