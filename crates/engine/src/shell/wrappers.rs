@@ -1175,14 +1175,8 @@ const WRAPPERS: &[Spec] = &[
         ],
         ..plain("aws-vault")
     },
-    Spec {
-        short_arg: "evcf",
-        long_arg: &["--file"],
-        stop: "p",
-        short_flag: "o",
-        long_flag: &["--debug", "--override", "--quiet"],
-        ..plain("dotenv")
-    },
+    dotenv("dotenv"),
+    dotenv("dotenv-cli"),
     Spec {
         short_arg: "efnpsw",
         long_arg: &[
@@ -1334,6 +1328,20 @@ const fn conda(name: &'static str) -> Spec {
             "--log-level",
             "--label",
         ],
+        ..plain(name)
+    }
+}
+
+/// dotenv-cli's `dotenv` (`dotenv -e .env.local -- next dev`), also run by its package's name
+/// (`npx dotenv-cli …`): `-e FILE` loads a dotenv file, `-v NAME=VALUE` sets a variable, `-p NAME`
+/// prints one and stops.
+const fn dotenv(name: &'static str) -> Spec {
+    Spec {
+        short_arg: "evcf",
+        long_arg: &["--file"],
+        stop: "p",
+        short_flag: "o",
+        long_flag: &["--debug", "--override", "--quiet"],
         ..plain(name)
     }
 }
@@ -2235,6 +2243,11 @@ pub(super) mod tests {
                 &["rm"],
             ),
             (&["dotenv", "-e", ".env", "--", "rm"], &["dotenv"], &["rm"]),
+            (
+                &["npx", "dotenv-cli", "-e", ".env", "--", "rm"],
+                &["npx", "dotenv-cli"],
+                &["rm"],
+            ),
             (
                 &["dotenv", "-e", "a", "-e", "b", "rm"],
                 &["dotenv"],

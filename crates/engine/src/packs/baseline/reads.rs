@@ -48,6 +48,7 @@ const NAMES_WITHOUT_READING: &[&str] = &[
     "ansible",
     "ansible-playbook",
     "dotenv",
+    "dotenv-cli",
     "dotenvx",
     "env-cmd",
     "direnv",
