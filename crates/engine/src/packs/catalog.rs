@@ -672,8 +672,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "persistence",
         decision: DENY,
         asi: &["ASI03"],
-        description: "Writing SSH access configuration: `~/.ssh/authorized_keys`, `~/.ssh/rc`, `~/.ssh/config`, `~/.ssh/environment`, or copying into `~/.ssh/`; the SSH server's `/etc/ssh/sshd_config` and `/etc/ssh/sshrc`.",
-        description: "Writing SSH access configuration: `~/.ssh/authorized_keys`, `~/.ssh/rc`, `~/.ssh/config`, `~/.ssh/environment`, or copying into `~/.ssh/`; the SSH server's `/etc/ssh/sshd_config`. An empty file or directory (`touch`, `mkdir`) and a mode no other account may write by (`chmod 600`) plant nothing and are left alone.",
+        description: "Writing SSH access configuration: `~/.ssh/authorized_keys`, `~/.ssh/rc`, `~/.ssh/config`, `~/.ssh/environment`, or copying into `~/.ssh/`; the SSH server's `/etc/ssh/sshd_config` and `/etc/ssh/sshrc`. An empty file or directory (`touch`, `mkdir`) and a mode no other account may write by (`chmod 600`) plant nothing and are left alone.",
         why: "A key appended to `authorized_keys` is a permanent back door; `rc` and `config` (`ProxyCommand`) run code on every connection.",
         catches: &[
             "echo ssh-ed25519 AAAA attacker >> ~/.ssh/authorized_keys",

@@ -910,7 +910,6 @@ const SCHEDULED: Persistence = Persistence {
     rule: "write-scheduled-task",
     what: "a scheduled task, service unit or event hook (cron, systemd, launchd, autostart, udev, \
            motd, logrotate)",
-    what: "a scheduled task or service unit (cron, systemd, launchd, autostart)",
     empty_plants_nothing: true,
     armed_by_execute: true,
 };
@@ -941,6 +940,8 @@ pub(crate) const PATH_EXECUTABLE: Persistence = Persistence {
 const GIT_PROGRAM: Persistence = Persistence {
     rule: "write-path-executable",
     what: "one of git's own programs, which runs whenever a git command names it",
+    empty_plants_nothing: true,
+    armed_by_execute: false,
 };
 const AUTO_RUN: Persistence = Persistence {
     rule: "write-auto-run-config",

@@ -219,7 +219,6 @@ fn check_git(args: &[String], depth: usize, out: &mut Findings) {
         // and for every later command in it (`core.fsmonitor`).
         "clone" | "init" => {
             let parsed = Parsed::new(rest, GIT_CLONE_SHORT_VALUE, GIT_CLONE_LONG_VALUE);
-            dangerous_settings("git clone -c", parsed.values(&['c'], &["config"]), out);
             // A template directory's hooks are copied in, and a clone's `post-checkout` runs.
             if !parsed.values(&[], &["template"]).is_empty() {
                 out.add(

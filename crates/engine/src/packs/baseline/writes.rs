@@ -593,8 +593,7 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
 
 #[cfg(test)]
 mod tests {
-    use super::{grants_identity, grants_root, sets_user_id};
-    use super::{Grants, grants_root, mode_grants, sets_user_id};
+    use super::{Grants, grants_identity, grants_root, mode_grants, sets_user_id};
 
     #[test]
     fn what_modes_grant() {
