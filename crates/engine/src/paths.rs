@@ -8,6 +8,8 @@
 //! This module must not read the file system or the process environment (`$HOME` is taken from
 //! [`PathContext::home`], never from `std::env`).
 
+use std::borrow::Cow;
+
 /// What a relative path is resolved against.
 #[derive(Debug, Clone, Copy)]
 pub struct PathContext<'a> {
@@ -140,12 +142,23 @@ fn other_home<'p>(path: &'p str, ctx: &PathContext<'_>) -> Option<(String, &'p s
 }
 
 /// The user's home directory as implied by a Claude Code `transcript_path`
-/// (`<home>/.claude/projects/…`).
+/// (`<home>/.claude/projects/…`, on Windows `C:\Users\ann\.claude\projects\…`).
 pub fn home_from_transcript(transcript_path: &str) -> Option<&str> {
     transcript_path
         .find("/.claude/projects/")
+        .or_else(|| transcript_path.find("\\.claude\\projects\\"))
         .and_then(|at| transcript_path.get(..at))
         .filter(|home| !home.is_empty())
+}
+
+/// An event's directory (its `cwd`, the home) in the form paths are compared in: a Windows path
+/// turned into its POSIX form (`C:\Users\ann` → `/c/Users/ann`), an absolute POSIX path as it is.
+/// `None` for a relative path.
+pub fn event_dir(dir: &str) -> Option<Cow<'_, str>> {
+    match windows_form(dir) {
+        Some(converted) => Some(Cow::Owned(converted)),
+        None => dir.starts_with('/').then_some(Cow::Borrowed(dir)),
+    }
 }
 
 /// The directory part of a path before its first glob or brace character (`/a/b*/c` → `/a`).
@@ -448,6 +461,13 @@ mod tests {
             home_from_transcript("/home/ann/.claude/projects/-work-proj/abc.jsonl"),
             Some("/home/ann")
         );
+        assert_eq!(
+            home_from_transcript(r"C:\Users\ann\.claude\projects\x\t.jsonl"),
+            Some(r"C:\Users\ann")
+        );
+        assert_eq!(event_dir(r"C:\Users\ann").as_deref(), Some("/c/Users/ann"));
+        assert_eq!(event_dir("/home/ann").as_deref(), Some("/home/ann"));
+        assert_eq!(event_dir("ann"), None);
         assert_eq!(home_from_transcript("/tmp/transcript.jsonl"), None);
         assert_eq!(home_from_transcript("/.claude/projects/x"), None);
     }

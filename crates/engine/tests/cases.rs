@@ -54,7 +54,11 @@ fn case_event(case: &Value) -> Value {
     map.entry("cwd").or_insert(json!(
         case.get("cwd").and_then(Value::as_str).unwrap_or(CWD)
     ));
-    map.entry("transcript_path").or_insert(json!(TRANSCRIPT));
+    map.entry("transcript_path").or_insert(json!(
+        case.get("transcript")
+            .and_then(Value::as_str)
+            .unwrap_or(TRANSCRIPT)
+    ));
     event
 }
 

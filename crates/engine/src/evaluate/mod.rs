@@ -34,14 +34,12 @@ const MAX_CONTENT_BYTES: usize = 1024 * 1024;
 
 /// Evaluates one event against one compiled policy.
 pub fn evaluate(policy: &CompiledPolicy, event: &HookEvent) -> Decision {
-    let cwd = event
-        .cwd
-        .as_deref()
-        .filter(|cwd| cwd.starts_with('/'))
-        .unwrap_or("/");
+    // A Windows agent's directories (`C:\Users\ann\proj`) in the POSIX form paths are compared in.
+    let cwd = event.cwd.as_deref().and_then(paths::event_dir);
+    let home = event.home.as_deref().and_then(paths::event_dir);
     let ctx = PathContext {
-        cwd,
-        home: event.home.as_deref(),
+        cwd: cwd.as_deref().unwrap_or("/"),
+        home: home.as_deref(),
     };
     let mut eval = Evaluation {
         policy,
