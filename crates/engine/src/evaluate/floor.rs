@@ -31,6 +31,9 @@ pub(crate) const SHELL_INIT_FILES: &[&str] = &[
     ".cshrc",
     ".tcshrc",
     ".inputrc",
+    // PowerShell's profiles (`$PROFILE`), run by every PowerShell that starts.
+    "Microsoft.PowerShell_profile.ps1",
+    "Microsoft.VSCode_profile.ps1",
 ];
 
 /// Whether `command` removes recursively, and if so the first critical operand: `rm -r`,

@@ -164,7 +164,8 @@ impl<'a> Evaluation<'a> {
         let tool = self.tool();
         let mut covered = self.tool_level_rules(tool);
         let specific = match tool {
-            "Bash" | "Monitor" | "PowerShell" | "mcp__workspace__bash" => self.bash(),
+            "Bash" | "Monitor" | "mcp__workspace__bash" => self.bash(),
+            "PowerShell" => self.powershell(),
             "Read" | "Grep" | "Glob" | "LSP" | "NotebookRead" => {
                 let access = self.read_access();
                 self.file_access(&access)
@@ -256,6 +257,15 @@ impl<'a> Evaluation<'a> {
             self.event.input_str("command").unwrap_or(""),
             ShellTool::Bash,
         )
+    }
+
+    /// The PowerShell tool's command, judged as the POSIX script it translates to (see
+    /// [`shell::powershell_to_posix`]); code the translation cannot read is judged as Bash text,
+    /// as before.
+    fn powershell(&mut self) -> Option<RuleHit> {
+        let command = self.event.input_str("command").unwrap_or("");
+        let posix = shell::powershell_to_posix(command);
+        self.shell(posix.as_deref().unwrap_or(command), ShellTool::Bash)
     }
 
     /// A shell command: every simple command judged on its own.

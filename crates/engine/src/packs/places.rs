@@ -46,8 +46,8 @@ pub(crate) const SCRATCH_DIRS: &[&str] = &[
     "/dev/shm",
 ];
 
-/// Scratch locations relative to a home directory.
-const HOME_SCRATCH: &[&str] = &[".cache", "Library/Caches"];
+/// Scratch locations relative to a home directory (`AppData/Local/Temp` is Windows' `%TEMP%`).
+const HOME_SCRATCH: &[&str] = &[".cache", "Library/Caches", "AppData/Local/Temp"];
 
 /// Most alternatives a brace expansion is expanded into before matching.
 const MAX_BRACE_EXPANSIONS: usize = 64;

@@ -143,6 +143,16 @@ fn hex_val(b: u8) -> Option<u8> {
 /// Decodes unpadded base64 in the standard or the URL-safe alphabet (not both mixed); `None` at
 /// the first non-text byte. The interpreter reader decodes a program's literals with it too.
 pub(crate) fn decode_base64(body: &[u8]) -> Option<Vec<u8>> {
+    decode_base64_where(body, textual)
+}
+
+/// [`decode_base64`] of any bytes, text or not (PowerShell's `-EncodedCommand` is UTF-16).
+pub(crate) fn decode_base64_bytes(body: &[u8]) -> Option<Vec<u8>> {
+    decode_base64_where(body, |_| true)
+}
+
+/// Decodes base64 as [`decode_base64`] does; `None` at the first byte `accept` refuses.
+fn decode_base64_where(body: &[u8], accept: impl Fn(u8) -> bool) -> Option<Vec<u8>> {
     let standard = body.iter().any(|b| matches!(b, b'+' | b'/'));
     let url_safe = body.iter().any(|b| matches!(b, b'-' | b'_'));
     if standard && url_safe {
@@ -167,7 +177,7 @@ pub(crate) fn decode_base64(body: &[u8]) -> Option<Vec<u8>> {
         if bits >= 8 {
             bits -= 8;
             let byte = ((acc >> bits) & 0xff) as u8;
-            if !textual(byte) {
+            if !accept(byte) {
                 return None;
             }
             out.push(byte);

@@ -32,7 +32,7 @@
 //! matched text itself, and callers must not either.
 
 mod decode;
-pub(crate) use decode::{decode_base64, is_text};
+pub(crate) use decode::{decode_base64, decode_base64_bytes, is_text};
 mod extra;
 mod keywords;
 mod rules;

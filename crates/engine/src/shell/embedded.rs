@@ -1077,9 +1077,10 @@ fn apple_shell_scripts(code: &str, dynamic: bool) -> Vec<Nested> {
     found
 }
 
-/// PowerShell given its code inline (`-Command`, `-c`, `-EncodedCommand`, `-ec`, `-e`): a
-/// language the analysis does not read, so what it runs is only known at run time. A script
-/// file (`-File x.ps1`) is like `bash x.sh`.
+/// PowerShell given its code inline (`-Command`, `-c`, `-EncodedCommand`, `-ec`, `-e`): the
+/// POSIX script the PowerShell front end makes of it (see [`super::powershell`]); code only
+/// known at run time, or that the front end cannot read, is dynamic. A script file
+/// (`-File x.ps1`) is like `bash x.sh`.
 fn powershell(args: &[Field]) -> Vec<Nested> {
     let inline = args.iter().any(|arg| {
         let option = arg.text.to_ascii_lowercase();
@@ -1090,10 +1091,19 @@ fn powershell(args: &[Field]) -> Vec<Nested> {
                 || "encodedcommand".starts_with(option)
                 || option == "ec")
     });
-    if inline {
-        vec![Nested::Dynamic("PowerShell code".to_owned())]
-    } else {
-        Vec::new()
+    if !inline {
+        return Vec::new();
+    }
+    let literal: Option<Vec<&str>> = args
+        .iter()
+        .map(|arg| (!arg.dynamic).then_some(arg.text.as_str()))
+        .collect();
+    match literal.and_then(|args| super::powershell::invocation_to_posix(&args)) {
+        Some(text) => vec![Nested::Script {
+            text,
+            origin: Origin::ShellString,
+        }],
+        None => vec![Nested::Dynamic("PowerShell code".to_owned())],
     }
 }
 
@@ -1798,11 +1808,16 @@ mod tests {
             ),
             (&["osascript", "-e", "beep"], &[]),
             (&["osascript", "script.scpt"], &[]),
-            (&["pwsh", "-c", "x"], &["dynamic: PowerShell code"]),
+            (&["pwsh", "-c", "x"], &["{ x\n}"]),
             (
-                &["powershell.exe", "/Command", "x"],
+                &["powershell.exe", "/Command", "gc", "a"],
+                &["{ cat -- a\n}"],
+            ),
+            (
+                &["pwsh", "-c", "[IO.File]::Delete('a')"],
                 &["dynamic: PowerShell code"],
             ),
+            // Not UTF-16 text.
             (&["pwsh", "-ec", "eA=="], &["dynamic: PowerShell code"]),
             (&["pwsh", "-File", "x.ps1"], &[]),
         ];

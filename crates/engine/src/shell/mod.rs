@@ -246,6 +246,8 @@ pub(crate) use embedded::program_files;
 mod exec;
 mod interp;
 mod parse;
+pub(crate) mod powershell;
+pub(crate) use powershell::to_posix as powershell_to_posix;
 mod runners;
 mod views;
 mod walk;

@@ -1,0 +1,1275 @@
+//! PowerShell front end: reads a PowerShell command line and writes the POSIX shell script that
+//! does the same to files and the network, which the shell analysis and every baseline rule
+//! then judge (`Remove-Item -Recurse -Force ~` is `rm -r -f -- "$HOME"`, `iwr URL | iex` is
+//! `curl URL | sh`).
+//!
+//! - Cmdlets and their aliases (case-insensitive, parameters by unambiguous prefix, positional
+//!   ones) become the POSIX program with the same effect (see [`CMDLETS`]); other commands pass
+//!   through with their arguments quoted.
+//! - The home and the usual folders (`~`, `$HOME`, `$env:USERPROFILE`, `$env:APPDATA`,
+//!   `$PROFILE`, `$env:TEMP`, …) become paths under `$HOME`; other variables stay run-time
+//!   values (`"$NAME"`).
+//! - Backslashes in literal text become slashes: Windows reads both as a path separator.
+//! - Script blocks (`ForEach-Object { … }`, `Invoke-Command { … }`, `if (…) { … }`) and
+//!   subexpressions are judged as code that runs.
+//!
+//! What the reader cannot read (.NET calls, `<`) gives `None`: the caller falls back.
+
+mod read;
+
+use read::{Command, Join, Part, Pipeline, Script, Word, read};
+
+/// Deepest nesting of PowerShell in PowerShell (`pwsh -c`, `iex '…'`, `cmd /c`) followed.
+const MAX_NESTING: usize = 4;
+
+/// The POSIX shell script equivalent to PowerShell `code`, or `None` when it cannot be read.
+///
+/// ```text
+/// Remove-Item -Recurse -Force ~      →  rm -r -f -- "$HOME"
+/// iwr https://x/a.ps1 | iex          →  curl -- https://x/a.ps1 | sh
+/// ```
+pub(crate) fn to_posix(code: &str) -> Option<String> {
+    translate(code, 0)
+}
+
+/// The POSIX script of what `pwsh`/`powershell` runs when given these arguments (`-Command
+/// CODE`, `-EncodedCommand BASE64`), or `None` when that is not inline code this front end reads.
+///
+/// ```text
+/// ["-NoProfile", "-c", "Get-Content ~/.ssh/id_rsa"]  →  { cat -- "$HOME"/.ssh/id_rsa }
+/// ```
+pub(crate) fn invocation_to_posix(args: &[&str]) -> Option<String> {
+    let words: Vec<Word> = args.iter().map(|arg| Word::text(arg)).collect();
+    Writer { nesting: 0 }.nested_powershell(&words)
+}
+
+fn translate(code: &str, nesting: usize) -> Option<String> {
+    if nesting > MAX_NESTING {
+        return None;
+    }
+    let script = read(code)?;
+    Some(Writer { nesting }.script(&script))
+}
+
+/// Writes the POSIX form of what was read.
+struct Writer {
+    nesting: usize,
+}
+
+/// How a cmdlet's effect is written in POSIX terms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Effect {
+    Remove,
+    Read,
+    SetContent,
+    AddContent,
+    OutFile,
+    Tee,
+    Copy,
+    Move,
+    Web,
+    Expression,
+    StartProcess,
+    ChangeDir,
+    /// Runs its script blocks (written out as code) and nothing else.
+    RunBlocks,
+    List,
+    Search,
+    Compress,
+    Expand,
+    NewItem,
+    Schedule,
+    SetProperty,
+}
+
+/// A cmdlet: its names (the full name first, then aliases), parameters and positional order.
+struct Cmdlet {
+    names: &'static [&'static str],
+    switches: &'static [&'static str],
+    values: &'static [&'static str],
+    positional: &'static [&'static str],
+    effect: Effect,
+}
+
+/// Parameters every cmdlet takes.
+const COMMON_SWITCHES: &[&str] = &["Verbose", "Debug", "WhatIf", "Confirm"];
+const COMMON_VALUES: &[&str] = &[
+    "ErrorAction",
+    "WarningAction",
+    "InformationAction",
+    "ErrorVariable",
+    "WarningVariable",
+    "InformationVariable",
+    "OutVariable",
+    "OutBuffer",
+    "PipelineVariable",
+];
+
+/// The cmdlets whose effect is written out; a parameter prefix matching several names is
+/// read as the first (PowerShell refuses it; the stricter reading is kept).
+const CMDLETS: &[Cmdlet] = &[
+    Cmdlet {
+        names: &["remove-item", "rm", "ri", "del", "erase", "rd", "rmdir"],
+        switches: &["Recurse", "Force"],
+        values: &[
+            "Path",
+            "LiteralPath",
+            "Filter",
+            "Include",
+            "Exclude",
+            "Stream",
+            "Credential",
+        ],
+        positional: &["Path"],
+        effect: Effect::Remove,
+    },
+    Cmdlet {
+        names: &[
+            "set-location",
+            "sl",
+            "cd",
+            "chdir",
+            "push-location",
+            "pushd",
+        ],
+        switches: &["PassThru"],
+        values: &["Path", "LiteralPath", "StackName"],
+        positional: &["Path"],
+        effect: Effect::ChangeDir,
+    },
+    Cmdlet {
+        names: &["get-content", "gc", "cat", "type"],
+        switches: &["Raw", "Wait", "Force", "AsByteStream"],
+        values: &[
+            "Path",
+            "LiteralPath",
+            "TotalCount",
+            "Head",
+            "First",
+            "Tail",
+            "Last",
+            "Encoding",
+            "ReadCount",
+            "Delimiter",
+            "Stream",
+            "Filter",
+            "Include",
+            "Exclude",
+        ],
+        positional: &["Path"],
+        effect: Effect::Read,
+    },
+    Cmdlet {
+        names: &["set-content", "sc"],
+        switches: &["NoNewline", "Force", "PassThru", "AsByteStream"],
+        values: &[
+            "Path",
+            "Value",
+            "LiteralPath",
+            "Encoding",
+            "Stream",
+            "Filter",
+            "Include",
+            "Exclude",
+        ],
+        positional: &["Path", "Value"],
+        effect: Effect::SetContent,
+    },
+    Cmdlet {
+        names: &["add-content", "ac"],
+        switches: &["NoNewline", "Force", "PassThru", "AsByteStream"],
+        values: &[
+            "Path",
+            "Value",
+            "LiteralPath",
+            "Encoding",
+            "Stream",
+            "Filter",
+            "Include",
+            "Exclude",
+        ],
+        positional: &["Path", "Value"],
+        effect: Effect::AddContent,
+    },
+    Cmdlet {
+        names: &["out-file"],
+        switches: &["Append", "Force", "NoClobber", "NoNewline"],
+        values: &[
+            "FilePath",
+            "LiteralPath",
+            "Encoding",
+            "InputObject",
+            "Width",
+        ],
+        positional: &["FilePath", "Encoding"],
+        effect: Effect::OutFile,
+    },
+    Cmdlet {
+        names: &["tee-object", "tee"],
+        switches: &["Append"],
+        values: &[
+            "FilePath",
+            "LiteralPath",
+            "Variable",
+            "InputObject",
+            "Encoding",
+        ],
+        positional: &["FilePath"],
+        effect: Effect::Tee,
+    },
+    Cmdlet {
+        names: &["copy-item", "cp", "copy", "cpi"],
+        switches: &["Recurse", "Force", "Container", "PassThru"],
+        values: &[
+            "Path",
+            "Destination",
+            "LiteralPath",
+            "Filter",
+            "Include",
+            "Exclude",
+            "ToSession",
+            "FromSession",
+            "Credential",
+        ],
+        positional: &["Path", "Destination"],
+        effect: Effect::Copy,
+    },
+    Cmdlet {
+        names: &["move-item", "mv", "move", "mi"],
+        switches: &["Force", "PassThru"],
+        values: &[
+            "Path",
+            "Destination",
+            "LiteralPath",
+            "Filter",
+            "Include",
+            "Exclude",
+            "Credential",
+        ],
+        positional: &["Path", "Destination"],
+        effect: Effect::Move,
+    },
+    Cmdlet {
+        names: &[
+            "invoke-webrequest",
+            "invoke-restmethod",
+            "iwr",
+            "irm",
+            "curl",
+            "wget",
+        ],
+        switches: &[
+            "UseBasicParsing",
+            "SkipCertificateCheck",
+            "UseDefaultCredentials",
+            "DisableKeepAlive",
+            "PassThru",
+            "Resume",
+        ],
+        values: &[
+            "Uri",
+            "OutFile",
+            "InFile",
+            "Body",
+            "Method",
+            "Headers",
+            "ContentType",
+            "Credential",
+            "UserAgent",
+            "Proxy",
+            "TimeoutSec",
+            "Form",
+            "SessionVariable",
+            "WebSession",
+            "MaximumRedirection",
+        ],
+        positional: &["Uri"],
+        effect: Effect::Web,
+    },
+    Cmdlet {
+        names: &["invoke-expression", "iex"],
+        switches: &[],
+        values: &["Command"],
+        positional: &["Command"],
+        effect: Effect::Expression,
+    },
+    Cmdlet {
+        names: &["start-process", "saps", "start"],
+        switches: &[
+            "Wait",
+            "NoNewWindow",
+            "PassThru",
+            "UseNewEnvironment",
+            "LoadUserProfile",
+        ],
+        values: &[
+            "FilePath",
+            "ArgumentList",
+            "Verb",
+            "WorkingDirectory",
+            "WindowStyle",
+            "Credential",
+            "RedirectStandardOutput",
+            "RedirectStandardError",
+            "RedirectStandardInput",
+        ],
+        positional: &["FilePath", "ArgumentList"],
+        effect: Effect::StartProcess,
+    },
+    Cmdlet {
+        names: &[
+            "invoke-command",
+            "icm",
+            "foreach-object",
+            "%",
+            "foreach",
+            "where-object",
+            "?",
+            "where",
+            "measure-command",
+            "start-job",
+            "sajb",
+        ],
+        switches: &[
+            "AsJob",
+            "HideComputerName",
+            "NoNewScope",
+            "InDisconnectedSession",
+        ],
+        values: &[
+            "ScriptBlock",
+            "ArgumentList",
+            "ComputerName",
+            "Session",
+            "Credential",
+            "FilePath",
+            "InputObject",
+            "Process",
+            "Begin",
+            "End",
+            "FilterScript",
+            "MemberName",
+            "Name",
+            "JobName",
+        ],
+        positional: &["ScriptBlock"],
+        effect: Effect::RunBlocks,
+    },
+    Cmdlet {
+        names: &["get-childitem", "ls", "dir", "gci"],
+        switches: &[
+            "Recurse",
+            "Force",
+            "Name",
+            "File",
+            "Directory",
+            "Hidden",
+            "ReadOnly",
+            "System",
+            "FollowSymlink",
+        ],
+        values: &[
+            "Path",
+            "LiteralPath",
+            "Filter",
+            "Include",
+            "Exclude",
+            "Depth",
+            "Attributes",
+        ],
+        positional: &["Path", "Filter"],
+        effect: Effect::List,
+    },
+    Cmdlet {
+        names: &["select-string", "sls"],
+        switches: &[
+            "SimpleMatch",
+            "CaseSensitive",
+            "NotMatch",
+            "AllMatches",
+            "Quiet",
+            "List",
+            "Raw",
+            "NoEmphasis",
+        ],
+        values: &[
+            "Pattern",
+            "Path",
+            "LiteralPath",
+            "InputObject",
+            "Context",
+            "Encoding",
+            "Include",
+            "Exclude",
+            "Culture",
+        ],
+        positional: &["Pattern", "Path"],
+        effect: Effect::Search,
+    },
+    Cmdlet {
+        names: &["compress-archive"],
+        switches: &["Update", "Force", "PassThru"],
+        values: &["Path", "DestinationPath", "LiteralPath", "CompressionLevel"],
+        positional: &["Path", "DestinationPath"],
+        effect: Effect::Compress,
+    },
+    Cmdlet {
+        names: &["expand-archive"],
+        switches: &["Force", "PassThru"],
+        values: &["Path", "DestinationPath", "LiteralPath"],
+        positional: &["Path", "DestinationPath"],
+        effect: Effect::Expand,
+    },
+    Cmdlet {
+        names: &["new-item", "ni", "mkdir", "md"],
+        switches: &["Force"],
+        values: &["Path", "Name", "ItemType", "Value", "Credential"],
+        positional: &["Path"],
+        effect: Effect::NewItem,
+    },
+    Cmdlet {
+        names: &[
+            "register-scheduledtask",
+            "register-scheduledjob",
+            "new-service",
+        ],
+        switches: &["Force"],
+        values: &[
+            "TaskName",
+            "Action",
+            "Trigger",
+            "Settings",
+            "Principal",
+            "User",
+            "Password",
+            "TaskPath",
+            "Description",
+            "InputObject",
+            "Xml",
+            "Name",
+            "ScriptBlock",
+            "FilePath",
+            "BinaryPathName",
+            "StartupType",
+        ],
+        positional: &["TaskName"],
+        effect: Effect::Schedule,
+    },
+    Cmdlet {
+        names: &["set-itemproperty", "sp", "new-itemproperty"],
+        switches: &["Force", "PassThru"],
+        values: &[
+            "Path",
+            "Name",
+            "Value",
+            "LiteralPath",
+            "PropertyType",
+            "Type",
+            "Filter",
+            "Include",
+            "Exclude",
+            "InputObject",
+            "Credential",
+        ],
+        positional: &["Path", "Name", "Value"],
+        effect: Effect::SetProperty,
+    },
+];
+
+/// Statement keywords: their conditions and blocks run, the keyword itself does nothing.
+const KEYWORDS: &[&str] = &[
+    "if", "elseif", "else", "foreach", "for", "while", "do", "until", "switch", "try", "catch",
+    "finally", "function", "filter", "trap", "param", "begin", "process", "end", "return", "throw",
+    "data",
+];
+
+/// The arguments of a cmdlet call, bound to its parameters (values already written for POSIX).
+#[derive(Default)]
+struct Bound {
+    switches: Vec<&'static str>,
+    values: Vec<(&'static str, Vec<String>)>,
+    /// Which literal text each bound value had (for Start-Process's argument string).
+    literals: Vec<(&'static str, Vec<Option<String>>)>,
+}
+
+impl Bound {
+    fn has(&self, switch: &str) -> bool {
+        self.switches.contains(&switch)
+    }
+
+    fn values(&self, names: &[&str]) -> Vec<String> {
+        names
+            .iter()
+            .flat_map(|name| {
+                self.values
+                    .iter()
+                    .filter(move |(bound, _)| bound == name)
+                    .flat_map(|(_, values)| values.iter().cloned())
+            })
+            .collect()
+    }
+
+    fn value(&self, name: &str) -> Option<String> {
+        self.values(&[name]).into_iter().next()
+    }
+
+    fn literals(&self, name: &str) -> Vec<Option<String>> {
+        self.literals
+            .iter()
+            .filter(|(bound, _)| *bound == name)
+            .flat_map(|(_, values)| values.iter().cloned())
+            .collect()
+    }
+}
+
+impl Writer {
+    fn script(&self, script: &Script) -> String {
+        let mut out = String::new();
+        for (pipeline, join) in &script.statements {
+            out.push_str(&self.pipeline(pipeline));
+            out.push_str(match join {
+                Join::Then => "\n",
+                Join::And => " && ",
+                Join::Or => " || ",
+            });
+        }
+        out
+    }
+
+    fn pipeline(&self, pipeline: &Pipeline) -> String {
+        let commands: Vec<String> = pipeline.commands.iter().map(|c| self.command(c)).collect();
+        commands.join(" | ")
+    }
+
+    /// One command with its script blocks (run first, in a group) and redirections.
+    fn command(&self, command: &Command) -> String {
+        let blocks: Vec<String> = command
+            .words
+            .iter()
+            .flat_map(|word| &word.parts)
+            .filter_map(|part| match part {
+                Part::Block(script) => Some(self.script(script)),
+                _ => None,
+            })
+            .collect();
+        let mut text = match (&command.assigns, command.words.first()) {
+            // `$x = 'value'`, `$x = $y`: the value, its subexpressions run.
+            (Some(name), Some(first)) if !is_command_name(first, command) => {
+                let values: Vec<String> = command.words.iter().map(|w| self.word(w)).collect();
+                format!("{}={}", var_name(name), values.join(""))
+            }
+            // `$x = Get-Content a`: the command's output.
+            (Some(name), _) => format!("{}=\"$({})\"", var_name(name), self.argv(command)),
+            (None, _) => self.argv(command),
+        };
+        if !blocks.is_empty() {
+            let mut group = String::from("{ ");
+            for block in &blocks {
+                group.push_str(block.trim_end());
+                group.push('\n');
+            }
+            if !text.is_empty() {
+                group.push_str(&text);
+                group.push('\n');
+            }
+            group.push('}');
+            text = group;
+        }
+        if text.is_empty() {
+            text.push(':');
+        }
+        for redirect in &command.redirects {
+            text.push(' ');
+            text.push_str(&redirect.op);
+            if let Some(target) = &redirect.target {
+                text.push(' ');
+                text.push_str(&self.redirect_target(target));
+            }
+        }
+        text
+    }
+
+    /// A redirection's file (`$null` is the null device).
+    fn redirect_target(&self, word: &Word) -> String {
+        match word.parts.as_slice() {
+            [Part::Var(name)] if name.eq_ignore_ascii_case("null") => "/dev/null".to_owned(),
+            _ => self.word(word),
+        }
+    }
+
+    /// The POSIX command line of one command's words (empty when it runs nothing itself).
+    fn argv(&self, command: &Command) -> String {
+        let Some((first, rest)) = command.words.split_first() else {
+            return String::new();
+        };
+        let name = match first.literal() {
+            Some(name) if is_command_name(first, command) => name,
+            // A value on its own is output: `"text"`, `$x`, `(Get-Content x)`.
+            _ if !command.called => return self.echo_values(&command.words),
+            _ => return self.passthrough(&command.words),
+        };
+        let lower = name.to_ascii_lowercase();
+        if KEYWORDS.contains(&lower.as_str()) || lower == "." || lower == "&" {
+            return self.echo_values(rest);
+        }
+        let program = lower.strip_suffix(".exe").unwrap_or(&lower);
+        match program {
+            "cmd" => {
+                return self
+                    .cmd(rest)
+                    .unwrap_or_else(|| self.passthrough(&command.words));
+            }
+            "powershell" | "pwsh" => {
+                return self
+                    .nested_powershell(rest)
+                    .unwrap_or_else(|| self.passthrough(&command.words));
+            }
+            "schtasks" if has_word(rest, "/create") => return "crontab -".to_owned(),
+            "reg" if has_word(rest, "add") && rest.iter().any(is_run_key) => {
+                return "crontab -".to_owned();
+            }
+            _ => {}
+        }
+        // `curl.exe` is the real curl, not the alias.
+        let cmdlet = (!lower.ends_with(".exe"))
+            .then(|| CMDLETS.iter().find(|c| c.names.contains(&lower.as_str())))
+            .flatten();
+        cmdlet
+            .and_then(|cmdlet| self.cmdlet(cmdlet, rest))
+            .unwrap_or_else(|| self.passthrough(&command.words))
+    }
+
+    /// Words that are values, not a program and its arguments (`"text"`, `(Get-Content x)`,
+    /// `foreach ($f in $x)`): an `echo` of those with commands in them, so that the commands
+    /// run and no value is taken for a program; empty when none has.
+    fn echo_values(&self, words: &[Word]) -> String {
+        let values: Vec<String> = words
+            .iter()
+            .filter(|w| w.parts.iter().any(|p| matches!(p, Part::Sub(_))))
+            .map(|w| self.word(w))
+            .collect();
+        if values.is_empty() {
+            String::new()
+        } else {
+            format!("echo {}", values.join(" "))
+        }
+    }
+
+    /// An unknown command: its name and arguments as they are.
+    fn passthrough(&self, words: &[Word]) -> String {
+        let words: Vec<String> = words.iter().map(|w| self.word(w)).collect();
+        words.join(" ")
+    }
+
+    /// One word in POSIX quoting.
+    fn word(&self, word: &Word) -> String {
+        let mut out = String::new();
+        for (i, part) in word.parts.iter().enumerate() {
+            match part {
+                Part::Text(text) => {
+                    let text = text.replace('\\', "/");
+                    match text.strip_prefix('~') {
+                        Some(rest) if i == 0 && (rest.is_empty() || rest.starts_with('/')) => {
+                            out.push_str("\"$HOME\"");
+                            out.push_str(&quote(rest));
+                        }
+                        _ => out.push_str(&quote(&text)),
+                    }
+                }
+                Part::Var(name) => out.push_str(&variable(name)),
+                Part::Sub(script) => {
+                    out.push_str("\"$(");
+                    out.push_str(self.script(script).trim_end());
+                    out.push_str(")\"");
+                }
+                Part::Block(_) => out.push_str("'{}'"),
+            }
+        }
+        if out.is_empty() {
+            out.push_str("''");
+        }
+        out
+    }
+
+    /// Binds a cmdlet's arguments and writes its effect; `None` when it has none to write
+    /// (the command passes through).
+    fn cmdlet(&self, cmdlet: &Cmdlet, args: &[Word]) -> Option<String> {
+        let bound = self.bind(cmdlet, args);
+        let paths = |names: &[&str]| bound.values(names);
+        let argv = |program: &str, flags: &[&str], operands: Vec<String>| {
+            let mut line = vec![program.to_owned()];
+            line.extend(flags.iter().map(|f| (*f).to_owned()));
+            line.push("--".to_owned());
+            line.extend(operands);
+            line.join(" ")
+        };
+        let line = match cmdlet.effect {
+            Effect::Remove => {
+                let mut flags = Vec::new();
+                if bound.has("Recurse") {
+                    flags.push("-r");
+                }
+                if bound.has("Force") {
+                    flags.push("-f");
+                }
+                argv("rm", &flags, paths(&["Path", "LiteralPath"]))
+            }
+            Effect::Read => argv("cat", &[], paths(&["Path", "LiteralPath"])),
+            Effect::ChangeDir => {
+                let mut line = vec!["cd".to_owned()];
+                line.extend(paths(&["Path", "LiteralPath"]).into_iter().take(1));
+                line.join(" ")
+            }
+            Effect::SetContent | Effect::AddContent => write_file(
+                paths(&["Path", "LiteralPath"]),
+                bound.values(&["Value"]),
+                cmdlet.effect == Effect::AddContent,
+            ),
+            Effect::OutFile => write_file(
+                paths(&["FilePath", "LiteralPath"]),
+                bound.values(&["InputObject"]),
+                bound.has("Append"),
+            ),
+            Effect::Tee => {
+                let flags: &[&str] = if bound.has("Append") { &["-a"] } else { &[] };
+                argv("tee", flags, paths(&["FilePath", "LiteralPath"]))
+            }
+            Effect::Copy | Effect::Move => {
+                let mut flags = Vec::new();
+                if bound.has("Recurse") {
+                    flags.push("-r");
+                }
+                if bound.has("Force") {
+                    flags.push("-f");
+                }
+                let mut operands = paths(&["Path", "LiteralPath"]);
+                operands.push(bound.value("Destination").unwrap_or_else(|| ".".to_owned()));
+                let program = if cmdlet.effect == Effect::Copy {
+                    "cp"
+                } else {
+                    "mv"
+                };
+                argv(program, &flags, operands)
+            }
+            Effect::Web => web(&bound),
+            Effect::Expression => self.expression(&bound),
+            Effect::StartProcess => self.start_process(&bound),
+            Effect::RunBlocks => String::new(),
+            Effect::List => {
+                let flags: &[&str] = if bound.has("Recurse") { &["-R"] } else { &[] };
+                argv("ls", flags, paths(&["Path", "LiteralPath"]))
+            }
+            Effect::Search => {
+                let pattern = bound.value("Pattern").unwrap_or_else(|| "''".to_owned());
+                argv(
+                    &format!("grep -e {pattern}"),
+                    &[],
+                    paths(&["Path", "LiteralPath"]),
+                )
+            }
+            Effect::Compress => {
+                let mut operands = vec![bound.value("DestinationPath").unwrap_or_default()];
+                operands.extend(paths(&["Path", "LiteralPath"]));
+                argv("zip", &["-r"], operands)
+            }
+            Effect::Expand => {
+                let archive = paths(&["Path", "LiteralPath"]).join(" ");
+                let dest = bound
+                    .value("DestinationPath")
+                    .unwrap_or_else(|| ".".to_owned());
+                format!("unzip -o {archive} -d {dest}")
+            }
+            Effect::NewItem => new_item(&bound),
+            Effect::Schedule => "crontab -".to_owned(),
+            Effect::SetProperty => {
+                let run_key = bound
+                    .literals("Path")
+                    .into_iter()
+                    .chain(bound.literals("LiteralPath"))
+                    .flatten()
+                    .any(|path| is_run_key_text(&path));
+                if !run_key {
+                    return None;
+                }
+                "crontab -".to_owned()
+            }
+        };
+        Some(line)
+    }
+
+    /// Binds arguments: `-Name value`, `-Name:value`, switches, then positional values in order
+    /// (extra ones join the first positional parameter). A `,` joins values into one array.
+    fn bind(&self, cmdlet: &Cmdlet, args: &[Word]) -> Bound {
+        let mut bound = Bound::default();
+        let mut positional = cmdlet.positional.iter();
+        let mut words = args.iter().peekable();
+        while let Some(word) = words.next() {
+            if cmdlet.effect == Effect::Remove
+                && let Some(flag) = word.literal().and_then(|t| cmd_switch(&t))
+            {
+                bound.switches.push(flag);
+                continue;
+            }
+            let target = match parameter(word) {
+                Some((name, inline)) => {
+                    let Some(param) = find_param(cmdlet, &name) else {
+                        continue;
+                    };
+                    if let Param::Switch(switch) = param {
+                        let off = inline
+                            .as_ref()
+                            .is_some_and(|v| v.eq_ignore_ascii_case("$false") || v == "0");
+                        if !off {
+                            bound.switches.push(switch);
+                        }
+                        continue;
+                    }
+                    let Param::Value(value) = param else { continue };
+                    if let Some(inline) = inline.filter(|v| !v.is_empty()) {
+                        let word = Word::text(&inline);
+                        bound.values.push((value, vec![self.word(&word)]));
+                        bound.literals.push((value, vec![Some(inline)]));
+                        continue;
+                    }
+                    match words.next() {
+                        Some(word) => (value, word),
+                        None => continue,
+                    }
+                }
+                None => {
+                    let name = positional.next().or(cmdlet.positional.first());
+                    match name {
+                        Some(name) => (*name, word),
+                        None => continue,
+                    }
+                }
+            };
+            let (name, mut word) = target;
+            let mut values = Vec::new();
+            let mut literals = Vec::new();
+            loop {
+                values.push(self.word(word));
+                literals.push(word.literal());
+                if !word.comma_after {
+                    break;
+                }
+                match words.next() {
+                    Some(next) => word = next,
+                    None => break,
+                }
+            }
+            bound.values.push((name, values));
+            bound.literals.push((name, literals));
+        }
+        bound
+    }
+
+    /// `iex CODE`: literal code is PowerShell read in turn; a run-time value (`iex (iwr URL)`)
+    /// runs as a shell's script; with no argument, what the pipeline sends runs.
+    fn expression(&self, bound: &Bound) -> String {
+        let literal = bound.literals("Command").into_iter().next().flatten();
+        if let Some(code) = literal
+            && let Some(posix) = translate(&code, self.nesting + 1)
+        {
+            return format!("{{ {}\n}}", posix.trim_end());
+        }
+        match bound.value("Command") {
+            Some(value) => format!("sh -c {value}"),
+            None => "sh".to_owned(),
+        }
+    }
+
+    /// `Start-Process PROGRAM -ArgumentList …`: the program run with its arguments (a string of
+    /// arguments split at blanks), judged as that command line.
+    fn start_process(&self, bound: &Bound) -> String {
+        let Some(program) = bound.literals("FilePath").into_iter().next().flatten() else {
+            let mut line = vec!["\"$PROGRAM\"".to_owned()];
+            line.extend(bound.values(&["ArgumentList"]));
+            return line.join(" ");
+        };
+        let mut words = vec![Word::text(&program)];
+        for (literal, value) in bound
+            .literals("ArgumentList")
+            .into_iter()
+            .zip(bound.values(&["ArgumentList"]))
+        {
+            match literal {
+                Some(text) => words.extend(text.split_whitespace().map(Word::text)),
+                None => words.push(Word::text(&value)),
+            }
+        }
+        let command = Command {
+            words,
+            ..Command::default()
+        };
+        self.argv(&command)
+    }
+
+    /// `cmd /c …` and `cmd /k …`: the rest of the line, read as commands (cmd's own built-ins
+    /// share PowerShell's aliases: `del`, `rd`, `copy`, `type`).
+    fn cmd(&self, args: &[Word]) -> Option<String> {
+        let at = args.iter().position(|w| {
+            w.literal()
+                .is_some_and(|t| t.eq_ignore_ascii_case("/c") || t.eq_ignore_ascii_case("/k"))
+        })?;
+        let line = self.literal_line(args.get(at + 1..)?)?;
+        let posix = translate(&cmd_variables(&line), self.nesting + 1)?;
+        Some(format!("{{ {}\n}}", posix.trim_end()))
+    }
+
+    /// `powershell -Command CODE`, `pwsh -c CODE`, `-EncodedCommand BASE64`: the code read in
+    /// turn. `-File x.ps1` and an operand (pwsh's script file) give `None`.
+    fn nested_powershell(&self, args: &[Word]) -> Option<String> {
+        let mut rest = args.iter();
+        while let Some(word) = rest.next() {
+            let text = word.literal()?;
+            let option = text.strip_prefix(['-', '/'])?.to_ascii_lowercase();
+            let code = match pwsh_option(&option) {
+                PwshOption::Encoded => decode_utf16_base64(&rest.next()?.literal()?)?,
+                PwshOption::Command => {
+                    let remaining: Vec<Word> = rest
+                        .map(|w| Word::text(&w.literal().unwrap_or_default()))
+                        .collect();
+                    self.literal_line(&remaining)?
+                }
+                PwshOption::File => return None,
+                PwshOption::Value => {
+                    rest.next();
+                    continue;
+                }
+                PwshOption::Flag => continue,
+            };
+            let posix = translate(&code, self.nesting + 1)?;
+            return Some(format!("{{ {}\n}}", posix.trim_end()));
+        }
+        None
+    }
+
+    /// Literal words joined into one line of code (`None` when one is a run-time value).
+    fn literal_line(&self, words: &[Word]) -> Option<String> {
+        let texts: Option<Vec<String>> = words.iter().map(Word::literal).collect();
+        Some(texts?.join(" "))
+    }
+}
+
+/// cmd's `%NAME%` variables in PowerShell's spelling (`$env:NAME`), so that `%USERPROFILE%` is
+/// the home as `$env:USERPROFILE` is. A `%` that opens no name is kept.
+fn cmd_variables(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(start) = rest.find('%') {
+        let (before, after) = rest.split_at(start);
+        out.push_str(before);
+        let after = after.get(1..).unwrap_or("");
+        let name_len = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        match after.get(name_len..) {
+            Some(tail) if name_len > 0 && tail.starts_with('%') => {
+                out.push_str("${env:");
+                out.push_str(after.get(..name_len).unwrap_or(""));
+                out.push('}');
+                rest = tail.get(1..).unwrap_or("");
+            }
+            _ => {
+                out.push('%');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// An option of `pwsh`/`powershell`, written without its `-` or `/`.
+enum PwshOption {
+    /// `-EncodedCommand` (`-e`, `-ec`, `-enc`): base64 code follows.
+    Encoded,
+    /// `-Command` (`-c`): the rest of the line is code.
+    Command,
+    /// `-File` (`-f`): a script file.
+    File,
+    /// An option that takes a value (`-ExecutionPolicy Bypass`).
+    Value,
+    /// A flag (`-NoProfile`).
+    Flag,
+}
+
+/// pwsh's options that take a value.
+const PWSH_VALUE_OPTIONS: &[&str] = &[
+    "executionpolicy",
+    "ep",
+    "windowstyle",
+    "inputformat",
+    "outputformat",
+    "configurationname",
+    "workingdirectory",
+    "wd",
+    "settingsfile",
+    "version",
+    "psconsolefile",
+    "custompipename",
+];
+
+/// Which option `option` (lowercase) is, by name or prefix as pwsh reads them (`-e` is
+/// `-EncodedCommand`, `-ex` `-ExecutionPolicy`).
+fn pwsh_option(option: &str) -> PwshOption {
+    let is = |long: &str| !option.is_empty() && long.starts_with(option);
+    if option == "ec" || is("encodedcommand") {
+        PwshOption::Encoded
+    } else if is("command") {
+        PwshOption::Command
+    } else if is("file") {
+        PwshOption::File
+    } else if PWSH_VALUE_OPTIONS.iter().any(|long| is(long)) {
+        PwshOption::Value
+    } else {
+        PwshOption::Flag
+    }
+}
+
+/// Whether a command's first word names a program: bare literal text, or anything after `&`.
+fn is_command_name(first: &Word, command: &Command) -> bool {
+    command.called || (first.bare && first.literal().is_some())
+}
+
+/// What a bare `-Name` or `-Name:value` word names.
+fn parameter(word: &Word) -> Option<(String, Option<String>)> {
+    if !word.bare {
+        return None;
+    }
+    let Some(Part::Text(text)) = word.parts.first() else {
+        return None;
+    };
+    let body = text.strip_prefix('-')?;
+    if !body.chars().next()?.is_ascii_alphabetic() {
+        return None;
+    }
+    match body.split_once(':') {
+        Some((name, value)) => {
+            let mut inline = value.to_owned();
+            for part in word.parts.get(1..).unwrap_or_default() {
+                match part {
+                    Part::Text(text) => inline.push_str(text),
+                    Part::Var(name) => {
+                        inline.push('$');
+                        inline.push_str(name);
+                    }
+                    _ => {}
+                }
+            }
+            Some((name.to_owned(), Some(inline)))
+        }
+        None => Some((body.to_owned(), None)),
+    }
+}
+
+/// A parameter of a cmdlet, found by name or unambiguous prefix.
+enum Param {
+    Switch(&'static str),
+    Value(&'static str),
+    Common,
+}
+
+fn find_param(cmdlet: &Cmdlet, name: &str) -> Option<Param> {
+    let lower = name.to_ascii_lowercase();
+    let matches = |list: &'static [&'static str]| {
+        let exact = list.iter().find(|p| p.eq_ignore_ascii_case(&lower));
+        exact.or_else(|| {
+            list.iter()
+                .find(|p| p.to_ascii_lowercase().starts_with(&lower))
+        })
+    };
+    let exact = |list: &'static [&'static str]| list.iter().any(|p| p.eq_ignore_ascii_case(&lower));
+    if exact(COMMON_SWITCHES) || exact(COMMON_VALUES) {
+        return Some(Param::Common);
+    }
+    if let Some(switch) = matches(cmdlet.switches) {
+        return Some(Param::Switch(switch));
+    }
+    if let Some(value) = matches(cmdlet.values) {
+        return Some(Param::Value(value));
+    }
+    if matches(COMMON_SWITCHES).is_some() || matches(COMMON_VALUES).is_some() {
+        return Some(Param::Common);
+    }
+    None
+}
+
+/// cmd's switches of `del` and `rd` (`/s` recursive, `/q` and `/f` forced), which agents also
+/// write in PowerShell.
+fn cmd_switch(text: &str) -> Option<&'static str> {
+    match text.to_ascii_lowercase().as_str() {
+        "/s" => Some("Recurse"),
+        "/q" | "/f" => Some("Force"),
+        _ => None,
+    }
+}
+
+/// A write of `values` (or of the pipeline's output) to the files: `printf '%s\n' V > P`.
+fn write_file(paths: Vec<String>, values: Vec<String>, append: bool) -> String {
+    let source = if values.is_empty() {
+        "cat".to_owned()
+    } else {
+        format!("printf '%s\\n' {}", values.join(" "))
+    };
+    match paths.as_slice() {
+        [path] => format!("{source} {} {path}", if append { ">>" } else { ">" }),
+        _ => {
+            let append = if append { " -a" } else { "" };
+            format!("{source} | tee{append} -- {} > /dev/null", paths.join(" "))
+        }
+    }
+}
+
+/// `Invoke-WebRequest`: `curl` with the upload (`-InFile`, `-Body`, a sending method) and the
+/// download file (`-OutFile`).
+fn web(bound: &Bound) -> String {
+    let mut line = vec!["curl".to_owned()];
+    let method = bound
+        .literals("Method")
+        .into_iter()
+        .flatten()
+        .next()
+        .map(|m| m.to_ascii_uppercase());
+    if let Some(method) = &method
+        && method != "GET"
+    {
+        line.push(format!("-X {method}"));
+    }
+    match bound.value("Body").or_else(|| bound.value("Form")) {
+        Some(body) => line.push(format!("-d {body}")),
+        None if matches!(method.as_deref(), Some("POST" | "PUT" | "PATCH")) => {
+            line.push("-d ''".to_owned());
+        }
+        None => {}
+    }
+    if let Some(file) = bound.value("InFile") {
+        line.push(format!("-T {file}"));
+    }
+    if let Some(file) = bound.value("OutFile") {
+        line.push(format!("-o {file}"));
+    }
+    line.push("--".to_owned());
+    line.extend(bound.values(&["Uri"]));
+    line.join(" ")
+}
+
+/// `New-Item`: a directory, a link, or a file with its `-Value`.
+fn new_item(bound: &Bound) -> String {
+    let kind = bound
+        .literals("ItemType")
+        .into_iter()
+        .flatten()
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let mut paths = bound.values(&["Path"]);
+    if let Some(name) = bound.value("Name") {
+        paths = match paths.as_slice() {
+            [] => vec![name],
+            _ => paths.iter().map(|dir| format!("{dir}/{name}")).collect(),
+        };
+    }
+    let paths = paths.join(" ");
+    match kind.as_str() {
+        "directory" | "dir" | "d" => format!("mkdir -p -- {paths}"),
+        "symboliclink" | "hardlink" | "junction" => {
+            let target = bound.value("Value").unwrap_or_default();
+            format!("ln -s -- {target} {paths}")
+        }
+        _ => match bound.value("Value") {
+            Some(value) => format!("printf '%s\\n' {value} > {paths}"),
+            None => format!("touch -- {paths}"),
+        },
+    }
+}
+
+/// Whether a word names a registry key Windows runs at logon (`…\CurrentVersion\Run`,
+/// `RunOnce`, `Winlogon`).
+fn is_run_key(word: &Word) -> bool {
+    word.literal().is_some_and(|text| is_run_key_text(&text))
+}
+
+fn is_run_key_text(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase().replace('/', "\\");
+    lower.contains("\\currentversion\\run") || lower.contains("\\currentversion\\winlogon")
+}
+
+fn has_word(words: &[Word], wanted: &str) -> bool {
+    words
+        .iter()
+        .any(|w| w.literal().is_some_and(|t| t.eq_ignore_ascii_case(wanted)))
+}
+
+/// A PowerShell variable in POSIX terms: the home and its folders (the temp directory too) as
+/// paths under `$HOME`, the rest as run-time values.
+fn variable(name: &str) -> String {
+    let lower = name.to_ascii_lowercase();
+    let known = match lower.as_str() {
+        "home" | "env:userprofile" | "env:homepath" => "\"$HOME\"",
+        "env:homedrive" | "null" => "''",
+        "env:appdata" => "\"$HOME\"/AppData/Roaming",
+        "env:localappdata" => "\"$HOME\"/AppData/Local",
+        "env:temp" | "env:tmp" => "\"$HOME\"/AppData/Local/Temp",
+        "profile" => "\"$HOME\"/Documents/PowerShell/Microsoft.PowerShell_profile.ps1",
+        "env:systemroot" | "env:windir" => "C:/Windows",
+        "env:programfiles" => "'C:/Program Files'",
+        "true" => "true",
+        "false" => "false",
+        "pwd" => "\"$PWD\"",
+        _ => "",
+    };
+    if !known.is_empty() {
+        return known.to_owned();
+    }
+    format!("\"${}\"", var_name(name))
+}
+
+/// A PowerShell variable's name as a POSIX one (`env:` and other scopes dropped).
+fn var_name(name: &str) -> String {
+    let bare = name.rsplit(':').next().unwrap_or(name);
+    let clean: String = bare
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    match clean.chars().next() {
+        Some(c) if c.is_ascii_digit() => format!("_{clean}"),
+        Some(_) => clean,
+        None => "_".to_owned(),
+    }
+}
+
+/// Text in POSIX quoting: plain words as they are (globs kept), the rest single-quoted.
+fn quote(text: &str) -> String {
+    if text.is_empty() {
+        return String::new();
+    }
+    let plain = text
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-_./:=,+@%*?".contains(c));
+    if plain {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+/// `-EncodedCommand`'s argument: base64 of UTF-16LE text.
+fn decode_utf16_base64(text: &str) -> Option<String> {
+    let bytes = crate::secrets::decode_base64_bytes(text.trim_end_matches('=').as_bytes())?;
+    if bytes.len() % 2 != 0 {
+        return None;
+    }
+    let units: Vec<u16> = bytes
+        .chunks_exact(2)
+        .map(|pair| match pair {
+            [lo, hi] => u16::from_le_bytes([*lo, *hi]),
+            _ => 0,
+        })
+        .collect();
+    String::from_utf16(&units).ok()
+}
+
+#[cfg(test)]
+mod tests;

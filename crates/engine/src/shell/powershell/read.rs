@@ -1,0 +1,614 @@
+//! The reader: PowerShell's command syntax as a small tree of statements, pipelines, commands
+//! and words. Backslashes are ordinary characters; what it cannot read gives `None`.
+
+/// Most characters of PowerShell code read.
+const MAX_LEN: usize = 64 * 1024;
+/// Deepest nesting of `( )`, `$( )`, `{ }` and `@{ }` read.
+const MAX_DEPTH: usize = 16;
+/// Most words, commands and statements read in one piece of code.
+const MAX_ITEMS: usize = 4096;
+
+/// Statements, each with how it joins the next (`;` or a newline, `&&`, `||`).
+#[derive(Debug, Default)]
+pub(super) struct Script {
+    pub statements: Vec<(Pipeline, Join)>,
+}
+
+/// How a statement joins the one after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Join {
+    /// `;`, a newline or the end.
+    Then,
+    /// PowerShell 7's `&&`.
+    And,
+    /// PowerShell 7's `||`.
+    Or,
+}
+
+/// Commands joined by `|`.
+#[derive(Debug, Default)]
+pub(super) struct Pipeline {
+    pub commands: Vec<Command>,
+}
+
+/// One command: its words (the call operator `&` dropped) and its redirections.
+#[derive(Debug, Default)]
+pub(super) struct Command {
+    pub words: Vec<Word>,
+    pub redirects: Vec<Redirect>,
+    /// Whether the command was written `& program …` (the program may be a value).
+    pub called: bool,
+    /// `$name = …`: the variable the command's output is assigned to.
+    pub assigns: Option<String>,
+}
+
+/// A redirection: the POSIX operator (`>`, `>>`, `2>`, `2>&1`) and its target.
+#[derive(Debug)]
+pub(super) struct Redirect {
+    pub op: String,
+    pub target: Option<Word>,
+}
+
+/// One word of a command: its parts, whether it was written bare (a bare `-Name` is a
+/// parameter) and whether a `,` joins it to the next word (an array argument).
+#[derive(Debug, Default)]
+pub(super) struct Word {
+    pub parts: Vec<Part>,
+    pub bare: bool,
+    pub comma_after: bool,
+}
+
+/// A piece of a word.
+#[derive(Debug)]
+pub(super) enum Part {
+    /// Literal text.
+    Text(String),
+    /// A variable: `HOME`, `env:USERPROFILE`, `_`.
+    Var(String),
+    /// Commands whose output is the value: `$( … )`, `@( … )`, `( … )`.
+    Sub(Script),
+    /// A script block `{ … }`: code a command may run.
+    Block(Script),
+}
+
+impl Word {
+    /// The word's text when it is all literal.
+    pub fn literal(&self) -> Option<String> {
+        let mut text = String::new();
+        for part in &self.parts {
+            match part {
+                Part::Text(t) => text.push_str(t),
+                _ => return None,
+            }
+        }
+        Some(text)
+    }
+
+    /// A literal word (for argument lists built from text: `cmd /c …`).
+    pub fn text(text: &str) -> Self {
+        Self {
+            parts: vec![Part::Text(text.to_owned())],
+            bare: true,
+            comma_after: false,
+        }
+    }
+}
+
+/// Reads PowerShell code. `None` when it is not the command syntax this reader knows.
+pub(super) fn read(code: &str) -> Option<Script> {
+    if code.len() > MAX_LEN {
+        return None;
+    }
+    let mut reader = Reader {
+        chars: code.chars().collect(),
+        at: 0,
+        depth: 0,
+        items: 0,
+    };
+    let script = reader.script(None)?;
+    (reader.at >= reader.chars.len()).then_some(script)
+}
+
+struct Reader {
+    chars: Vec<char>,
+    at: usize,
+    depth: usize,
+    items: usize,
+}
+
+/// Characters that end a bare word.
+fn ends_word(c: char) -> bool {
+    c.is_whitespace() || matches!(c, ';' | '|' | '&' | ')' | '}' | ',' | '>' | '<')
+}
+
+impl Reader {
+    fn peek(&self) -> Option<char> {
+        self.chars.get(self.at).copied()
+    }
+
+    fn peek_at(&self, ahead: usize) -> Option<char> {
+        self.chars.get(self.at + ahead).copied()
+    }
+
+    fn starts(&self, text: &str) -> bool {
+        text.chars()
+            .enumerate()
+            .all(|(i, c)| self.peek_at(i) == Some(c))
+    }
+
+    /// Counts one more item read; `None` past the limit.
+    fn count(&mut self) -> Option<()> {
+        self.items += 1;
+        (self.items <= MAX_ITEMS).then_some(())
+    }
+
+    /// Enters a nested construct; `None` past the depth limit.
+    fn nested<T>(&mut self, read: impl FnOnce(&mut Self) -> Option<T>) -> Option<T> {
+        if self.depth >= MAX_DEPTH {
+            return None;
+        }
+        self.depth += 1;
+        let out = read(self);
+        self.depth -= 1;
+        out
+    }
+
+    /// Skips blanks, line continuations (a backtick before a newline) and `<# … #>` comments;
+    /// with `newlines`, newlines and `#` comments too.
+    fn skip_blank(&mut self, newlines: bool) -> Option<()> {
+        loop {
+            match self.peek() {
+                Some(' ' | '\t') => self.at += 1,
+                Some('\r' | '\n') if newlines => self.at += 1,
+                Some('`') if matches!(self.peek_at(1), Some('\n' | '\r')) => self.at += 2,
+                Some('<') if self.peek_at(1) == Some('#') => {
+                    let end = (self.at..self.chars.len())
+                        .find(|&i| self.chars.get(i..i + 2) == Some(&['#', '>'][..]))?;
+                    self.at = end + 2;
+                }
+                Some('#') if newlines => self.skip_line(),
+                _ => return Some(()),
+            }
+        }
+    }
+
+    fn skip_line(&mut self) {
+        while !matches!(self.peek(), None | Some('\n')) {
+            self.at += 1;
+        }
+    }
+
+    /// Statements until `close` (consumed) or the end of the code.
+    fn script(&mut self, close: Option<char>) -> Option<Script> {
+        let mut script = Script::default();
+        loop {
+            self.skip_blank(true)?;
+            match self.peek() {
+                None if close.is_none() => return Some(script),
+                None => return None,
+                Some(c) if Some(c) == close => {
+                    self.at += 1;
+                    return Some(script);
+                }
+                Some(';') => {
+                    self.at += 1;
+                    continue;
+                }
+                _ => {}
+            }
+            self.count()?;
+            let pipeline = self.pipeline()?;
+            self.skip_blank(false)?;
+            let join = if self.starts("&&") {
+                self.at += 2;
+                Join::And
+            } else if self.starts("||") {
+                self.at += 2;
+                Join::Or
+            } else {
+                Join::Then
+            };
+            if pipeline
+                .commands
+                .iter()
+                .any(|c| !c.words.is_empty() || !c.redirects.is_empty())
+            {
+                script.statements.push((pipeline, join));
+            }
+        }
+    }
+
+    /// Commands joined by `|` (a newline may follow the `|`).
+    fn pipeline(&mut self) -> Option<Pipeline> {
+        let mut pipeline = Pipeline::default();
+        loop {
+            pipeline.commands.push(self.command()?);
+            self.skip_blank(false)?;
+            if self.peek() == Some('|') && self.peek_at(1) != Some('|') {
+                self.at += 1;
+                self.skip_blank(true)?;
+            } else {
+                return Some(pipeline);
+            }
+        }
+    }
+
+    /// One command: words and redirections until the end of the statement or pipeline element.
+    fn command(&mut self) -> Option<Command> {
+        let mut command = Command::default();
+        loop {
+            self.skip_blank(false)?;
+            let Some(c) = self.peek() else {
+                return Some(command);
+            };
+            match c {
+                '\r' | '\n' | ';' | ')' | '}' => return Some(command),
+                '|' => return Some(command),
+                '&' if self.peek_at(1) == Some('&') => return Some(command),
+                '&' if command.words.is_empty() && !command.called => {
+                    self.at += 1;
+                    command.called = true;
+                }
+                // A trailing `&` runs the pipeline as a background job: it still runs.
+                '&' => {
+                    self.at += 1;
+                    return Some(command);
+                }
+                '#' => {
+                    self.skip_line();
+                    return Some(command);
+                }
+                '<' => return None,
+                '[' if command.words.is_empty() && !command.called => self.type_literal()?,
+                ',' => {
+                    self.at += 1;
+                    let last = command.words.last_mut()?;
+                    last.comma_after = true;
+                }
+                _ if self.redirect_ahead() => {
+                    let redirect = self.redirect()?;
+                    command.redirects.push(redirect);
+                }
+                _ => {
+                    self.count()?;
+                    let word = self.word()?;
+                    command.words.push(word);
+                    if command.words.len() == 1 && command.assigns.is_none() {
+                        self.assignment(&mut command)?;
+                    }
+                }
+            }
+        }
+    }
+
+    /// A type literal at the start of a statement: a cast (`[int]$x`) is skipped, a static
+    /// member (`[IO.File]::Delete(…)`) is .NET code this reader does not follow.
+    fn type_literal(&mut self) -> Option<()> {
+        let mut depth = 0usize;
+        loop {
+            match self.peek()? {
+                '[' => depth += 1,
+                ']' => {
+                    depth = depth.checked_sub(1)?;
+                    if depth == 0 {
+                        self.at += 1;
+                        return (!self.starts("::")).then_some(());
+                    }
+                }
+                '\n' => return None,
+                _ => {}
+            }
+            self.at += 1;
+        }
+    }
+
+    /// After a statement's first word: `$name = …` (also `+=`, `-=`) makes the rest the
+    /// assigned value.
+    fn assignment(&mut self, command: &mut Command) -> Option<()> {
+        let [Part::Var(name)] = command.words.first()?.parts.as_slice() else {
+            return Some(());
+        };
+        let name = name.clone();
+        self.skip_blank(false)?;
+        let op_len = if self.peek() == Some('=') && self.peek_at(1) != Some('=') {
+            1
+        } else if matches!(self.peek(), Some('+' | '-' | '*' | '/')) && self.peek_at(1) == Some('=')
+        {
+            2
+        } else {
+            return Some(());
+        };
+        self.at += op_len;
+        command.words.clear();
+        command.assigns = Some(name);
+        Some(())
+    }
+
+    /// Whether a redirection starts here: `>`, `>>`, `2>`, `*>`, `2>&1`.
+    fn redirect_ahead(&self) -> bool {
+        match self.peek() {
+            Some('>') => true,
+            Some('*' | '1'..='6') => self.peek_at(1) == Some('>'),
+            _ => false,
+        }
+    }
+
+    fn redirect(&mut self) -> Option<Redirect> {
+        let stream = match self.peek()? {
+            '>' => None,
+            c => {
+                self.at += 1;
+                Some(c)
+            }
+        };
+        self.at += 1;
+        let append = self.peek() == Some('>');
+        if append {
+            self.at += 1;
+        }
+        let arrow = if append { ">>" } else { ">" };
+        if self.peek() == Some('&') {
+            let target = self.peek_at(1)?;
+            self.at += 2;
+            return Some(Redirect {
+                op: format!("{}>&{target}", stream.unwrap_or('1')),
+                target: None,
+            });
+        }
+        let op = match stream {
+            None | Some('1') => arrow.to_owned(),
+            // `*>` sends every stream: the file gets the output and the errors.
+            Some('*') => format!("&{arrow}"),
+            Some(n) => format!("{n}{arrow}"),
+        };
+        self.skip_blank(false)?;
+        let target = self.word()?;
+        Some(Redirect {
+            op,
+            target: Some(target),
+        })
+    }
+
+    /// One word: bare text, quoted strings, variables, subexpressions and script blocks.
+    fn word(&mut self) -> Option<Word> {
+        let mut word = Word {
+            bare: !matches!(self.peek(), Some('\'' | '"')),
+            ..Word::default()
+        };
+        let mut text = String::new();
+        let start = self.at;
+        while let Some(c) = self.peek() {
+            if ends_word(c) {
+                break;
+            }
+            let at_start = self.at == start;
+            match c {
+                '\'' => {
+                    flush(&mut text, &mut word);
+                    word.parts.push(Part::Text(self.single_quoted()?));
+                }
+                '"' => {
+                    flush(&mut text, &mut word);
+                    self.at += 1;
+                    self.double_quoted(&mut word, '"')?;
+                }
+                '@' if at_start && matches!(self.peek_at(1), Some('\'' | '"')) => {
+                    flush(&mut text, &mut word);
+                    self.here_string(&mut word)?;
+                }
+                '@' if at_start && self.peek_at(1) == Some('(') => {
+                    flush(&mut text, &mut word);
+                    self.at += 2;
+                    let script = self.nested(|r| r.script(Some(')')))?;
+                    word.parts.push(Part::Sub(script));
+                }
+                // A hash table literal: its entries are read (and dropped) as code.
+                '@' if at_start && self.peek_at(1) == Some('{') => {
+                    self.at += 2;
+                    let _entries = self.nested(|r| r.script(Some('}')))?;
+                    text.push_str("@{}");
+                }
+                '{' if at_start => {
+                    self.at += 1;
+                    let script = self.nested(|r| r.script(Some('}')))?;
+                    word.parts.push(Part::Block(script));
+                }
+                '(' => {
+                    flush(&mut text, &mut word);
+                    self.at += 1;
+                    let script = self.nested(|r| r.script(Some(')')))?;
+                    word.parts.push(Part::Sub(script));
+                }
+                '$' => {
+                    flush(&mut text, &mut word);
+                    self.dollar(&mut word, true)?;
+                }
+                '`' => {
+                    self.at += 1;
+                    text.push(escaped(self.peek()?));
+                    self.at += 1;
+                }
+                _ => {
+                    text.push(c);
+                    self.at += 1;
+                }
+            }
+        }
+        flush(&mut text, &mut word);
+        Some(word)
+    }
+
+    /// `'…'` with `''` for a quote.
+    fn single_quoted(&mut self) -> Option<String> {
+        self.at += 1;
+        let mut text = String::new();
+        loop {
+            let c = self.peek()?;
+            self.at += 1;
+            if c == '\'' {
+                if self.peek() == Some('\'') {
+                    self.at += 1;
+                    text.push('\'');
+                } else {
+                    return Some(text);
+                }
+            } else {
+                text.push(c);
+            }
+        }
+    }
+
+    /// The inside of `"…"` (after the opening quote) up to `close`: backtick escapes, `""`,
+    /// `$var` and `$( … )`.
+    fn double_quoted(&mut self, word: &mut Word, close: char) -> Option<()> {
+        let mut text = String::new();
+        loop {
+            let c = self.peek()?;
+            match c {
+                '"' if close == '"' => {
+                    self.at += 1;
+                    if self.peek() == Some('"') {
+                        self.at += 1;
+                        text.push('"');
+                    } else {
+                        break;
+                    }
+                }
+                '"' if self.starts("\"@") && self.line_start() => break,
+                '`' => {
+                    self.at += 1;
+                    text.push(escaped(self.peek()?));
+                    self.at += 1;
+                }
+                '$' => {
+                    flush(&mut text, word);
+                    self.dollar(word, false)?;
+                }
+                _ => {
+                    text.push(c);
+                    self.at += 1;
+                }
+            }
+        }
+        flush(&mut text, word);
+        Some(())
+    }
+
+    /// Whether the reader is at the start of a line (a here-string's end must be).
+    fn line_start(&self) -> bool {
+        self.at == 0 || matches!(self.chars.get(self.at - 1), Some('\n'))
+    }
+
+    /// `@'…'@` (literal) and `@"…"@` (expanding): the text between the lines that open and
+    /// close it.
+    fn here_string(&mut self, word: &mut Word) -> Option<()> {
+        let quote = self.peek_at(1)?;
+        self.at += 2;
+        self.skip_blank(false)?;
+        match self.peek()? {
+            '\r' if self.peek_at(1) == Some('\n') => self.at += 2,
+            '\n' => self.at += 1,
+            _ => return None,
+        }
+        if quote == '"' {
+            self.double_quoted(word, '@')?;
+        } else {
+            let mut text = String::new();
+            while !(self.starts("'@") && self.line_start()) {
+                text.push(self.peek()?);
+                self.at += 1;
+            }
+            word.parts.push(Part::Text(text));
+        }
+        // The newline before the closing `'@` or `"@` is not part of the text.
+        if let Some(Part::Text(text)) = word.parts.last_mut() {
+            let trimmed = text.trim_end_matches('\n').trim_end_matches('\r').len();
+            text.truncate(trimmed);
+        }
+        self.at += 2;
+        Some(())
+    }
+
+    /// After `$`: `$( … )`, `${name}`, `$name`, `$env:NAME`, `$_`, `$?`; a lone `$` is text.
+    /// In a bare word, a member access (`$x.Name`) is kept as text after the variable and a
+    /// method call (`$x.Delete()`) is code this reader does not follow.
+    fn dollar(&mut self, word: &mut Word, bare: bool) -> Option<()> {
+        self.at += 1;
+        match self.peek() {
+            Some('(') => {
+                self.at += 1;
+                let script = self.nested(|r| r.script(Some(')')))?;
+                word.parts.push(Part::Sub(script));
+            }
+            Some('{') => {
+                self.at += 1;
+                let mut name = String::new();
+                while self.peek()? != '}' {
+                    name.push(self.peek()?);
+                    self.at += 1;
+                }
+                self.at += 1;
+                word.parts.push(Part::Var(name));
+            }
+            Some(c @ ('_' | '?' | '$' | '^')) if !self.peek_at(1).is_some_and(is_name_char) => {
+                self.at += 1;
+                word.parts.push(Part::Var(c.to_string()));
+            }
+            Some(c) if is_name_char(c) => {
+                let mut name = String::new();
+                while let Some(c) = self.peek() {
+                    let scope = c == ':'
+                        && self.peek_at(1).is_some_and(is_name_char)
+                        && !name.contains(':');
+                    if !(is_name_char(c) || scope) {
+                        break;
+                    }
+                    name.push(c);
+                    self.at += 1;
+                }
+                word.parts.push(Part::Var(name));
+                if bare && self.peek() == Some('.') && self.peek_at(1).is_some_and(is_name_char) {
+                    let mut member = String::from(".");
+                    self.at += 1;
+                    while let Some(c) = self.peek().filter(|c| is_name_char(*c)) {
+                        member.push(c);
+                        self.at += 1;
+                    }
+                    if self.peek() == Some('(') {
+                        return None;
+                    }
+                    word.parts.push(Part::Text(member));
+                }
+            }
+            _ => word.parts.push(Part::Text("$".to_owned())),
+        }
+        Some(())
+    }
+}
+
+fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The character a backtick escape stands for.
+fn escaped(c: char) -> char {
+    match c {
+        'n' => '\n',
+        't' => '\t',
+        'r' => '\r',
+        '0' => '\0',
+        'a' => '\u{7}',
+        'b' => '\u{8}',
+        'e' => '\u{1b}',
+        'f' => '\u{c}',
+        'v' => '\u{b}',
+        other => other,
+    }
+}
+
+/// Moves pending literal text into the word.
+fn flush(text: &mut String, word: &mut Word) {
+    if !text.is_empty() {
+        word.parts.push(Part::Text(std::mem::take(text)));
+    }
+}

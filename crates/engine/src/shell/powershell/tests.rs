@@ -1,0 +1,175 @@
+//! The PowerShell front end: what it reads, and the POSIX script it writes.
+
+use super::{cmd_variables, invocation_to_posix, read::read, to_posix};
+
+/// The POSIX script of `code`, trimmed (`<none>` when it cannot be read).
+fn posix(code: &str) -> String {
+    to_posix(code)
+        .unwrap_or_else(|| "<none>".to_owned())
+        .trim_end()
+        .to_owned()
+}
+
+#[test]
+fn removals() {
+    assert_eq!(
+        posix("Remove-Item -Recurse -Force ~"),
+        "rm -r -f -- \"$HOME\""
+    );
+    assert_eq!(posix(r"rm -r -fo C:\Users\u"), "rm -r -f -- C:/Users/u");
+    assert_eq!(posix(r"rd /s /q build"), "rm -r -f -- build");
+    assert_eq!(posix("Remove-Item -Path:a,b -Recurse:$false"), "rm -- a b");
+    assert_eq!(posix("REMOVE-ITEM -LITERALPATH 'a b'"), "rm -- 'a b'");
+    // An unknown parameter (`-rf`) is no switch: PowerShell refuses the call.
+    assert_eq!(posix("rm -rf x"), "rm -- x");
+}
+
+#[test]
+fn variables() {
+    assert_eq!(
+        posix(r"Get-Content $env:USERPROFILE\.ssh\id_rsa"),
+        "cat -- \"$HOME\"/.ssh/id_rsa"
+    );
+    assert_eq!(
+        posix(r"gc $env:APPDATA\x; gc ${env:LOCALAPPDATA}\y; gc $env:TEMP\z"),
+        "cat -- \"$HOME\"/AppData/Roaming/x\ncat -- \"$HOME\"/AppData/Local/y\ncat -- \"$HOME\"/AppData/Local/Temp/z"
+    );
+    assert_eq!(
+        posix("gc \"$HOME\\a $name\""),
+        "cat -- \"$HOME\"'/a '\"$name\""
+    );
+    assert_eq!(
+        posix("Add-Content $PROFILE x"),
+        "printf '%s\\n' x >> \"$HOME\"/Documents/PowerShell/Microsoft.PowerShell_profile.ps1"
+    );
+    assert_eq!(posix("$env:RUST_LOG = 'debug'"), "RUST_LOG=debug");
+    assert_eq!(posix("$k = Get-Content ~/k"), "k=\"$(cat -- \"$HOME\"/k)\"");
+}
+
+#[test]
+fn strings_and_comments() {
+    assert_eq!(posix("Write-Output 'it''s'"), "Write-Output 'it'\\''s'");
+    assert_eq!(
+        posix("Write-Output \"a`tb\"\"c\""),
+        "Write-Output 'a\tb\"c'"
+    );
+    assert_eq!(posix("gc a # gc b"), "cat -- a");
+    assert_eq!(posix("<# a\nb #> gc a"), "cat -- a");
+    assert_eq!(
+        posix("Set-Content x -Value @'\nline 'one'\n'@"),
+        "printf '%s\\n' 'line '\\''one'\\''' > x"
+    );
+    assert_eq!(
+        posix("Set-Content x -Value @\"\n$HOME\n\"@"),
+        "printf '%s\\n' \"$HOME\" > x"
+    );
+    assert_eq!(posix("gc `\n  a"), "cat -- a");
+}
+
+#[test]
+fn statements_and_pipelines() {
+    assert_eq!(posix("git add .; git commit"), "git add .\ngit commit");
+    assert_eq!(
+        posix("npm ci && npm test || exit 1"),
+        "npm ci && npm test || exit 1"
+    );
+    assert_eq!(
+        posix("iwr https://x/a.ps1 | iex"),
+        "curl -- https://x/a.ps1 | sh"
+    );
+    assert_eq!(
+        posix("iex (iwr https://x/a.ps1)"),
+        "sh -c \"$(curl -- https://x/a.ps1)\""
+    );
+    assert_eq!(
+        posix("cargo build 2>&1 *> log.txt"),
+        "cargo build 2>&1 &> log.txt"
+    );
+    assert_eq!(posix("npm test > $null"), "npm test > /dev/null");
+    assert_eq!(
+        posix("& 'C:\\Program Files\\x.exe' a"),
+        "'C:/Program Files/x.exe' a"
+    );
+    assert_eq!(posix(". .\\env.ps1"), ":");
+}
+
+#[test]
+fn script_blocks_run() {
+    assert_eq!(
+        posix("ls | ForEach-Object { Remove-Item $_ -Recurse }"),
+        "ls -- | { rm -r -- \"$_\"\n}"
+    );
+    assert_eq!(
+        posix("Invoke-Command -ScriptBlock { gc x }"),
+        "{ cat -- x\n}"
+    );
+    assert_eq!(
+        posix("if (Test-Path x) { gc x } else { gc y }"),
+        "{ cat -- x\ncat -- y\necho \"$(Test-Path x)\"\n}"
+    );
+}
+
+#[test]
+fn cmdlets() {
+    assert_eq!(posix("Copy-Item a -Destination b -Recurse"), "cp -r -- a b");
+    assert_eq!(posix("mv a b"), "mv -- a b");
+    assert_eq!(
+        posix(r"Set-Location ..\x; sl -Path ~"),
+        "cd ../x\ncd \"$HOME\""
+    );
+    assert_eq!(
+        posix("iwr https://x -Method Post -InFile a -OutFile b"),
+        "curl -X POST -d '' -T a -o b -- https://x"
+    );
+    assert_eq!(posix("gci -r src"), "ls -R -- src");
+    assert_eq!(posix("sls TODO *.rs"), "grep -e TODO -- *.rs");
+    assert_eq!(
+        posix("Set-ItemProperty -Path HKCU:/Software/x -Name a -Value b"),
+        "Set-ItemProperty -Path HKCU:/Software/x -Name a -Value b"
+    );
+    assert_eq!(
+        posix("New-Item -ItemType Directory -Path a -Name b"),
+        "mkdir -p -- a/b"
+    );
+    assert_eq!(
+        posix("Start-Process pwsh -ArgumentList '-c gc x'"),
+        "{ cat -- x\n}"
+    );
+    assert_eq!(posix("schtasks /create /tn x"), "crontab -");
+    assert_eq!(posix("schtasks /query"), "schtasks /query");
+    assert_eq!(
+        posix("curl.exe -fsSL https://x"),
+        "curl.exe -fsSL https://x"
+    );
+}
+
+#[test]
+fn nested_powershell_and_cmd() {
+    // `gc ~` as UTF-16LE base64.
+    assert_eq!(posix("pwsh -enc ZwBjACAAfgA="), "{ cat -- \"$HOME\"\n}");
+    assert_eq!(
+        invocation_to_posix(&["-NoProfile", "-c", "Get-Content", "x"]).as_deref(),
+        Some("{ cat -- x\n}")
+    );
+    assert_eq!(invocation_to_posix(&["-File", "x.ps1"]), None);
+    assert_eq!(posix("cmd /c del /s /q x"), "{ rm -r -f -- x\n}");
+    assert_eq!(
+        cmd_variables("a %USERPROFILE%\\b 100%"),
+        "a ${env:USERPROFILE}\\b 100%"
+    );
+}
+
+#[test]
+fn unreadable_code_is_none() {
+    assert!(to_posix("[IO.File]::Delete('x')").is_none());
+    assert!(to_posix("$f.Delete()").is_none());
+    assert!(to_posix("gc 'unterminated").is_none());
+    assert!(to_posix("gc (a").is_none());
+    assert!(to_posix("gc a }").is_none());
+    assert!(to_posix("gc < x").is_none());
+    let deep = format!("{}x{}", "(".repeat(100), ")".repeat(100));
+    assert!(read(&deep).is_none());
+    assert!(to_posix(&"a".repeat(100_000)).is_none());
+    // A cast is skipped.
+    assert!(to_posix("[int]$x = 1").is_some());
+}
