@@ -90,6 +90,9 @@ enum ShellTool {
     Bash,
     /// An MCP tool that runs commands, recognised by its name (see [`mcp_command`]).
     Mcp,
+    /// Claude Code's PowerShell, judged as the POSIX script it translates to: `Bash(…)` deny
+    /// and ask rules apply to that script, but only `PowerShell(…)` rules allow.
+    PowerShell,
 }
 
 /// What the file tools of Claude Code read and write.
@@ -260,12 +263,50 @@ impl<'a> Evaluation<'a> {
     }
 
     /// The PowerShell tool's command, judged as the POSIX script it translates to (see
-    /// [`shell::powershell_to_posix`]); code the translation cannot read is judged as Bash text,
-    /// as before.
+    /// [`shell::powershell_to_posix`]; code the translation cannot read is judged as Bash text).
+    /// The bundle's `PowerShell(…)` command rules match the command as written: the whole text
+    /// or any one command of it (see [`shell::powershell::command_texts`]) for deny and ask;
+    /// allows must cover every command (`PowerShell(git *)` does not allow
+    /// `git status; Remove-Item x`).
     fn powershell(&mut self) -> Option<RuleHit> {
         let command = self.event.input_str("command").unwrap_or("");
         let posix = shell::powershell_to_posix(command);
-        self.shell(posix.as_deref().unwrap_or(command), ShellTool::Bash)
+        let analysed = self.shell(posix.as_deref().unwrap_or(command), ShellTool::PowerShell);
+        let whole = command.trim();
+        let parts = shell::powershell::command_texts(command)
+            .filter(|parts| !parts.is_empty())
+            .unwrap_or_else(|| vec![whole.to_owned()]);
+        let is_command_rule =
+            |rule: &&PermissionMatcher| matches!(rule.specifier, Specifier::Command(_));
+        for kind in [RuleKind::Deny, RuleKind::Ask] {
+            let matched: Vec<&PermissionMatcher> = self
+                .policy
+                .permissions
+                .list(kind)
+                .for_tool("PowerShell")
+                .filter(is_command_rule)
+                .filter(|rule| {
+                    std::iter::once(whole)
+                        .chain(parts.iter().map(String::as_str))
+                        .any(|text| rule.matcher.matches_command(text))
+                })
+                .collect();
+            for rule in matched {
+                self.permission_hit(rule);
+            }
+        }
+        let allows = || {
+            self.policy
+                .permissions
+                .allow
+                .for_tool("PowerShell")
+                .filter(is_command_rule)
+        };
+        let covering = |text: &str| allows().find(|rule| rule.matcher.matches_command(text));
+        let mut each = parts.iter().map(|part| covering(part));
+        let first = each.next().flatten();
+        let allowed = first.filter(|_| each.all(|rule| rule.is_some()));
+        allowed.map(allow_hit).or(analysed)
     }
 
     /// A shell command: every simple command judged on its own.
@@ -336,11 +377,15 @@ impl<'a> Evaluation<'a> {
             self.shell_paths.extend(reads);
             self.shell_paths
                 .extend(writes.into_iter().map(|path| (path, false)));
-            let allowed = self
-                .policy
-                .permissions
-                .allow
-                .first_command_match(&simple.allow_view)
+            let bash_allow = (tool != ShellTool::PowerShell)
+                .then(|| {
+                    self.policy
+                        .permissions
+                        .allow
+                        .first_command_match(&simple.allow_view)
+                })
+                .flatten();
+            let allowed = bash_allow
                 .map(allow_hit)
                 .or_else(|| self.extended_rules(Some((simple, &effects))));
             match allowed {

@@ -43,6 +43,37 @@ pub(crate) fn invocation_to_posix(args: &[&str]) -> Option<String> {
     Writer { nesting: 0 }.nested_powershell(&words)
 }
 
+/// Every command of PowerShell `code` as written, those in script blocks and subexpressions
+/// too (what a `PowerShell(…)` permission rule is matched against), or `None` when it cannot be
+/// read.
+///
+/// ```text
+/// git add .; ls | % { Remove-Item $_ }  →  [git add ., ls, % { Remove-Item $_ }, Remove-Item $_]
+/// ```
+pub(crate) fn command_texts(code: &str) -> Option<Vec<String>> {
+    let script = read(code)?;
+    let mut texts = Vec::new();
+    collect_sources(&script, &mut texts);
+    Some(texts)
+}
+
+/// Pushes the source of each command of `script` and of the code nested in it (as deep as the
+/// reader read, which bounds it).
+fn collect_sources(script: &Script, texts: &mut Vec<String>) {
+    for (pipeline, _) in &script.statements {
+        for command in &pipeline.commands {
+            if !command.source.is_empty() {
+                texts.push(command.source.clone());
+            }
+            for part in command.words.iter().flat_map(|word| &word.parts) {
+                if let Part::Sub(nested) | Part::Block(nested) = part {
+                    collect_sources(nested, texts);
+                }
+            }
+        }
+    }
+}
+
 fn translate(code: &str, nesting: usize) -> Option<String> {
     if nesting > MAX_NESTING {
         return None;

@@ -40,6 +40,8 @@ pub(super) struct Command {
     pub called: bool,
     /// `$name = …`: the variable the command's output is assigned to.
     pub assigns: Option<String>,
+    /// The command as written (script blocks and subexpressions included).
+    pub source: String,
 }
 
 /// A redirection: the POSIX operator (`>`, `>>`, `2>`, `2>&1`) and its target.
@@ -233,8 +235,17 @@ impl Reader {
         }
     }
 
-    /// One command: words and redirections until the end of the statement or pipeline element.
+    /// One command with its source text.
     fn command(&mut self) -> Option<Command> {
+        let start = self.at;
+        let mut command = self.command_parts()?;
+        let source: String = self.chars.get(start..self.at)?.iter().collect();
+        command.source = source.trim().to_owned();
+        Some(command)
+    }
+
+    /// One command: words and redirections until the end of the statement or pipeline element.
+    fn command_parts(&mut self) -> Option<Command> {
         let mut command = Command::default();
         loop {
             self.skip_blank(false)?;
@@ -254,10 +265,8 @@ impl Reader {
                     self.at += 1;
                     return Some(command);
                 }
-                '#' => {
-                    self.skip_line();
-                    return Some(command);
-                }
+                // A comment ends the command (the statement reader skips it).
+                '#' => return Some(command),
                 '<' => return None,
                 '[' if command.words.is_empty() && !command.called => self.type_literal()?,
                 ',' => {

@@ -1,6 +1,6 @@
 //! The PowerShell front end: what it reads, and the POSIX script it writes.
 
-use super::{cmd_variables, invocation_to_posix, read::read, to_posix};
+use super::{cmd_variables, command_texts, invocation_to_posix, read::read, to_posix};
 
 /// The POSIX script of `code`, trimmed (`<none>` when it cannot be read).
 fn posix(code: &str) -> String {
@@ -172,4 +172,16 @@ fn unreadable_code_is_none() {
     assert!(to_posix(&"a".repeat(100_000)).is_none());
     // A cast is skipped.
     assert!(to_posix("[int]$x = 1").is_some());
+}
+
+#[test]
+fn command_texts_are_as_written() {
+    assert_eq!(
+        command_texts("git add .;  ls | % { Remove-Item $_ } # x").unwrap_or_default(),
+        ["git add .", "ls", "% { Remove-Item $_ }", "Remove-Item $_"]
+    );
+    assert_eq!(
+        command_texts("gc (Get-Item C:\\x)").unwrap_or_default(),
+        ["gc (Get-Item C:\\x)", "Get-Item C:\\x"]
+    );
 }
