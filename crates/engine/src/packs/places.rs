@@ -1217,6 +1217,8 @@ const HOME_SCHEDULED: &[&str] = &[
     ".local/share/systemd/user/",
     ".config/autostart/",
     "Library/LaunchAgents/",
+    // Windows' per-user Startup folder (`shell:startup`).
+    "AppData/Roaming/Microsoft/Windows/Start Menu/Programs/Startup/",
 ];
 
 /// Whether a canonical path is one of the directories on a usual `PATH` (a write of the

@@ -99,6 +99,8 @@ enum Effect {
     Copy,
     Move,
     Web,
+    /// `Start-BitsTransfer`: a download (`-TransferType Upload`: an upload).
+    Bits,
     Expression,
     StartProcess,
     ChangeDir,
@@ -316,6 +318,21 @@ const CMDLETS: &[Cmdlet] = &[
         ],
         positional: &["Uri"],
         effect: Effect::Web,
+    },
+    Cmdlet {
+        names: &["start-bitstransfer"],
+        switches: &["Asynchronous", "Suspended"],
+        values: &[
+            "Source",
+            "Destination",
+            "TransferType",
+            "DisplayName",
+            "Priority",
+            "Credential",
+            "ProxyUsage",
+        ],
+        positional: &["Source", "Destination"],
+        effect: Effect::Bits,
     },
     Cmdlet {
         names: &["invoke-expression", "iex"],
@@ -695,8 +712,17 @@ impl Writer {
     /// One word in POSIX quoting.
     fn word(&self, word: &Word) -> String {
         let mut out = String::new();
+        let mut download = None;
         for (i, part) in word.parts.iter().enumerate() {
             match part {
+                Part::Sub(args) if download.is_some() => {
+                    out.push_str(&self.download(download.take().unwrap_or_default(), args));
+                }
+                Part::Text(text) if web_client_call(text).is_some() => {
+                    let (before, method) = web_client_call(text).unwrap_or_default();
+                    out.push_str(&quote(&before.replace('\\', "/")));
+                    download = Some(method);
+                }
                 Part::Text(text) => {
                     let text = text.replace('\\', "/");
                     match text.strip_prefix('~') {
@@ -720,6 +746,26 @@ impl Writer {
             out.push_str("''");
         }
         out
+    }
+
+    /// A WebClient download (`(New-Object Net.WebClient).DownloadString(URL)`,
+    /// `.DownloadFile(URL, PATH)`) as the `curl` it amounts to, its output the value.
+    fn download(&self, method: &str, args: &Script) -> String {
+        let values: Vec<String> = args
+            .statements
+            .first()
+            .and_then(|(pipeline, _)| pipeline.commands.first())
+            .map(|command| command.words.iter().map(|w| self.word(w)).collect())
+            .unwrap_or_default();
+        let mut line = vec!["curl".to_owned()];
+        if method == "downloadfile"
+            && let Some(path) = values.get(1)
+        {
+            line.push(format!("-o {path}"));
+        }
+        line.push("--".to_owned());
+        line.extend(values.into_iter().take(1));
+        format!("\"$({})\"", line.join(" "))
     }
 
     /// Binds a cmdlet's arguments and writes its effect; `None` when it has none to write
@@ -783,6 +829,20 @@ impl Writer {
                 argv(program, &flags, operands)
             }
             Effect::Web => web(&bound),
+            Effect::Bits => {
+                let upload = bound
+                    .literals("TransferType")
+                    .into_iter()
+                    .flatten()
+                    .any(|kind| kind.eq_ignore_ascii_case("upload"));
+                let source = bound.values(&["Source"]).join(" ");
+                let dest = bound.value("Destination").unwrap_or_else(|| ".".to_owned());
+                if upload {
+                    format!("curl -T {source} -- {dest}")
+                } else {
+                    format!("curl -o {dest} -- {source}")
+                }
+            }
             Effect::Expression => self.expression(&bound),
             Effect::StartProcess => self.start_process(&bound),
             Effect::RunBlocks => String::new(),
@@ -1057,6 +1117,16 @@ fn pwsh_option(option: &str) -> PwshOption {
     } else {
         PwshOption::Flag
     }
+}
+
+/// Text that ends in a call of WebClient's download methods (`.DownloadString`,
+/// `.DownloadData`, `.DownloadFile`): the text before it and the method, in lowercase.
+fn web_client_call(text: &str) -> Option<(&str, &'static str)> {
+    let (before, method) = text.rsplit_once('.')?;
+    let method = ["downloadstring", "downloaddata", "downloadfile"]
+        .into_iter()
+        .find(|known| method.eq_ignore_ascii_case(known))?;
+    Some((before, method))
 }
 
 /// Whether a command's first word names a program: bare literal text, or anything after `&`.

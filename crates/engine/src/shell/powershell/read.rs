@@ -430,7 +430,7 @@ impl Reader {
                 }
                 '$' => {
                     flush(&mut text, &mut word);
-                    self.dollar(&mut word, true)?;
+                    self.dollar(&mut word)?;
                 }
                 '`' => {
                     self.at += 1;
@@ -491,7 +491,7 @@ impl Reader {
                 }
                 '$' => {
                     flush(&mut text, word);
-                    self.dollar(word, false)?;
+                    self.dollar(word)?;
                 }
                 _ => {
                     text.push(c);
@@ -539,9 +539,9 @@ impl Reader {
     }
 
     /// After `$`: `$( … )`, `${name}`, `$name`, `$env:NAME`, `$_`, `$?`; a lone `$` is text.
-    /// In a bare word, a member access (`$x.Name`) is kept as text after the variable and a
-    /// method call (`$x.Delete()`) is code this reader does not follow.
-    fn dollar(&mut self, word: &mut Word, bare: bool) -> Option<()> {
+    /// A member after the variable (`$x.Name`, `$x.Trim()`) is read on as the word's text and
+    /// arguments (a method's effect is not followed).
+    fn dollar(&mut self, word: &mut Word) -> Option<()> {
         self.at += 1;
         match self.peek() {
             Some('(') => {
@@ -576,18 +576,6 @@ impl Reader {
                     self.at += 1;
                 }
                 word.parts.push(Part::Var(name));
-                if bare && self.peek() == Some('.') && self.peek_at(1).is_some_and(is_name_char) {
-                    let mut member = String::from(".");
-                    self.at += 1;
-                    while let Some(c) = self.peek().filter(|c| is_name_char(*c)) {
-                        member.push(c);
-                        self.at += 1;
-                    }
-                    if self.peek() == Some('(') {
-                        return None;
-                    }
-                    word.parts.push(Part::Text(member));
-                }
             }
             _ => word.parts.push(Part::Text("$".to_owned())),
         }

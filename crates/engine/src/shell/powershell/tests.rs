@@ -122,6 +122,18 @@ fn cmdlets() {
         "curl -X POST -d '' -T a -o b -- https://x"
     );
     assert_eq!(posix("gci -r src"), "ls -R -- src");
+    assert_eq!(
+        posix("iex (New-Object Net.WebClient).DownloadString('https://x')"),
+        "sh -c \"$(New-Object Net.WebClient)\"\"$(curl -- https://x)\""
+    );
+    assert_eq!(
+        posix("(New-Object Net.WebClient).DownloadFile('https://x', 'a')"),
+        "echo \"$(New-Object Net.WebClient)\"\"$(curl -o a -- https://x)\""
+    );
+    assert_eq!(
+        posix("Start-BitsTransfer https://x a"),
+        "curl -o a -- https://x"
+    );
     assert_eq!(posix("sls TODO *.rs"), "grep -e TODO -- *.rs");
     assert_eq!(
         posix("Set-ItemProperty -Path HKCU:/Software/x -Name a -Value b"),
@@ -162,7 +174,8 @@ fn nested_powershell_and_cmd() {
 #[test]
 fn unreadable_code_is_none() {
     assert!(to_posix("[IO.File]::Delete('x')").is_none());
-    assert!(to_posix("$f.Delete()").is_none());
+    // A method of a variable is read as a value; a static .NET call is not read.
+    assert_eq!(posix("$s.Trim()"), "echo \"$s\".Trim\"$()\"");
     assert!(to_posix("gc 'unterminated").is_none());
     assert!(to_posix("gc (a").is_none());
     assert!(to_posix("gc a }").is_none());
@@ -184,4 +197,15 @@ fn command_texts_are_as_written() {
         command_texts("gc (Get-Item C:\\x)").unwrap_or_default(),
         ["gc (Get-Item C:\\x)", "Get-Item C:\\x"]
     );
+}
+
+proptest::proptest! {
+    /// Any text is read or refused without a panic, in bounded time.
+    #[test]
+    fn never_panics(code in "[-a-zA-Z0-9 $@'\"`(){}|;&<>#,.:=~\\\\/*\n]{0,64}") {
+        if let Some(posix) = to_posix(&code) {
+            let _ = crate::shell::analyze(&posix, &crate::shell::ShellLimits::default());
+        }
+        let _ = command_texts(&code);
+    }
 }
