@@ -657,10 +657,19 @@ impl Writer {
             _ => return self.passthrough(&command.words),
         };
         let lower = name.to_ascii_lowercase();
-        if KEYWORDS.contains(&lower.as_str()) || lower == "." || lower == "&" {
+        if KEYWORDS.contains(&lower.as_str()) {
             return self.echo_values(rest);
         }
-        let program = lower.strip_suffix(".exe").unwrap_or(&lower);
+        // Dot-sourcing runs a script here, as POSIX `.` does; `. { … }` runs its block.
+        if lower == "." {
+            return match rest.first() {
+                Some(script) if script.literal().is_some() => self.passthrough(&command.words),
+                _ => self.echo_values(rest),
+            };
+        }
+        // `C:\Windows\System32\cmd.exe` is cmd.
+        let base = lower.rsplit(['\\', '/']).next().unwrap_or(&lower);
+        let program = base.strip_suffix(".exe").unwrap_or(base);
         match program {
             "cmd" => {
                 return self

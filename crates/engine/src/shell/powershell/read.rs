@@ -199,7 +199,12 @@ impl Reader {
                 _ => {}
             }
             self.count()?;
+            let before = self.at;
             let pipeline = self.pipeline()?;
+            // A closer that closes nothing (`gc a }`): not code this reader knows.
+            if self.at == before {
+                return None;
+            }
             self.skip_blank(false)?;
             let join = if self.starts("&&") {
                 self.at += 2;
@@ -386,7 +391,15 @@ impl Reader {
         };
         let mut text = String::new();
         let start = self.at;
+        // Braces opened inside the word (`--format={x}`) are text, and so are their closers.
+        let mut braces = 0usize;
         while let Some(c) = self.peek() {
+            if c == '}' && braces > 0 {
+                braces -= 1;
+                text.push(c);
+                self.at += 1;
+                continue;
+            }
             if ends_word(c) {
                 break;
             }
@@ -421,6 +434,11 @@ impl Reader {
                     self.at += 1;
                     let script = self.nested(|r| r.script(Some('}')))?;
                     word.parts.push(Part::Block(script));
+                }
+                '{' => {
+                    braces += 1;
+                    text.push(c);
+                    self.at += 1;
                 }
                 '(' => {
                     flush(&mut text, &mut word);

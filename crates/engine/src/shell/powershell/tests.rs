@@ -64,6 +64,10 @@ fn strings_and_comments() {
         "printf '%s\\n' \"$HOME\" > x"
     );
     assert_eq!(posix("gc `\n  a"), "cat -- a");
+    assert_eq!(
+        posix("ls | % { git log --format={x} }"),
+        "ls -- | { git log '--format={x}'\n}"
+    );
 }
 
 #[test]
@@ -90,7 +94,12 @@ fn statements_and_pipelines() {
         posix("& 'C:\\Program Files\\x.exe' a"),
         "'C:/Program Files/x.exe' a"
     );
-    assert_eq!(posix(". .\\env.ps1"), ":");
+    assert_eq!(posix(". .\\env.ps1"), ". ./env.ps1");
+    assert_eq!(posix(". { gc a }"), "{ cat -- a\n}");
+    assert_eq!(
+        posix("C:\\Windows\\System32\\cmd.exe /c type a"),
+        "{ cat -- a\n}"
+    );
 }
 
 #[test]
