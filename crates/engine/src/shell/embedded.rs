@@ -73,7 +73,9 @@ pub(super) fn nested(name: &str, args: &[Field]) -> Vec<Nested> {
             .iter()
             .flat_map(|(code, dynamic)| apple_shell_scripts(code, *dynamic))
             .collect(),
-        "pwsh" | "powershell" | "pwsh.exe" | "powershell.exe" => powershell(args),
+        "pwsh" | "powershell" | "pwsh.exe" | "powershell.exe" | "cmd" | "cmd.exe" => {
+            windows_shell(name, args)
+        }
         "apt" | "apt-get" | "aptitude" => apt(args),
         "rpm" | "rpmbuild" | "rpmspec" => rpm(args),
         "less" | "more" => args
@@ -1077,33 +1079,42 @@ fn apple_shell_scripts(code: &str, dynamic: bool) -> Vec<Nested> {
     found
 }
 
-/// PowerShell given its code inline (`-Command`, `-c`, `-EncodedCommand`, `-ec`, `-e`): the
-/// POSIX script the PowerShell front end makes of it (see [`super::powershell`]); code only
-/// known at run time, or that the front end cannot read, is dynamic. A script file
-/// (`-File x.ps1`) is like `bash x.sh`.
-fn powershell(args: &[Field]) -> Vec<Nested> {
+/// PowerShell given its code inline (`-Command`, `-c`, `-EncodedCommand`, `-ec`, `-e`) and
+/// cmd given a line (`/c`, `/k`): the POSIX script the PowerShell front end makes of it (see
+/// [`super::powershell`]); code only known at run time, or that the front end cannot read, is
+/// dynamic. A script file (`-File x.ps1`) is like `bash x.sh`.
+fn windows_shell(program: &str, args: &[Field]) -> Vec<Nested> {
+    let literal: Option<Vec<&str>> = args
+        .iter()
+        .map(|arg| (!arg.dynamic).then_some(arg.text.as_str()))
+        .collect();
+    if let Some(text) =
+        literal.and_then(|args| super::powershell::invocation_to_posix(program, &args))
+    {
+        return vec![Nested::Script {
+            text,
+            origin: Origin::ShellString,
+        }];
+    }
+    let cmd = program.starts_with("cmd");
     let inline = args.iter().any(|arg| {
         let option = arg.text.to_ascii_lowercase();
         let option = option.trim_start_matches(['-', '/']);
         arg.text.starts_with(['-', '/'])
             && !option.is_empty()
-            && ("command".starts_with(option)
-                || "encodedcommand".starts_with(option)
-                || option == "ec")
+            && if cmd {
+                option == "c" || option == "k"
+            } else {
+                "command".starts_with(option)
+                    || "encodedcommand".starts_with(option)
+                    || option == "ec"
+            }
     });
-    if !inline {
-        return Vec::new();
-    }
-    let literal: Option<Vec<&str>> = args
-        .iter()
-        .map(|arg| (!arg.dynamic).then_some(arg.text.as_str()))
-        .collect();
-    match literal.and_then(|args| super::powershell::invocation_to_posix(&args)) {
-        Some(text) => vec![Nested::Script {
-            text,
-            origin: Origin::ShellString,
-        }],
-        None => vec![Nested::Dynamic("PowerShell code".to_owned())],
+    let language = if cmd { "cmd" } else { "PowerShell" };
+    if inline {
+        vec![Nested::Dynamic(format!("{language} code"))]
+    } else {
+        Vec::new()
     }
 }
 
@@ -1819,6 +1830,9 @@ mod tests {
             ),
             // Not UTF-16 text.
             (&["pwsh", "-ec", "eA=="], &["dynamic: PowerShell code"]),
+            (&["cmd.exe", "//c", "type a"], &["{ cat -- a\n}"]),
+            (&["cmd", "/c", "[x]::y()"], &["dynamic: cmd code"]),
+            (&["cmd", "/d"], &[]),
             (&["pwsh", "-File", "x.ps1"], &[]),
         ];
         check(cases);

@@ -32,15 +32,29 @@ pub(crate) fn to_posix(code: &str) -> Option<String> {
     translate(code, 0)
 }
 
-/// The POSIX script of what `pwsh`/`powershell` runs when given these arguments (`-Command
-/// CODE`, `-EncodedCommand BASE64`), or `None` when that is not inline code this front end reads.
+/// The POSIX script of what `program` (`pwsh`, `powershell`, `cmd`, by base name, `.exe` or
+/// not) runs when given these arguments (`-Command CODE`, `-EncodedCommand BASE64`, `/c LINE`),
+/// or `None` when that is not inline code this front end reads.
 ///
 /// ```text
-/// ["-NoProfile", "-c", "Get-Content ~/.ssh/id_rsa"]  →  { cat -- "$HOME"/.ssh/id_rsa }
+/// pwsh ["-NoProfile", "-c", "Get-Content ~/.ssh/id_rsa"]  →  { cat -- "$HOME"/.ssh/id_rsa }
+/// cmd ["/c", "rd /s /q build"]                             →  { rm -r -f -- build }
 /// ```
-pub(crate) fn invocation_to_posix(args: &[&str]) -> Option<String> {
+pub(crate) fn invocation_to_posix(program: &str, args: &[&str]) -> Option<String> {
     let words: Vec<Word> = args.iter().map(|arg| Word::text(arg)).collect();
-    Writer { nesting: 0 }.nested_powershell(&words)
+    let writer = Writer { nesting: 0 };
+    match windows_program(program).as_str() {
+        "cmd" => writer.cmd(&words),
+        "pwsh" | "powershell" => writer.nested_powershell(&words),
+        _ => None,
+    }
+}
+
+/// A program's base name in lowercase without `.exe` (`C:\Windows\System32\cmd.exe` → `cmd`).
+fn windows_program(program: &str) -> String {
+    let base = program.rsplit(['\\', '/']).next().unwrap_or(program);
+    let lower = base.to_ascii_lowercase();
+    lower.strip_suffix(".exe").unwrap_or(&lower).to_owned()
 }
 
 /// Every command of PowerShell `code` as written, those in script blocks and subexpressions
@@ -667,10 +681,7 @@ impl Writer {
                 _ => self.echo_values(rest),
             };
         }
-        // `C:\Windows\System32\cmd.exe` is cmd.
-        let base = lower.rsplit(['\\', '/']).next().unwrap_or(&lower);
-        let program = base.strip_suffix(".exe").unwrap_or(base);
-        match program {
+        match windows_program(&lower).as_str() {
             "cmd" => {
                 return self
                     .cmd(rest)
@@ -1005,12 +1016,14 @@ impl Writer {
         self.argv(&command)
     }
 
-    /// `cmd /c …` and `cmd /k …`: the rest of the line, read as commands (cmd's own built-ins
-    /// share PowerShell's aliases: `del`, `rd`, `copy`, `type`).
+    /// `cmd /c …` and `cmd /k …` (`//c` from Git Bash): the rest of the line, read as commands
+    /// (cmd's own built-ins share PowerShell's aliases: `del`, `rd`, `copy`, `type`).
     fn cmd(&self, args: &[Word]) -> Option<String> {
         let at = args.iter().position(|w| {
-            w.literal()
-                .is_some_and(|t| t.eq_ignore_ascii_case("/c") || t.eq_ignore_ascii_case("/k"))
+            w.literal().is_some_and(|t| {
+                let t = t.to_ascii_lowercase();
+                matches!(t.as_str(), "/c" | "/k" | "//c" | "//k")
+            })
         })?;
         let line = self.literal_line(args.get(at + 1..)?)?;
         let posix = translate(&cmd_variables(&line), self.nesting + 1)?;

@@ -169,10 +169,15 @@ fn nested_powershell_and_cmd() {
     // `gc ~` as UTF-16LE base64.
     assert_eq!(posix("pwsh -enc ZwBjACAAfgA="), "{ cat -- \"$HOME\"\n}");
     assert_eq!(
-        invocation_to_posix(&["-NoProfile", "-c", "Get-Content", "x"]).as_deref(),
+        invocation_to_posix("pwsh", &["-NoProfile", "-c", "Get-Content", "x"]).as_deref(),
         Some("{ cat -- x\n}")
     );
-    assert_eq!(invocation_to_posix(&["-File", "x.ps1"]), None);
+    assert_eq!(invocation_to_posix("pwsh.exe", &["-File", "x.ps1"]), None);
+    assert_eq!(
+        invocation_to_posix("cmd.exe", &["//c", "del /q x"]).as_deref(),
+        Some("{ rm -f -- x\n}")
+    );
+    assert_eq!(invocation_to_posix("cmd", &["/d"]), None);
     assert_eq!(posix("cmd /c del /s /q x"), "{ rm -r -f -- x\n}");
     assert_eq!(
         cmd_variables("a %USERPROFILE%\\b 100%"),
