@@ -13,7 +13,8 @@
 //! - Script blocks (`ForEach-Object { … }`, `Invoke-Command { … }`, `if (…) { … }`) and
 //!   subexpressions are judged as code that runs.
 //!
-//! What the reader cannot read (.NET calls, `<`) gives `None`: the caller falls back.
+//! What the reader cannot read (static .NET calls `[IO.File]::Delete(…)`, `<`) gives `None`:
+//! the caller falls back.
 
 mod read;
 
@@ -88,6 +89,7 @@ fn collect_sources(script: &Script, texts: &mut Vec<String>) {
     }
 }
 
+/// [`to_posix`] of code `nesting` levels of PowerShell-in-PowerShell down.
 fn translate(code: &str, nesting: usize) -> Option<String> {
     if nesting > MAX_NESTING {
         return None;
@@ -140,6 +142,7 @@ struct Cmdlet {
 
 /// Parameters every cmdlet takes.
 const COMMON_SWITCHES: &[&str] = &["Verbose", "Debug", "WhatIf", "Confirm"];
+/// Parameters with a value every cmdlet takes.
 const COMMON_VALUES: &[&str] = &[
     "ErrorAction",
     "WarningAction",
@@ -555,10 +558,12 @@ struct Bound {
 }
 
 impl Bound {
+    /// Whether the switch was given (and not `:$false`).
     fn has(&self, switch: &str) -> bool {
         self.switches.contains(&switch)
     }
 
+    /// Every value bound to any of the parameters, in POSIX quoting.
     fn values(&self, names: &[&str]) -> Vec<String> {
         names
             .iter()
@@ -571,10 +576,12 @@ impl Bound {
             .collect()
     }
 
+    /// The first value bound to the parameter.
     fn value(&self, name: &str) -> Option<String> {
         self.values(&[name]).into_iter().next()
     }
 
+    /// The literal text of each value bound to the parameter (`None` for a run-time value).
     fn literals(&self, name: &str) -> Vec<Option<String>> {
         self.literals
             .iter()
@@ -585,6 +592,7 @@ impl Bound {
 }
 
 impl Writer {
+    /// Statements, one a line or joined by `&&` / `||`.
     fn script(&self, script: &Script) -> String {
         let mut out = String::new();
         for (pipeline, join) in &script.statements {
@@ -598,6 +606,7 @@ impl Writer {
         out
     }
 
+    /// Commands joined by `|`.
     fn pipeline(&self, pipeline: &Pipeline) -> String {
         let commands: Vec<String> = pipeline.commands.iter().map(|c| self.command(c)).collect();
         commands.join(" | ")
@@ -999,21 +1008,28 @@ impl Writer {
             return line.join(" ");
         };
         let mut words = vec![Word::text(&program)];
-        for (literal, value) in bound
-            .literals("ArgumentList")
-            .into_iter()
-            .zip(bound.values(&["ArgumentList"]))
-        {
+        for literal in bound.literals("ArgumentList") {
             match literal {
                 Some(text) => words.extend(text.split_whitespace().map(Word::text)),
-                None => words.push(Word::text(&value)),
+                // An argument only known at run time.
+                None => words.push(Word {
+                    parts: vec![Part::Var("ARGS".to_owned())],
+                    ..Word::default()
+                }),
             }
         }
         let command = Command {
             words,
             ..Command::default()
         };
-        self.argv(&command)
+        // Bounded as nested code is: `Start-Process` may start `Start-Process`.
+        if self.nesting >= MAX_NESTING {
+            return self.passthrough(&command.words);
+        }
+        Writer {
+            nesting: self.nesting + 1,
+        }
+        .argv(&command)
     }
 
     /// `cmd /c …` and `cmd /k …` (`//c` from Git Bash): the rest of the line, read as commands
@@ -1194,6 +1210,7 @@ enum Param {
     Common,
 }
 
+/// The parameter `-name` names: an exact name first, then the first one it is a prefix of.
 fn find_param(cmdlet: &Cmdlet, name: &str) -> Option<Param> {
     let lower = name.to_ascii_lowercase();
     let matches = |list: &'static [&'static str]| {
@@ -1314,11 +1331,13 @@ fn is_run_key(word: &Word) -> bool {
     word.literal().is_some_and(|text| is_run_key_text(&text))
 }
 
+/// [`is_run_key`] of text.
 fn is_run_key_text(text: &str) -> bool {
     let lower = text.to_ascii_lowercase().replace('/', "\\");
     lower.contains("\\currentversion\\run") || lower.contains("\\currentversion\\winlogon")
 }
 
+/// Whether one of the words is literally `wanted` (any case).
 fn has_word(words: &[Word], wanted: &str) -> bool {
     words
         .iter()

@@ -111,6 +111,7 @@ pub(super) fn read(code: &str) -> Option<Script> {
     (reader.at >= reader.chars.len()).then_some(script)
 }
 
+/// The reader's state: the code, where it is, how deep and how much it has read.
 struct Reader {
     chars: Vec<char>,
     at: usize,
@@ -124,14 +125,17 @@ fn ends_word(c: char) -> bool {
 }
 
 impl Reader {
+    /// The character at the reading position.
     fn peek(&self) -> Option<char> {
         self.chars.get(self.at).copied()
     }
 
+    /// The character `ahead` places past the reading position.
     fn peek_at(&self, ahead: usize) -> Option<char> {
         self.chars.get(self.at + ahead).copied()
     }
 
+    /// Whether the code continues with `text` here.
     fn starts(&self, text: &str) -> bool {
         text.chars()
             .enumerate()
@@ -174,6 +178,7 @@ impl Reader {
         }
     }
 
+    /// Skips to the end of the line (a `#` comment).
     fn skip_line(&mut self) {
         while !matches!(self.peek(), None | Some('\n')) {
             self.at += 1;
@@ -347,6 +352,7 @@ impl Reader {
         }
     }
 
+    /// A redirection (see [`Self::redirect_ahead`]), in POSIX form.
     fn redirect(&mut self) -> Option<Redirect> {
         let stream = match self.peek()? {
             '>' => None,
@@ -601,6 +607,7 @@ impl Reader {
     }
 }
 
+/// Whether `c` may be part of a variable's name.
 fn is_name_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }

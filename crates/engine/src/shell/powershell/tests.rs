@@ -156,6 +156,10 @@ fn cmdlets() {
         posix("Start-Process pwsh -ArgumentList '-c gc x'"),
         "{ cat -- x\n}"
     );
+    assert_eq!(
+        posix("saps git -ArgumentList status, $branch"),
+        "git status \"$ARGS\""
+    );
     assert_eq!(posix("schtasks /create /tn x"), "crontab -");
     assert_eq!(posix("schtasks /query"), "schtasks /query");
     assert_eq!(
