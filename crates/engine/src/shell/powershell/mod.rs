@@ -108,6 +108,8 @@ struct Writer {
 enum Effect {
     Remove,
     Read,
+    /// `Clear-Content`: the files emptied.
+    Truncate,
     SetContent,
     AddContent,
     OutFile,
@@ -208,6 +210,21 @@ const CMDLETS: &[Cmdlet] = &[
         ],
         positional: &["Path"],
         effect: Effect::Read,
+    },
+    Cmdlet {
+        names: &["clear-content", "clc"],
+        switches: &["Force"],
+        values: &[
+            "Path",
+            "LiteralPath",
+            "Filter",
+            "Include",
+            "Exclude",
+            "Stream",
+            "Credential",
+        ],
+        positional: &["Path"],
+        effect: Effect::Truncate,
     },
     Cmdlet {
         names: &["set-content", "sc"],
@@ -548,16 +565,28 @@ const KEYWORDS: &[&str] = &[
     "data",
 ];
 
-/// The arguments of a cmdlet call, bound to its parameters (values already written for POSIX).
+/// The arguments of a cmdlet call, bound to its parameters.
 #[derive(Default)]
 struct Bound {
     switches: Vec<&'static str>,
+    /// The values, written for POSIX.
     values: Vec<(&'static str, Vec<String>)>,
     /// Which literal text each bound value had (for Start-Process's argument string).
     literals: Vec<(&'static str, Vec<Option<String>>)>,
+    /// The words as read (a piped `Remove-Item` removes what `Get-ChildItem` lists).
+    words: Vec<(&'static str, Vec<Word>)>,
 }
 
 impl Bound {
+    /// Binds `words` to the parameter `name`.
+    fn push(&mut self, writer: &Writer, name: &'static str, words: Vec<Word>) {
+        self.values
+            .push((name, words.iter().map(|w| writer.word(w)).collect()));
+        self.literals
+            .push((name, words.iter().map(Word::literal).collect()));
+        self.words.push((name, words));
+    }
+
     /// Whether the switch was given (and not `:$false`).
     fn has(&self, switch: &str) -> bool {
         self.switches.contains(&switch)
@@ -572,6 +601,19 @@ impl Bound {
                     .iter()
                     .filter(move |(bound, _)| bound == name)
                     .flat_map(|(_, values)| values.iter().cloned())
+            })
+            .collect()
+    }
+
+    /// Every word bound to any of the parameters, as read.
+    fn words(&self, names: &[&str]) -> Vec<Word> {
+        names
+            .iter()
+            .flat_map(|name| {
+                self.words
+                    .iter()
+                    .filter(move |(bound, _)| bound == name)
+                    .flat_map(|(_, words)| words.iter().cloned())
             })
             .collect()
     }
@@ -606,10 +648,62 @@ impl Writer {
         out
     }
 
-    /// Commands joined by `|`.
+    /// Commands joined by `|`; a `Remove-Item` fed by a `Get-ChildItem` removes what it lists.
     fn pipeline(&self, pipeline: &Pipeline) -> String {
-        let commands: Vec<String> = pipeline.commands.iter().map(|c| self.command(c)).collect();
-        commands.join(" | ")
+        let mut texts = Vec::with_capacity(pipeline.commands.len());
+        let mut listed: Option<Vec<Word>> = None;
+        for command in &pipeline.commands {
+            let fed = listed
+                .take()
+                .and_then(|paths| self.fed_removal(command, paths));
+            let command = fed.as_ref().unwrap_or(command);
+            texts.push(self.command(command));
+            listed = self.listing(command);
+        }
+        texts.join(" | ")
+    }
+
+    /// What a `Get-ChildItem` command lists, as path patterns (`~/*`, `src/*.log`) for a
+    /// `Remove-Item` it feeds.
+    fn listing(&self, command: &Command) -> Option<Vec<Word>> {
+        let (cmdlet, args) = cmdlet_call(command)?;
+        if cmdlet.effect != Effect::List {
+            return None;
+        }
+        let bound = self.bind(cmdlet, args);
+        let pattern = bound
+            .literals("Filter")
+            .into_iter()
+            .chain(bound.literals("Include"))
+            .flatten()
+            .next()
+            .unwrap_or_else(|| "*".to_owned());
+        let mut dirs = bound.words(&["Path", "LiteralPath"]);
+        if dirs.is_empty() {
+            dirs.push(Word::text("."));
+        }
+        let listed = dirs.into_iter().map(|mut dir| {
+            dir.parts.push(Part::Text(format!("/{pattern}")));
+            dir.comma_after = false;
+            dir
+        });
+        Some(listed.collect())
+    }
+
+    /// A `Remove-Item` with no path of its own, fed a listing: the same command given the
+    /// listed paths (`gci ~ | Remove-Item -Recurse` is `Remove-Item -Recurse ~/*`).
+    fn fed_removal(&self, command: &Command, listed: Vec<Word>) -> Option<Command> {
+        let (cmdlet, args) = cmdlet_call(command)?;
+        if cmdlet.effect != Effect::Remove {
+            return None;
+        }
+        let bound = self.bind(cmdlet, args);
+        if !bound.words(&["Path", "LiteralPath"]).is_empty() {
+            return None;
+        }
+        let mut fed = command.clone();
+        fed.words.extend(listed);
+        Some(fed)
     }
 
     /// One command with its script blocks (run first, in a group) and redirections.
@@ -702,17 +796,23 @@ impl Writer {
                     .unwrap_or_else(|| self.passthrough(&command.words));
             }
             "schtasks" if has_word(rest, "/create") => return "crontab -".to_owned(),
+            // Disks and volumes formatted or wiped (cmd's `format D:`).
+            "format-volume" | "clear-disk" | "remove-partition" | "initialize-disk" => {
+                return format!("wipefs -a {}", self.passthrough(rest))
+                    .trim_end()
+                    .to_owned();
+            }
+            "format" if rest.iter().any(is_drive) => {
+                return format!("wipefs -a {}", self.passthrough(rest));
+            }
             "reg" if has_word(rest, "add") && rest.iter().any(is_run_key) => {
                 return "crontab -".to_owned();
             }
             _ => {}
         }
         // `curl.exe` is the real curl, not the alias.
-        let cmdlet = (!lower.ends_with(".exe"))
-            .then(|| CMDLETS.iter().find(|c| c.names.contains(&lower.as_str())))
-            .flatten();
-        cmdlet
-            .and_then(|cmdlet| self.cmdlet(cmdlet, rest))
+        cmdlet_call(command)
+            .and_then(|(cmdlet, args)| self.cmdlet(cmdlet, args))
             .unwrap_or_else(|| self.passthrough(&command.words))
     }
 
@@ -821,6 +921,7 @@ impl Writer {
                 argv("rm", &flags, paths(&["Path", "LiteralPath"]))
             }
             Effect::Read => argv("cat", &[], paths(&["Path", "LiteralPath"])),
+            Effect::Truncate => argv("truncate -s 0", &[], paths(&["Path", "LiteralPath"])),
             Effect::ChangeDir => {
                 let mut line = vec!["cd".to_owned()];
                 line.extend(paths(&["Path", "LiteralPath"]).into_iter().take(1));
@@ -936,19 +1037,18 @@ impl Writer {
                         continue;
                     };
                     if let Param::Switch(switch) = param {
-                        let off = inline
-                            .as_ref()
-                            .is_some_and(|v| v.eq_ignore_ascii_case("$false") || v == "0");
+                        let off = inline.as_ref().is_some_and(|value| {
+                            matches!(value.parts.as_slice(), [Part::Var(v)] if v.eq_ignore_ascii_case("false"))
+                                || value.literal().as_deref() == Some("0")
+                        });
                         if !off {
                             bound.switches.push(switch);
                         }
                         continue;
                     }
                     let Param::Value(value) = param else { continue };
-                    if let Some(inline) = inline.filter(|v| !v.is_empty()) {
-                        let word = Word::text(&inline);
-                        bound.values.push((value, vec![self.word(&word)]));
-                        bound.literals.push((value, vec![Some(inline)]));
+                    if let Some(inline) = inline.filter(|w| !w.parts.is_empty()) {
+                        bound.push(self, value, vec![inline]);
                         continue;
                     }
                     match words.next() {
@@ -966,10 +1066,8 @@ impl Writer {
             };
             let (name, mut word) = target;
             let mut values = Vec::new();
-            let mut literals = Vec::new();
             loop {
-                values.push(self.word(word));
-                literals.push(word.literal());
+                values.push(word.clone());
                 if !word.comma_after {
                     break;
                 }
@@ -978,8 +1076,7 @@ impl Writer {
                     None => break,
                 }
             }
-            bound.values.push((name, values));
-            bound.literals.push((name, literals));
+            bound.push(self, name, values);
         }
         bound
     }
@@ -1167,13 +1264,24 @@ fn web_client_call(text: &str) -> Option<(&str, &'static str)> {
     Some((before, method))
 }
 
+/// The cmdlet a command calls (by name or alias), with its arguments.
+fn cmdlet_call(command: &Command) -> Option<(&'static Cmdlet, &[Word])> {
+    let (first, rest) = command.words.split_first()?;
+    if !is_command_name(first, command) {
+        return None;
+    }
+    let name = first.literal()?.to_ascii_lowercase();
+    let cmdlet = CMDLETS.iter().find(|c| c.names.contains(&name.as_str()))?;
+    Some((cmdlet, rest))
+}
+
 /// Whether a command's first word names a program: bare literal text, or anything after `&`.
 fn is_command_name(first: &Word, command: &Command) -> bool {
     command.called || (first.bare && first.literal().is_some())
 }
 
-/// What a bare `-Name` or `-Name:value` word names.
-fn parameter(word: &Word) -> Option<(String, Option<String>)> {
+/// What a bare `-Name` or `-Name:value` word names, with the value written after the colon.
+fn parameter(word: &Word) -> Option<(String, Option<Word>)> {
     if !word.bare {
         return None;
     }
@@ -1184,23 +1292,20 @@ fn parameter(word: &Word) -> Option<(String, Option<String>)> {
     if !body.chars().next()?.is_ascii_alphabetic() {
         return None;
     }
-    match body.split_once(':') {
-        Some((name, value)) => {
-            let mut inline = value.to_owned();
-            for part in word.parts.get(1..).unwrap_or_default() {
-                match part {
-                    Part::Text(text) => inline.push_str(text),
-                    Part::Var(name) => {
-                        inline.push('$');
-                        inline.push_str(name);
-                    }
-                    _ => {}
-                }
-            }
-            Some((name.to_owned(), Some(inline)))
-        }
-        None => Some((body.to_owned(), None)),
+    let Some((name, value)) = body.split_once(':') else {
+        return Some((body.to_owned(), None));
+    };
+    let mut parts = Vec::new();
+    if !value.is_empty() {
+        parts.push(Part::Text(value.to_owned()));
     }
+    parts.extend(word.parts.get(1..).unwrap_or_default().iter().cloned());
+    let inline = Word {
+        parts,
+        bare: true,
+        comma_after: word.comma_after,
+    };
+    Some((name.to_owned(), Some(inline)))
 }
 
 /// A parameter of a cmdlet, found by name or unambiguous prefix.
@@ -1323,6 +1428,17 @@ fn new_item(bound: &Bound) -> String {
             None => format!("touch -- {paths}"),
         },
     }
+}
+
+/// Whether a word is a drive (`D:`).
+fn is_drive(word: &Word) -> bool {
+    word.literal().is_some_and(|text| {
+        let mut chars = text.chars();
+        matches!(
+            (chars.next(), chars.next(), chars.next()),
+            (Some(letter), Some(':'), None) if letter.is_ascii_alphabetic()
+        )
+    })
 }
 
 /// Whether a word names a registry key Windows runs at logon (`…\CurrentVersion\Run`,

@@ -9,7 +9,7 @@ const MAX_DEPTH: usize = 16;
 const MAX_ITEMS: usize = 4096;
 
 /// Statements, each with how it joins the next (`;` or a newline, `&&`, `||`).
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct Script {
     pub statements: Vec<(Pipeline, Join)>,
 }
@@ -26,13 +26,13 @@ pub(super) enum Join {
 }
 
 /// Commands joined by `|`.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct Pipeline {
     pub commands: Vec<Command>,
 }
 
 /// One command: its words (the call operator `&` dropped) and its redirections.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct Command {
     pub words: Vec<Word>,
     pub redirects: Vec<Redirect>,
@@ -45,7 +45,7 @@ pub(super) struct Command {
 }
 
 /// A redirection: the POSIX operator (`>`, `>>`, `2>`, `2>&1`) and its target.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct Redirect {
     pub op: String,
     pub target: Option<Word>,
@@ -53,7 +53,7 @@ pub(super) struct Redirect {
 
 /// One word of a command: its parts, whether it was written bare (a bare `-Name` is a
 /// parameter) and whether a `,` joins it to the next word (an array argument).
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(super) struct Word {
     pub parts: Vec<Part>,
     pub bare: bool,
@@ -61,7 +61,7 @@ pub(super) struct Word {
 }
 
 /// A piece of a word.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) enum Part {
     /// Literal text.
     Text(String),

@@ -119,6 +119,20 @@ fn script_blocks_run() {
 }
 
 #[test]
+fn piped_removal_removes_the_listing() {
+    assert_eq!(
+        posix("Get-ChildItem ~ | Remove-Item -Recurse -Force"),
+        "ls -- \"$HOME\" | rm -r -f -- \"$HOME\"/*"
+    );
+    assert_eq!(
+        posix("gci -r src -Filter *.log | ri"),
+        "ls -R -- src | rm -- src/*.log"
+    );
+    assert_eq!(posix("gci | rm"), "ls -- | rm -- ./*");
+    assert_eq!(posix("gci a | rm b"), "ls -- a | rm -- b");
+}
+
+#[test]
 fn cmdlets() {
     assert_eq!(posix("Copy-Item a -Destination b -Recurse"), "cp -r -- a b");
     assert_eq!(posix("mv a b"), "mv -- a b");
@@ -161,6 +175,13 @@ fn cmdlets() {
         "git status \"$ARGS\""
     );
     assert_eq!(posix("schtasks /create /tn x"), "crontab -");
+    assert_eq!(posix("Clear-Content ~/x"), "truncate -s 0 -- \"$HOME\"/x");
+    assert_eq!(
+        posix("Format-Volume -DriveLetter D"),
+        "wipefs -a -DriveLetter D"
+    );
+    assert_eq!(posix("format D: /q"), "wipefs -a D: /q");
+    assert_eq!(posix("format src"), "format src");
     assert_eq!(posix("schtasks /query"), "schtasks /query");
     assert_eq!(
         posix("curl.exe -fsSL https://x"),
