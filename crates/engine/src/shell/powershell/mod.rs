@@ -796,6 +796,11 @@ impl Writer {
                     .unwrap_or_else(|| self.passthrough(&command.words));
             }
             "schtasks" if has_word(rest, "/create") => return "crontab -".to_owned(),
+            // sc.exe installs or changes a service (PowerShell 5's `sc` alias would write a
+            // file named `create`; the intent is the service).
+            "sc" if has_word(rest, "create") || has_word(rest, "config") => {
+                return "crontab -".to_owned();
+            }
             // Disks and volumes formatted or wiped (cmd's `format D:`).
             "format-volume" | "clear-disk" | "remove-partition" | "initialize-disk" => {
                 return format!("wipefs -a {}", self.passthrough(rest))
@@ -1081,11 +1086,12 @@ impl Writer {
         bound
     }
 
-    /// `iex CODE`: literal code is PowerShell read in turn; a run-time value (`iex (iwr URL)`)
-    /// runs as a shell's script; with no argument, what the pipeline sends runs.
+    /// `iex CODE`: code written out (`iex 'Remove-Item x'`, `iex "Remove-Item $HOME"`) is
+    /// PowerShell read in turn; a run-time value (`iex (iwr URL)`) runs as a shell's script;
+    /// with no argument, what the pipeline sends runs.
     fn expression(&self, bound: &Bound) -> String {
-        let literal = bound.literals("Command").into_iter().next().flatten();
-        if let Some(code) = literal
+        let code = bound.words(&["Command"]).first().and_then(code_text);
+        if let Some(code) = code
             && let Some(posix) = translate(&code, self.nesting + 1)
         {
             return format!("{{ {}\n}}", posix.trim_end());
@@ -1428,6 +1434,25 @@ fn new_item(bound: &Bound) -> String {
             None => format!("touch -- {paths}"),
         },
     }
+}
+
+/// The code a word holds when it is written out: its text, with its variables as PowerShell
+/// reads them in the code (`"Remove-Item $HOME"` is the code `Remove-Item ${HOME}`). `None`
+/// when a part is only known by running something (`$(…)`).
+fn code_text(word: &Word) -> Option<String> {
+    let mut code = String::new();
+    for part in &word.parts {
+        match part {
+            Part::Text(text) => code.push_str(text),
+            Part::Var(name) => {
+                code.push_str("${");
+                code.push_str(name);
+                code.push('}');
+            }
+            Part::Sub(_) | Part::Block(_) => return None,
+        }
+    }
+    Some(code)
 }
 
 /// Whether a word is a drive (`D:`).

@@ -175,6 +175,9 @@ fn cmdlets() {
         "git status \"$ARGS\""
     );
     assert_eq!(posix("schtasks /create /tn x"), "crontab -");
+    assert_eq!(posix("sc.exe create svc binPath= C:/x.exe"), "crontab -");
+    assert_eq!(posix("iex \"gc $HOME/x\""), "{ cat -- \"$HOME\"/x\n}");
+    assert_eq!(posix("iex \"gc $(whoami)\""), "sh -c 'gc '\"$(whoami)\"");
     assert_eq!(posix("Clear-Content ~/x"), "truncate -s 0 -- \"$HOME\"/x");
     assert_eq!(
         posix("Format-Volume -DriveLetter D"),
