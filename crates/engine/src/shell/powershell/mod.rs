@@ -108,6 +108,8 @@ struct Writer {
 enum Effect {
     Remove,
     Read,
+    /// Formatting and selecting cmdlets: what comes in goes on (`cat`).
+    Filter,
     /// `Clear-Content`: the files emptied.
     Truncate,
     SetContent,
@@ -188,6 +190,32 @@ const CMDLETS: &[Cmdlet] = &[
         values: &["Path", "LiteralPath", "StackName"],
         positional: &["Path"],
         effect: Effect::ChangeDir,
+    },
+    Cmdlet {
+        names: &[
+            "out-string",
+            "oss",
+            "convertto-json",
+            "convertto-csv",
+            "convertto-xml",
+            "convertto-html",
+            "format-table",
+            "ft",
+            "format-list",
+            "fl",
+            "format-wide",
+            "fw",
+            "select-object",
+            "select",
+            "sort-object",
+            "sort",
+            "out-host",
+            "oh",
+        ],
+        switches: &[],
+        values: &[],
+        positional: &[],
+        effect: Effect::Filter,
     },
     Cmdlet {
         names: &["get-content", "gc", "cat", "type"],
@@ -926,6 +954,7 @@ impl Writer {
                 argv("rm", &flags, paths(&["Path", "LiteralPath"]))
             }
             Effect::Read => argv("cat", &[], paths(&["Path", "LiteralPath"])),
+            Effect::Filter => "cat".to_owned(),
             Effect::Truncate => argv("truncate -s 0", &[], paths(&["Path", "LiteralPath"])),
             Effect::ChangeDir => {
                 let mut line = vec!["cd".to_owned()];
@@ -981,6 +1010,16 @@ impl Writer {
             Effect::Expression => self.expression(&bound),
             Effect::StartProcess => self.start_process(&bound),
             Effect::RunBlocks => String::new(),
+            // The environment provider's drive (`Get-ChildItem Env:`) lists the environment.
+            Effect::List
+                if bound
+                    .literals("Path")
+                    .iter()
+                    .flatten()
+                    .any(|p| is_env_drive(p)) =>
+            {
+                "env".to_owned()
+            }
             Effect::List => {
                 let flags: &[&str] = if bound.has("Recurse") { &["-R"] } else { &[] };
                 argv("ls", flags, paths(&["Path", "LiteralPath"]))
@@ -1051,7 +1090,16 @@ impl Writer {
                         }
                         continue;
                     }
-                    let Param::Value(value) = param else { continue };
+                    let value = match param {
+                        Param::Value(value) => value,
+                        Param::CommonValue => {
+                            if inline.is_none() {
+                                words.next();
+                            }
+                            continue;
+                        }
+                        Param::Switch(_) | Param::CommonSwitch => continue,
+                    };
                     if let Some(inline) = inline.filter(|w| !w.parts.is_empty()) {
                         bound.push(self, value, vec![inline]);
                         continue;
@@ -1318,12 +1366,42 @@ fn parameter(word: &Word) -> Option<(String, Option<Word>)> {
 enum Param {
     Switch(&'static str),
     Value(&'static str),
-    Common,
+    /// A common switch (`-Verbose`): nothing to write.
+    CommonSwitch,
+    /// A common parameter with a value (`-ErrorAction Stop`): its value is skipped.
+    CommonValue,
 }
 
-/// The parameter `-name` names: an exact name first, then the first one it is a prefix of.
+/// Parameter aliases (`-ea` is `-ErrorAction`, `-LP` is `-LiteralPath`, New-Item's `-Target`
+/// is `-Value`), each taken only where the cmdlet has the parameter it stands for.
+const PARAM_ALIASES: &[(&str, &str)] = &[
+    ("ea", "ErrorAction"),
+    ("wa", "WarningAction"),
+    ("infa", "InformationAction"),
+    ("ev", "ErrorVariable"),
+    ("wv", "WarningVariable"),
+    ("iv", "InformationVariable"),
+    ("ov", "OutVariable"),
+    ("ob", "OutBuffer"),
+    ("pv", "PipelineVariable"),
+    ("vb", "Verbose"),
+    ("db", "Debug"),
+    ("wi", "WhatIf"),
+    ("cf", "Confirm"),
+    ("lp", "LiteralPath"),
+    ("pspath", "LiteralPath"),
+    ("target", "Value"),
+    ("fullname", "LiteralPath"),
+];
+
+/// The parameter `-name` names: an alias's parameter, an exact name, then the first one it is a
+/// prefix of.
 fn find_param(cmdlet: &Cmdlet, name: &str) -> Option<Param> {
     let lower = name.to_ascii_lowercase();
+    let lower = PARAM_ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == lower)
+        .map_or(lower, |(_, canonical)| canonical.to_ascii_lowercase());
     let matches = |list: &'static [&'static str]| {
         let exact = list.iter().find(|p| p.eq_ignore_ascii_case(&lower));
         exact.or_else(|| {
@@ -1332,8 +1410,11 @@ fn find_param(cmdlet: &Cmdlet, name: &str) -> Option<Param> {
         })
     };
     let exact = |list: &'static [&'static str]| list.iter().any(|p| p.eq_ignore_ascii_case(&lower));
-    if exact(COMMON_SWITCHES) || exact(COMMON_VALUES) {
-        return Some(Param::Common);
+    if exact(COMMON_SWITCHES) {
+        return Some(Param::CommonSwitch);
+    }
+    if exact(COMMON_VALUES) {
+        return Some(Param::CommonValue);
     }
     if let Some(switch) = matches(cmdlet.switches) {
         return Some(Param::Switch(switch));
@@ -1341,10 +1422,10 @@ fn find_param(cmdlet: &Cmdlet, name: &str) -> Option<Param> {
     if let Some(value) = matches(cmdlet.values) {
         return Some(Param::Value(value));
     }
-    if matches(COMMON_SWITCHES).is_some() || matches(COMMON_VALUES).is_some() {
-        return Some(Param::Common);
+    if matches(COMMON_SWITCHES).is_some() {
+        return Some(Param::CommonSwitch);
     }
-    None
+    matches(COMMON_VALUES).map(|_| Param::CommonValue)
 }
 
 /// cmd's switches of `del` and `rd` (`/s` recursive, `/q` and `/f` forced), which agents also
@@ -1390,8 +1471,9 @@ fn web(bound: &Bound) -> String {
     }
     match bound.value("Body").or_else(|| bound.value("Form")) {
         Some(body) => line.push(format!("-d {body}")),
+        // The body is what the pipeline sends, if anything.
         None if matches!(method.as_deref(), Some("POST" | "PUT" | "PATCH")) => {
-            line.push("-d ''".to_owned());
+            line.push("-d @-".to_owned());
         }
         None => {}
     }
@@ -1453,6 +1535,12 @@ fn code_text(word: &Word) -> Option<String> {
         }
     }
     Some(code)
+}
+
+/// Whether a path is the environment drive (`Env:`, `env:\`).
+fn is_env_drive(path: &str) -> bool {
+    path.trim_end_matches(['\\', '/'])
+        .eq_ignore_ascii_case("env:")
 }
 
 /// Whether a word is a drive (`D:`).

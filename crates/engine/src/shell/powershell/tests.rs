@@ -142,9 +142,15 @@ fn cmdlets() {
     );
     assert_eq!(
         posix("iwr https://x -Method Post -InFile a -OutFile b"),
-        "curl -X POST -d '' -T a -o b -- https://x"
+        "curl -X POST -d @- -T a -o b -- https://x"
     );
     assert_eq!(posix("gci -r src"), "ls -R -- src");
+    assert_eq!(posix("gci Env:"), "env");
+    assert_eq!(posix("ri -LP a -ea 0"), "rm -- a");
+    assert_eq!(
+        posix("ni -ItemType SymbolicLink -Path l -Target t"),
+        "ln -s -- t l"
+    );
     assert_eq!(
         posix("iex (New-Object Net.WebClient).DownloadString('https://x')"),
         "sh -c \"$(New-Object Net.WebClient)\"\"$(curl -- https://x)\""
