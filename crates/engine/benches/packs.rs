@@ -73,6 +73,20 @@ fn packs(c: &mut Criterion) {
             ),
         ),
         (
+            "powershell",
+            event(
+                "PowerShell",
+                json!({ "command": "Get-ChildItem -Recurse -Filter *.cs src | Select-String TODO; Remove-Item -Recurse -Force .\\bin, .\\obj" }),
+            ),
+        ),
+        (
+            "bash_variables",
+            event(
+                "Bash",
+                json!({ "command": "out=dist; rm -rf \"$out\" && for f in src/*.ts; do wc -l \"$f\"; done" }),
+            ),
+        ),
+        (
             "read",
             event(
                 "Read",

@@ -609,9 +609,43 @@ fn home_relative<'p>(path: &'p str, ctx: &PathContext<'_>) -> Option<&'p str> {
 fn listed(rel: &str, list: &[&str]) -> bool {
     list.iter().any(|entry| match entry.strip_suffix('/') {
         Some(dir) => strictly_under_ignoring_case(rel, dir),
-        None if entry.contains('*') => glob_ignoring_case(rel, entry),
-        None => rel.eq_ignore_ascii_case(entry),
+        None => match start(rel, entry) {
+            Start::Whole => rel.len() == entry.len(),
+            Start::Wildcard => glob_ignoring_case(rel, entry),
+            Start::Differs => false,
+        },
     })
+}
+
+/// How `rel` begins against a listed entry, ASCII case aside (see [`start`]).
+enum Start {
+    /// The whole entry is a prefix of `rel`.
+    Whole,
+    /// They agree up to a `*` of the entry: only a segment-by-segment match can tell.
+    Wildcard,
+    /// They differ before any `*`: no match.
+    Differs,
+}
+
+/// Compares `rel` with `entry` from the start, once: most entries differ in their first bytes,
+/// and only those with a `*` where they stop agreeing need the segment-by-segment match (the
+/// lists are walked for every path an evaluation classifies).
+fn start(rel: &str, entry: &str) -> Start {
+    let (rel, entry) = (rel.as_bytes(), entry.as_bytes());
+    let common = rel
+        .iter()
+        .zip(entry)
+        .take_while(|(a, b)| a.eq_ignore_ascii_case(b))
+        .count();
+    if common == entry.len() {
+        Start::Whole
+    } else if entry.get(common) == Some(&b'*')
+        || entry.get(..common).is_some_and(|e| e.contains(&b'*'))
+    {
+        Start::Wildcard
+    } else {
+        Start::Differs
+    }
 }
 
 /// Whether `rel` matches the glob `entry` segment by segment, ASCII case aside (see [`listed`]).
@@ -630,26 +664,30 @@ fn glob_ignoring_case(rel: &str, entry: &str) -> bool {
 /// `rel` lies under `dir` (not `dir` itself), comparing ASCII case-insensitively. A `*` segment
 /// of `dir` stands for any one segment (`.nvm/versions/node/*/bin`).
 fn strictly_under_ignoring_case(rel: &str, dir: &str) -> bool {
-    if dir.contains('*') {
-        let mut segments = rel.split('/');
-        return dir
-            .split('/')
-            .all(|pattern| segments.next().is_some_and(|s| segment_matches(s, pattern)))
-            && segments.next().is_some_and(|s| !s.is_empty());
+    match start(rel, dir) {
+        Start::Whole => rel.len() > dir.len() + 1 && rel.as_bytes().get(dir.len()) == Some(&b'/'),
+        Start::Wildcard => {
+            let mut segments = rel.split('/');
+            dir.split('/')
+                .all(|pattern| segments.next().is_some_and(|s| segment_matches(s, pattern)))
+                && segments.next().is_some_and(|s| !s.is_empty())
+        }
+        Start::Differs => false,
     }
-    rel.len() > dir.len() + 1
-        && rel.as_bytes().get(dir.len()) == Some(&b'/')
-        && rel
-            .get(..dir.len())
-            .is_some_and(|head| head.eq_ignore_ascii_case(dir))
 }
 
 /// `rel` is `dir` itself, comparing as [`strictly_under_ignoring_case`] does.
 fn same_dir_ignoring_case(rel: &str, dir: &str) -> bool {
-    let mut segments = rel.split('/');
-    dir.split('/')
-        .all(|pattern| segments.next().is_some_and(|s| segment_matches(s, pattern)))
-        && segments.next().is_none()
+    match start(rel, dir) {
+        Start::Whole => rel.len() == dir.len(),
+        Start::Wildcard => {
+            let mut segments = rel.split('/');
+            dir.split('/')
+                .all(|pattern| segments.next().is_some_and(|s| segment_matches(s, pattern)))
+                && segments.next().is_none()
+        }
+        Start::Differs => false,
+    }
 }
 
 /// One path segment against one segment of a listed directory (`*`: any, not empty).

@@ -206,6 +206,14 @@ fn substitutes_environment(arg: &str) -> bool {
     if !(arg.contains("$(") || arg.contains('`')) {
         return false;
     }
+    // Only a substitution naming one of `dumps_environment`'s programs prints the environment;
+    // the rest (`git diff $(git merge-base HEAD main)`) is not analysed again.
+    if !["env", "set", "export", "declare", "typeset", "compgen"]
+        .iter()
+        .any(|program| arg.contains(program))
+    {
+        return false;
+    }
     let limits = ShellLimits {
         max_len: 4096,
         max_depth: 4,
