@@ -1808,8 +1808,32 @@ fn parse_wrapper(spec: &Spec, args: &[Field], unknown: Unknown) -> Option<Parsed
     }
     if index < args.len() {
         parsed.command = Some(index);
+        if PACKAGE_RUNNERS.contains(&spec.name) && parsed.cut.is_none() && parsed.word.is_none() {
+            parsed.word = args
+                .get(index)
+                .and_then(|word| unversioned_program(&word.text));
+        }
     }
     Some(parsed)
+}
+
+/// Wrappers that run a package's program by the package's name, which may carry a version.
+const PACKAGE_RUNNERS: &[&str] = &["npx", "bunx", "pnpx", "pnpm", "yarn", "npm", "uvx", "pipx"];
+
+/// The program a package spec names when it carries a version or a scope (`rimraf@5` → `rimraf`,
+/// `@scope/tool@1.2` → `tool`, `ruff==0.5` → `ruff`); `None` for a plain name.
+fn unversioned_program(spec: &str) -> Option<String> {
+    let (scope, rest) = match spec.strip_prefix('@') {
+        Some(scoped) => scoped
+            .split_once('/')
+            .map_or(("", spec), |(_, rest)| ("@", rest)),
+        None => ("", spec),
+    };
+    let name = rest
+        .split(['@', '='])
+        .next()
+        .filter(|name| !name.is_empty())?;
+    (name != spec || !scope.is_empty()).then(|| name.to_owned())
 }
 
 /// `capsh [--option=value…] -- ARGS`: the shell (`bash`, or `--shell=PATH`) runs with `ARGS`;
@@ -2422,6 +2446,22 @@ pub(super) mod tests {
             let (wrappers, rest) = inner(words);
             assert!(wrappers.is_empty(), "{words:?}");
             assert_eq!(rest.len(), words.len(), "{words:?}");
+        }
+    }
+
+    #[test]
+    fn package_specs_name_their_program() {
+        for (spec, program) in [
+            ("rimraf@5", Some("rimraf")),
+            ("rimraf@latest", Some("rimraf")),
+            ("@scope/tool@1.2.3", Some("tool")),
+            ("@biomejs/biome", Some("biome")),
+            ("ruff==0.5.0", Some("ruff")),
+            ("rimraf", None),
+            ("@", None),
+            ("@x", None),
+        ] {
+            assert_eq!(unversioned_program(spec).as_deref(), program, "{spec}");
         }
     }
 
