@@ -242,19 +242,14 @@ fn is_critical_target(operand: &str, ctx: &PathContext<'_>, working: &PathContex
     // `$HOME` and the variables naming a place in it (`$XDG_CACHE_HOME`) are where the home
     // directory is; anything else only known at run time (`rm -rf "$DIR"/*`) could be anything.
     let operand = places::with_well_known_location(operand);
-    let after_home = ["${HOME}", "$HOME"].iter().find_map(|home| {
-        operand
-            .strip_prefix(home)
-            .filter(|rest| rest.is_empty() || rest.starts_with('/'))
-    });
-    let run_time = |text: &str| text.contains('$') || text.contains('`');
-    let home_unknown = ctx.home.is_none() && (after_home.is_some() || operand.starts_with('~'));
-    if home_unknown || run_time(after_home.unwrap_or(&operand)) {
-        return true;
+    let home_unknown = ctx.home.is_none()
+        && ["~", "$HOME", "${HOME}"]
+            .iter()
+            .any(|home| operand.starts_with(home));
+    match places::known_canonical(&operand, working) {
+        Some(canonical) if !home_unknown => is_critical_dir(paths::literal_prefix(&canonical), ctx),
+        _ => true,
     }
-    let canonical = paths::canonicalize(&operand, working);
-    let literal = paths::literal_prefix(&canonical);
-    is_critical_dir(literal, ctx)
 }
 
 fn is_critical_dir(path: &str, ctx: &PathContext<'_>) -> bool {

@@ -206,6 +206,14 @@ pub(crate) fn with_well_known_location(path: &str) -> Cow<'_, str> {
     }
 }
 
+/// The canonical form of a path known before it runs: literal, or under the home directory
+/// (`$HOME/x`, `$XDG_CACHE_HOME/x`, resolved against `ctx`). `None` when another part is only
+/// known at run time (`$DIR/x`, a substitution).
+pub(crate) fn known_canonical(path: &str, ctx: &PathContext<'_>) -> Option<String> {
+    let path = paths::canonicalize(&with_well_known_location(path), ctx);
+    (!is_dynamic(&path)).then_some(path)
+}
+
 /// A path that starts with one of [`WELL_KNOWN_VARIABLES`] (`$NAME`, `${NAME}`, or with a default
 /// value, `${NAME:-…}`), followed by `/` or the end: the variable's default location, and the rest.
 fn well_known_location(path: &str) -> Option<(&'static str, &str)> {

@@ -8,7 +8,7 @@
 use super::Cmd;
 use crate::argv::Parsed;
 use crate::packs::Findings;
-use crate::packs::places::{self, SYSTEM_DIRS, is_dynamic};
+use crate::packs::places::{self, SYSTEM_DIRS};
 use crate::paths::{self, PathContext};
 use crate::shell::RedirectKind;
 
@@ -191,12 +191,10 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
     }
 }
 
-/// The canonical path of an operand known before it runs: literal, or under the home directory
-/// (`$HOME/x`, `$XDG_CACHE_HOME/x`). `None` when another part is only known at run time
-/// (`$DIR/x`), which the safety floor judges.
+/// The canonical path of an operand known before it runs (see [`places::known_canonical`]);
+/// one only known at run time is the safety floor's.
 fn known_path(cmd: &Cmd<'_>, operand: &str) -> Option<String> {
-    let path = cmd.canonical(&places::with_well_known_location(operand));
-    (!is_dynamic(&path)).then_some(path)
+    places::known_canonical(operand, &cmd.path_context())
 }
 
 fn removal(cmd: &Cmd<'_>, operand: &str, out: &mut Findings) {

@@ -63,11 +63,16 @@ impl<'a> Cmd<'a> {
     /// The canonical form of a path argument, resolved against the directory an earlier `cd`
     /// moved to (the project root stays the event's cwd).
     pub fn canonical(&self, path: &str) -> String {
-        let ctx = PathContext {
+        paths::canonicalize(path, &self.path_context())
+    }
+
+    /// What this command's relative paths resolve against: the directory an earlier `cd` moved
+    /// to, or the event's cwd.
+    pub fn path_context(&self) -> PathContext<'a> {
+        PathContext {
             cwd: self.dir.unwrap_or(self.ctx.cwd),
             home: self.ctx.home,
-        };
-        paths::canonicalize(path, &ctx)
+        }
     }
 
     /// The commands feeding this one's stdin through a pipeline, nearest first.

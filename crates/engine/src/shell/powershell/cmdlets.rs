@@ -76,6 +76,20 @@ const COMMON_VALUES: &[&str] = &[
     "PipelineVariable",
 ];
 
+/// `Set-Content`'s and `Add-Content`'s switches and valued parameters (the same for both).
+const CONTENT_SWITCHES: &[&str] = &["NoNewline", "Force", "PassThru", "AsByteStream"];
+/// See [`CONTENT_SWITCHES`].
+const CONTENT_VALUES: &[&str] = &[
+    "Path",
+    "Value",
+    "LiteralPath",
+    "Encoding",
+    "Stream",
+    "Filter",
+    "Include",
+    "Exclude",
+];
+
 /// The cmdlets whose effect is written out; a parameter prefix matching several names is
 /// read as the first (PowerShell refuses it; the stricter reading is kept).
 pub(super) const CMDLETS: &[Cmdlet] = &[
@@ -173,33 +187,15 @@ pub(super) const CMDLETS: &[Cmdlet] = &[
     },
     Cmdlet {
         names: &["set-content", "sc"],
-        switches: &["NoNewline", "Force", "PassThru", "AsByteStream"],
-        values: &[
-            "Path",
-            "Value",
-            "LiteralPath",
-            "Encoding",
-            "Stream",
-            "Filter",
-            "Include",
-            "Exclude",
-        ],
+        switches: CONTENT_SWITCHES,
+        values: CONTENT_VALUES,
         positional: &["Path", "Value"],
         effect: Effect::SetContent,
     },
     Cmdlet {
         names: &["add-content", "ac"],
-        switches: &["NoNewline", "Force", "PassThru", "AsByteStream"],
-        values: &[
-            "Path",
-            "Value",
-            "LiteralPath",
-            "Encoding",
-            "Stream",
-            "Filter",
-            "Include",
-            "Exclude",
-        ],
+        switches: CONTENT_SWITCHES,
+        values: CONTENT_VALUES,
         positional: &["Path", "Value"],
         effect: Effect::AddContent,
     },
