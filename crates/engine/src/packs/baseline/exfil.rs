@@ -58,7 +58,12 @@ const NETWORK_ARGUMENTS: &[&str] = &[
     "sendmail",
 ];
 
-/// Programs that print the environment when given no operand.
+/// The programs [`dumps_environment`] knows.
+const ENVIRONMENT_PRINTERS: &[&str] = &[
+    "env", "printenv", "set", "export", "declare", "typeset", "compgen",
+];
+
+/// Programs that print the environment when given no operand (one of [`ENVIRONMENT_PRINTERS`]).
 fn dumps_environment(simple: &shell::SimpleCommand) -> bool {
     let args = simple.args();
     match simple.name() {
@@ -208,7 +213,7 @@ fn substitutes_environment(arg: &str) -> bool {
     }
     // Only a substitution naming one of `dumps_environment`'s programs prints the environment;
     // the rest (`git diff $(git merge-base HEAD main)`) is not analysed again.
-    if !["env", "set", "export", "declare", "typeset", "compgen"]
+    if !ENVIRONMENT_PRINTERS
         .iter()
         .any(|program| arg.contains(program))
     {
