@@ -253,6 +253,81 @@ impl HookEvent {
     pub fn is_gate(&self) -> bool {
         matches!(self.event.as_str(), "PreToolUse" | "PermissionRequest")
     }
+
+    /// Everything a decision about this event depends on, as bytes, or `None` when that is
+    /// longer than `limit` bytes.
+    ///
+    /// The key holds every field that evaluation or the rendering of its reply reads. It leaves
+    /// out what only names one call (`session_id`, `tool_use_id`, `prompt_id`), and the
+    /// transcript path counts only through the home it implies. So two events with equal keys
+    /// get equal decisions from one policy, and a server may answer the second with the first's
+    /// decision. The key says nothing about the policy: a cache keys on that too.
+    pub fn decision_key(&self, limit: usize) -> Option<Vec<u8>> {
+        // Naming every field makes a new one a compile error here until someone decides whether
+        // decisions depend on it.
+        let Self {
+            event,
+            native_event,
+            agent,
+            session_id: _,
+            transcript_path: _,
+            cwd,
+            permission_mode,
+            prompt_id: _,
+            tool_name,
+            tool_input,
+            tool_use_id: _,
+            tool_response,
+            prompt,
+            agent_id,
+            agent_type,
+            stop_hook_active,
+            home,
+        } = self;
+        let fields = (
+            event,
+            native_event,
+            agent.as_str(),
+            cwd,
+            permission_mode,
+            tool_name,
+            tool_input,
+            tool_response,
+            prompt,
+            agent_id,
+            agent_type,
+            stop_hook_active,
+            home,
+        );
+        // JSON is self-delimiting, so different fields never run into the same bytes.
+        let mut key = BoundedWriter {
+            bytes: Vec::with_capacity(limit.min(512)),
+            limit,
+        };
+        serde_json::to_writer(&mut key, &fields).ok()?;
+        Some(key.bytes)
+    }
+}
+
+/// A byte buffer that refuses to grow past `limit`, so that a large event stops its key's
+/// serialisation early instead of copying megabytes.
+struct BoundedWriter {
+    bytes: Vec<u8>,
+    limit: usize,
+}
+
+impl std::io::Write for BoundedWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.bytes.len() + buf.len() > self.limit {
+            return Err(std::io::ErrorKind::FileTooLarge.into());
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Events that carry `tool_name` and `tool_input`.
@@ -325,4 +400,81 @@ pub fn nesting_exceeds(body: &[u8], limit: usize) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn event(value: Value) -> HookEvent {
+        HookEvent::from_value(value).unwrap()
+    }
+
+    fn base() -> Value {
+        json!({
+            "hook_event_name": "PreToolUse",
+            "session_id": "s1",
+            "transcript_path": "/home/ann/.claude/projects/p/s1.jsonl",
+            "cwd": "/home/ann/proj",
+            "permission_mode": "default",
+            "prompt_id": "p1",
+            "tool_name": "Bash",
+            "tool_input": { "command": "git status" },
+            "tool_use_id": "toolu_1",
+        })
+    }
+
+    fn key_with(field: &str, value: Value) -> Vec<u8> {
+        let mut changed = base();
+        changed[field] = value;
+        event(changed).decision_key(4096).unwrap()
+    }
+
+    #[test]
+    fn the_calls_own_names_are_not_in_the_decision_key() {
+        let key = event(base()).decision_key(4096).unwrap();
+        assert_eq!(key_with("session_id", json!("s2")), key);
+        assert_eq!(key_with("tool_use_id", json!("toolu_2")), key);
+        assert_eq!(key_with("prompt_id", json!("p2")), key);
+        // Another session's transcript under the same home.
+        let transcript = json!("/home/ann/.claude/projects/q/s2.jsonl");
+        assert_eq!(key_with("transcript_path", transcript), key);
+    }
+
+    #[test]
+    fn what_decisions_depend_on_is_in_the_decision_key() {
+        let key = event(base()).decision_key(4096).unwrap();
+        for (field, value) in [
+            ("hook_event_name", json!("PermissionRequest")),
+            ("cwd", json!("/home/ann")),
+            ("permission_mode", json!("plan")),
+            ("tool_name", json!("PowerShell")),
+            ("tool_input", json!({ "command": "git status " })),
+            ("tool_response", json!({ "stdout": "" })),
+            ("prompt", json!("hi")),
+            ("agent_id", json!("a1")),
+            ("agent_type", json!("Explore")),
+            ("stop_hook_active", json!(true)),
+            // Another home.
+            (
+                "transcript_path",
+                json!("/root/.claude/projects/p/s1.jsonl"),
+            ),
+        ] {
+            assert_ne!(key_with(field, value), key, "{field}");
+        }
+    }
+
+    #[test]
+    fn a_decision_key_longer_than_its_limit_is_none() {
+        let key = event(base()).decision_key(4096).unwrap();
+        assert_eq!(event(base()).decision_key(key.len()), Some(key.clone()));
+        assert_eq!(event(base()).decision_key(key.len() - 1), None);
+        let long = json!({ "command": "x".repeat(10_000) });
+        let mut large = base();
+        large["tool_input"] = long;
+        assert_eq!(event(large).decision_key(4096), None);
+    }
 }
