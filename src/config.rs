@@ -15,6 +15,9 @@ use crate::store::Location;
 /// The default data directory: the embedded store and the policy cache live under it.
 pub const DEFAULT_DATA_DIR: &str = "./.toolgate";
 
+/// The default bound of the remembered decisions: some tens of thousands of entries.
+pub const DEFAULT_DECISION_CACHE_BYTES: u64 = 32 * 1024 * 1024;
+
 /// Everything `toolgate serve` needs.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -35,6 +38,8 @@ pub struct Config {
     pub request_timeout: Duration,
     /// Requests in flight before new ones are shed.
     pub concurrency_limit: usize,
+    /// Most bytes of remembered decisions (0: evaluate every event afresh).
+    pub decision_cache_bytes: u64,
     /// How often the live versions are polled.
     pub poll_interval: Duration,
     /// Where the last good policies are cached.
@@ -78,6 +83,7 @@ impl Config {
             max_body_bytes: 4 * 1024 * 1024,
             request_timeout: Duration::from_secs(10),
             concurrency_limit: 1024,
+            decision_cache_bytes: DEFAULT_DECISION_CACHE_BYTES,
             poll_interval: Duration::from_secs(5),
             cache_dir: PathBuf::from(DEFAULT_DATA_DIR).join("cache"),
             replica_id: default_replica_id(),
@@ -185,6 +191,11 @@ pub struct ServeArgs {
     /// Requests in flight before new ones are shed.
     #[arg(long, env = "TOOLGATE_CONCURRENCY_LIMIT", default_value_t = 1024)]
     pub concurrency_limit: usize,
+    /// Most bytes of remembered decisions: an event judged the same way before (same tool
+    /// input, cwd, home and mode, against the same live policies) is answered from memory. 0
+    /// evaluates every event afresh.
+    #[arg(long, env = "TOOLGATE_DECISION_CACHE_BYTES", default_value_t = DEFAULT_DECISION_CACHE_BYTES)]
+    pub decision_cache_bytes: u64,
     /// How often every replica polls the live bundle versions (a safety net under LISTEN/NOTIFY).
     #[arg(long, env = "TOOLGATE_POLL_INTERVAL", default_value = "5s", value_parser = parse_duration)]
     pub poll_interval: Duration,
@@ -257,6 +268,7 @@ impl ServeArgs {
             max_body_bytes: self.max_body_bytes,
             request_timeout: self.request_timeout,
             concurrency_limit: self.concurrency_limit.max(1),
+            decision_cache_bytes: self.decision_cache_bytes,
             poll_interval: self.poll_interval,
             replica_id: self.replica_id.unwrap_or_else(default_replica_id),
             allow_anonymous_loopback: self.allow_anonymous_loopback.unwrap_or(embedded),

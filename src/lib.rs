@@ -9,6 +9,7 @@ pub mod auth;
 pub mod cli;
 pub mod client;
 pub mod config;
+pub mod decisions;
 pub mod error;
 pub mod hook;
 pub mod metrics;

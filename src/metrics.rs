@@ -9,6 +9,7 @@
 //! | `rule_hits_total` | `rule`, `mode`, `decision` (what the rule says) |
 //! | `evaluation_failures_total` | `reason` (`not_loaded`, `panic`, `shed`, `token_unchecked`, `timeout`, `too_large`, `unreadable`) |
 //! | `evaluation_duration_seconds` (histogram) | `gate` |
+//! | `decision_cache_lookups_total` | `result` (`hit`, `miss`, `too_large`) |
 //! | `http_request_duration_seconds` (histogram) | `method`, `path` (the route template), `status` |
 //! | `bundle_info` (= 1) | `tenant`, `bundle_id`, `sha256` |
 //! | `bundle_activated_timestamp_seconds`, `bundle_activation_id`, `bundle_loaded_timestamp_seconds` | `tenant` |
@@ -52,6 +53,8 @@ use prometheus::{
 use toolgate_engine::decision::Mode;
 use toolgate_engine::protocol::{Agent, HookEvent, canonical_tool_name};
 use toolgate_engine::{Decision, Outcome};
+
+use crate::decisions::Lookup;
 
 /// Distinct rule ids that get a series of their own; the rest are counted as `other`.
 pub const MAX_RULE_LABELS: usize = 1000;
@@ -271,6 +274,7 @@ struct Inner {
     /// Per rule: a slot per (mode, decision).
     rule_children: Capped<8>,
     failures: [IntCounter; Failure::ALL.len()],
+    decision_cache: [IntCounter; Lookup::ALL.len()],
     gate_seconds: Histogram,
     other_seconds: Histogram,
     http_seconds: HistogramVec,
@@ -440,6 +444,12 @@ impl Metrics {
             "Hook events answered with the failure decision, by reason",
             &["reason"],
         )?;
+        let decision_cache = counters(
+            "toolgate_decision_cache_lookups_total",
+            "Evaluations by whether their decision was remembered (hit), evaluated and remembered \
+             (miss), or evaluated and too large to remember (too_large)",
+            &["result"],
+        )?;
         let reloads = counters(
             "toolgate_reloads_total",
             "Policy reload steps by result",
@@ -512,6 +522,8 @@ impl Metrics {
             tenant_children: Capped::new(MAX_TENANT_LABELS),
             rule_children: Capped::new(MAX_RULE_LABELS),
             failures: Failure::ALL.map(|reason| failures.with_label_values(&[reason.as_str()])),
+            decision_cache: Lookup::ALL
+                .map(|lookup| decision_cache.with_label_values(&[lookup.as_str()])),
             gate_seconds: evaluation_seconds.with_label_values(&["true"]),
             other_seconds: evaluation_seconds.with_label_values(&["false"]),
             http_children: Children::new(),
@@ -586,6 +598,12 @@ impl Metrics {
             &inner.other_seconds
         };
         histogram.observe(seconds);
+    }
+
+    /// Counts one lookup of a remembered decision.
+    pub fn observe_decision_cache(&self, lookup: Lookup) {
+        let index = Lookup::ALL.iter().position(|l| *l == lookup).unwrap_or(0);
+        self.0.decision_cache[index].inc();
     }
 
     /// Counts one event answered with the failure decision.

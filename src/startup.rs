@@ -13,6 +13,7 @@ use crate::audit::Audit;
 use crate::audit::store::AuditStore;
 use crate::auth::{GLOBAL_TENANT, hash_token};
 use crate::config::Config;
+use crate::decisions::Decisions;
 use crate::metrics::Metrics;
 use crate::middleware::{self, Limits};
 use crate::routes::evaluate::FailurePolicy;
@@ -111,6 +112,7 @@ impl Application {
             metrics: metrics.clone(),
             max_body_bytes: config.max_body_bytes,
             audit,
+            decisions: Decisions::new(config.decision_cache_bytes),
         });
         let limits = Limits {
             max_body_bytes: config.max_body_bytes,

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::audit::Audit;
 use crate::auth::TokenHash;
+use crate::decisions::Decisions;
 use crate::metrics::Metrics;
 use crate::routes::evaluate::FailurePolicy;
 use crate::store::Database;
@@ -36,6 +37,8 @@ pub struct Inner {
     pub max_body_bytes: usize,
     /// The audit log.
     pub audit: Audit,
+    /// Decisions remembered by what they were made from.
+    pub decisions: Decisions,
 }
 
 impl AppState {

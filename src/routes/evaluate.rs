@@ -32,10 +32,12 @@ use toolgate_engine::{Decision, Outcome, evaluate};
 use crate::audit::Audit;
 use crate::audit::record::{Evaluation, Row, bundle_ref};
 use crate::auth::{Caller, GLOBAL_TENANT, Role};
+use crate::decisions::{Answer, Key, Lookup};
 use crate::error::ApiError;
 use crate::metrics::Failure;
 use crate::middleware::TooLarge;
 use crate::state::AppState;
+use crate::store::reload::{LivePolicy, Snapshot};
 
 /// `POST /v1/evaluate`: Claude Code.
 pub async fn evaluate_event(
@@ -116,10 +118,8 @@ async fn evaluate_as(
         state.metrics.observe_failure(unreadable.failure());
         let why = unreadable.why(state.max_body_bytes);
         Evaluated::failed(state.failure, &event, &why)
-    } else if takes_the_parsers_slow_paths(&event) {
-        decide_off_runtime(state, &caller.tenant, &event).await
     } else {
-        decide(state, &caller.tenant, &event)
+        decide(state, &caller.tenant, &event).await
     };
     answer(
         &state.audit,
@@ -131,12 +131,10 @@ async fn evaluate_as(
     .await
 }
 
-/// One evaluated event: the reply, the decision behind it, what it was made with.
+/// One evaluated event: the reply and the decision behind it, what it was made with.
 pub struct Evaluated {
-    /// The HTTP body.
-    pub reply: Value,
-    /// The decision (the failure decision when toolgate failed).
-    pub decision: Decision,
+    /// The HTTP body and the decision (the failure decision when toolgate failed).
+    pub answer: Arc<Answer>,
     /// The bundles evaluated (`tenant:bundle_id:sha256`).
     pub bundles: Vec<String>,
     /// Evaluation time in microseconds.
@@ -149,8 +147,10 @@ impl Evaluated {
     /// The failure answer to `event`, for the reason `why`.
     pub fn failed(failure: FailurePolicy, event: &HookEvent, why: &str) -> Self {
         Self {
-            reply: failure_reply(failure, event, why),
-            decision: failure_decision(failure, event, why),
+            answer: Arc::new(Answer {
+                reply: failure_reply(failure, event, why),
+                decision: failure_decision(failure, event, why),
+            }),
             bundles: Vec::new(),
             latency_us: 0,
             failure: true,
@@ -171,7 +171,7 @@ pub async fn answer(
         let row = Row::build(&Evaluation {
             tenant,
             event,
-            decision: &evaluated.decision,
+            decision: &evaluated.answer.decision,
             bundles: evaluated.bundles,
             latency_us: evaluated.latency_us,
             failure: evaluated.failure,
@@ -186,7 +186,7 @@ pub async fn answer(
             .into_response();
         }
     }
-    Json(evaluated.reply).into_response()
+    Json(&evaluated.answer.reply).into_response()
 }
 
 /// The HTTP body for `decision` in the event's agent's dialect.
@@ -301,83 +301,143 @@ fn takes_the_parsers_slow_paths(event: &HookEvent) -> bool {
     })
 }
 
-/// [`decide`] on the blocking pool. An input that escapes the analysis's bounds then holds a
-/// blocking thread, not one of the runtime's workers, which go on serving (health checks,
-/// other evaluations), and the request timeout can still answer it with the failure decision.
-async fn decide_off_runtime(state: &AppState, tenant: &str, event: &Arc<HookEvent>) -> Evaluated {
-    let task = {
-        let (state, tenant, event) = (state.clone(), tenant.to_owned(), Arc::clone(event));
-        tokio::task::spawn_blocking(move || decide(&state, &tenant, &event))
-    };
-    match task.await {
-        Ok(evaluated) => evaluated,
-        // `decide` catches its own panics; this is the runtime shutting down.
-        Err(error) => {
-            tracing::error!(error = %error, "evaluation task failed; answering with the failure decision");
-            Evaluated::failed(state.failure, event, "the evaluation failed")
-        }
-    }
-}
-
-/// Evaluates `event` for `tenant` against one snapshot of the live policies.
-pub fn decide(state: &AppState, tenant: &str, event: &HookEvent) -> Evaluated {
+/// Evaluates `event` for `tenant` against one snapshot of the live policies: from memory when
+/// the same call was evaluated against the same policies before ([`crate::decisions`]), else
+/// inline, or on the blocking pool for a command that takes the parser's slow paths.
+async fn decide(state: &AppState, tenant: &str, event: &Arc<HookEvent>) -> Evaluated {
     if !state.store.is_loaded() {
         state.metrics.observe_failure(Failure::NotLoaded);
         return Evaluated::failed(state.failure, event, "no policy is loaded yet");
     }
     let started = Instant::now();
     let snapshot = state.store.snapshot();
-    let own = snapshot.get(tenant);
-    let global = if tenant == GLOBAL_TENANT {
-        None
+    let policies = Policies::of(&snapshot, tenant);
+    let key = if state.decisions.enabled() {
+        Key::new(tenant, policies.generations(), event)
     } else {
-        snapshot.get(GLOBAL_TENANT)
+        None
     };
-    let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        let decision = Decision::combine(
-            own.into_iter()
-                .chain(global)
-                .map(|live| evaluate(&live.compiled, event)),
-        );
-        (render_reply(event, &decision), decision)
-    }));
-    let elapsed = started.elapsed();
-    let seconds = elapsed.as_secs_f64();
-    match result {
-        Ok((reply, decision)) => {
-            state
-                .metrics
-                .observe_evaluation(tenant, event, &decision, seconds);
-            tracing::debug!(
-                tenant,
-                event.name = %event.event,
-                event.tool = event.tool_name.as_deref().unwrap_or(""),
-                decision.outcome = %decision.outcome,
-                decision.winner = decision.winner.as_deref().unwrap_or(""),
-                "evaluated"
-            );
-            Evaluated {
-                reply,
-                decision,
-                // Only the audit row names them; formatting costs a few allocations.
-                bundles: if state.audit.enabled() {
-                    own.into_iter()
-                        .chain(global)
-                        .map(|live| {
-                            bundle_ref(&live.row.tenant, live.row.bundle_id, &live.row.sha256)
-                        })
-                        .collect()
-                } else {
-                    Vec::new()
-                },
-                latency_us: i64::try_from(elapsed.as_micros()).unwrap_or(i64::MAX),
-                failure: false,
+    if let Some(answer) = key.as_ref().and_then(|key| state.decisions.get(key)) {
+        state.metrics.observe_decision_cache(Lookup::Hit);
+        return policies.evaluated(state, tenant, event, answer, started);
+    }
+    let evaluated = if takes_the_parsers_slow_paths(event) {
+        evaluate_off_runtime(Arc::clone(&snapshot), tenant, event).await
+    } else {
+        policies.evaluate(event)
+    };
+    let Some(answer) = evaluated else {
+        state.metrics.observe_failure(Failure::Panic);
+        tracing::error!(tenant, event.name = %event.event, "evaluation panicked; answering with the failure decision");
+        return Evaluated::failed(state.failure, event, "the evaluation failed");
+    };
+    if state.decisions.enabled() {
+        match key {
+            Some(key) => {
+                state.metrics.observe_decision_cache(Lookup::Miss);
+                state.decisions.insert(key, Arc::clone(&answer));
             }
+            None => state.metrics.observe_decision_cache(Lookup::TooLarge),
         }
-        Err(_) => {
-            state.metrics.observe_failure(Failure::Panic);
-            tracing::error!(tenant, event.name = %event.event, "evaluation panicked; answering with the failure decision");
-            Evaluated::failed(state.failure, event, "the evaluation failed")
+    }
+    policies.evaluated(state, tenant, event, answer, started)
+}
+
+/// [`Policies::evaluate`] on the blocking pool, against the same snapshot. An input
+/// that escapes the analysis's bounds then holds a blocking thread, not one of the runtime's
+/// workers, which go on serving (health checks, other evaluations), and the request timeout can
+/// still answer it with the failure decision.
+async fn evaluate_off_runtime(
+    snapshot: Arc<Snapshot>,
+    tenant: &str,
+    event: &Arc<HookEvent>,
+) -> Option<Arc<Answer>> {
+    let task = {
+        let (tenant, event) = (tenant.to_owned(), Arc::clone(event));
+        tokio::task::spawn_blocking(move || Policies::of(&snapshot, &tenant).evaluate(&event))
+    };
+    // `evaluate` catches its own panics; an error here is the runtime shutting down.
+    task.await.unwrap_or_else(|error| {
+        tracing::error!(error = %error, "evaluation task failed");
+        None
+    })
+}
+
+/// The live policies an event of one tenant is evaluated against: its own and the `global`
+/// tenant's, either absent.
+struct Policies<'a> {
+    own: Option<&'a Arc<LivePolicy>>,
+    global: Option<&'a Arc<LivePolicy>>,
+}
+
+impl<'a> Policies<'a> {
+    /// `tenant`'s policies in `snapshot`.
+    fn of(snapshot: &'a Snapshot, tenant: &str) -> Self {
+        Self {
+            own: snapshot.get(tenant),
+            global: if tenant == GLOBAL_TENANT {
+                None
+            } else {
+                snapshot.get(GLOBAL_TENANT)
+            },
+        }
+    }
+
+    fn live(&self) -> impl Iterator<Item = &'a Arc<LivePolicy>> {
+        self.own.into_iter().chain(self.global)
+    }
+
+    /// The generations a remembered decision is keyed by.
+    fn generations(&self) -> [Option<&'a LivePolicy>; 2] {
+        [self.own.map(Arc::as_ref), self.global.map(Arc::as_ref)]
+    }
+
+    /// The reply and the combined decision (the most restrictive answer wins), or `None` when
+    /// the engine panicked.
+    fn evaluate(&self, event: &HookEvent) -> Option<Arc<Answer>> {
+        std::panic::catch_unwind(AssertUnwindSafe(|| {
+            let decision =
+                Decision::combine(self.live().map(|live| evaluate(&live.compiled, event)));
+            let reply = render_reply(event, &decision);
+            Arc::new(Answer { reply, decision })
+        }))
+        .ok()
+    }
+
+    /// The evaluation of `event` begun at `started`, counted and traced.
+    fn evaluated(
+        &self,
+        state: &AppState,
+        tenant: &str,
+        event: &HookEvent,
+        answer: Arc<Answer>,
+        started: Instant,
+    ) -> Evaluated {
+        let elapsed = started.elapsed();
+        let decision = &answer.decision;
+        state
+            .metrics
+            .observe_evaluation(tenant, event, decision, elapsed.as_secs_f64());
+        tracing::debug!(
+            tenant,
+            event.name = %event.event,
+            event.tool = event.tool_name.as_deref().unwrap_or(""),
+            decision.outcome = %decision.outcome,
+            decision.winner = decision.winner.as_deref().unwrap_or(""),
+            "evaluated"
+        );
+        Evaluated {
+            answer,
+            // Only the audit row names them; formatting costs a few allocations.
+            bundles: if state.audit.enabled() {
+                self.live()
+                    .map(|live| bundle_ref(&live.row.tenant, live.row.bundle_id, &live.row.sha256))
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            latency_us: i64::try_from(elapsed.as_micros()).unwrap_or(i64::MAX),
+            failure: false,
         }
     }
 }

@@ -19,7 +19,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use arc_swap::ArcSwap;
@@ -42,6 +42,22 @@ pub struct LivePolicy {
     pub compiled: CompiledPolicy,
     /// When this replica loaded it.
     pub loaded_at: DateTime<Utc>,
+    /// Which load this is: unique within the process, never 0, so that a remembered decision
+    /// names the policies it was made with ([`crate::decisions`]).
+    pub generation: u64,
+}
+
+impl LivePolicy {
+    /// A policy loaded now.
+    pub fn new(row: LiveRow, compiled: CompiledPolicy) -> Self {
+        static GENERATIONS: AtomicU64 = AtomicU64::new(1);
+        Self {
+            row,
+            compiled,
+            loaded_at: Utc::now(),
+            generation: GENERATIONS.fetch_add(1, Ordering::Relaxed),
+        }
+    }
 }
 
 /// Every tenant's live policy at one moment.
@@ -196,14 +212,7 @@ impl Reloader {
         for row in contents.policies {
             match compile_row(&row) {
                 Ok(compiled) => {
-                    snapshot.insert(
-                        row.tenant.clone(),
-                        Arc::new(LivePolicy {
-                            row,
-                            compiled,
-                            loaded_at: Utc::now(),
-                        }),
-                    );
+                    snapshot.insert(row.tenant.clone(), Arc::new(LivePolicy::new(row, compiled)));
                 }
                 Err(error) => {
                     tracing::error!(tenant = %row.tenant, activation.id = row.activation_id, error = %error, "cached bundle failed to compile; skipped");
@@ -285,14 +294,7 @@ impl Reloader {
                 Ok(compiled) => {
                     tracing::info!(tenant = %row.tenant, activation.id = row.activation_id, bundle.id = row.bundle_id, bundle.sha256 = %row.sha256, "policy loaded");
                     state.failed.remove(&row.tenant);
-                    next.insert(
-                        row.tenant.clone(),
-                        Arc::new(LivePolicy {
-                            row,
-                            compiled,
-                            loaded_at: Utc::now(),
-                        }),
-                    );
+                    next.insert(row.tenant.clone(), Arc::new(LivePolicy::new(row, compiled)));
                     count += 1;
                     self.metrics.observe_reload(Reload::Loaded, 1);
                 }

@@ -8,6 +8,7 @@ mod bad_input;
 mod bundles;
 mod cli;
 mod database_down;
+mod decisions;
 mod embedded;
 mod failure;
 mod health;
