@@ -933,6 +933,45 @@ pub(crate) fn compose_run<'a>(command: &str, args: &'a [String]) -> Option<Parse
     ))
 }
 
+/// The options of a swarm service `docker service create` starts (`--mount`, `--cap-add`, …),
+/// read with `docker run`'s grammar up to the image (an option it does not know takes the word
+/// after it, so none is hidden). `None` for any other subcommand.
+pub(crate) fn service_create(args: &[String]) -> Option<Parsed<'_>> {
+    match container_subcommand(args, &["service"])? {
+        [create, rest @ ..] if create == "create" => Some(run_options(rest)),
+        _ => None,
+    }
+}
+
+/// Options given to `podman run` by podman-compose's `--podman-run-args='--privileged -v …'`,
+/// for every container it starts (`up`, `run`), as the words of each value.
+pub(crate) fn podman_compose_run_args(command: &str, args: &[String]) -> Vec<Vec<String>> {
+    if command != "podman-compose" {
+        return Vec::new();
+    }
+    let at = options_end(args, COMPOSE_GLOBAL_SHORT_VALUE, COMPOSE_GLOBAL_LONG_VALUE);
+    let globals = args.get(..at).unwrap_or_default();
+    Parsed::new(
+        globals,
+        COMPOSE_GLOBAL_SHORT_VALUE,
+        COMPOSE_GLOBAL_LONG_VALUE,
+    )
+    .values(&[], &["podman-run-args"])
+    .into_iter()
+    .map(|value| value.split_whitespace().map(str::to_owned).collect())
+    .collect()
+}
+
+/// `words` read as `docker run`'s options up to the image (see [`container_run`]).
+pub(crate) fn run_options(words: &[String]) -> Parsed<'_> {
+    pflag(
+        words,
+        CONTAINER_RUN_SHORT_VALUE,
+        CONTAINER_RUN_LONG_VALUE,
+        CONTAINER_RUN_LONG_FLAG,
+    )
+}
+
 /// `docker volume create`'s (and podman's, nerdctl's) short options that take a value:
 /// `-d`/`--driver`, `-o`/`--opt`, `-l`/`--label`.
 const VOLUME_CREATE_SHORT_VALUE: &[char] = &['d', 'o', 'l'];

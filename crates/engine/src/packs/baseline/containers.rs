@@ -184,11 +184,14 @@ impl<'a> VolumeOptions<'a> {
     }
 }
 
-/// The container a `docker`, `podman` or `nerdctl` command line starts, `run`/`create` or
-/// compose's `run` (`docker compose run`, `docker-compose run`), its options parsed.
+/// The container a `docker`, `podman` or `nerdctl` command line starts, `run`/`create`, a
+/// swarm service's (`docker service create`) or compose's `run` (`docker compose run`,
+/// `docker-compose run`), its options parsed.
 fn started<'a>(name: &str, args: &'a [String]) -> Option<Parsed<'a>> {
     match name {
-        "docker" | "podman" | "nerdctl" => container_run(args).or_else(|| compose_run(name, args)),
+        "docker" | "podman" | "nerdctl" => container_run(args)
+            .or_else(|| crate::argv::service_create(args))
+            .or_else(|| compose_run(name, args)),
         _ => compose_run(name, args),
     }
 }
@@ -316,6 +319,14 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
             out.add(
                 RULE,
                 format!("`{name}` would start a container that reaches the host: {what}"),
+            );
+        }
+    }
+    for words in crate::argv::podman_compose_run_args(name, cmd.args()) {
+        for what in container_reach(&crate::argv::run_options(&words), cmd) {
+            out.add(
+                RULE,
+                format!("`{name}` would start containers that reach the host: {what}"),
             );
         }
     }
