@@ -426,6 +426,82 @@ fn served_tree<'a>(name: &str, args: &'a [String]) -> Option<&'a str> {
     }
 }
 
+/// `mount`'s options that take a separate value (util-linux).
+const MOUNT_SHORT_VALUE: &[char] = &['o', 't', 'O', 'L', 'U', 'N', 'T'];
+const MOUNT_LONG_VALUE: &[&str] = &[
+    "options",
+    "types",
+    "test-opts",
+    "label",
+    "uuid",
+    "namespace",
+    "fstab",
+    "source",
+    "target",
+    "target-prefix",
+    "options-mode",
+    "options-source",
+];
+
+/// A mount writes its mount point: what was there is hidden by what is mounted
+/// (`mount -t tmpfs tmpfs ~/.bashrc`). A bind mount or a move (`--bind`, `--rbind`, `-o bind`,
+/// `--move`) also opens its source, and all below it, at the mount point, as a link does
+/// (`mount --bind ~/.ssh /tmp/x`). A device's or a file system's source is not read; a mount
+/// named by one operand is looked up in fstab, and is not known.
+fn mount(args: &[String], effects: &mut Effects) {
+    let parsed = Parsed::new(args, MOUNT_SHORT_VALUE, MOUNT_LONG_VALUE);
+    let source = parsed.values(&[], &["source"]).first().copied();
+    let target = parsed.values(&[], &["target"]).first().copied();
+    let (source, target) = match (source, target, parsed.operands.as_slice()) {
+        (None, None, [source, target]) => (Some(*source), Some(*target)),
+        (Some(source), None, [target]) => (Some(source), Some(*target)),
+        (None, Some(target), [source]) => (Some(*source), Some(target)),
+        (source, target, _) => (source, target),
+    };
+    let binds = parsed.has(&['B', 'R', 'M'], &["bind", "rbind", "move"])
+        || parsed
+            .values(&['o'], &["options"])
+            .iter()
+            .flat_map(|options| options.split(','))
+            .any(|option| matches!(option, "bind" | "rbind"));
+    if binds && let Some(source) = source {
+        effects.reads.push(PathUse {
+            path: source.to_owned(),
+            recursive: true,
+        });
+        effects.writes.push(source.to_owned());
+        effects.linked.push(source.to_owned());
+    }
+    if let Some(target) = target {
+        effects.writes.push(target.to_owned());
+    }
+}
+
+/// The files under `/proc/sys` that `sysctl` writes: each `KEY=VALUE` operand (`-w` or not, as
+/// procps reads them), the key's dots made slashes unless it is written with slashes already
+/// (`kernel.core_pattern`, `kernel/core_pattern`). Settings loaded from a file (`-p`,
+/// `--system`) are not known.
+fn sysctl_writes(args: &[String]) -> Vec<String> {
+    let parsed = Parsed::new(args, &[], &[]);
+    if parsed.has(&['p', 'f'], &["load", "system"]) {
+        return Vec::new();
+    }
+    parsed
+        .operands
+        .iter()
+        .filter_map(|operand| operand.split_once('='))
+        .map(|(key, _)| {
+            let key = key.trim().trim_start_matches('/');
+            let key = if key.contains('/') {
+                key.to_owned()
+            } else {
+                key.replace('.', "/")
+            };
+            format!("/proc/sys/{key}")
+        })
+        .collect()
+}
+
 pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
     let mut effects = Effects::default();
     let args = command.args();
@@ -703,6 +779,8 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                     .map(str::to_owned),
             );
         }
+        "mount" => mount(args, &mut effects),
+        "sysctl" => effects.writes.extend(sysctl_writes(args)),
         _ => effects.unknown_program = true,
     }
     // Options that name a file the command writes, besides what it does otherwise.
@@ -846,6 +924,7 @@ mod tests {
             argv,
             assignments: Vec::new(),
             wrappers: Vec::new(),
+            env_files: Vec::new(),
             redirects: Vec::new(),
             origin: Origin::TopLevel,
             depth: 0,
@@ -867,6 +946,51 @@ mod tests {
 
     fn writes(argv: &[&str]) -> Vec<String> {
         file_effects(&command(argv)).writes
+    }
+
+    #[test]
+    fn mounts_write_their_mount_point_and_binds_open_their_source() {
+        assert_eq!(
+            reads(&["mount", "-o", "bind", "/", "/mnt"]),
+            [("/".to_owned(), true)]
+        );
+        assert_eq!(
+            writes(&["mount", "-o", "ro,bind", "/", "/mnt"]),
+            ["/", "/mnt"]
+        );
+        assert_eq!(
+            reads(&["mount", "--rbind", "~/.aws", "./aws"]),
+            [("~/.aws".to_owned(), true)]
+        );
+        assert_eq!(
+            writes(&["mount", "-B", "/tmp/e", "--target", "/etc/x"]),
+            ["/tmp/e", "/etc/x"]
+        );
+        assert_eq!(
+            writes(&["mount", "-t", "tmpfs", "tmpfs", "/mnt/r"]),
+            ["/mnt/r"]
+        );
+        assert!(reads(&["mount", "/dev/sdb1", "/mnt/usb"]).is_empty());
+        assert!(writes(&["mount", "/mnt/usb"]).is_empty());
+        assert!(writes(&["mount", "-l", "-t", "ext4"]).is_empty());
+    }
+
+    #[test]
+    fn sysctl_writes_the_knobs_it_sets() {
+        assert_eq!(
+            writes(&["sysctl", "-w", "kernel.core_pattern=|/tmp/x"]),
+            ["/proc/sys/kernel/core_pattern"]
+        );
+        assert_eq!(
+            writes(&["sysctl", "kernel/core_pattern=x", "net.ipv4.ip_forward=1"]),
+            [
+                "/proc/sys/kernel/core_pattern",
+                "/proc/sys/net/ipv4/ip_forward"
+            ]
+        );
+        assert!(writes(&["sysctl", "-a"]).is_empty());
+        assert!(writes(&["sysctl", "kernel.core_pattern"]).is_empty());
+        assert!(writes(&["sysctl", "-p", "/etc/sysctl.d/x.conf"]).is_empty());
     }
 
     #[test]

@@ -88,7 +88,8 @@ pub(crate) struct Evaluation<'a> {
 enum ShellTool {
     /// Claude Code's Bash (and the tools that are Bash by another name).
     Bash,
-    /// An MCP tool that runs commands, recognised by its name (see [`mcp_command`]).
+    /// An MCP tool that runs commands, recognised by its name or its input (see
+    /// [`mcp_command`]).
     Mcp,
     /// Claude Code's PowerShell, judged as the POSIX script it translates to: `Bash(…)` deny
     /// and ask rules apply to that script, but only `PowerShell(…)` rules allow.
@@ -893,8 +894,21 @@ const MCP_SESSION_WORDS: &[&str] = &["process", "terminal", "shell", "bash", "re
 /// Fields that hold the command an MCP tool runs.
 const MCP_COMMAND_FIELDS: &[&str] = &["command", "cmd", "cmdline", "shell_command", "commands"];
 
+/// Fields that, beside a command, say an MCP tool starts a process whatever its name
+/// (`mcp__x__do {command, cwd}`): the directory it runs in, the shell that runs it.
+const MCP_PROCESS_FIELDS: &[&str] = &[
+    "cwd",
+    "workdir",
+    "working_dir",
+    "working_directory",
+    "workingDirectory",
+    "shell",
+];
+
 /// The shell text an MCP tool runs: a tool whose name says it runs commands (see
-/// [`MCP_COMMAND_WORDS`]) and whose input holds the command in one of
+/// [`MCP_COMMAND_WORDS`]), or whose input gives a command string with a working directory or a
+/// shell (see [`MCP_PROCESS_FIELDS`]; a `command` alone may be an editor's or a chat's), and
+/// whose input holds the command in one of
 /// [`MCP_COMMAND_FIELDS`] (at the top or one object down: `{action_json: {command}}`), as text,
 /// as an argv (quoted as a shell would need it) or as a list of commands, with any `args` after
 /// it. Other fields that hold code (`script`) are often another language (a browser's
@@ -904,7 +918,7 @@ fn mcp_command(tool: &str, input: &Value) -> Option<String> {
     let words: Vec<&str> = name.split(['_', '-']).filter(|w| !w.is_empty()).collect();
     let has = |list: &[&str]| words.iter().any(|word| list.contains(word));
     let execs = words.iter().any(|word| word.starts_with("exec"));
-    if !(execs || has(MCP_COMMAND_WORDS))
+    if !(execs || has(MCP_COMMAND_WORDS) || starts_process(input))
         || has(MCP_OTHER_WORDS)
         || (has(MCP_CONTAINER_WORDS) && !execs)
     {
@@ -950,6 +964,18 @@ fn mcp_command(tool: &str, input: &Value) -> Option<String> {
         _ => {}
     }
     Some(text)
+}
+
+/// Whether an MCP tool's input is a process to start: a command string (in one of
+/// [`MCP_COMMAND_FIELDS`]) beside a working directory or a shell ([`MCP_PROCESS_FIELDS`]).
+fn starts_process(input: &Value) -> bool {
+    let has_command = MCP_COMMAND_FIELDS
+        .iter()
+        .any(|field| input.get(*field).is_some_and(Value::is_string));
+    has_command
+        && MCP_PROCESS_FIELDS
+            .iter()
+            .any(|field| input.get(*field).is_some())
 }
 
 /// A tool's name in lowercase, its camel-case words split with `_` (`BashCommand` is
@@ -1048,4 +1074,47 @@ fn floor_char_boundary(text: &str, mut at: usize) -> usize {
         at -= 1;
     }
     at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mcp_command;
+    use serde_json::json;
+
+    #[test]
+    fn an_mcp_tool_is_a_shell_by_its_name_or_by_a_process_in_its_input() {
+        let command = |tool: &str, input| mcp_command(tool, &input);
+        assert_eq!(
+            command("mcp__x__do", json!({"command": "ls", "cwd": "/tmp"})).as_deref(),
+            Some("ls")
+        );
+        assert_eq!(
+            command("mcp__x__do", json!({"cmd": "ls", "shell": "bash"})).as_deref(),
+            Some("ls")
+        );
+        assert_eq!(command("mcp__x__do", json!({"command": "ls"})), None);
+        assert_eq!(
+            command("mcp__x__do", json!({"command": ["ls"], "cwd": "/"})),
+            None
+        );
+        assert_eq!(
+            command("mcp__x__do", json!({"path": "ls", "cwd": "/"})),
+            None
+        );
+        assert_eq!(
+            command("mcp__db__query", json!({"command": "SELECT 1", "cwd": "/"})),
+            None
+        );
+        assert_eq!(
+            command(
+                "mcp__docker__create_container",
+                json!({"command": "ls", "workdir": "/"})
+            ),
+            None
+        );
+        assert_eq!(
+            command("mcp__shell__run", json!({"command": "ls"})).as_deref(),
+            Some("ls")
+        );
+    }
 }

@@ -1038,11 +1038,15 @@ const SYSTEM_PRIVILEGE: &[&str] = &[
     "/private/etc/pam.d/",
 ];
 /// The kernel's knobs that name a program it runs as root: on a crash (`core_pattern` with a
-/// `|`), to load a module, on a device event.
+/// `|`), to load a module, on a device event; and the interpreters it runs for every file of a
+/// given kind (binfmt_misc's `register`, and `/etc/binfmt.d/`, which registers them at boot).
 const KERNEL_HELPERS: &[&str] = &[
     "/proc/sys/kernel/core_pattern",
     "/proc/sys/kernel/modprobe",
     "/sys/kernel/uevent_helper",
+    "/proc/sys/fs/binfmt_misc/",
+    "/etc/binfmt.d/",
+    "/usr/lib/binfmt.d/",
 ];
 /// The SSH server's configuration, and the script it runs at every login (`/etc/ssh/sshrc`).
 const SYSTEM_SSH_ACCESS: &[&str] = &[
@@ -1915,6 +1919,10 @@ mod tests {
         );
         assert_eq!(
             rule("/proc/sys/kernel/core_pattern"),
+            Some("write-privilege-config")
+        );
+        assert_eq!(
+            rule("/proc/sys/fs/binfmt_misc/register"),
             Some("write-privilege-config")
         );
         assert_eq!(

@@ -96,6 +96,9 @@ pub struct SimpleCommand {
     pub assignments: Vec<Assignment>,
     /// Exec wrappers stripped in front of the program, outermost first (`sudo`, `timeout`, …).
     pub wrappers: Vec<String>,
+    /// Files those wrappers load into the program's environment (`dotenv -e FILE -- cmd`), as
+    /// written.
+    pub env_files: Vec<String>,
     /// Redirections on this command.
     pub redirects: Vec<Redirect>,
     /// Where the command was found.

@@ -1556,3 +1556,16 @@ fn unparseable_array_subscripts_in_assignments_fail_closed() {
         );
     }
 }
+
+#[test]
+fn dotenv_wrappers_name_the_files_they_load() {
+    assert_eq!(
+        only("npx dotenv-cli -e .env.local -e ~/.aws/credentials -- next build").env_files,
+        [".env.local", "~/.aws/credentials"]
+    );
+    assert_eq!(
+        only("dotenv -e.env.test -v X=1 -- npm test").env_files,
+        [".env.test"]
+    );
+    assert!(only("sudo -E npm test").env_files.is_empty());
+}

@@ -880,6 +880,7 @@ impl<'l> Walker<'l> {
             argv,
             program: program.text.clone(),
             assignments,
+            env_files: super::wrappers::loaded_env_files(&segments),
             wrappers,
             redirects,
             origin: ctx.origin,

@@ -1346,6 +1346,36 @@ const fn dotenv(name: &'static str) -> Spec {
     }
 }
 
+/// The files dotenv-cli wrappers in `segments` load into the command's environment: each
+/// `-e FILE` of a `dotenv` or `dotenv-cli` wrapper (`npx dotenv-cli -e .env.local -- next
+/// build`).
+pub(super) fn loaded_env_files(segments: &[Segment]) -> Vec<String> {
+    let mut files = Vec::new();
+    for segment in segments {
+        if !matches!(segment.kind, SegmentKind::Wrapper { .. }) {
+            continue;
+        }
+        let Some(at) = segment
+            .tokens
+            .iter()
+            .position(|token| matches!(basename(token), "dotenv" | "dotenv-cli"))
+        else {
+            continue;
+        };
+        let options = segment.tokens.get(at + 1..).unwrap_or(&[]);
+        let spec = dotenv("dotenv");
+        let short_value: Vec<char> = spec.short_arg.chars().collect();
+        let long_value: Vec<&str> = spec
+            .long_arg
+            .iter()
+            .map(|option| option.trim_start_matches('-'))
+            .collect();
+        let parsed = crate::argv::Parsed::new(options, &short_value, &long_value);
+        files.extend(parsed.values(&['e'], &[]).into_iter().map(str::to_owned));
+    }
+    files
+}
+
 /// `pnpm exec`, `pnpm dlx` and `pnpx`: options come before the subcommand.
 const fn pnpm(name: &'static str, sub: &'static [&'static str]) -> Spec {
     Spec {

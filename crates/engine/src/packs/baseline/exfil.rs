@@ -64,7 +64,7 @@ const ENVIRONMENT_PRINTERS: &[&str] = &[
 ];
 
 /// Programs that print the environment when given no operand (one of [`ENVIRONMENT_PRINTERS`]).
-fn dumps_environment(simple: &shell::SimpleCommand) -> bool {
+pub(super) fn dumps_environment(simple: &shell::SimpleCommand) -> bool {
     let args = simple.args();
     match simple.name() {
         "env" | "printenv" => args.iter().all(|a| a.starts_with('-')),
@@ -109,16 +109,22 @@ fn is_filter(name: &str) -> bool {
     )
 }
 
-/// Whether a URL or host names this machine.
-fn is_loopback(target: &str) -> bool {
+/// The host a URL (`https://user:token@host:443/x`) or an scp-style address
+/// (`git@host:path`) names, without user, password or port.
+fn url_host(target: &str) -> &str {
     let rest = target.split_once("://").map_or(target, |(_, rest)| rest);
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
     let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let host = if host.starts_with('[') {
+    if host.starts_with('[') {
         host.split(']').next().unwrap_or("").trim_start_matches('[')
     } else {
         host.split(':').next().unwrap_or("")
-    };
+    }
+}
+
+/// Whether a URL or host names this machine.
+fn is_loopback(target: &str) -> bool {
+    let host = url_host(target);
     matches!(
         host,
         "localhost" | "127.0.0.1" | "::1" | "0.0.0.0" | "host.docker.internal"
@@ -141,6 +147,71 @@ fn is_remote_operand(operand: &str) -> bool {
         Some(colon) => !operand.get(..colon).unwrap_or("").contains('/') && colon > 0,
         None => false,
     }
+}
+
+/// `git push`'s options that take a separate value.
+const GIT_PUSH_LONG_VALUE: &[&str] = &["repo", "push-option", "receive-pack", "exec"];
+
+/// Most earlier commands searched for the `git remote add` that named a pushed remote.
+const MAX_REMOTE_LOOKBACK: usize = 64;
+
+/// The address another host is reached at when `cmd` is a `git push` to an address given on the
+/// command line: a URL or `host:path` as the repository (`git push https://x.example/r.git
+/// HEAD`, `git push --repo=git@x.example:r.git`), or a remote that an earlier command of the
+/// same line added or pointed there (`git remote add x URL && git push x`). A remote the
+/// repository already has (`git push origin main`), a local path, `file://` and this machine
+/// are left alone.
+fn pushed_to_address<'a>(cmd: &Cmd<'a>) -> Option<&'a str> {
+    let args = cmd.args();
+    let (_, sub) = argv::leading_options(
+        args,
+        argv::GIT_GLOBAL_SHORT_VALUE,
+        argv::GIT_GLOBAL_LONG_VALUE,
+    );
+    let at = sub?;
+    if args.get(at).map(String::as_str) != Some("push") {
+        return None;
+    }
+    let parsed = Parsed::new(args.get(at + 1..)?, &['o'], GIT_PUSH_LONG_VALUE);
+    let repository = parsed
+        .values(&[], &["repo"])
+        .first()
+        .or(parsed.operands.first())
+        .copied()?;
+    let address = if is_remote_operand(repository) {
+        repository
+    } else {
+        remote_added_earlier(cmd, repository)?
+    };
+    let elsewhere = !address.starts_with("file://") && !is_loopback(address);
+    elsewhere.then_some(address)
+}
+
+/// The URL an earlier command of the same line gave the remote `name` (`git remote add NAME
+/// URL`, `git remote set-url NAME URL`), when it names another host.
+fn remote_added_earlier<'a>(cmd: &Cmd<'a>, name: &str) -> Option<&'a str> {
+    let earlier = cmd.analysis.commands.get(..cmd.index)?;
+    earlier
+        .iter()
+        .rev()
+        .take(MAX_REMOTE_LOOKBACK)
+        .filter(|command| command.name() == "git")
+        .find_map(|command| {
+            let args = command.args();
+            let (_, sub) = argv::leading_options(
+                args,
+                argv::GIT_GLOBAL_SHORT_VALUE,
+                argv::GIT_GLOBAL_LONG_VALUE,
+            );
+            let rest = args.get(sub?..)?;
+            let operands = Parsed::new(rest, &['t', 'm'], &["track", "master", "push"]).operands;
+            match operands.as_slice() {
+                ["remote", "add" | "set-url", remote, url, ..] if *remote == name => {
+                    is_remote_operand(url).then_some(*url)
+                }
+                _ => None,
+            }
+        })
 }
 
 fn payload(cmd: &Cmd<'_>, path: &str, recursive: bool, remote: bool, out: &mut Findings) {
@@ -553,6 +624,18 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
                 for source in sources.iter().filter(|s| !is_remote_operand(s)) {
                     payload(cmd, source, recursive, true, out);
                 }
+            }
+        }
+        "git" => {
+            if let Some(url) = pushed_to_address(cmd) {
+                out.add(
+                    "network-upload-file",
+                    format!(
+                        "`git push` would send the repository to `{}`, an address given on \
+                         the command line rather than a remote the repository already has",
+                        url_host(url)
+                    ),
+                );
             }
         }
         _ if NETWORK.contains(&name) => {

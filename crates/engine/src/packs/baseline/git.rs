@@ -229,7 +229,7 @@ fn check_git(args: &[String], depth: usize, out: &mut Findings) {
                 );
             }
             dangerous_settings(
-                "git clone -c",
+                &format!("git {subcommand} -c"),
                 parsed.values(&['c'], &["config"]),
                 true,
                 out,
@@ -542,6 +542,32 @@ mod tests {
         assert!(is_dangerous_config_key("alias.st"));
         assert!(is_dangerous_config_key("filter.lfs.smudge"));
         assert!(!is_dangerous_config_key("user.name"));
+    }
+
+    #[test]
+    fn reasons_name_the_command_they_judge() {
+        let reasons = |line: &str| {
+            let args: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+            let mut found = Findings::default();
+            check_git(&args, 0, &mut found);
+            found
+                .found
+                .into_iter()
+                .map(|(_, reason)| reason)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            reasons("init -c core.hooksPath=/tmp/h"),
+            ["`git init -c core.hooksPath=…` makes git run a command of the caller's choosing"]
+        );
+        assert_eq!(
+            reasons("clone -c core.hooksPath=/tmp/h https://x.example/r"),
+            ["`git clone -c core.hooksPath=…` makes git run a command of the caller's choosing"]
+        );
+        assert_eq!(
+            reasons("init --template=/tmp/t"),
+            ["`git init --template` installs the hooks of another directory, which git runs"]
+        );
     }
 
     #[test]

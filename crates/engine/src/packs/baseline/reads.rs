@@ -22,8 +22,8 @@ const LISTING: &[&str] = &[
 
 /// Programs outside the effects table that take a secret file's name without showing its
 /// content: data (`echo`), tests (`[ -f .env ]`), name searches (`find -name .env`), the SSH
-/// tools, which use a key without printing it, and those that load a dotenv file into a
-/// child's environment.
+/// tools, which use a key without printing it. (Those that load a dotenv file into a child's
+/// environment are [`ENV_FILE_LOADERS`].)
 const NAMES_WITHOUT_READING: &[&str] = &[
     "echo",
     "printf",
@@ -47,13 +47,14 @@ const NAMES_WITHOUT_READING: &[&str] = &[
     "mosh",
     "ansible",
     "ansible-playbook",
-    "dotenv",
-    "dotenv-cli",
-    "dotenvx",
-    "env-cmd",
     "direnv",
     "virtualenv",
 ];
+
+/// Programs that load a dotenv file into a child's environment (`dotenvx run -f .env -- npm
+/// start`, `env-cmd -f .env.test jest`): the project's own dotenv files are what they are for,
+/// any other secret file is judged (see [`loaded_secret`]).
+const ENV_FILE_LOADERS: &[&str] = &["dotenv", "dotenv-cli", "dotenvx", "env-cmd"];
 
 /// Options whose value is a file the program uses without showing it: a dotenv file loaded into
 /// an environment (`docker compose --env-file`, `node --env-file=`), a kubeconfig, a key used
@@ -307,8 +308,45 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
             check_file(&cmd.canonical(&path), recursive, &cmd.ctx, out);
         }
     }
+    for file in &cmd.simple.env_files {
+        check_loaded_env_file(cmd, file, out);
+    }
     if cmd.effects.unknown_program {
         check_unknown_program(cmd, out);
+    }
+}
+
+/// The secret a file loaded into an environment holds, with the file's canonical path, unless
+/// it is one of the project's own dotenv files (`.env`, `.env.local` in the project), which is
+/// what dotenv loaders are for.
+fn loaded_secret(cmd: &Cmd<'_>, file: &str) -> Option<(Secret, String)> {
+    let path = cmd.canonical(&checkable(file)?);
+    let secret = places::secret_file(&path, &cmd.ctx)?;
+    let projects_own =
+        places::is_dotenv_name(places::basename(&path)) && places::is_in_project(&path, &cmd.ctx);
+    (!projects_own).then_some((secret, path))
+}
+
+/// A file a wrapper loads into the command's environment (`dotenv -e FILE -- cmd`): another
+/// secret file than the project's dotenv files is read when the command prints the environment
+/// (`dotenv -e ~/.aws/credentials -- printenv`), and asked about otherwise, since whether the
+/// command shows it is unknown.
+fn check_loaded_env_file(cmd: &Cmd<'_>, file: &str, out: &mut Findings) {
+    let Some((secret, path)) = loaded_secret(cmd, file) else {
+        return;
+    };
+    if super::exfil::dumps_environment(cmd.simple) {
+        report(secret, &path, out);
+    } else {
+        out.add(
+            SECRET_ARGUMENT,
+            format!(
+                "`{}` is run with `{file}`, {}, in its environment; toolgate cannot tell \
+                 whether it would show it to the agent",
+                cmd.name(),
+                secret.what
+            ),
+        );
     }
 }
 
@@ -353,6 +391,7 @@ fn check_unknown_program(cmd: &Cmd<'_>, out: &mut Findings) {
                 .and_then(|before| args.get(before))
                 .is_some_and(|arg| option(arg))
     };
+    let loader = ENV_FILE_LOADERS.contains(&name);
     let candidates = args
         .iter()
         .enumerate()
@@ -362,6 +401,9 @@ fn check_unknown_program(cmd: &Cmd<'_>, out: &mut Findings) {
         let Some(path) = checkable(candidate) else {
             continue;
         };
+        if loader && loaded_secret(cmd, candidate).is_none() {
+            continue;
+        }
         let path = cmd.canonical(&path);
         let what = match places::secret_file(&path, &cmd.ctx) {
             Some(secret) => secret.what.to_owned(),

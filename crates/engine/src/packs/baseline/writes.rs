@@ -232,6 +232,65 @@ fn privilege_change(name: &str, args: &[String]) -> Option<String> {
     }
 }
 
+/// Code the kernel runs that the caller chose, as the command that loads it: a module file
+/// (`insmod hide.ko`), a module from a directory or with configuration of the caller's choosing
+/// (`modprobe -d /tmp/mods x`, `modprobe -C /tmp/m.conf x`, whose `install` lines run as
+/// root), a kernel to boot into (`kexec -l /tmp/vmlinuz`, `kexec -p …`). A module the system
+/// already holds (`modprobe br_netfilter`), an unload (`rmmod`, `modprobe -r`) and a dry run
+/// are left alone, as other changes to the running system with what is installed are.
+fn kernel_code_load(name: &str, args: &[String]) -> Option<String> {
+    match name {
+        "insmod" => {
+            let module = Parsed::new(args, &[], &[]).operands.first().copied()?;
+            Some(format!("insmod {module}"))
+        }
+        "modprobe" => {
+            let parsed = Parsed::new(
+                args,
+                &['C', 'd', 'S'],
+                &["config", "dirname", "set-version"],
+            );
+            let chosen = parsed
+                .values(&['d', 'C'], &["dirname", "config"])
+                .into_iter()
+                .next()?;
+            let loads = !parsed.has(
+                &['r', 'n', 'c', 'R'],
+                &[
+                    "remove",
+                    "dry-run",
+                    "show",
+                    "showconfig",
+                    "show-depends",
+                    "resolve-alias",
+                ],
+            );
+            loads.then(|| format!("modprobe {chosen}"))
+        }
+        "kexec" => {
+            let parsed = Parsed::new(
+                args,
+                &['t'],
+                &[
+                    "type",
+                    "initrd",
+                    "ramdisk",
+                    "command-line",
+                    "append",
+                    "dtb",
+                    "mem-min",
+                    "mem-max",
+                ],
+            );
+            let loads = parsed.has(&['l', 'p'], &["load", "load-panic"])
+                || (!parsed.operands.is_empty() && !parsed.has(&['u', 'e'], &["unload", "exec"]));
+            let kernel = parsed.operands.first().copied().unwrap_or("…");
+            loads.then(|| format!("kexec {kernel}"))
+        }
+        _ => None,
+    }
+}
+
 /// Capabilities that are root in all but name (capabilities(7)): to change identity, to read
 /// or write any file, to load kernel modules, to administer the system, to trace any process;
 /// or all of them (`=ep`, `all`).
@@ -540,6 +599,12 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
             format!("`{change}` changes who may act as root on this machine"),
         );
     }
+    if let Some(load) = kernel_code_load(name, cmd.args()) {
+        out.add(
+            "write-privilege-config",
+            format!("`{load}` would run code of the caller's choosing in the kernel"),
+        );
+    }
     let effects = &cmd.effects;
     let mut targets: Vec<String> = effects.writes.clone();
     if matches!(name, "cp" | "mv" | "install" | "ln" | "rsync") {
@@ -593,7 +658,53 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
 
 #[cfg(test)]
 mod tests {
-    use super::{Grants, grants_identity, grants_root, mode_grants, sets_user_id};
+    use super::{
+        Grants, grants_identity, grants_root, kernel_code_load, mode_grants, sets_user_id,
+    };
+
+    #[test]
+    fn kernel_code_of_the_callers_choosing() {
+        let load = |line: &str| {
+            let mut words = line.split_whitespace();
+            let name = words.next().unwrap_or("");
+            let args: Vec<String> = words.map(str::to_owned).collect();
+            kernel_code_load(name, &args)
+        };
+        assert_eq!(
+            load("insmod ./hide.ko x=1").as_deref(),
+            Some("insmod ./hide.ko")
+        );
+        assert_eq!(
+            load("modprobe -d /tmp/m x").as_deref(),
+            Some("modprobe /tmp/m")
+        );
+        assert_eq!(
+            load("modprobe --dirname=/tmp/m x").as_deref(),
+            Some("modprobe /tmp/m")
+        );
+        assert_eq!(
+            load("modprobe -C/tmp/c x").as_deref(),
+            Some("modprobe /tmp/c")
+        );
+        assert_eq!(
+            load("kexec -l /tmp/vmlinuz --initrd /tmp/i").as_deref(),
+            Some("kexec /tmp/vmlinuz")
+        );
+        assert_eq!(load("kexec --load-panic /k").as_deref(), Some("kexec /k"));
+        assert_eq!(load("kexec /k").as_deref(), Some("kexec /k"));
+        for alone in [
+            "insmod",
+            "modprobe br_netfilter",
+            "modprobe -a loop nbd",
+            "modprobe -r -d /tmp/m x",
+            "modprobe -n -d /tmp/m x",
+            "kexec -u",
+            "kexec -e",
+            "rmmod nbd",
+        ] {
+            assert_eq!(load(alone), None, "{alone}");
+        }
+    }
 
     #[test]
     fn what_modes_grant() {
