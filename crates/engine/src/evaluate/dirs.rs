@@ -14,13 +14,20 @@ use crate::shell::Analysis;
 /// (`cd ~/.ssh && cat id_rsa`, `cd .. && rm -rf project`), when it is known statically; `None`
 /// means the event's cwd (or a directory only known at run time). `cd -` returns to the
 /// previous directory, `popd` to the one `pushd` saved; `pushd -n` and `popd -n` move nothing.
+/// A wrapper that runs its command elsewhere (`env -C ~ rm -rf .`, `sudo -D / rm -rf etc`) moves
+/// that command alone.
 pub(crate) fn working_dirs(analysis: &Analysis, ctx: &PathContext<'_>) -> Vec<Option<String>> {
     let mut dirs = Vec::with_capacity(analysis.commands.len());
     let mut current: Option<String> = None;
     let mut previous: Option<String> = None;
     let mut stack: Vec<Option<String>> = Vec::new();
     for simple in &analysis.commands {
-        dirs.push(current.clone());
+        let here = PathContext {
+            cwd: current.as_deref().unwrap_or(ctx.cwd),
+            home: ctx.home,
+        };
+        let wrapped = wrapper_dir(&simple.dirs, &here);
+        dirs.push(wrapped.unwrap_or_else(|| current.clone()));
         let name = simple.name();
         if !matches!(name, "cd" | "pushd" | "popd" | "chdir") {
             continue;
@@ -47,11 +54,7 @@ pub(crate) fn working_dirs(analysis: &Analysis, ctx: &PathContext<'_>) -> Vec<Op
         let next = match target {
             None => ctx.home.map(str::to_owned),
             Some("-") => previous.clone(),
-            Some(dir) if places::is_dynamic(dir) && !dir.contains("HOME") => None,
-            Some(dir) => {
-                let canonical = paths::canonicalize(dir, &base);
-                (!places_dynamic(&canonical)).then_some(canonical)
-            }
+            Some(dir) => known_dir(dir, &base),
         };
         if name == "pushd" {
             stack.push(if no_change {
@@ -68,6 +71,64 @@ pub(crate) fn working_dirs(analysis: &Analysis, ctx: &PathContext<'_>) -> Vec<Op
     dirs
 }
 
+/// Where the wrappers' directories (see [`crate::shell::SimpleCommand::dirs`]) run a command
+/// that would otherwise run in `here`: `None` when no wrapper moves it, `Some(None)` when one
+/// moves it somewhere only known at run time.
+fn wrapper_dir(dirs: &[String], here: &PathContext<'_>) -> Option<Option<String>> {
+    let mut moved: Option<String> = None;
+    for dir in dirs {
+        let base = PathContext {
+            cwd: moved.as_deref().unwrap_or(here.cwd),
+            home: here.home,
+        };
+        let Some(known) = known_dir(dir, &base) else {
+            return Some(None);
+        };
+        moved = Some(known);
+    }
+    moved.map(Some)
+}
+
+/// The canonical directory `dir` names from `base`, when it is known statically (`$HOME` and
+/// `~` are, through the event's home).
+fn known_dir(dir: &str, base: &PathContext<'_>) -> Option<String> {
+    if places::is_dynamic(dir) && !dir.contains("HOME") {
+        return None;
+    }
+    let canonical = paths::canonicalize(dir, base);
+    (!places_dynamic(&canonical)).then_some(canonical)
+}
+
 fn places_dynamic(path: &str) -> bool {
     places::is_dynamic(path) || path.starts_with('~')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dirs(command: &str) -> Vec<Option<String>> {
+        let analysis = crate::shell::analyze(command, &crate::shell::ShellLimits::default());
+        let ctx = PathContext {
+            cwd: "/home/u/proj",
+            home: Some("/home/u"),
+        };
+        working_dirs(&analysis, &ctx)
+    }
+
+    #[test]
+    fn a_wrapper_moves_its_own_command_alone() {
+        let home = Some("/home/u".to_owned());
+        assert_eq!(dirs("env -C ~ rm -rf .; ls"), [home.clone(), None]);
+        assert_eq!(
+            dirs("sudo -D / env -C etc rm -rf ."),
+            [Some("/etc".to_owned())]
+        );
+        assert_eq!(
+            dirs("cd /srv && env -C app ls"),
+            [None, Some("/srv/app".to_owned())]
+        );
+        assert_eq!(dirs("env -C \"$D\" ls"), [None]);
+        assert_eq!(dirs("cd ~ && env ls"), [None, home]);
+    }
 }

@@ -925,6 +925,7 @@ mod tests {
             assignments: Vec::new(),
             wrappers: Vec::new(),
             env_files: Vec::new(),
+            dirs: Vec::new(),
             redirects: Vec::new(),
             origin: Origin::TopLevel,
             depth: 0,

@@ -99,6 +99,11 @@ pub struct SimpleCommand {
     /// Files those wrappers load into the program's environment (`dotenv -e FILE -- cmd`), as
     /// written.
     pub env_files: Vec<String>,
+    /// The directories wrappers run the program in, outermost first, each relative to the one
+    /// before (`env -C ~ rm -rf .`, `sudo -D / rm -rf etc`, `chroot /mnt …`), including those of
+    /// the command whose payload this one is (`env -C / sh -c 'rm -rf etc'`). Expansions are kept
+    /// as source text.
+    pub dirs: Vec<String>,
     /// Redirections on this command.
     pub redirects: Vec<Redirect>,
     /// Where the command was found.

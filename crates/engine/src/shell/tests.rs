@@ -1569,3 +1569,16 @@ fn dotenv_wrappers_name_the_files_they_load() {
     );
     assert!(only("sudo -E npm test").env_files.is_empty());
 }
+
+#[test]
+fn wrappers_that_change_directory_move_their_command_and_its_payload() {
+    assert_eq!(only("env -C ~ rm -rf .").dirs, ["~"]);
+    assert_eq!(only("sudo -D / env -C etc rm -rf .").dirs, ["/", "etc"]);
+    let commands = complete("env -C / sh -c 'rm -rf etc'; rm x");
+    assert_eq!(find(&commands, "sh").dirs, ["/"]);
+    assert_eq!(commands.iter().filter(|c| c.dirs == ["/"]).count(), 2);
+    assert_eq!(commands.last().map(|c| c.dirs.len()), Some(0));
+    let commands = complete("env -C ~ find . -exec rm {} +");
+    assert_eq!(find(&commands, "rm").dirs, ["~"]);
+    assert!(only("rm -rf .").dirs.is_empty());
+}

@@ -19,7 +19,7 @@ use super::parse::{
 };
 use super::views::{allow_view, deny_views};
 use super::words::{NormWord, heredoc_substitutions, normalize, normalize_with};
-use super::wrappers::{Field, Reading, Segment, SegmentKind, Stripped, strip};
+use super::wrappers::{Field, Payload, Reading, Segment, SegmentKind, Stripped, strip};
 use super::{
     Analysis, Assignment, Origin, Redirect, RedirectKind, ShellLimits, SimpleCommand, Unresolved,
     basename,
@@ -48,6 +48,9 @@ pub(super) struct Walker<'l> {
     full: bool,
     /// Redirections of the enclosing compound commands (`{ …; } > f`), applied to every command inside.
     inherited: Vec<Redirect>,
+    /// The directories wrappers run the command in whose payload is being walked
+    /// (`env -C / sh -c '…'`), applied to every command inside (see [`SimpleCommand::dirs`]).
+    inherited_dirs: Vec<String>,
     /// How much of the current stack the parses in progress may use.
     stack: StackBudget,
     /// What the previous element of the pipeline being walked writes to its stdout, when that is
@@ -139,6 +142,7 @@ impl<'l> Walker<'l> {
             out: Analysis::default(),
             full: false,
             inherited: Vec::new(),
+            inherited_dirs: Vec::new(),
             stack: StackBudget::default(),
             piped: None,
             last_output: None,
@@ -860,6 +864,8 @@ impl<'l> Walker<'l> {
         wrappers.extend(stripped.wrappers);
         let mut redirects = base.redirects;
         redirects.extend(self.inherited.iter().cloned());
+        let mut dirs = self.inherited_dirs.clone();
+        dirs.extend(stripped.dirs.iter().map(|dir| dir.text.clone()));
         let args: Vec<String> = inner.iter().skip(1).map(|f| f.text.clone()).collect();
         let mut argv = Vec::with_capacity(inner.len());
         argv.push(basename(&program.text).to_owned());
@@ -882,6 +888,7 @@ impl<'l> Walker<'l> {
             assignments,
             env_files: super::wrappers::loaded_env_files(&segments),
             wrappers,
+            dirs: dirs.clone(),
             redirects,
             origin: ctx.origin,
             depth: ctx.depth,
@@ -895,7 +902,31 @@ impl<'l> Walker<'l> {
         if let Some(Binding::Alias(value)) = &binding {
             self.expand_alias(&program.text, value, inner, ctx);
         }
-        for payload in stripped.payloads {
+        let outer_dirs = std::mem::replace(&mut self.inherited_dirs, dirs);
+        let consumed = self.follow(
+            stripped.payloads,
+            nested,
+            base.stdin_pipe_from.as_deref(),
+            ctx,
+            stdin,
+        );
+        self.inherited_dirs = outer_dirs;
+        // After its own nested scripts, so that an alias value is not expanded inside itself.
+        self.bind(inner);
+        consumed
+    }
+
+    /// Walks what a command runs besides itself: the shell strings its wrappers run, and its
+    /// nested scripts and commands. Returns whether it consumed its here-doc as a script.
+    fn follow(
+        &mut self,
+        payloads: Vec<Payload>,
+        nested: Vec<Nested>,
+        piped_from: Option<&str>,
+        ctx: Ctx,
+        stdin: &Stdin<'_>,
+    ) -> bool {
+        for payload in payloads {
             self.payload(payload.text, payload.dynamic, Origin::Wrapper, ctx);
         }
         let mut consumed = false;
@@ -904,12 +935,12 @@ impl<'l> Walker<'l> {
                 Nested::Script { text, origin } => self.payload(text, false, origin, ctx),
                 Nested::Dynamic(text) => self.unresolved(Unresolved::DynamicScript(text)),
                 Nested::Stdin => {
-                    consumed |= self.stdin_script(stdin, base.stdin_pipe_from.as_deref(), ctx);
+                    consumed |= self.stdin_script(stdin, piped_from, ctx);
                 }
                 Nested::Command { fields, origin } => {
                     if let Some(inner_ctx) = self.deeper(ctx, origin) {
                         let base = Base {
-                            stdin_pipe_from: base.stdin_pipe_from.clone(),
+                            stdin_pipe_from: piped_from.map(str::to_owned),
                             ..Base::default()
                         };
                         self.run(fields, base, inner_ctx, &Stdin::default());
@@ -917,8 +948,6 @@ impl<'l> Walker<'l> {
                 }
             }
         }
-        // After its own nested scripts, so that an alias value is not expanded inside itself.
-        self.bind(inner);
         consumed
     }
 
@@ -934,17 +963,22 @@ impl<'l> Walker<'l> {
         let Some(inner_ctx) = self.deeper(ctx, ctx.origin) else {
             return false;
         };
+        let outer_dirs = self.inherited_dirs.clone();
+        self.inherited_dirs
+            .extend(reading.dirs.into_iter().map(|dir| dir.text));
         if let Some(payload) = reading.payload {
             self.payload(payload.text, payload.dynamic, Origin::Wrapper, ctx);
         }
-        if reading.fields.is_empty() {
-            return false;
+        let mut consumed = false;
+        if !reading.fields.is_empty() {
+            let mut base = base.clone();
+            base.segments.extend(reading.segments);
+            base.wrappers.extend(reading.wrappers);
+            base.assignments.extend(reading.assignments);
+            consumed = self.run(reading.fields, base, inner_ctx, stdin);
         }
-        let mut base = base.clone();
-        base.segments.extend(reading.segments);
-        base.wrappers.extend(reading.wrappers);
-        base.assignments.extend(reading.assignments);
-        self.run(reading.fields, base, inner_ctx, stdin)
+        self.inherited_dirs = outer_dirs;
+        consumed
     }
 
     /// What the program name was bound to earlier in the command line, if anything.

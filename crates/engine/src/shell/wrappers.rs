@@ -77,6 +77,9 @@ pub(super) struct Reading {
     pub fields: Vec<Field>,
     /// A shell string this reading runs (`npx --foo bar -c 'cmd'`).
     pub payload: Option<Payload>,
+    /// The directories the wrappers stripped in this reading run the command in (see
+    /// [`Stripped::dirs`]).
+    pub dirs: Vec<Field>,
 }
 
 /// The result of stripping.
@@ -97,6 +100,9 @@ pub(super) struct Stripped {
     pub fields: Option<Vec<Field>>,
     /// Other readings of wrappers given options their specs do not know.
     pub readings: Vec<Reading>,
+    /// The directories the stripped wrappers run the command in, outermost first (`env -C DIR`,
+    /// `sudo -D DIR`, `chroot DIR`): each relative to the one before.
+    pub dirs: Vec<Field>,
 }
 
 /// How a wrapper treats what follows its options.
@@ -147,6 +153,11 @@ struct Spec {
     stop: &'static str,
     /// Options whose value is a shell string the wrapper runs (`env -S`, `npx -c`).
     payload: &'static [&'static str],
+    /// Options whose value is the directory the command runs in (`env -C DIR`, `sudo -D DIR`).
+    dir: &'static [&'static str],
+    /// Whether the first operand is the directory the command runs in (`chroot DIR`: the new
+    /// root, which is also its working directory).
+    dir_operand: bool,
     /// Positional operands before the command (`timeout DURATION`, `chroot DIR`).
     operands: usize,
     /// Whether options may follow the operands (`aws-vault exec PROFILE --duration 1h -- cmd`:
@@ -168,6 +179,8 @@ const fn plain(name: &'static str) -> Spec {
         long_flag: &[],
         stop: "",
         payload: &[],
+        dir: &[],
+        dir_operand: false,
         operands: 0,
         interspersed: false,
         safe: false,
@@ -209,6 +222,7 @@ const WRAPPERS: &[Spec] = &[
             "--stdin",
             "--shell",
         ],
+        dir: &["-D", "--chdir"],
         ..plain("sudo")
     },
     Spec {
@@ -236,6 +250,7 @@ const WRAPPERS: &[Spec] = &[
             "--ignore-signal",
             "--list-signal-handling",
         ],
+        dir: &["-C", "--chdir"],
         ..plain("env")
     },
     Spec {
@@ -354,6 +369,7 @@ const WRAPPERS: &[Spec] = &[
         long_arg: &["--userspec", "--groups"],
         operands: 1,
         long_flag: &["--skip-chdir"],
+        dir_operand: true,
         ..plain("chroot")
     },
     Spec {
@@ -533,6 +549,7 @@ const WRAPPERS: &[Spec] = &[
             "--version",
             "--level-prefix",
         ],
+        dir: &["--chdir"],
         ..plain("bwrap")
     },
     // setarch ARCH [options] [program]: its options follow the architecture; `linux32` and
@@ -611,6 +628,7 @@ const WRAPPERS: &[Spec] = &[
             "--map-users",
             "--map-groups",
         ],
+        dir: &["-w", "--wd"],
         ..plain("unshare")
     },
     Spec {
@@ -643,6 +661,7 @@ const WRAPPERS: &[Spec] = &[
             "--socket-property",
             "--service-type",
         ],
+        dir: &["--working-directory"],
         ..plain("systemd-run")
     },
     // Password feeders, user and privilege switchers, sandboxes and host escapes, resource and
@@ -726,6 +745,7 @@ const WRAPPERS: &[Spec] = &[
         short_flag: "0",
         long_flag: &["--root-id", "--link2symlink", "--kill-on-exit"],
         stop: "hV",
+        dir: &["-w", "--pwd", "--cwd"],
         ..plain("proot")
     },
     Spec {
@@ -753,6 +773,7 @@ const WRAPPERS: &[Spec] = &[
             "--no-network",
             "--verbose",
         ],
+        dir: &["--directory"],
         ..plain("flatpak-spawn")
     },
     Spec {
@@ -869,6 +890,7 @@ const WRAPPERS: &[Spec] = &[
     Spec {
         short_arg: "ceopluE",
         short_flag: "av",
+        dir: &["-c"],
         ..plain("daemonize")
     },
     Spec {
@@ -894,6 +916,7 @@ const WRAPPERS: &[Spec] = &[
             "--no-plugins",
             "--no-cache",
         ],
+        dir: &["-C", "--directory"],
         ..plain("poetry")
     },
     Spec {
@@ -974,6 +997,7 @@ const WRAPPERS: &[Spec] = &[
         long_arg: &["--package", "--cwd"],
         short_flag: "s",
         long_flag: &["--silent", "--verbose", "--offline"],
+        dir: &["--cwd"],
         ..plain("yarn")
     },
     Spec {
@@ -986,6 +1010,7 @@ const WRAPPERS: &[Spec] = &[
         sub: &["x"],
         short_arg: "p",
         long_arg: &["--package", "--cwd"],
+        dir: &["--cwd"],
         ..plain("bun")
     },
     Spec {
@@ -1286,6 +1311,7 @@ const fn uv(name: &'static str, sub: &'static [&'static str]) -> Spec {
             "--no-default-groups",
             "--only-dev",
         ],
+        dir: &["--directory"],
         stop: "m",
         ..plain(name)
     }
@@ -1307,6 +1333,7 @@ const fn mise(name: &'static str) -> Spec {
             "--allow-write",
         ],
         payload: &["-c", "--command"],
+        dir: &["-C", "--cd"],
         special: Special::Marked(&[]),
         ..plain(name)
     }
@@ -1328,6 +1355,7 @@ const fn conda(name: &'static str) -> Spec {
             "--log-level",
             "--label",
         ],
+        dir: &["--cwd"],
         ..plain(name)
     }
 }
@@ -1407,6 +1435,7 @@ const fn pnpm(name: &'static str, sub: &'static [&'static str]) -> Spec {
             short: 'c',
             long: "--shell-mode",
         },
+        dir: &["-C", "--dir"],
         ..plain(name)
     }
 }
@@ -1532,6 +1561,7 @@ pub(super) fn strip(fields: &[Field]) -> Stripped {
         let end = index + 1 + command;
         out.wrappers.push(spec.name.to_owned());
         out.assignments.extend(parsed.assignments);
+        out.dirs.extend(parsed.dir);
         out.segments.push(wrapper_segment(spec, fields, index, end));
         if let Some(copy) = copy {
             rewritten = Some(copy);
@@ -1595,12 +1625,14 @@ fn other_reading(
         assignments: out.assignments.clone(),
         fields: Vec::new(),
         payload,
+        dirs: out.dirs.clone(),
     };
     if let Some(command) = command {
         let end = index + 1 + command;
         let copy = rewrite(fields, end, &parsed);
         reading.wrappers.push(spec.name.to_owned());
         reading.assignments.extend(parsed.assignments);
+        reading.dirs.extend(parsed.dir);
         reading
             .segments
             .push(wrapper_segment(spec, fields, index, end));
@@ -1631,6 +1663,8 @@ struct Parsed {
     assignments: Vec<Assignment>,
     /// Bytes to drop from the front of the command word (`hatch run test:pytest`).
     cut: Option<usize>,
+    /// The directory the command runs in (`env -C DIR`, `chroot DIR`).
+    dir: Option<Field>,
     /// The program that runs in place of the command word, when the wrapper names it elsewhere
     /// (`capsh -- -c cmd` runs `bash -c cmd`; `start-stop-daemon -x /bin/rm -- -rf x`).
     word: Option<String>,
@@ -1706,12 +1740,12 @@ fn parse_wrapper(spec: &Spec, args: &[Field], unknown: Unknown) -> Option<Parsed
             let value = match (takes_arg, inline) {
                 (true, None) => {
                     index += 1;
-                    args.get(index).map(|f| f.text.clone())
+                    args.get(index).map(|f| (f.text.clone(), f.dynamic))
                 }
-                (_, value) => value.map(str::to_owned),
+                (_, value) => value.map(|value| (value.to_owned(), arg.dynamic)),
             };
-            if let Some(value) = value {
-                take_payload(spec, &option, value, arg.dynamic, &mut parsed);
+            if let Some((value, dynamic)) = value {
+                take_value(spec, &option, value, dynamic, &mut parsed);
             }
             match (spec.special, option.as_str()) {
                 (Special::Watch, "--exec") => joined = false,
@@ -1768,7 +1802,7 @@ fn parse_wrapper(spec: &Spec, args: &[Field], unknown: Unknown) -> Option<Parsed
                     Some((attached.to_owned(), arg.dynamic))
                 };
                 if let Some((value, dynamic)) = value {
-                    take_payload(spec, &format!("-{flag}"), value, dynamic, &mut parsed);
+                    take_value(spec, &format!("-{flag}"), value, dynamic, &mut parsed);
                 }
                 break;
             }
@@ -1777,6 +1811,9 @@ fn parse_wrapper(spec: &Spec, args: &[Field], unknown: Unknown) -> Option<Parsed
     }
     if sub_pending {
         return None;
+    }
+    if spec.dir_operand && operands == 0 {
+        parsed.dir = args.get(index).cloned();
     }
     index = index.checked_add(spec.operands.saturating_sub(operands))?;
     if spec.operands > operands && args.get(index).is_some_and(|f| f.text == "--") {
@@ -1799,7 +1836,7 @@ fn parse_wrapper(spec: &Spec, args: &[Field], unknown: Unknown) -> Option<Parsed
             let option = args.get(index).map(|f| f.text.as_str());
             if matches!(option, Some("-c" | "--command")) {
                 if let Some(arg) = args.get(index + 1) {
-                    take_payload(spec, "-c", arg.text.clone(), arg.dynamic, &mut parsed);
+                    take_value(spec, "-c", arg.text.clone(), arg.dynamic, &mut parsed);
                 }
                 return Some(parsed);
             }
@@ -1940,8 +1977,15 @@ fn unknown_value(unknown: Unknown, next: Option<&Field>) -> bool {
     unknown == Unknown::Valued && next.is_some_and(|next| !next.text.starts_with('-'))
 }
 
-/// Records a payload option's value: `env -S`, `flock -c`, `npx -c`, `nix-shell --run`.
-fn take_payload(spec: &Spec, option: &str, value: String, dynamic: bool, parsed: &mut Parsed) {
+/// Records the value of an option that matters: a payload (`env -S`, `flock -c`, `npx -c`,
+/// `nix-shell --run`) or the directory the command runs in (`env -C`, `sudo -D`).
+fn take_value(spec: &Spec, option: &str, value: String, dynamic: bool, parsed: &mut Parsed) {
+    if spec.dir.contains(&option) {
+        parsed.dir = Some(Field {
+            text: value.clone(),
+            dynamic,
+        });
+    }
     if spec.payload.contains(&option) {
         parsed.payload = Some(Payload {
             text: value,
@@ -1978,6 +2022,48 @@ pub(super) mod tests {
             .map(|f| f.text.clone())
             .collect();
         (stripped.wrappers, rest)
+    }
+
+    /// The directories the wrappers of `words` run their command in.
+    fn dirs(words: &[&str]) -> Vec<String> {
+        strip(&fields(words))
+            .dirs
+            .into_iter()
+            .map(|dir| dir.text)
+            .collect()
+    }
+
+    #[test]
+    fn wrappers_name_the_directory_their_command_runs_in() {
+        for (words, expected) in [
+            (&["env", "-C", "/tmp", "rm", "x"][..], &["/tmp"][..]),
+            (&["env", "--chdir=/", "X=1", "rm", "x"][..], &["/"][..]),
+            (&["env", "--chdir", "~", "rm", "x"][..], &["~"][..]),
+            (&["sudo", "-u", "root", "-D/", "rm", "x"][..], &["/"][..]),
+            (
+                &["sudo", "-D", "/", "env", "-C", "etc", "rm"][..],
+                &["/", "etc"][..],
+            ),
+            (&["chroot", "/mnt", "rm", "x"][..], &["/mnt"][..]),
+            (
+                &["chroot", "--userspec", "u", "/mnt", "rm"][..],
+                &["/mnt"][..],
+            ),
+            (&["poetry", "-C", "app", "run", "pytest"][..], &["app"][..]),
+            (
+                &["uv", "run", "--directory", "app", "pytest"][..],
+                &["app"][..],
+            ),
+            // Not a directory option: `env -u NAME`, `sudo -u USER`, `timeout DURATION`.
+            (&["env", "-u", "HOME", "rm", "x"][..], &[][..]),
+            (&["sudo", "-u", "root", "timeout", "5", "rm"][..], &[][..]),
+        ] {
+            assert_eq!(dirs(words), expected, "{words:?}");
+        }
+        let dynamic = strip(&fields(&["env", "-C", "$D", "rm", "x"])).dirs;
+        assert!(dynamic.first().is_some_and(|dir| dir.dynamic));
+        let separate = strip(&fields(&["sudo", "--chdir", "$D", "rm"])).dirs;
+        assert!(separate.first().is_some_and(|dir| dir.dynamic));
     }
 
     #[test]
