@@ -382,6 +382,68 @@ fn git_apply(args: &[String], stdin: Option<&str>, effects: &mut Effects) {
     effects.writes.extend(diff_targets(diff, strip, directory));
 }
 
+/// `git`: what `apply`, `checkout` and `restore` write in the worktree, under the directories
+/// `-C` moves git to (`git -C ~ checkout -- .bashrc` overwrites `~/.bashrc` from the index).
+fn git(args: &[String], stdin: Option<&str>, effects: &mut Effects) {
+    let (globals, sub) = argv::leading_options(
+        args,
+        argv::GIT_GLOBAL_SHORT_VALUE,
+        argv::GIT_GLOBAL_LONG_VALUE,
+    );
+    let Some(sub) = sub else { return };
+    let rest = args.get(sub + 1..).unwrap_or(&[]);
+    let mut written = Effects::default();
+    match args.get(sub).map(String::as_str) {
+        Some("apply") => git_apply(rest, stdin, &mut written),
+        Some("checkout") => written.writes.extend(checked_out_paths(rest)),
+        Some("restore") => {
+            let parsed = Parsed::new(rest, &['s'], &["source", "pathspec-from-file"]);
+            let worktree = parsed.has(&['W'], &["worktree"]) || !parsed.has(&['S'], &["staged"]);
+            if worktree {
+                written
+                    .writes
+                    .extend(parsed.operands.into_iter().map(str::to_owned));
+            }
+        }
+        _ => return,
+    }
+    let dirs = globals.values(&['C'], &[]);
+    effects.writes.extend(
+        written
+            .writes
+            .into_iter()
+            .map(|path| under_dirs(&dirs, path)),
+    );
+}
+
+/// The paths `git checkout` takes from the index or a commit into the worktree: those after
+/// `--`, or without it those after the commit (`git checkout HEAD~1 src/a.rs`). A lone operand
+/// may name a branch, which writes nothing of its own choosing.
+fn checked_out_paths(args: &[String]) -> Vec<String> {
+    if let Some(at) = args.iter().position(|arg| arg == "--") {
+        return args.get(at + 1..).unwrap_or(&[]).to_vec();
+    }
+    Parsed::new(args, &['b', 'B'], &["orphan", "conflict"])
+        .operands
+        .get(1..)
+        .unwrap_or(&[])
+        .iter()
+        .map(|path| (*path).to_owned())
+        .collect()
+}
+
+/// `path` as seen from the directory the `dirs` lead to in turn (`git -C a -C b`: `a/b`); an
+/// absolute or home path stays as it is.
+fn under_dirs(dirs: &[&str], path: String) -> String {
+    dirs.iter().rev().fold(path, |path, dir| {
+        if path.starts_with(['/', '~', '$']) {
+            path
+        } else {
+            format!("{}/{path}", dir.trim_end_matches('/'))
+        }
+    })
+}
+
 /// Computes the file effects of `command`.
 /// The directory a file server publishes to the network (`.` unless one is given):
 /// `python3 -m http.server -d ~`, `http-server ~`, `serve ~`, `miniserve ~`, `caddy
@@ -870,13 +932,7 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
             .map(str::to_owned),
         ),
         "patch" => patch(args, command.stdin_text.as_deref(), &mut effects),
-        "git" if args.first().is_some_and(|sub| sub == "apply") => {
-            git_apply(
-                args.get(1..).unwrap_or(&[]),
-                command.stdin_text.as_deref(),
-                &mut effects,
-            );
-        }
+        "git" => git(args, command.stdin_text.as_deref(), &mut effects),
         "find" => effects.writes.extend(
             args.windows(2)
                 .filter(|pair| {
@@ -1066,6 +1122,27 @@ mod tests {
         );
         assert_eq!(reads(&["rg", "token"]), [(".".into(), true)]);
         assert!(reads(&["grep", "token"]).is_empty(), "stdin only");
+    }
+
+    #[test]
+    fn git_writes_what_it_checks_out_under_its_directory() {
+        assert_eq!(
+            writes(&["git", "-C", "~", "checkout", "--", ".bashrc"]),
+            ["~/.bashrc"]
+        );
+        assert_eq!(
+            writes(&["git", "-C", "/", "-C", "etc", "restore", "-s", "HEAD", "x"]),
+            ["/etc/x"]
+        );
+        assert_eq!(writes(&["git", "checkout", "HEAD~1", "a.rs"]), ["a.rs"]);
+        assert_eq!(
+            writes(&["git", "-C", "~", "restore", "/abs", "~/h"]),
+            ["/abs", "~/h"]
+        );
+        assert!(writes(&["git", "checkout", "main"]).is_empty());
+        assert!(writes(&["git", "checkout", "-b", "topic", "origin/main"]).is_empty());
+        assert!(writes(&["git", "-C", "~", "restore", "--staged", "x"]).is_empty());
+        assert!(writes(&["git", "-C", "~", "status"]).is_empty());
     }
 
     #[test]
