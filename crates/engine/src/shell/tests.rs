@@ -1582,3 +1582,30 @@ fn wrappers_that_change_directory_move_their_command_and_its_payload() {
     assert_eq!(find(&commands, "rm").dirs, ["~"]);
     assert!(only("rm -rf .").dirs.is_empty());
 }
+
+#[test]
+fn an_assignment_to_home_moves_the_tilde() {
+    assert_eq!(
+        lines("HOME=/etc; cat ~/shadow $HOME/x"),
+        ["cat /etc/shadow /etc/x"]
+    );
+    assert_eq!(
+        lines("export HOME=/srv; ls ~ ~root"),
+        ["export HOME=/srv", "ls /srv ~root"]
+    );
+    let redirected = complete("HOME=/etc; echo x >> ~/sudoers");
+    assert_eq!(
+        find(&redirected, "echo").redirects[0].target,
+        "/etc/sudoers"
+    );
+    // A value only known at run time, or that may not have been given: `~` is unknown.
+    assert_eq!(
+        lines("HOME=$X; rm -rf ~ $HOME"),
+        ["rm -rf ${HOME:?} ${HOME:?}"]
+    );
+    assert_eq!(lines("c && HOME=/srv; ls ~/a"), ["c", "ls ${HOME:?}/a"]);
+    // A prefix assignment is the command's own; bash expands `~` with the shell's HOME.
+    assert_eq!(lines("HOME=/tmp/x ls ~/a"), ["ls ~/a"]);
+    assert_eq!(lines("(HOME=/etc); ls ~"), ["ls ~"]);
+    assert_eq!(lines("HOME=$X; unset HOME; ls ~"), ["unset HOME", "ls ~"]);
+}

@@ -73,6 +73,11 @@ pub(super) struct Walker<'l> {
     conditional: usize,
 }
 
+/// What `~` and `$HOME` read as once HOME was given a value only known at run time, or one
+/// that may not have been given (`HOME=$X`, `true && HOME=/etc`): an expansion, so the word is
+/// dynamic, which the path code does not take for the event's home (as it does `$HOME`).
+const UNKNOWN_HOME: &str = "${HOME:?}";
+
 /// Most variables one analysis follows.
 const MAX_VARIABLES: usize = 32;
 /// Most values of a `for` loop whose body is walked once per value.
@@ -155,16 +160,27 @@ impl<'l> Walker<'l> {
     }
 
     /// Gives `name` a static value for the words after it, or forgets it (`None`). Where the
-    /// assignment may not run, the variable is forgotten either way.
+    /// assignment may not run, the variable is forgotten either way. HOME is not forgotten but
+    /// made unknown ([`UNKNOWN_HOME`]): `~` and `$HOME` then no longer name the event's home.
     fn bind_variable(&mut self, name: &str, value: Option<String>) {
         let value = value.filter(|_| self.conditional == 0);
-        self.variables.retain(|(known, _)| known != name);
+        let value = match value {
+            None if name == "HOME" => Some(UNKNOWN_HOME.to_owned()),
+            value => value,
+        };
+        self.forget_variable(name);
         if let Some(value) = value {
             if self.variables.len() >= MAX_VARIABLES {
                 self.variables.remove(0);
             }
             self.variables.push((name.to_owned(), value));
         }
+    }
+
+    /// Forgets what the command line gave `name` (`unset NAME`): an unset HOME is the user's
+    /// home again, as `~` reads it from the password database.
+    fn forget_variable(&mut self, name: &str) {
+        self.variables.retain(|(known, _)| known != name);
     }
 
     /// Walks `body` as code that may not run (see [`Walker::conditional`]).
@@ -202,7 +218,7 @@ impl<'l> Walker<'l> {
             }
             "unset" => {
                 for arg in args.iter().filter(|arg| !arg.text.starts_with('-')) {
-                    self.bind_variable(&arg.text, None);
+                    self.forget_variable(&arg.text);
                 }
             }
             _ => {}

@@ -9,7 +9,7 @@
 //! This module must not parse whole scripts or decide anything about commands; it only reads words.
 
 use brush_parser::word::{
-    self, BraceExpressionMember, BraceExpressionOrText, WordPiece, WordPieceWithSource,
+    self, BraceExpressionMember, BraceExpressionOrText, TildeExpr, WordPiece, WordPieceWithSource,
 };
 
 use super::parse::{OPTIONS, WordBudget, WordSyntax, guarded, nesting_depth};
@@ -218,6 +218,14 @@ impl<'b> Rendered<'b> {
                 | WordPiece::GettextDoubleQuotedSequence(inner) => {
                     self.render(raw, inner, subs, depth);
                 }
+                // `~` is `$HOME`: the value the command line gave HOME, if it did.
+                WordPiece::TildeExpansion(TildeExpr::Home) => match self.known_value("$HOME") {
+                    Some(home) => {
+                        self.substituted = true;
+                        self.text.push_str(home);
+                    }
+                    None => self.text.push_str(source),
+                },
                 WordPiece::TildeExpansion(_) => self.text.push_str(source),
                 WordPiece::EscapeSequence(escaped) => {
                     let mut chars = escaped.chars();
