@@ -218,14 +218,28 @@ fn option_values<'a>(args: &'a [String], short: &[&str], long: &[&str]) -> Vec<&
     values
 }
 
-/// `tar`: with `c` in its mode, every operand but the archive is read recursively. The mode may
-/// be the first argument without a dash (`tar czf out.tgz dir`).
+/// `tar`: with `c` in its mode, every operand but the archive is read recursively, under the
+/// directory the `-C` before it names (`tar czf out.tgz -C ~ proj` reads `~/proj`); otherwise
+/// the directories `-C` names are where it unpacks, and written. The mode may be the first
+/// argument without a dash (`tar czf out.tgz dir`).
 fn tar(args: &[String], effects: &mut Effects) {
     let mut archive: Option<&str> = None;
     let mut creating = false;
-    let mut operands = Vec::new();
+    let mut operands: Vec<String> = Vec::new();
+    let mut dirs: Vec<&str> = Vec::new();
     let mut iter = args.iter().enumerate();
     while let Some((i, arg)) = iter.next() {
+        let directory = match arg.as_str() {
+            "-C" | "--directory" => Some(iter.next().map(|(_, value)| value.as_str())),
+            _ => arg
+                .strip_prefix("--directory=")
+                .or_else(|| arg.strip_prefix("-C").filter(|value| !value.is_empty()))
+                .map(Some),
+        };
+        if let Some(directory) = directory {
+            dirs.extend(directory);
+            continue;
+        }
         let cluster = if i == 0 && !arg.starts_with('-') {
             Some(arg.as_str())
         } else {
@@ -241,11 +255,8 @@ fn tar(args: &[String], effects: &mut Effects) {
             None if arg == "--create" => creating = true,
             None if arg == "--file" => archive = iter.next().map(|(_, value)| value.as_str()),
             None if arg.starts_with("--file=") => archive = arg.strip_prefix("--file="),
-            None if arg == "-C" || arg == "--directory" => {
-                iter.next();
-            }
             None if arg.starts_with("--") => {}
-            None => operands.push(arg.as_str()),
+            None => operands.push(under_dirs(&dirs, arg.clone())),
         }
     }
     if let Some(archive) = archive.filter(|_| !creating) {
@@ -257,12 +268,26 @@ fn tar(args: &[String], effects: &mut Effects) {
     if creating {
         for path in operands {
             effects.reads.push(PathUse {
-                path: path.to_owned(),
+                path,
                 recursive: true,
             });
         }
         effects.writes.extend(archive.map(str::to_owned));
+    } else {
+        // Where an archive is unpacked: the directory is written.
+        effects.writes.extend(under_dirs_each(&dirs));
     }
+}
+
+/// Each directory of a chain of `-C` options, as seen from the start (`-C / -C etc`: `/`,
+/// `/etc`).
+fn under_dirs_each(dirs: &[&str]) -> Vec<String> {
+    (1..=dirs.len())
+        .filter_map(|end| {
+            let (last, before) = dirs.get(..end)?.split_last()?;
+            Some(under_dirs(before, (*last).to_owned()))
+        })
+        .collect()
 }
 
 /// Most lines of a here-document's diff looked at for the files it changes.
@@ -730,7 +755,7 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                 effects.writes.push(path.to_owned());
             }
         }
-        "tar" | "bsdtar" => tar(args, &mut effects),
+        "tar" | "bsdtar" | "gtar" => tar(args, &mut effects),
         "zip" | "7z" => {
             let operands = operands(args, &["-x", "-i", "-P"]);
             if let Some((archive, sources)) = operands.split_first() {
@@ -871,14 +896,9 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                     .extend(parsed.values(&['o'], &[]).into_iter().map(str::to_owned));
             }
         }
-        // Where an archive is unpacked (`tar -xf t.tgz -C DIR`, `unzip -d DIR`): the directory
-        // is written (a download's directory, `curl --output-dir`, `wget -P`, is with its other
-        // outputs above).
-        "tar" | "bsdtar" | "gtar" => effects.writes.extend(
-            option_values(args, &["-C"], &["directory"])
-                .into_iter()
-                .map(str::to_owned),
-        ),
+        // Where an archive is unpacked (`unzip -d DIR`; tar's `-C` is read with its operands):
+        // the directory is written (a download's directory, `curl --output-dir`, `wget -P`, is
+        // with its other outputs above).
         "unzip" => effects.writes.extend(
             Parsed::new(args, &['d', 'x', 'P'], &[])
                 .values(&['d'], &[])
@@ -1122,6 +1142,43 @@ mod tests {
         );
         assert_eq!(reads(&["rg", "token"]), [(".".into(), true)]);
         assert!(reads(&["grep", "token"]).is_empty(), "stdin only");
+    }
+
+    #[test]
+    fn tar_reads_and_unpacks_under_its_directories() {
+        assert_eq!(
+            reads(&["tar", "-czf", "out.tgz", "-C", "~", "proj"]),
+            [("~/proj".into(), true)]
+        );
+        assert_eq!(
+            reads(&[
+                "tar",
+                "cf",
+                "o.tar",
+                "a",
+                "--directory=/x",
+                "b",
+                "-C/y",
+                "/abs"
+            ]),
+            [
+                ("a".into(), true),
+                ("/x/b".into(), true),
+                ("/abs".into(), true)
+            ]
+        );
+        assert_eq!(
+            writes(&["tar", "-czf", "out.tgz", "-C", "~", "p"]),
+            ["out.tgz"]
+        );
+        assert_eq!(
+            writes(&["tar", "-C", "/", "-C", "etc", "-xzf", "x.tgz"]),
+            ["/", "/etc"]
+        );
+        assert_eq!(
+            writes(&["tar", "-xf", "x.tar", "-C", "vendor/"]),
+            ["vendor/"]
+        );
     }
 
     #[test]
