@@ -26,6 +26,11 @@ pub(crate) struct Effects {
     /// The targets of links the command makes, also in `writes`: what later writes the link
     /// writes them, but the link itself leaves them as they are.
     pub linked: Vec<String>,
+    /// Directories the command fills with names it does not choose: where it unpacks an archive
+    /// (`tar -x -C DIR`, `unzip -d DIR`, `cpio -i`; `.` when none is named) or copies a
+    /// directory's contents (`cp -r SRC/. DIR`, `rsync -a SRC/ DIR`). Any file below may be
+    /// overwritten. Named ones are also in `writes`.
+    pub filled: Vec<String>,
     /// Whether the program is not in this table: its arguments may be paths it reads, or not.
     pub unknown_program: bool,
 }
@@ -225,6 +230,7 @@ fn option_values<'a>(args: &'a [String], short: &[&str], long: &[&str]) -> Vec<&
 fn tar(args: &[String], effects: &mut Effects) {
     let mut archive: Option<&str> = None;
     let mut creating = false;
+    let mut extracting = false;
     let mut operands: Vec<String> = Vec::new();
     let mut dirs: Vec<&str> = Vec::new();
     let mut iter = args.iter().enumerate();
@@ -248,11 +254,13 @@ fn tar(args: &[String], effects: &mut Effects) {
         match cluster {
             Some(cluster) => {
                 creating |= cluster.contains('c') || cluster.contains('r') || cluster.contains('u');
+                extracting |= cluster.contains('x');
                 if cluster.contains('f') {
                     archive = iter.next().map(|(_, value)| value.as_str());
                 }
             }
             None if arg == "--create" => creating = true,
+            None if arg == "--extract" || arg == "--get" => extracting = true,
             None if arg == "--file" => archive = iter.next().map(|(_, value)| value.as_str()),
             None if arg.starts_with("--file=") => archive = arg.strip_prefix("--file="),
             None if arg.starts_with("--") => {}
@@ -276,7 +284,19 @@ fn tar(args: &[String], effects: &mut Effects) {
     } else {
         // Where an archive is unpacked: the directory is written.
         effects.writes.extend(under_dirs_each(&dirs));
+        if extracting {
+            let last = dirs
+                .split_last()
+                .map(|(last, before)| under_dirs(before, (*last).to_owned()));
+            effects.filled.push(last.unwrap_or_else(|| ".".to_owned()));
+        }
     }
+}
+
+/// Whether a copy's source stands for a directory's contents rather than the directory: ends
+/// in `suffix` (`dist/.` for `cp`, `dist/` for `rsync`), or is the working directory itself.
+fn is_contents(source: &str, suffix: &str) -> bool {
+    source.ends_with(suffix) || source == "." || source == "./"
 }
 
 /// Each directory of a chain of `-C` options, as seen from the start (`-C / -C etc`: `/`,
@@ -688,6 +708,9 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                     read(&mut effects, source, true);
                 }
                 effects.writes.push((*target).to_owned());
+                if sources.iter().any(|source| is_contents(source, "/")) {
+                    effects.filled.push((*target).to_owned());
+                }
             }
         }
         // File servers publish a whole tree to the network.
@@ -747,6 +770,9 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                     read(&mut effects, source, recursive);
                 }
                 effects.writes.push((*target).to_owned());
+                if recursive && sources.iter().any(|source| is_contents(source, "/.")) {
+                    effects.filled.push((*target).to_owned());
+                }
             }
         }
         "mv" => {
@@ -899,12 +925,44 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
         // Where an archive is unpacked (`unzip -d DIR`; tar's `-C` is read with its operands):
         // the directory is written (a download's directory, `curl --output-dir`, `wget -P`, is
         // with its other outputs above).
-        "unzip" => effects.writes.extend(
-            Parsed::new(args, &['d', 'x', 'P'], &[])
+        "unzip" => {
+            let parsed = Parsed::new(args, &['d', 'x', 'P'], &[]);
+            let directory = parsed
                 .values(&['d'], &[])
-                .into_iter()
-                .map(str::to_owned),
-        ),
+                .first()
+                .map(|dir| (*dir).to_owned());
+            effects.writes.extend(directory.clone());
+            if !parsed.has(&['l', 't', 'p', 'v', 'z', 'Z'], &[]) {
+                effects
+                    .filled
+                    .push(directory.unwrap_or_else(|| ".".to_owned()));
+            }
+        }
+        // `cpio -i` unpacks the archive on its stdin into the working directory, or `-D DIR`.
+        "cpio" => {
+            let parsed = Parsed::new(
+                args,
+                &['D', 'E', 'F', 'H', 'I', 'M', 'O', 'R'],
+                &[
+                    "directory",
+                    "pattern-file",
+                    "file",
+                    "format",
+                    "message",
+                    "owner",
+                ],
+            );
+            if parsed.has(&['i'], &["extract"]) {
+                let directory = parsed
+                    .values(&['D'], &["directory"])
+                    .first()
+                    .map(|dir| (*dir).to_owned());
+                effects.writes.extend(directory.clone());
+                effects
+                    .filled
+                    .push(directory.unwrap_or_else(|| ".".to_owned()));
+            }
+        }
         // Output files given as an option or a second operand: `shuf -o`, `iconv -o`,
         // `uniq IN OUT`, `xxd IN OUT` (also with `-r`), `sponge [-a] FILE`, `split IN PREFIX`,
         // `csplit -f PREFIX` (the pieces are `PREFIX00`, …, so the prefix stands for them).
@@ -1179,6 +1237,37 @@ mod tests {
             writes(&["tar", "-xf", "x.tar", "-C", "vendor/"]),
             ["vendor/"]
         );
+    }
+
+    #[test]
+    fn unpacking_and_copying_contents_fill_a_directory() {
+        let filled = |argv: &[&str]| file_effects(&command(argv)).filled;
+        assert_eq!(filled(&["tar", "-xf", "x.tar", "-C", "~"]), ["~"]);
+        assert_eq!(
+            filled(&["tar", "-C", "/", "-C", "etc", "--extract"]),
+            ["/etc"]
+        );
+        assert_eq!(filled(&["bsdtar", "xzf", "x.tgz"]), ["."]);
+        assert_eq!(filled(&["unzip", "x.zip", "-d", "/etc"]), ["/etc"]);
+        assert_eq!(filled(&["unzip", "-o", "x.zip"]), ["."]);
+        assert_eq!(filled(&["cpio", "-idm"]), ["."]);
+        assert_eq!(filled(&["cpio", "-i", "-D", "/srv"]), ["/srv"]);
+        assert_eq!(filled(&["cp", "-a", "dist/.", "/opt/app"]), ["/opt/app"]);
+        assert_eq!(
+            filled(&["rsync", "-a", "dist/", "host:/srv"]),
+            ["host:/srv"]
+        );
+        for argv in [
+            &["tar", "-czf", "out.tgz", "-C", "~", "p"][..],
+            &["tar", "-tf", "x.tar", "-C", "~"][..],
+            &["unzip", "-l", "x.zip"][..],
+            &["cpio", "-o"][..],
+            &["cp", "-r", "dir", "~"][..],
+            &["cp", "dist/.", "~"][..],
+            &["rsync", "-a", "dir", "~"][..],
+        ] {
+            assert!(filled(argv).is_empty(), "{argv:?}");
+        }
     }
 
     #[test]

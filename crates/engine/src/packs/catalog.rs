@@ -870,6 +870,29 @@ static CATALOG: &[RuleInfo] = &[
             "cat /usr/local/bin/pip",
         ],
     },
+    RuleInfo {
+        id: "write-unpack-over-config",
+        pack: B,
+        category: "persistence",
+        decision: ASK,
+        asi: &["ASI05"],
+        description: "Filling a directory that holds start-up files, scheduled tasks or access configuration below it with files the command line does not name: an archive unpacked there (`tar -x -C DIR`, `bsdtar`, `unzip -d DIR`, `cpio -i`; into the working directory when none is named, so after a `cd` too) or a directory's contents copied there (`cp -r SRC/. DIR`, `rsync -a SRC/ DIR`), where DIR is the home directory, `~/.config`, `~/.local`, `/etc`, `/usr/local`, `/` or another directory above a place the persistence rules protect. A directory that is itself such a place (`~/.ssh`, `~/.config/autostart`, `/etc/cron.d`) is judged by that place's rule; the project, scratch directories and other folders are left alone.",
+        why: "An archive's contents are not on the command line: unpacked over the home or `/etc` it may replace `~/.bashrc`, `~/.ssh/authorized_keys` or a cron job wholesale, and nothing names them for the other rules to see.",
+        catches: &[
+            "tar -xf dotfiles.tar -C ~",
+            "sudo tar -C / -xzf backup.tgz",
+            "unzip dotfiles.zip -d ~",
+            "cd ~ && tar -xzf dot.tgz",
+            "rsync -a dotfiles/ ~",
+        ],
+        allows: &[
+            "tar -xzf node.tgz -C /tmp",
+            "tar -xf x.tar -C vendor/",
+            "tar -czf out.tgz -C ~ proj",
+            "unzip x.zip -d build",
+            "cp -r dir ~/backup",
+        ],
+    },
     // ---------------------------------------------------------------- dangerous environment
     RuleInfo {
         id: "dangerous-env-assignment",

@@ -1271,6 +1271,56 @@ const HOME_SCHEDULED: &[&str] = &[
     "AppData/Roaming/Microsoft/Windows/Start Menu/Programs/Startup/",
 ];
 
+/// Whether a canonical directory holds persistence places below it: the home (its shell
+/// start-up files), `~/.config`, `~/.local`, `/etc`, `/usr/local`, `/` — a command that fills it
+/// with names it does not choose (an archive unpacked there) may overwrite any of them. The
+/// listed places count by their literal part (`~/.nvm/versions/node/*/bin/` by
+/// `~/.nvm/versions/node`); the project and what lies in it hold none.
+pub(crate) fn holds_persistence(dir: &str, ctx: &PathContext<'_>) -> bool {
+    let dir = dir.trim_end_matches('/');
+    if is_in_project(dir, ctx) {
+        return false;
+    }
+    let literal = |place: &str| -> String {
+        let end = place.find('*').unwrap_or(place.len());
+        place
+            .get(..end)
+            .unwrap_or(place)
+            .trim_end_matches('/')
+            .to_owned()
+    };
+    let below = |place: &str| strictly_under_ignoring_case(&literal(place), dir);
+    let system = [
+        SYSTEM_SHELL_INIT,
+        SYSTEM_SCHEDULED,
+        SYSTEM_PRIVILEGE,
+        KERNEL_HELPERS,
+        SYSTEM_SSH_ACCESS,
+        SYSTEM_PATH_DIRS,
+        GIT_PROGRAM_DIRS,
+        SYSTEM_AUTO_RUN,
+    ];
+    if system
+        .iter()
+        .any(|list| list.iter().any(|place| below(place)))
+    {
+        return true;
+    }
+    let home = ctx.home.unwrap_or("~").trim_end_matches('/');
+    // The home holds the shell start-up files (`SHELL_INIT_FILES`) and `.ssh` itself.
+    if same_dir_ignoring_case(home, dir) || strictly_under_ignoring_case(home, dir) {
+        return true;
+    }
+    [
+        HOME_SHELL_INIT,
+        HOME_SCHEDULED,
+        HOME_AUTO_RUN,
+        HOME_PATH_DIRS,
+    ]
+    .iter()
+    .any(|list| list.iter().any(|rel| below(&format!("{home}/{rel}"))))
+}
+
 /// Whether a canonical path is one of the directories on a usual `PATH` (a write of the
 /// directory itself, `cp -r dist/. ~/.local/bin`, fills it).
 pub(crate) fn is_path_dir(path: &str, ctx: &PathContext<'_>) -> bool {
@@ -1626,6 +1676,45 @@ mod tests {
         cwd: "/home/user/project",
         home: Some("/home/user"),
     };
+
+    #[test]
+    fn directories_above_persistence_places() {
+        for dir in [
+            "/",
+            "/etc",
+            "/etc/",
+            "/usr",
+            "/usr/local",
+            "/home",
+            "/home/user",
+            "/home/user/.config",
+            "/home/user/.local",
+            "/home/user/.nvm",
+            "/var/spool",
+        ] {
+            assert!(holds_persistence(dir, &CTX), "{dir}");
+        }
+        for dir in [
+            "/tmp",
+            "/srv/app",
+            "/home/user/project",
+            "/home/user/project/vendor",
+            "/home/user/src",
+            "/home/user/.cache",
+            "/home/user/.config/autostart",
+            "/etc/cron.d",
+            "/var/www",
+        ] {
+            assert!(!holds_persistence(dir, &CTX), "{dir}");
+        }
+        let unknown = PathContext {
+            cwd: "/work/project",
+            home: None,
+        };
+        assert!(holds_persistence("~", &unknown));
+        assert!(holds_persistence("~/.config", &unknown));
+        assert!(!holds_persistence("~/src", &unknown));
+    }
 
     #[test]
     fn secret_trees_in_an_unknown_home() {

@@ -654,6 +654,28 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
             check_write(&cmd.canonical(&target), how, &cmd.ctx, out);
         }
     }
+    for dir in &effects.filled {
+        if let Some(dir) = places::resolvable(dir) {
+            check_fill(&cmd.canonical(&dir), &cmd.ctx, out);
+        }
+    }
+}
+
+/// A canonical directory filled with names the command does not choose (see
+/// [`crate::evaluate::Effects::filled`]): any file in it is written (`tar -x -C
+/// ~/.config/autostart`), and one that holds persistence places below it (the home, `/etc`, `/`)
+/// may see any of them overwritten.
+fn check_fill(dir: &str, ctx: &PathContext<'_>, out: &mut Findings) {
+    let any_file = format!("{}/*", dir.trim_end_matches('/'));
+    check_write(&any_file, Writing::Content, ctx, out);
+    if places::holds_persistence(dir, ctx) {
+        out.add(
+            "write-unpack-over-config",
+            format!(
+                "filling `{dir}` with files the command line does not name may overwrite the start-up files, scheduled tasks or access configuration below it"
+            ),
+        );
+    }
 }
 
 #[cfg(test)]
