@@ -5,6 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${BENCH_DURATION:-3s}"
+# Every call new, so that each is evaluated rather than answered from the remembered decisions;
+# BENCH_UNIQUE=0 measures the remembered answers instead.
+export BENCH_UNIQUE="${BENCH_UNIQUE:-1}"
 
 BENCH_NEEDS=wrk
 # shellcheck source=bench/lib.sh
