@@ -122,8 +122,18 @@ pub(super) fn is_stdin_path(text: &str) -> bool {
     matches!(text, "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0")
 }
 
-/// A shell's arguments: `-c PAYLOAD`, `-s`, no script (stdin), or a script file.
-fn shell(args: &[Field]) -> Option<Nested> {
+/// How a shell's arguments say where its script comes from.
+struct ShellMode {
+    /// `-c` (or `--command`): the operand at `index` is the script text.
+    command_mode: bool,
+    /// `-s`: the script is read from stdin whatever operands follow.
+    stdin_mode: bool,
+    /// Where the operands start, past the options.
+    index: usize,
+}
+
+/// Reads a shell's options (`-c`, `-s`, `-o OPTION`, `--rcfile FILE`, `--`).
+fn shell_mode(args: &[Field]) -> ShellMode {
     let mut command_mode = false;
     let mut stdin_mode = false;
     let mut index = 0;
@@ -157,6 +167,20 @@ fn shell(args: &[Field]) -> Option<Nested> {
         }
         index += 1;
     }
+    ShellMode {
+        command_mode,
+        stdin_mode,
+        index,
+    }
+}
+
+/// A shell's arguments: `-c PAYLOAD`, `-s`, no script (stdin), or a script file.
+fn shell(args: &[Field]) -> Option<Nested> {
+    let ShellMode {
+        command_mode,
+        stdin_mode,
+        index,
+    } = shell_mode(args);
     if command_mode {
         let payload = args.get(index)?;
         return Some(script_or_dynamic(
@@ -172,6 +196,25 @@ fn shell(args: &[Field]) -> Option<Nested> {
         Some(file) if is_process_substitution(file) => Some(Nested::Dynamic(file.text.clone())),
         Some(_) => None,
     }
+}
+
+/// The file `argv` (wrappers stripped) runs as a shell script: a shell's script operand
+/// (`bash x.sh`), what `source` or `.` reads (`. ./env.sh`), or the program itself when it is
+/// named by a path (`./x`, `/tmp/a.sh`). The walker looks into it when the same command line
+/// wrote it.
+pub(super) fn script_file(argv: &[Field]) -> Option<&Field> {
+    let (program, args) = argv.split_first()?;
+    let name = basename(&program.text);
+    if SHELLS.contains(&name) {
+        let mode = shell_mode(args);
+        return args
+            .get(mode.index)
+            .filter(|_| !mode.command_mode && !mode.stdin_mode);
+    }
+    if matches!(name, "source" | ".") {
+        return args.iter().find(|f| !f.text.starts_with('-'));
+    }
+    program.text.contains('/').then_some(program)
 }
 
 /// `runuser -u USER [--] CMD …` runs the command itself; without `-u` it is `su`'s grammar
@@ -775,6 +818,23 @@ mod tests {
             nested(&fields(&["sh", "-c", "$X"]), None),
             [Nested::Dynamic("$X".to_owned())]
         );
+    }
+
+    #[test]
+    fn script_files() {
+        let file = |words: &[&str]| script_file(&fields(words)).map(|f| f.text.clone());
+        assert_eq!(file(&["bash", "-x", "x.sh", "a"]), Some("x.sh".to_owned()));
+        assert_eq!(
+            file(&["sh", "-o", "errexit", "--", "a.sh"]),
+            Some("a.sh".to_owned())
+        );
+        assert_eq!(file(&["source", "env.sh"]), Some("env.sh".to_owned()));
+        assert_eq!(file(&[".", "./env.sh"]), Some("./env.sh".to_owned()));
+        assert_eq!(file(&["./x", "a"]), Some("./x".to_owned()));
+        assert_eq!(file(&["bash", "-c", "x.sh"]), None);
+        assert_eq!(file(&["bash", "-s", "x.sh"]), None);
+        assert_eq!(file(&["bash"]), None);
+        assert_eq!(file(&["make", "x.sh"]), None);
     }
 
     #[test]

@@ -1609,3 +1609,45 @@ fn an_assignment_to_home_moves_the_tilde() {
     assert_eq!(lines("(HOME=/etc); ls ~"), ["ls ~"]);
     assert_eq!(lines("HOME=$X; unset HOME; ls ~"), ["unset HOME", "ls ~"]);
 }
+
+// --- scripts the command line writes and then runs ------------------------------------------
+
+#[test]
+fn written_scripts_are_walked_where_they_run() {
+    for command in [
+        "echo 'rm -rf ~' > x.sh; bash x.sh",
+        "echo 'rm -rf ~' > x; chmod +x x; ./x",
+        "echo 'rm -rf ~' > x.sh; . ./x.sh",
+        "cat > t.sh <<'EOF'\nrm -rf ~\nEOF\nsource t.sh",
+        "tee t.sh <<< 'rm -rf ~' >/dev/null; sh t.sh",
+        "cat > x <<'EOF'\n#!/usr/bin/env bash\nrm -rf ~\nEOF\n./x",
+    ] {
+        has(command, "rm -rf ~", Origin::ShellString);
+    }
+    // Written and not run; run and not written.
+    assert!(!lines("echo 'rm -rf ~' > x.sh; cat x.sh").contains(&"rm -rf ~".to_owned()));
+    assert!(!lines("echo 'rm -rf ~' > x.sh; bash y.sh").contains(&"rm -rf ~".to_owned()));
+}
+
+#[test]
+fn written_scripts_of_unknown_text_are_unresolved() {
+    for command in [
+        "echo 'rm -rf ~' >> x.sh; bash x.sh",
+        "make > x.sh; bash x.sh",
+        "echo \"$X\" > x.sh; bash x.sh",
+        "{ echo a; } > x.sh; bash x.sh",
+        "echo 'a' | tee -a x.sh; bash x.sh",
+        "echo '#!/usr/bin/env python3' > x; ./x",
+    ] {
+        assert!(
+            matches!(
+                run(command).unresolved.as_slice(),
+                [Unresolved::DynamicScript(_)]
+            ),
+            "{command:?}: {:?}",
+            run(command).unresolved
+        );
+    }
+    // A script that runs itself is walked once.
+    assert_eq!(run("echo 'bash x.sh' > x.sh; bash x.sh").unresolved, []);
+}

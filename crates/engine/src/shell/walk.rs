@@ -71,12 +71,20 @@ pub(super) struct Walker<'l> {
     /// loop's body, what follows `&&` or `||`): an assignment there may not happen, so it makes
     /// its variable unknown rather than known.
     conditional: usize,
+    /// Files the command line wrote through a redirection or `tee`, with their text when the
+    /// command line says it (`echo 'make' > build.sh`), `None` when it does not (`>>`, a
+    /// program's output): a later `bash build.sh`, `. build.sh` or `./build.sh` runs that text.
+    written: Vec<(String, Option<String>)>,
 }
 
 /// What `~` and `$HOME` read as once HOME was given a value only known at run time, or one
 /// that may not have been given (`HOME=$X`, `true && HOME=/etc`): an expansion, so the word is
 /// dynamic, which the path code does not take for the event's home (as it does `$HOME`).
 const UNKNOWN_HOME: &str = "${HOME:?}";
+/// Most files one analysis remembers as written (see [`Walker::written`]).
+const MAX_WRITTEN_FILES: usize = 16;
+/// Longest text remembered for one written file; a longer one is remembered as unknown.
+const MAX_WRITTEN_TEXT: usize = 16 * 1024;
 
 /// Most variables one analysis follows.
 const MAX_VARIABLES: usize = 32;
@@ -116,6 +124,9 @@ struct Collected<'a> {
     word_failed: bool,
     /// The variables the command's assignments set, with their value when it is static.
     variables: Vec<(String, Option<String>)>,
+    /// The files its standard output is redirected to (`> f`, `>> f`, `&> f`), when their
+    /// names are static, each with whether it is appended to.
+    stdout_files: Vec<(String, bool)>,
 }
 
 /// What the command's standard input is, as far as the command line says.
@@ -156,6 +167,7 @@ impl<'l> Walker<'l> {
             variables: Vec::new(),
             in_expanded_loop: false,
             conditional: 0,
+            written: Vec::new(),
         }
     }
 
@@ -409,6 +421,10 @@ impl<'l> Walker<'l> {
         self.inherited.extend(collected.redirects.iter().cloned());
         body(self);
         self.inherited.truncate(mark);
+        // What a compound command prints is not followed (`{ echo a; echo b; } > f`).
+        for (file, _) in std::mem::take(&mut collected.stdout_files) {
+            self.remember_written(&file, None);
+        }
         if let Some(heredoc) = collected.stdin.heredoc {
             collected.other_heredocs.push(heredoc);
         }
@@ -623,6 +639,7 @@ impl<'l> Walker<'l> {
             self.run(fields, base, ctx, &stdin)
         };
         self.last_output = self.known_output(start, &stdin, ctx);
+        self.remember_writes(start, &collected.stdout_files, ctx);
         if !consumed && let Some(heredoc) = stdin.heredoc {
             collected.other_heredocs.push(heredoc);
         }
@@ -757,6 +774,17 @@ impl<'l> Walker<'l> {
                     ast::IoFileRedirectTarget::Filename(word) => {
                         let target = normalize(&word.value, &mut collected.subs, budget);
                         collected.word_failed |= target.failed;
+                        let writes_stdout = matches!(fd, None | Some(1))
+                            && !matches!(
+                                kind,
+                                ast::IoFileRedirectKind::Read
+                                    | ast::IoFileRedirectKind::DuplicateInput
+                                    | ast::IoFileRedirectKind::DuplicateOutput
+                            );
+                        if writes_stdout && target.resolved {
+                            let append = matches!(kind, ast::IoFileRedirectKind::Append);
+                            collected.stdout_files.push((target.text.clone(), append));
+                        }
                         for kind in redirect_kinds(kind) {
                             collected.redirects.push(Redirect {
                                 kind: *kind,
@@ -812,6 +840,9 @@ impl<'l> Walker<'l> {
             ast::IoRedirect::OutputAndError(word, append) => {
                 let target = normalize(&word.value, &mut collected.subs, budget);
                 collected.word_failed |= target.failed;
+                if target.resolved {
+                    collected.stdout_files.push((target.text.clone(), *append));
+                }
                 collected.redirects.push(Redirect {
                     kind: if *append {
                         RedirectKind::Append
@@ -915,6 +946,7 @@ impl<'l> Walker<'l> {
         if !self.emit(command) {
             return false;
         }
+        self.run_written_script(inner, ctx);
         if let Some(Binding::Alias(value)) = &binding {
             self.expand_alias(&program.text, value, inner, ctx);
         }
@@ -1062,6 +1094,85 @@ impl<'l> Walker<'l> {
         self.bindings = saved;
     }
 
+    /// Remembers the files a just-walked command wrote (see [`Walker::written`]): its
+    /// redirected standard output, and `tee`'s files. The text is known when the command's
+    /// output is ([`Walker::known_output`]) and it replaces the file rather than appends to it.
+    fn remember_writes(&mut self, start: usize, stdout_files: &[(String, bool)], ctx: Ctx) {
+        let output = self
+            .last_output
+            .as_ref()
+            .filter(|output| !output.dynamic)
+            .map(|output| output.text.clone());
+        for (file, append) in stdout_files {
+            let text = output.clone().filter(|_| !append);
+            self.remember_written(file, text);
+        }
+        let Some(tee) = self
+            .out
+            .commands
+            .get(start..)
+            .and_then(|emitted| emitted.iter().find(|c| c.depth == ctx.depth))
+            .filter(|c| c.name() == "tee")
+        else {
+            return;
+        };
+        let append = tee.args().iter().any(|arg| {
+            arg == "--append"
+                || (arg.starts_with('-') && !arg.starts_with("--") && arg.contains('a'))
+        });
+        let text = tee
+            .stdin_text
+            .clone()
+            .filter(|_| !append && !tee.has_dynamic_args);
+        let files: Vec<String> = tee
+            .args()
+            .iter()
+            .filter(|arg| !arg.starts_with('-'))
+            .cloned()
+            .collect();
+        for file in files {
+            self.remember_written(&file, text.clone());
+        }
+    }
+
+    /// Remembers that `file` now holds `text` (`None`: something the command line does not say).
+    fn remember_written(&mut self, file: &str, text: Option<String>) {
+        let key = written_key(file);
+        self.written.retain(|(known, _)| *known != key);
+        if self.written.len() >= MAX_WRITTEN_FILES {
+            self.written.remove(0);
+        }
+        let text = text.filter(|text| text.len() <= MAX_WRITTEN_TEXT);
+        self.written.push((key.to_owned(), text));
+    }
+
+    /// A command that runs a file the command line wrote earlier as a shell script (`bash x.sh`,
+    /// `. x.sh`, `./x`): walks the text written there one level deeper, or, when the command
+    /// line does not say what it is, reports a script only known at run time. While its text is
+    /// walked the file is forgotten, so a script that runs itself is walked once.
+    fn run_written_script(&mut self, argv: &[Field], ctx: Ctx) {
+        let Some(file) = exec::script_file(argv).filter(|file| !file.dynamic) else {
+            return;
+        };
+        let key = written_key(&file.text);
+        let Some(at) = self.written.iter().position(|(known, _)| known == key) else {
+            return;
+        };
+        let (key, text) = self.written.remove(at);
+        match &text {
+            Some(text) if runs_as_shell(text) => {
+                self.script(text, Origin::ShellString, ctx.depth + 1);
+            }
+            _ => self.unresolved(Unresolved::DynamicScript(format!(
+                "<{} as this command line wrote it>",
+                file.text
+            ))),
+        }
+        if self.written.len() < MAX_WRITTEN_FILES {
+            self.written.push((key, text));
+        }
+    }
+
     fn payload(&mut self, text: String, dynamic: bool, origin: Origin, ctx: Ctx) {
         if dynamic {
             self.unresolved(Unresolved::DynamicScript(text));
@@ -1145,6 +1256,32 @@ fn names_by_pattern(program: &str) -> bool {
         || program
             .find('[')
             .is_some_and(|open| program[open + 1..].contains(']'))
+}
+
+/// A written file's name as the walk compares it: `./x.sh` and `x.sh` are the same file.
+fn written_key(file: &str) -> &str {
+    let mut key = file;
+    while let Some(rest) = key.strip_prefix("./") {
+        key = rest.trim_start_matches('/');
+    }
+    key
+}
+
+/// Whether a written file's text is a shell script: no `#!` line, or one naming a shell
+/// (`#!/bin/sh`, `#!/usr/bin/env bash`).
+fn runs_as_shell(text: &str) -> bool {
+    let Some(shebang) = text.strip_prefix("#!") else {
+        return true;
+    };
+    let line = shebang.lines().next().unwrap_or_default();
+    let mut words = line.split_whitespace();
+    let mut program = words.next().map(basename).unwrap_or_default();
+    if program == "env" {
+        program = words
+            .find(|word| !word.starts_with('-'))
+            .unwrap_or_default();
+    }
+    exec::SHELLS.contains(&program)
 }
 
 /// Whether `name` is a shell variable's name.
