@@ -141,7 +141,8 @@ fn groups_and_control_flow_are_walked() {
 
 #[test]
 fn function_bodies_count_as_commands() {
-    assert_eq!(lines("f() { rm -rf /; }; f"), ["rm -rf /", "f"]);
+    // Walked where it is called.
+    assert_eq!(lines("f() { rm -rf /; }; f"), ["f", "rm -rf /"]);
     assert_eq!(
         lines("function g { git reset --hard; }"),
         ["git reset --hard"]
@@ -1650,4 +1651,53 @@ fn written_scripts_of_unknown_text_are_unresolved() {
     }
     // A script that runs itself is walked once.
     assert_eq!(run("echo 'bash x.sh' > x.sh; bash x.sh").unresolved, []);
+}
+
+// --- function calls --------------------------------------------------------------------------
+
+#[test]
+fn function_calls_bind_the_arguments() {
+    has("f() { rm -rf \"$@\"; }; f ~", "rm -rf ~", Origin::TopLevel);
+    has(
+        "f() { rm -rf \"$1\" \"$2\"; }; f a ~",
+        "rm -rf a ~",
+        Origin::TopLevel,
+    );
+    has("f() { echo $#; }; f a b", "echo 2", Origin::TopLevel);
+    // `$@` once per argument.
+    let both = lines("f() { rm -rf \"$@\"; }; f a ~");
+    assert!(both.contains(&"rm -rf a".to_owned()) && both.contains(&"rm -rf ~".to_owned()));
+    // Through another function, and from a substitution.
+    has(
+        "f() { g \"$@\"; }; g() { cat $1; }; f .env",
+        "cat .env",
+        Origin::TopLevel,
+    );
+    has(
+        "f() { cat \"$1\"; }; x=$(f .env)",
+        "cat .env",
+        Origin::CommandSubstitution,
+    );
+}
+
+#[test]
+fn function_calls_keep_what_is_unknown() {
+    // A called function is not walked with its parameters unknown as well.
+    assert_eq!(
+        lines("f() { rm -rf \"$1\"; }; f build"),
+        ["f build", "rm -rf build"]
+    );
+    // Arguments only known at run time leave the parameters unknown.
+    let analysis = run("f() { rm -rf \"$1\"; }; f \"$X\"");
+    assert!(
+        analysis
+            .commands
+            .iter()
+            .any(|c| c.argv.join(" ") == "rm -rf $1" && c.has_dynamic_args)
+    );
+    // Never called: walked once as written.
+    assert_eq!(lines("f() { rm -rf \"$1\"; }"), ["rm -rf $1"]);
+    // A function calling itself is walked once per call from outside.
+    assert_eq!(lines("f() { f; }; f"), ["f", "f"]);
+    assert_eq!(run("f() { f; }; f").unresolved, []);
 }

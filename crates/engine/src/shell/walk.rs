@@ -9,6 +9,8 @@
 //!
 //! This module must not judge commands; it only reports them, and reports what it cannot see.
 
+use std::sync::Arc;
+
 use brush_parser::ast;
 
 use super::exec::{self, Nested, PROCESS_SUBSTITUTION_READ, PROCESS_SUBSTITUTION_WRITE};
@@ -75,12 +77,44 @@ pub(super) struct Walker<'l> {
     /// command line says it (`echo 'make' > build.sh`), `None` when it does not (`>>`, a
     /// program's output): a later `bash build.sh`, `. build.sh` or `./build.sh` runs that text.
     written: Vec<(String, Option<String>)>,
+    /// Functions the scripts being walked defined: a call walks the body with the call's
+    /// arguments; a function never called is walked once when its script ends.
+    functions: Vec<Function>,
+    /// Which parsed script the walk is in (see [`Function::script_id`]).
+    script_id: usize,
+    /// How many scripts the walk has parsed.
+    scripts: usize,
+    /// The functions whose bodies are being walked for a call, innermost last: a function that
+    /// calls itself is not walked again.
+    calling: Vec<String>,
 }
 
 /// What `~` and `$HOME` read as once HOME was given a value only known at run time, or one
 /// that may not have been given (`HOME=$X`, `true && HOME=/etc`): an expansion, so the word is
 /// dynamic, which the path code does not take for the event's home (as it does `$HOME`).
 const UNKNOWN_HOME: &str = "${HOME:?}";
+
+/// A function the command line defined (`f() { rm -rf "$@"; }`).
+struct Function {
+    /// Its name.
+    name: String,
+    /// Its body, shared with the calls being walked.
+    body: Arc<ast::FunctionBody>,
+    /// The script it is defined in: when that script's walk ends, the function is forgotten.
+    script_id: usize,
+    /// Where it is defined, for the walk of a function never called.
+    ctx: Ctx,
+    /// Whether a call walked it.
+    called: bool,
+}
+
+/// Most functions one analysis remembers.
+const MAX_FUNCTIONS: usize = 16;
+/// Deepest chain of function calls walked (`f` calling `g` calling `h`).
+const MAX_CALL_DEPTH: usize = 4;
+/// Positional parameters a call binds (`$1` … `$9`).
+const MAX_POSITIONAL: usize = 9;
+
 /// Most files one analysis remembers as written (see [`Walker::written`]).
 const MAX_WRITTEN_FILES: usize = 16;
 /// Longest text remembered for one written file; a longer one is remembered as unknown.
@@ -168,6 +202,10 @@ impl<'l> Walker<'l> {
             in_expanded_loop: false,
             conditional: 0,
             written: Vec::new(),
+            functions: Vec::new(),
+            script_id: 0,
+            scripts: 0,
+            calling: Vec::new(),
         }
     }
 
@@ -283,12 +321,16 @@ impl<'l> Walker<'l> {
         }
         let outer = self.stack;
         let variables = self.variables.clone();
+        let script_id = self.script_id;
+        self.scripts += 1;
+        self.script_id = self.scripts;
         let done = with_stack(budget, outer, |inner| {
             self.stack = inner;
             self.parse_and_walk(text, origin, depth);
         });
         self.stack = outer;
         self.variables = variables;
+        self.script_id = script_id;
         if done.is_none() {
             self.unresolved(Unresolved::Parse(
                 "the parser failed on this input".to_owned(),
@@ -307,6 +349,7 @@ impl<'l> Walker<'l> {
                 for list in &program.complete_commands {
                     self.compound_list(list, ctx);
                 }
+                self.forget_functions();
             }
             Err(message) => self.unresolved(Unresolved::Parse(message)),
         }
@@ -391,10 +434,7 @@ impl<'l> Walker<'l> {
                 self.with_redirects(redirects.as_ref(), ctx, |w| w.compound(compound, ctx));
             }
             ast::Command::Function(function) => {
-                let ast::FunctionBody(body, redirects) = &function.body;
-                self.own_shell(|w| {
-                    w.with_redirects(redirects.as_ref(), ctx, |w| w.compound(body, ctx));
-                });
+                self.define(&function.fname.value, &function.body, ctx);
             }
             ast::Command::ExtendedTest(test, redirects) => {
                 self.with_redirects(redirects.as_ref(), ctx, |w| w.test(&test.expr, ctx));
@@ -947,6 +987,7 @@ impl<'l> Walker<'l> {
             return false;
         }
         self.run_written_script(inner, ctx);
+        self.call(inner, ctx);
         if let Some(Binding::Alias(value)) = &binding {
             self.expand_alias(&program.text, value, inner, ctx);
         }
@@ -1092,6 +1133,118 @@ impl<'l> Walker<'l> {
             .collect();
         self.payload(text, dynamic, Origin::ShellString, ctx);
         self.bindings = saved;
+    }
+
+    /// Walks a function's body with its redirections, in a shell of its own, on a stack large
+    /// enough for it (a call may come from deeper in the walk than the definition).
+    fn function_body(&mut self, body: &ast::FunctionBody, ctx: Ctx) {
+        let budget = nesting_budget(&body.to_string());
+        let outer = self.stack;
+        let done = with_stack(budget, outer, |stack| {
+            self.stack = stack;
+            self.own_shell(|w| {
+                let ast::FunctionBody(body, redirects) = body;
+                w.with_redirects(redirects.as_ref(), ctx, |w| w.compound(body, ctx));
+            });
+        });
+        self.stack = outer;
+        if done.is_none() {
+            self.unresolved(Unresolved::Parse(
+                "the parser failed on this input".to_owned(),
+            ));
+        }
+    }
+
+    /// Remembers a function's definition for its calls (see [`Walker::functions`]). The one it
+    /// replaces, or pushes out past [`MAX_FUNCTIONS`], is walked now if no call walked it.
+    fn define(&mut self, name: &str, body: &ast::FunctionBody, ctx: Ctx) {
+        if let Some(at) = self.functions.iter().position(|f| f.name == name) {
+            let replaced = self.functions.remove(at);
+            self.walk_uncalled(replaced);
+        }
+        if self.functions.len() >= MAX_FUNCTIONS {
+            let oldest = self.functions.remove(0);
+            self.walk_uncalled(oldest);
+        }
+        self.functions.push(Function {
+            name: name.to_owned(),
+            body: Arc::new(body.clone()),
+            script_id: self.script_id,
+            ctx,
+            called: false,
+        });
+    }
+
+    /// Forgets the functions of the script whose walk ends, walking those never called once.
+    fn forget_functions(&mut self) {
+        let script_id = self.script_id;
+        let (ending, kept) = std::mem::take(&mut self.functions)
+            .into_iter()
+            .partition(|f| f.script_id == script_id);
+        self.functions = kept;
+        for function in ending {
+            self.walk_uncalled(function);
+        }
+    }
+
+    /// Walks a function no call walked, once, with its parameters unknown.
+    fn walk_uncalled(&mut self, function: Function) {
+        if !function.called {
+            self.function_body(&function.body, function.ctx);
+        }
+    }
+
+    /// A call of a function the command line defined (`f ~`): walks its body one level deeper
+    /// with `$1`…`$9`, `$#`, `$@` and `$*` bound to the call's arguments when they are all known.
+    /// With several arguments the body is walked once per argument, `$@` and `$*` standing for
+    /// that one (`rm -rf "$@"` removes each). A function is not walked again inside its own call.
+    fn call(&mut self, argv: &[Field], ctx: Ctx) {
+        let Some((name, args)) = argv.split_first() else {
+            return;
+        };
+        if name.dynamic || self.calling.len() >= MAX_CALL_DEPTH || self.calling.contains(&name.text)
+        {
+            return;
+        }
+        let Some(function) = self
+            .functions
+            .iter_mut()
+            .rev()
+            .find(|f| f.name == name.text)
+        else {
+            return;
+        };
+        function.called = true;
+        let body = Arc::clone(&function.body);
+        let Some(inner) = self.deeper(ctx, ctx.origin) else {
+            return;
+        };
+        let known = args.len() <= MAX_POSITIONAL && args.iter().all(is_known_argument);
+        let mut positional: Vec<(String, String)> = Vec::new();
+        if known {
+            for (index, arg) in args.iter().enumerate() {
+                positional.push(((index + 1).to_string(), arg.text.clone()));
+            }
+            positional.push(("#".to_owned(), args.len().to_string()));
+        }
+        let spreads: Vec<Option<&Field>> = if known && (1..=MAX_LOOP_VALUES).contains(&args.len()) {
+            args.iter().map(Some).collect()
+        } else {
+            vec![None]
+        };
+        self.calling.push(name.text.clone());
+        for spread in spreads {
+            let outer = self.variables.clone();
+            self.variables.retain(|(known, _)| !is_positional(known));
+            self.variables.extend(positional.iter().cloned());
+            if let Some(arg) = spread {
+                self.variables.push(("@".to_owned(), arg.text.clone()));
+                self.variables.push(("*".to_owned(), arg.text.clone()));
+            }
+            self.function_body(&body, inner);
+            self.variables = outer;
+        }
+        self.calling.pop();
     }
 
     /// Remembers the files a just-walked command wrote (see [`Walker::written`]): its
@@ -1282,6 +1435,17 @@ fn runs_as_shell(text: &str) -> bool {
             .unwrap_or_default();
     }
     exec::SHELLS.contains(&program)
+}
+
+/// Whether `name` is a positional or special parameter a function call sets (`1`, `#`, `@`).
+fn is_positional(name: &str) -> bool {
+    matches!(name, "#" | "@" | "*") || name.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether a call's argument is known text: static, or a value the command line gave
+/// (`g "$@"` inside a call of `f ~`). What is only known at run time keeps its `$` or backtick.
+fn is_known_argument(arg: &Field) -> bool {
+    !arg.dynamic || !arg.text.contains(['$', '`'])
 }
 
 /// Whether `name` is a shell variable's name.
