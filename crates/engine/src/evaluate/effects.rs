@@ -1036,6 +1036,19 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
             }
         }
     }
+    // `cat $(find . -name .env)`: the file names a listing command prints are read where they
+    // are, as a recursive search's narrowed names are (`grep -r --include=.env`).
+    let listed: Vec<PathUse> = effects
+        .reads
+        .iter()
+        .filter_map(|read| crate::shell::substitution_body(&read.path))
+        .flat_map(crate::shell::listed_names)
+        .map(|path| PathUse {
+            path,
+            recursive: false,
+        })
+        .collect();
+    effects.reads.extend(listed);
     effects
         .reads
         .retain(|read| !read.path.is_empty() && !is_harmless_device(&read.path));

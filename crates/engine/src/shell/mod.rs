@@ -249,6 +249,60 @@ pub(crate) fn basename(program: &str) -> &str {
     }
 }
 
+/// Most bytes of a substitution [`listed_names`] looks into.
+const MAX_LISTING_TEXT: usize = 1024;
+
+/// The body of a word that is one command substitution as a whole (`$(find . -name .env)`,
+/// `` `ls ~/.ssh` ``), as the analysis keeps such a word.
+pub(crate) fn substitution_body(word: &str) -> Option<&str> {
+    word.strip_prefix("$(")
+        .and_then(|rest| rest.strip_suffix(')'))
+        .or_else(|| word.strip_prefix('`')?.strip_suffix('`'))
+        .filter(|body| !body.starts_with('('))
+}
+
+/// The file names a command substitution's listing command prints, as patterns, when its
+/// arguments say them: `find . -name .env` prints `./**/.env`, `ls ~/.ssh/id_*` the pattern
+/// itself, `git ls-files '*.pem'` `**/*.pem` (a pathspec without a slash matches at any depth),
+/// `fd -g .env` `**/.env`. Empty for anything else, a pipeline or several commands.
+pub(crate) fn listed_names(body: &str) -> Vec<String> {
+    if body.len() > MAX_LISTING_TEXT {
+        return Vec::new();
+    }
+    let limits = ShellLimits {
+        max_len: MAX_LISTING_TEXT,
+        max_depth: 1,
+        max_commands: 4,
+    };
+    let analysis = analyze(body, &limits);
+    let [command] = analysis.commands.as_slice() else {
+        return Vec::new();
+    };
+    if !analysis.unresolved.is_empty() || command.has_dynamic_args {
+        return Vec::new();
+    }
+    let args = command.args();
+    let operands = || args.iter().filter(|arg| !arg.starts_with('-'));
+    let anywhere = |pattern: &String| {
+        if pattern.contains('/') {
+            pattern.clone()
+        } else {
+            format!("**/{pattern}")
+        }
+    };
+    match command.name() {
+        "find" => find_names(args),
+        "ls" => operands().cloned().collect(),
+        "git" if args.first().is_some_and(|sub| sub == "ls-files") => {
+            operands().skip(1).map(anywhere).collect()
+        }
+        "fd" | "fdfind" if args.iter().any(|arg| arg == "-g" || arg == "--glob") => {
+            operands().take(1).map(anywhere).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
 mod embedded;
 pub(crate) use embedded::program_files;
 mod exec;

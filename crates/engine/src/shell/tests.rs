@@ -1701,3 +1701,46 @@ fn function_calls_keep_what_is_unknown() {
     assert_eq!(lines("f() { f; }; f"), ["f", "f"]);
     assert_eq!(run("f() { f; }; f").unresolved, []);
 }
+
+// --- names a listing command prints ---------------------------------------------------------
+
+#[test]
+fn listed_names_of_listing_commands() {
+    assert_eq!(
+        substitution_body("$(find . -name .env)"),
+        Some("find . -name .env")
+    );
+    assert_eq!(substitution_body("`ls x`"), Some("ls x"));
+    assert_eq!(substitution_body("$((1+2))"), None);
+    assert_eq!(substitution_body("a$(ls)"), None);
+    assert_eq!(listed_names("find . -name .env"), ["./**/.env"]);
+    assert_eq!(listed_names("ls -d ~/.ssh/id_*"), ["~/.ssh/id_*"]);
+    assert_eq!(
+        listed_names("git ls-files '*.pem' src/a.pem"),
+        ["**/*.pem", "src/a.pem"]
+    );
+    assert_eq!(listed_names("fd -g .env"), ["**/.env"]);
+    for other in [
+        "fd env",
+        "find . -type f",
+        "echo .env",
+        "ls $X",
+        "ls | head",
+        "cat x",
+    ] {
+        assert_eq!(listed_names(other), Vec::<String>::new(), "{other:?}");
+    }
+}
+
+#[test]
+fn listed_names_feed_xargs_from_a_process_substitution() {
+    let analysis = run("xargs cat < <(find . -name .env)");
+    assert!(
+        analysis
+            .commands
+            .iter()
+            .any(|c| c.argv.join(" ") == "cat ./**/.env"),
+        "{:?}",
+        analysis.commands
+    );
+}

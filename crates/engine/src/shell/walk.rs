@@ -169,6 +169,9 @@ struct Stdin<'a> {
     heredoc: Option<&'a ast::IoHereDocument>,
     herestring: Option<NormWord>,
     process_substitution: bool,
+    /// The file names the process substitution on stdin lists, one per line, when it is one
+    /// listing command (`xargs cat < <(find . -name .env)`; see [`super::listed_names`]).
+    listed: Option<String>,
 }
 
 /// What surrounds a command besides its argv: prefix assignments, redirects, the pipe feeding it.
@@ -698,7 +701,7 @@ impl<'l> Walker<'l> {
             return Some((herestring.text.clone(), herestring.dynamic));
         }
         if stdin.process_substitution {
-            return None;
+            return stdin.listed.clone().map(|names| (names, false));
         }
         self.piped
             .as_ref()
@@ -852,6 +855,8 @@ impl<'l> Walker<'l> {
                         collected.process_subs.push(subshell);
                         if reads_stdin && matches!(kind, ast::IoFileRedirectKind::Read) {
                             collected.stdin.process_substitution = true;
+                            let names = super::listed_names(&subshell.list.to_string());
+                            collected.stdin.listed = (!names.is_empty()).then(|| names.join("\n"));
                         }
                     }
                     ast::IoFileRedirectTarget::Fd(_) => {}
