@@ -81,6 +81,11 @@ const MAX_EVAL_DEPTH: usize = 3;
 /// A run-time part of a command (see the module documentation).
 const RUN_TIME: &str = "$X";
 
+/// What code that computes the function it calls, or evaluates a string it computes, hands to a
+/// shell, as far as the command line says: anything (`getattr(os, name)(…)`, `eval(input())`,
+/// `obj['ex' + 'ec'](…)`, Ruby's `send(m, …)`, Perl's `&$f(…)`).
+const COMPUTED: &str = "sh -c \"$X\"";
+
 /// Whether the program is a shell or a script interpreter.
 pub(crate) fn is_interpreter(name: &str) -> bool {
     SHELLS.contains(&name)
@@ -355,7 +360,9 @@ fn code<'a>(name: &str, args: &'a [String], stdin: Option<&'a str>) -> Vec<Code<
         return Vec::new();
     }
     let lang = Lang::of(name);
-    let mut texts = if lang == Lang::JavaScript {
+    let mut texts = if name == "deno" {
+        deno_code(args)
+    } else if lang == Lang::JavaScript {
         javascript_code(args)
     } else {
         let valued: Vec<char> = [lang.code_flags(), lang.valued_flags()].concat();
@@ -389,6 +396,23 @@ const NODE_VALUED: &[&str] = &[
     "--env-file",
     "--stack-size",
 ];
+
+/// Deno's program text: `deno eval [OPTIONS] CODE` (its options take no separate value but
+/// `--ext`); `deno run main.ts` runs a file.
+fn deno_code(args: &[String]) -> Vec<&str> {
+    let Some(("eval", rest)) = args.split_first().map(|(sub, rest)| (sub.as_str(), rest)) else {
+        return Vec::new();
+    };
+    let mut iter = rest.iter().map(String::as_str);
+    while let Some(arg) = iter.next() {
+        if arg == "--ext" {
+            iter.next();
+        } else if !arg.starts_with('-') {
+            return vec![arg];
+        }
+    }
+    Vec::new()
+}
 
 /// Node's program text: `-e CODE`, `-p CODE`, `-pe CODE`, `-p -e CODE`, `--eval=CODE`,
 /// `--print CODE` (`-p` prints what `-e` gives, or takes the code itself).
@@ -444,6 +468,9 @@ fn shell_commands_at(code: &Code<'_>, depth: usize) -> Vec<String> {
     // Names bound to a decoded run-time value (`p = base64.b64decode(x)`).
     let decoded = decode::decoded_names(&tokens);
     let mut found = Vec::new();
+    if calls_computed_name(&tokens, code.lang) {
+        found.push(COMPUTED.to_owned());
+    }
     let mut computed = false;
     let mut at = 0;
     while let Some(token) = tokens.get(at)
@@ -1736,8 +1763,54 @@ fn evaluated(
         (_, true) => decoded_run(lang.runs_code(), Decoding::Base64)
             .into_iter()
             .collect(),
-        _ => Vec::new(),
+        // A file's code (`exec(open('setup.py').read())`) runs like `python3 setup.py`.
+        _ if reads_a_file(&arg) => Vec::new(),
+        _ => vec![COMPUTED.to_owned()],
     }
+}
+
+/// Whether an evaluated argument is a file's content (`open('x.py').read()`,
+/// `fs.readFileSync('x.js')`, `File.read('x.rb')`, `Path('x').read_text()`).
+fn reads_a_file(arg: &[&Token]) -> bool {
+    arg.iter().any(|token| match token {
+        Token::Word(word) => {
+            let last = word.rsplit(['.', ':']).next().unwrap_or(word);
+            matches!(
+                last.to_ascii_lowercase().as_str(),
+                "open" | "read" | "read_text" | "readfilesync" | "readfile"
+            )
+        }
+        _ => false,
+    })
+}
+
+/// Whether the code calls a function whose name it computes: Python's `getattr(o, name)(…)`
+/// left after [`getattr_calls`] or `__import__(name)` of no literal, JavaScript's
+/// `o[expr](…)` (`o['ex' + 'ec'](…)` too: the member is not read as a call's name), Ruby's `send`, `public_send`, `__send__` and `method`, Perl's
+/// `&$f(…)` and `&{…}`.
+fn calls_computed_name(tokens: &[Token], lang: Lang) -> bool {
+    if lang == Lang::JavaScript {
+        return tokens
+            .windows(2)
+            .any(|pair| matches!(pair, [Token::Punct(b']'), Token::Punct(b'(')]));
+    }
+    tokens.windows(4).any(|window| match (lang, window) {
+        (Lang::Python, [Token::Word(word), Token::Punct(b'('), next, after]) => {
+            word == "getattr"
+                || (word == "__import__"
+                    && !matches!(
+                        (next, after),
+                        (Token::Str { runs: false, .. }, Token::Punct(b')'))
+                    ))
+        }
+        (Lang::Ruby, [Token::Word(word), ..]) => {
+            let last = word.rsplit('.').next().unwrap_or(word);
+            matches!(last, "send" | "public_send" | "__send__" | "method")
+        }
+        (Lang::Perl, [Token::Punct(b'&'), Token::Word(word), ..]) => word.starts_with('$'),
+        (Lang::Perl, [Token::Punct(b'&'), Token::Punct(b'{' | b'$'), ..]) => true,
+        _ => false,
+    })
 }
 
 /// The `exec*` and `spawn*` functions whose argv repeats the program.
@@ -2752,6 +2825,43 @@ mod tests {
             text,
             from_stdin: false,
         })
+    }
+
+    #[test]
+    fn computed_calls_are_run_time_code() {
+        let computed = |lang, text| commands(lang, text).contains(&COMPUTED.to_owned());
+        assert!(computed(Lang::Python, "eval(input())"));
+        assert!(computed(Lang::Python, "import os; getattr(os, name)('id')"));
+        assert!(computed(
+            Lang::Python,
+            "import sys; __import__(sys.argv[1]).system('id')"
+        ));
+        assert!(computed(
+            Lang::JavaScript,
+            "require('child_process')['ex' + 'ecSync']('id')"
+        ));
+        assert!(computed(Lang::JavaScript, "eval(process.argv[1])"));
+        assert!(computed(Lang::Ruby, "Kernel.send(:system, 'id')"));
+        assert!(computed(Lang::Perl, "my $f = 'sys' . 'tem'; &$f('id')"));
+        assert!(computed(Lang::Perl, "eval $ARGV[0]"));
+        for (lang, text) in [
+            (Lang::Python, "import os; print(os.getcwd())"),
+            (Lang::Python, "print(eval('1+2'))"),
+            (Lang::Python, "__import__('os').getcwd()"),
+            (Lang::JavaScript, "console.log(JSON.parse(s)['k'])"),
+            (Lang::Ruby, "puts [1, 2].map { |x| x * 2 }"),
+            (Lang::Perl, "print if /foo/"),
+        ] {
+            assert!(!computed(lang, text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn deno_eval_is_code() {
+        let args = |words: &[&str]| words.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>();
+        assert_eq!(deno_code(&args(&["eval", "-p", "1+1"])), ["1+1"]);
+        assert_eq!(deno_code(&args(&["eval", "--ext", "ts", "x()"])), ["x()"]);
+        assert_eq!(deno_code(&args(&["run", "main.ts"])), Vec::<&str>::new());
     }
 
     #[test]
