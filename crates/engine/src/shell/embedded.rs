@@ -1825,7 +1825,7 @@ mod tests {
                 &["{ cat -- a\n}"],
             ),
             (
-                &["pwsh", "-c", "[IO.File]::Delete('a')"],
+                &["pwsh", "-c", "[Reflection.Assembly]::Load('a')"],
                 &["dynamic: PowerShell code"],
             ),
             // Not UTF-16 text.

@@ -13,14 +13,20 @@
 //! - Script blocks (`ForEach-Object { … }`, `Invoke-Command { … }`, `if (…) { … }`) and
 //!   subexpressions are judged as code that runs.
 //!
-//! What the reader cannot read (static .NET calls `[IO.File]::Delete(…)`, `<`) gives `None`:
-//! the caller falls back.
+//! - Static .NET calls of the common types (`[IO.File]::ReadAllText(P)`,
+//!   `[IO.Directory]::Delete(P, $true)`, `[Environment]::GetEnvironmentVariables()`) become the
+//!   POSIX command with the same effect (`cat`, `rm -r`, `env`; see [`dotnet`]).
+//!
+//! What the reader cannot read (a static member of another type, `[Reflection.Assembly]::Load(…)`,
+//! `<`) gives `None`: the caller falls back.
 
 mod cmdlets;
+mod dotnet;
 mod read;
 
 use cmdlets::{CMDLETS, Cmdlet, Effect, KEYWORDS, Param, find_param};
-use read::{Command, Join, Part, Pipeline, Script, Word, read};
+use dotnet::Call;
+use read::{Command, Join, Part, Pipeline, Script, Static, Word, read};
 
 /// Deepest nesting of PowerShell in PowerShell (`pwsh -c`, `iex '…'`, `cmd /c`) followed.
 const MAX_NESTING: usize = 4;
@@ -365,9 +371,19 @@ impl Writer {
     /// `foreach ($f in $x)`): an `echo` of those with commands in them, so that the commands
     /// run and no value is taken for a program; empty when none has.
     fn echo_values(&self, words: &[Word]) -> String {
-        let values: Vec<String> = words
+        // A statement that is one .NET call: the call's command (`[IO.File]::Delete(P)`).
+        if let [word] = words
+            && let Some((member, args)) = sole_call(word)
+            && let DotnetValue::Output(line) = self.dotnet_call(member, args)
+        {
+            return line;
+        }
+        // `$HOME + '\.ssh'` is one value, written out whole.
+        let joined = join_plus(words);
+        let concatenated = joined.len() < words.len();
+        let values: Vec<String> = joined
             .iter()
-            .filter(|w| w.parts.iter().any(|p| matches!(p, Part::Sub(_))))
+            .filter(|w| concatenated || runs_code(w))
             .map(|w| self.word(w))
             .collect();
         if values.is_empty() {
@@ -387,8 +403,19 @@ impl Writer {
     fn word(&self, word: &Word) -> String {
         let mut out = String::new();
         let mut download = None;
-        for (i, part) in word.parts.iter().enumerate() {
+        let mut parts = word.parts.iter().enumerate().peekable();
+        while let Some((i, part)) = parts.next() {
             match part {
+                Part::Static(member) => {
+                    let args = match parts.peek() {
+                        Some((_, Part::Sub(args))) => {
+                            parts.next();
+                            Some(args)
+                        }
+                        _ => None,
+                    };
+                    out.push_str(&self.dotnet_call(member, args).as_word());
+                }
                 Part::Sub(args) if download.is_some() => {
                     out.push_str(&self.download(download.take().unwrap_or_default(), args));
                 }
@@ -408,6 +435,10 @@ impl Writer {
                     }
                 }
                 Part::Var(name) => out.push_str(&variable(name)),
+                // `($HOME + '\.ssh')`: a value and nothing that runs, written as that value.
+                Part::Sub(script) if let Some(value) = plain_value(script) => {
+                    out.push_str(&self.word(&value));
+                }
                 Part::Sub(script) => {
                     out.push_str("\"$(");
                     out.push_str(self.script(script).trim_end());
@@ -440,6 +471,73 @@ impl Writer {
         line.push("--".to_owned());
         line.extend(values.into_iter().take(1));
         format!("\"$({})\"", line.join(" "))
+    }
+
+    /// A static .NET call (see [`dotnet`]) with its arguments `(…)`, if written: the command
+    /// whose output is its value, or a value.
+    fn dotnet_call(&self, member: &Static, args: Option<&Script>) -> DotnetValue {
+        let args = args.map(call_arguments).unwrap_or_default();
+        let arg = |index: usize| args.get(index).map(|w| self.word(w));
+        let path = || arg(0).unwrap_or_else(|| "\"$PATH\"".to_owned());
+        let line = match member.call {
+            Call::Read => format!("cat -- {}", path()),
+            Call::Write | Call::Append => write_file(
+                vec![path()],
+                arg(1).into_iter().collect(),
+                member.call == Call::Append,
+            ),
+            Call::Create => format!(": > {}", path()),
+            Call::DeleteFile => format!("rm -- {}", path()),
+            Call::DeleteDir if args.get(1).is_some_and(is_true) => {
+                format!("rm -r -- {}", path())
+            }
+            Call::DeleteDir => format!("rmdir -- {}", path()),
+            Call::Copy | Call::Move => {
+                let program = if member.call == Call::Copy {
+                    "cp"
+                } else {
+                    "mv"
+                };
+                let to = arg(1).unwrap_or_else(|| ".".to_owned());
+                format!("{program} -- {} {to}", path())
+            }
+            Call::MakeDir => format!("mkdir -p -- {}", path()),
+            Call::List => format!("ls -- {}", path()),
+            Call::Environment => "env".to_owned(),
+            Call::EnvironmentVariable => {
+                let name = args.first().and_then(Word::literal).unwrap_or_default();
+                if let Some(known) = known_variable(&format!("env:{name}")) {
+                    return DotnetValue::Value(known.to_owned());
+                }
+                format!("printenv -- {}", path())
+            }
+            Call::FolderPath => {
+                let place = args
+                    .first()
+                    .and_then(folder_name)
+                    .and_then(|name| dotnet::folder_path(&name));
+                return DotnetValue::Value(place.unwrap_or("\"$FOLDER\"").to_owned());
+            }
+            Call::Combine if !args.is_empty() => {
+                let parts: Vec<String> = args.iter().map(|w| self.word(w)).collect();
+                return DotnetValue::Value(parts.join("/"));
+            }
+            Call::StartProcess => {
+                let mut bound = Bound::default();
+                bound.push(self, "FilePath", args.iter().take(1).cloned().collect());
+                bound.push(self, "ArgumentList", args.iter().skip(1).cloned().collect());
+                self.start_process(&bound)
+            }
+            Call::Combine | Call::Value => {
+                // The value's own subexpressions still run.
+                if !args.iter().any(runs_code) {
+                    return DotnetValue::Value("\"$VALUE\"".to_owned());
+                }
+                let values: Vec<String> = args.iter().map(|w| self.word(w)).collect();
+                format!("echo {}", values.join(" "))
+            }
+        };
+        DotnetValue::Output(line)
     }
 
     /// Binds a cmdlet's arguments and writes its effect; `None` when it has none to write
@@ -977,7 +1075,7 @@ fn code_text(word: &Word) -> Option<String> {
                 code.push_str(name);
                 code.push('}');
             }
-            Part::Sub(_) | Part::Block(_) => return None,
+            Part::Sub(_) | Part::Block(_) | Part::Static(_) => return None,
         }
     }
     Some(code)
@@ -1022,8 +1120,16 @@ fn has_word(words: &[Word], wanted: &str) -> bool {
 /// A PowerShell variable in POSIX terms: the home and its folders (the temp directory too) as
 /// paths under `$HOME`, the rest as run-time values.
 fn variable(name: &str) -> String {
-    let lower = name.to_ascii_lowercase();
-    let known = match lower.as_str() {
+    match known_variable(name) {
+        Some(known) => known.to_owned(),
+        None => format!("\"${}\"", var_name(name)),
+    }
+}
+
+/// The POSIX value of a variable whose value is known before it runs (`$HOME`,
+/// `$env:APPDATA`, `$true`), by name in any case.
+fn known_variable(name: &str) -> Option<&'static str> {
+    let known = match name.to_ascii_lowercase().as_str() {
         "home" | "env:userprofile" | "env:homepath" => "\"$HOME\"",
         "env:homedrive" | "null" => "''",
         "env:appdata" => "\"$HOME\"/AppData/Roaming",
@@ -1035,12 +1141,9 @@ fn variable(name: &str) -> String {
         "true" => "true",
         "false" => "false",
         "pwd" => "\"$PWD\"",
-        _ => "",
+        _ => return None,
     };
-    if !known.is_empty() {
-        return known.to_owned();
-    }
-    format!("\"${}\"", var_name(name))
+    Some(known)
 }
 
 /// A PowerShell variable's name as a POSIX one (`env:` and other scopes dropped).
@@ -1086,6 +1189,107 @@ fn decode_utf16_base64(text: &str) -> Option<String> {
         })
         .collect();
     String::from_utf16(&units).ok()
+}
+
+/// What a static .NET call amounts to.
+enum DotnetValue {
+    /// A command whose output is the value (`cat -- P` for `ReadAllText(P)`).
+    Output(String),
+    /// A value written as a POSIX word (`"$HOME"/.ssh` for `Combine($HOME, '.ssh')`).
+    Value(String),
+}
+
+impl DotnetValue {
+    /// The value as a POSIX word: a command's output is its substitution.
+    fn as_word(&self) -> String {
+        match self {
+            Self::Output(line) => format!("\"$({line})\""),
+            Self::Value(word) => word.clone(),
+        }
+    }
+}
+
+/// A word that is a .NET call and nothing more (`[IO.File]::Delete(P)`): its member and
+/// arguments.
+fn sole_call(word: &Word) -> Option<(&Static, Option<&Script>)> {
+    match word.parts.as_slice() {
+        [Part::Static(member)] => Some((member, None)),
+        [Part::Static(member), Part::Sub(args)] => Some((member, Some(args))),
+        _ => None,
+    }
+}
+
+/// The arguments of a .NET call `(A, B + C)`: words joined by `,` are separate arguments,
+/// words joined by a `+` one argument (`$HOME + '\.ssh'`); the first statement only.
+fn call_arguments(args: &Script) -> Vec<Word> {
+    args.statements
+        .first()
+        .and_then(|(pipeline, _)| pipeline.commands.first())
+        .map(|command| join_plus(&command.words))
+        .unwrap_or_default()
+}
+
+/// Values with the words joined by a bare `+` made one (`$HOME + '\.ssh'` is the word
+/// `$HOME\.ssh`): string concatenation, as far as a path is concerned.
+fn join_plus(words: &[Word]) -> Vec<Word> {
+    let mut out: Vec<Word> = Vec::new();
+    let mut joined = false;
+    for word in words {
+        if word.bare && word.literal().as_deref() == Some("+") {
+            joined = true;
+            continue;
+        }
+        match out.last_mut() {
+            Some(last) if joined => {
+                last.parts.extend(word.parts.iter().cloned());
+                last.comma_after = word.comma_after;
+            }
+            _ => out.push(word.clone()),
+        }
+        joined = false;
+    }
+    out
+}
+
+/// The one value a subexpression is when it runs nothing (`($HOME + '\.ssh')`, `("a")`).
+fn plain_value(script: &Script) -> Option<Word> {
+    let [(pipeline, Join::Then)] = script.statements.as_slice() else {
+        return None;
+    };
+    let [command] = pipeline.commands.as_slice() else {
+        return None;
+    };
+    let first = command.words.first()?;
+    if is_command_name(first, command) || command.assigns.is_some() {
+        return None;
+    }
+    if !command.redirects.is_empty() {
+        return None;
+    }
+    match join_plus(&command.words).as_slice() {
+        [value] if !runs_code(value) && !value.comma_after => Some(value.clone()),
+        _ => None,
+    }
+}
+
+/// Whether a word holds code that runs when its value is taken (`$(…)`, a .NET call).
+fn runs_code(word: &Word) -> bool {
+    word.parts
+        .iter()
+        .any(|part| matches!(part, Part::Sub(_) | Part::Static(_)))
+}
+
+/// Whether a word is `$true`.
+fn is_true(word: &Word) -> bool {
+    matches!(word.parts.as_slice(), [Part::Var(name)] if name.eq_ignore_ascii_case("true"))
+}
+
+/// A special folder's name: `'UserProfile'` or `[Environment+SpecialFolder]::UserProfile`.
+fn folder_name(word: &Word) -> Option<String> {
+    match word.parts.as_slice() {
+        [Part::Static(member)] => Some(member.member.clone()),
+        _ => word.literal(),
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! The reader: PowerShell's command syntax as a small tree of statements, pipelines, commands
 //! and words. Backslashes are ordinary characters; what it cannot read gives `None`.
 
+use super::dotnet::{self, Call};
+
 /// Most characters of PowerShell code read.
 const MAX_LEN: usize = 64 * 1024;
 /// Deepest nesting of `( )`, `$( )`, `{ }` and `@{ }` read.
@@ -71,6 +73,18 @@ pub(super) enum Part {
     Sub(Script),
     /// A script block `{ … }`: code a command may run.
     Block(Script),
+    /// A static .NET member (`[IO.File]::ReadAllText`); its arguments, if any, are the `Sub`
+    /// that follows.
+    Static(Static),
+}
+
+/// A static .NET member the front end knows (see [`dotnet::find`]).
+#[derive(Debug, Clone)]
+pub(super) struct Static {
+    /// The member's name as written (`ReadAllText`, `UserProfile`).
+    pub member: String,
+    /// What it does.
+    pub call: Call,
 }
 
 impl Word {
@@ -278,7 +292,14 @@ impl Reader {
                 // A comment ends the command (the statement reader skips it).
                 '#' => return Some(command),
                 '<' => return None,
-                '[' if command.words.is_empty() && !command.called => self.type_literal()?,
+                '[' if command.words.is_empty() && !command.called => {
+                    if let Some(member) = self.type_literal()? {
+                        self.count()?;
+                        let word = self.word_from(vec![Part::Static(member)])?;
+                        command.words.push(word);
+                        self.assignment(&mut command)?;
+                    }
+                }
                 ',' => {
                     self.at += 1;
                     let last = command.words.last_mut()?;
@@ -300,9 +321,11 @@ impl Reader {
         }
     }
 
-    /// A type literal at the start of a statement: a cast (`[int]$x`) is skipped, a static
-    /// member (`[IO.File]::Delete(…)`) is .NET code this reader does not follow.
-    fn type_literal(&mut self) -> Option<()> {
+    /// A type literal at the start of a statement: a cast (`[int]$x`) is skipped (`None`); a
+    /// static member (`[IO.File]::ReadAllText`) is read when [`dotnet::find`] knows it, and
+    /// is .NET code this reader does not follow otherwise (`None` from the reader).
+    fn type_literal(&mut self) -> Option<Option<Static>> {
+        let start = self.at;
         let mut depth = 0usize;
         loop {
             match self.peek()? {
@@ -310,8 +333,7 @@ impl Reader {
                 ']' => {
                     depth = depth.checked_sub(1)?;
                     if depth == 0 {
-                        self.at += 1;
-                        return (!self.starts("::")).then_some(());
+                        break;
                     }
                 }
                 '\n' => return None,
@@ -319,15 +341,30 @@ impl Reader {
             }
             self.at += 1;
         }
+        let type_name: String = self.chars.get(start + 1..self.at)?.iter().collect();
+        self.at += 1;
+        if !self.starts("::") {
+            return Some(None);
+        }
+        self.at += 2;
+        let mut member = String::new();
+        while let Some(c) = self.peek().filter(|c| is_name_char(*c)) {
+            member.push(c);
+            self.at += 1;
+        }
+        let call = dotnet::find(&type_name, &member)?;
+        Some(Some(Static { member, call }))
     }
 
     /// After a statement's first word: `$name = …` (also `+=`, `-=`) makes the rest the
-    /// assigned value.
+    /// assigned value; so does a static property's (`[Net.ServicePointManager]::SecurityProtocol
+    /// = …`, assigned to a variable of the property's name).
     fn assignment(&mut self, command: &mut Command) -> Option<()> {
-        let [Part::Var(name)] = command.words.first()?.parts.as_slice() else {
-            return Some(());
+        let name = match command.words.first()?.parts.as_slice() {
+            [Part::Var(name)] => name.clone(),
+            [Part::Static(member)] => member.member.clone(),
+            _ => return Some(()),
         };
-        let name = name.clone();
         self.skip_blank(false)?;
         let op_len = if self.peek() == Some('=') && self.peek_at(1) != Some('=') {
             1
@@ -391,12 +428,23 @@ impl Reader {
 
     /// One word: bare text, quoted strings, variables, subexpressions and script blocks.
     fn word(&mut self) -> Option<Word> {
+        self.word_from(Vec::new())
+    }
+
+    /// A word that starts with `parts` already read (a static member: `[IO.File]::ReadAllText`)
+    /// and goes on here (its arguments `(…)`, a member of the result).
+    fn word_from(&mut self, parts: Vec<Part>) -> Option<Word> {
         let mut word = Word {
             bare: !matches!(self.peek(), Some('\'' | '"')),
+            parts,
             ..Word::default()
         };
         let mut text = String::new();
-        let start = self.at;
+        let start = if word.parts.is_empty() {
+            self.at
+        } else {
+            usize::MAX
+        };
         // Braces opened inside the word (`--format={x}`) are text, and so are their closers.
         let mut braces = 0usize;
         while let Some(c) = self.peek() {

