@@ -23,6 +23,7 @@
 mod cmdlets;
 mod dotnet;
 mod read;
+mod variables;
 
 use cmdlets::{CMDLETS, Cmdlet, Effect, KEYWORDS, Param, find_param};
 use dotnet::Call;
@@ -102,7 +103,8 @@ fn translate(code: &str, nesting: usize) -> Option<String> {
     if nesting > MAX_NESTING {
         return None;
     }
-    let script = read(code)?;
+    let mut script = read(code)?;
+    variables::substitute(&mut script);
     Some(Writer { nesting }.script(&script))
 }
 
@@ -264,6 +266,12 @@ impl Writer {
             })
             .collect();
         let mut text = match (&command.assigns, command.words.first()) {
+            // `$HOME = …`: PowerShell refuses most of these (read-only), and the front end keeps
+            // their known values; what the value runs still runs.
+            (Some(name), first) if known_variable(name).is_some() => match first {
+                Some(first) if is_command_name(first, command) => self.argv(command),
+                _ => self.echo_values(&command.words),
+            },
             // `$x = 'value'`, `$x = $y`: the value, its subexpressions run.
             (Some(name), Some(first)) if !is_command_name(first, command) => {
                 let values: Vec<String> = command.words.iter().map(|w| self.word(w)).collect();
@@ -445,6 +453,7 @@ impl Writer {
                     out.push_str(")\"");
                 }
                 Part::Block(_) => out.push_str("'{}'"),
+                Part::Hash(_) => out.push_str("'@{}'"),
             }
         }
         if out.is_empty() {
@@ -1075,7 +1084,7 @@ fn code_text(word: &Word) -> Option<String> {
                 code.push_str(name);
                 code.push('}');
             }
-            Part::Sub(_) | Part::Block(_) | Part::Static(_) => return None,
+            Part::Sub(_) | Part::Block(_) | Part::Static(_) | Part::Hash(_) => return None,
         }
     }
     Some(code)

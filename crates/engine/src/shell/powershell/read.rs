@@ -42,6 +42,8 @@ pub(super) struct Command {
     pub called: bool,
     /// `$name = …`: the variable the command's output is assigned to.
     pub assigns: Option<String>,
+    /// Whether the assignment is compound (`+=`, `-=`): its value is not the right side alone.
+    pub compound: bool,
     /// The command as written (script blocks and subexpressions included).
     pub source: String,
 }
@@ -76,6 +78,8 @@ pub(super) enum Part {
     /// A static .NET member (`[IO.File]::ReadAllText`); its arguments, if any, are the `Sub`
     /// that follows.
     Static(Static),
+    /// A hash table literal `@{Path='~'; Recurse=$true}`: its keys and values.
+    Hash(Vec<(String, Vec<Word>)>),
 }
 
 /// A static .NET member the front end knows (see [`dotnet::find`]).
@@ -377,6 +381,7 @@ impl Reader {
         self.at += op_len;
         command.words.clear();
         command.assigns = Some(name);
+        command.compound = op_len > 1;
         Some(())
     }
 
@@ -454,7 +459,7 @@ impl Reader {
                 self.at += 1;
                 continue;
             }
-            if ends_word(c) {
+            if ends_word(c) || (text.is_empty() && self.assignment_ahead(&word)) {
                 break;
             }
             let at_start = self.at == start;
@@ -478,11 +483,19 @@ impl Reader {
                     let script = self.nested(|r| r.script(Some(')')))?;
                     word.parts.push(Part::Sub(script));
                 }
-                // A hash table literal: its entries are read (and dropped) as code.
+                // A hash table literal: its `key = value` entries, or, when they are not
+                // that simple, read (and dropped) as code.
                 '@' if at_start && self.peek_at(1) == Some('{') => {
                     self.at += 2;
-                    let _entries = self.nested(|r| r.script(Some('}')))?;
-                    text.push_str("@{}");
+                    let open = self.at;
+                    if let Some(entries) = self.nested(Self::hash_entries) {
+                        flush(&mut text, &mut word);
+                        word.parts.push(Part::Hash(entries));
+                    } else {
+                        self.at = open;
+                        let _entries = self.nested(|r| r.script(Some('}')))?;
+                        text.push_str("@{}");
+                    }
                 }
                 '{' if at_start => {
                     self.at += 1;
@@ -517,6 +530,77 @@ impl Reader {
         }
         flush(&mut text, &mut word);
         Some(word)
+    }
+
+    /// A hash table's entries after `@{`, up to its `}` (consumed): `key = value` (a value
+    /// may be an array: `a, b`), separated by `;` or newlines. `None` when an entry is not of
+    /// that form.
+    fn hash_entries(&mut self) -> Option<Vec<(String, Vec<Word>)>> {
+        let mut entries = Vec::new();
+        loop {
+            self.skip_blank(true)?;
+            match self.peek()? {
+                '}' => {
+                    self.at += 1;
+                    return Some(entries);
+                }
+                ';' => {
+                    self.at += 1;
+                    continue;
+                }
+                _ => {}
+            }
+            self.count()?;
+            let key = match self.peek()? {
+                '\'' => self.single_quoted()?,
+                _ => {
+                    let mut key = String::new();
+                    while let Some(c) = self.peek().filter(|c| is_name_char(*c) || *c == '-') {
+                        key.push(c);
+                        self.at += 1;
+                    }
+                    key
+                }
+            };
+            self.skip_blank(false)?;
+            if key.is_empty() || self.peek()? != '=' {
+                return None;
+            }
+            self.at += 1;
+            self.skip_blank(false)?;
+            let mut values = Vec::new();
+            loop {
+                self.count()?;
+                let mut value = self.word()?;
+                if value.parts.is_empty() {
+                    return None;
+                }
+                self.skip_blank(false)?;
+                let more = self.peek() == Some(',');
+                if more {
+                    self.at += 1;
+                    self.skip_blank(true)?;
+                }
+                value.comma_after = more;
+                values.push(value);
+                if !more {
+                    break;
+                }
+            }
+            entries.push((key, values));
+        }
+    }
+
+    /// Whether an assignment operator follows a word that is only a variable or a static
+    /// property (`$x=1`, `$x+=1`, `[X]::P=1`: the operator ends the word).
+    fn assignment_ahead(&self, word: &Word) -> bool {
+        let assignable = matches!(word.parts.as_slice(), [Part::Var(_) | Part::Static(_)]);
+        let operator = match self.peek() {
+            Some('=') => self.peek_at(1) != Some('='),
+            Some('+' | '-' | '*' | '/') => self.peek_at(1) == Some('='),
+            _ => false,
+        };
+        assignable && operator
     }
 
     /// `'…'` with `''` for a quote.

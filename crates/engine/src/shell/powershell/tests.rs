@@ -47,6 +47,53 @@ fn variables() {
 }
 
 #[test]
+fn known_values_are_followed() {
+    assert_eq!(
+        posix("$p = \"$HOME\\.ssh\\id_rsa\"; Get-Content $p"),
+        "p=\"$HOME\"/.ssh/id_rsa\ncat -- \"$HOME\"/.ssh/id_rsa"
+    );
+    assert_eq!(posix("$d='~'; ri -r $D"), "d=\"$HOME\"\nrm -r -- \"$HOME\"");
+    assert_eq!(posix("$script:k = 'a'; gc $k"), "k=a\ncat -- a");
+    // Hash tables splatted: switches, `:$false`, values.
+    assert_eq!(
+        posix("$a = @{Path='~'; Recurse=$true; Force=$false}; Remove-Item @a"),
+        "a='@{}'\nrm -r -- \"$HOME\""
+    );
+    assert_eq!(
+        posix("$a = @{\n  Path = 'x', 'y'\n}\ngc @a"),
+        "a='@{}'\ncat -- x y"
+    );
+    // Values that may not be the assigned one are not followed.
+    assert_eq!(
+        posix("$p = 'a'; $p += 'b'; gc $p"),
+        "p=a\np=b\ncat -- \"$p\""
+    );
+    assert_eq!(
+        posix("$p = 'a'; $c && ($p = 'b'); gc $p"),
+        "p=a\n: && echo \"$(p=b)\"\ncat -- \"$p\""
+    );
+    assert_eq!(
+        posix("$p = 'a'; if ($c) { $p = 'b' }; gc $p"),
+        "p=a\n{ p=b\necho \"$c\"\n}\ncat -- \"$p\""
+    );
+    assert_eq!(
+        posix("$p = 'a'; foreach ($p in $l) { gc $p }"),
+        "p=a\n{ cat -- \"$p\"\necho \"$(:)\"\n}"
+    );
+    assert_eq!(
+        posix("$p = 'a'; sv p b; gc $p"),
+        "p=a\nsv p b\ncat -- \"$p\""
+    );
+    assert_eq!(
+        posix("$p = (gc x); gc $p"),
+        "p=\"$(cat -- x)\"\ncat -- \"$p\""
+    );
+    // A block binds for itself; `$HOME` keeps its value.
+    assert_eq!(posix("icm { $p = 'a'; gc $p }"), "{ p=a\ncat -- a\n}");
+    assert_eq!(posix("$HOME = 'x'; gc $HOME"), ":\ncat -- \"$HOME\"");
+}
+
+#[test]
 fn strings_and_comments() {
     assert_eq!(posix("Write-Output 'it''s'"), "Write-Output 'it'\\''s'");
     assert_eq!(
