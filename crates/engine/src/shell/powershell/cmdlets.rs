@@ -50,6 +50,11 @@ pub(super) enum Effect {
     Schedule,
     /// A registry value: a Run key is a scheduled task, others pass through.
     SetProperty,
+    /// `Rename-Item PATH NEWNAME`: `mv` within the item's directory.
+    Rename,
+    /// `Set-ExecutionPolicy`: a lax policy (`Bypass`, `Unrestricted`) kept in a scope's
+    /// `powershell.config.json` is a write of that file.
+    ExecutionPolicy,
 }
 
 /// A cmdlet: its names (the full name first, then aliases), parameters and positional order.
@@ -496,6 +501,20 @@ pub(super) const CMDLETS: &[Cmdlet] = &[
         ],
         positional: &["Path", "Name", "Value"],
         effect: Effect::SetProperty,
+    },
+    Cmdlet {
+        names: &["rename-item", "ren", "rni"],
+        switches: &["Force", "PassThru"],
+        values: &["Path", "NewName", "LiteralPath", "Credential"],
+        positional: &["Path", "NewName"],
+        effect: Effect::Rename,
+    },
+    Cmdlet {
+        names: &["set-executionpolicy"],
+        switches: &["Force"],
+        values: &["ExecutionPolicy", "Scope"],
+        positional: &["ExecutionPolicy", "Scope"],
+        effect: Effect::ExecutionPolicy,
     },
 ];
 

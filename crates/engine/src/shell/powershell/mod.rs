@@ -432,6 +432,9 @@ impl Writer {
                     out.push_str(&quote(&before.replace('\\', "/")));
                     download = Some(method);
                 }
+                Part::Text(text) if i == 0 && registry_path(text).is_some() => {
+                    out.push_str(&registry_path(text).unwrap_or_default());
+                }
                 Part::Text(text) => {
                     let text = text.replace('\\', "/");
                     match text.strip_prefix('~') {
@@ -663,20 +666,25 @@ impl Writer {
                     .unwrap_or_else(|| ".".to_owned());
                 format!("unzip -o {archive} -d {dest}")
             }
+            Effect::NewItem if is_run_key_bound(&bound) => "crontab -".to_owned(),
             Effect::NewItem => new_item(&bound),
             Effect::Schedule => "crontab -".to_owned(),
             Effect::SetProperty => {
-                let run_key = bound
-                    .literals("Path")
-                    .into_iter()
-                    .chain(bound.literals("LiteralPath"))
-                    .flatten()
-                    .any(|path| is_run_key_text(&path));
-                if !run_key {
+                if !is_run_key_bound(&bound) {
                     return None;
                 }
                 "crontab -".to_owned()
             }
+            Effect::Rename => {
+                let from = paths(&["Path", "LiteralPath"]);
+                let to = bound.value("NewName")?;
+                let to = match from.first().and_then(|path| parent_dir(path)) {
+                    Some(dir) if !to.contains('/') => format!("{dir}/{to}"),
+                    _ => to,
+                };
+                argv("mv", &[], from.into_iter().chain([to]).collect())
+            }
+            Effect::ExecutionPolicy => execution_policy(&bound)?,
         };
         Some(line)
     }
@@ -772,6 +780,23 @@ impl Writer {
     /// `Start-Process PROGRAM -ArgumentList …`: the program run with its arguments (a string of
     /// arguments split at blanks), judged as that command line.
     fn start_process(&self, bound: &Bound) -> String {
+        let line = self.started_program(bound);
+        // `-Verb RunAs` runs it elevated, as `sudo` does.
+        let elevated = bound
+            .literals("Verb")
+            .into_iter()
+            .flatten()
+            .any(|verb| verb.eq_ignore_ascii_case("runas"));
+        match (elevated, line.starts_with('{')) {
+            (false, _) => line,
+            // Code read in turn (`pwsh -c …`, `cmd /c …`) runs elevated as a script.
+            (true, true) => format!("sudo sh -c {}", quote(&line)),
+            (true, false) => format!("sudo {line}"),
+        }
+    }
+
+    /// The command line `Start-Process` runs (see [`Self::start_process`]).
+    fn started_program(&self, bound: &Bound) -> String {
         let Some(program) = bound.literals("FilePath").into_iter().next().flatten() else {
             let mut line = vec!["\"$PROGRAM\"".to_owned()];
             line.extend(bound.values(&["ArgumentList"]));
@@ -1041,6 +1066,37 @@ fn web(bound: &Bound) -> String {
     line.join(" ")
 }
 
+/// The directory part of a path in POSIX quoting (`"$HOME"/a/b` → `"$HOME"/a`, `b` → `.`);
+/// `None` when the name is not plain text (`"$p"`).
+fn parent_dir(path: &str) -> Option<String> {
+    let plain = |text: &str| !text.contains(['"', '\'', '$']);
+    match path.rsplit_once('/') {
+        Some((dir, name)) if plain(name) && !dir.is_empty() => Some(dir.to_owned()),
+        None if plain(path) => Some(".".to_owned()),
+        _ => None,
+    }
+}
+
+/// `Set-ExecutionPolicy`: a policy that runs any script (`Bypass`, `Unrestricted`) for the
+/// user or the machine is a write of the scope's `powershell.config.json`, PowerShell's own
+/// start-up configuration; a stricter one (`RemoteSigned`) or the process's scope writes
+/// nothing lasting (`None`: the command passes through).
+fn execution_policy(bound: &Bound) -> Option<String> {
+    let policy = bound
+        .literals("ExecutionPolicy")
+        .into_iter()
+        .flatten()
+        .next()?;
+    let lax = ["bypass", "unrestricted"].contains(&policy.to_ascii_lowercase().as_str());
+    let scope = bound.literals("Scope").into_iter().flatten().next();
+    let config = match scope.map(|s| s.to_ascii_lowercase()).as_deref() {
+        Some("currentuser") => "\"$HOME\"/Documents/PowerShell/powershell.config.json",
+        Some("localmachine") | None => "'C:/Program Files/PowerShell/7/powershell.config.json'",
+        Some(_) => return None,
+    };
+    lax.then(|| format!("printf '%s\\n' {policy} > {config}"))
+}
+
 /// `New-Item`: a directory, a link, or a file with its `-Value`.
 fn new_item(bound: &Bound) -> String {
     let kind = bound
@@ -1107,8 +1163,9 @@ fn is_drive(word: &Word) -> bool {
     })
 }
 
-/// Whether a word names a registry key Windows runs at logon (`…\CurrentVersion\Run`,
-/// `RunOnce`, `Winlogon`).
+/// Whether a word names a registry key whose values Windows runs by itself: at logon
+/// (`…\CurrentVersion\Run`, `RunOnce`, `Winlogon`, the policies' `Run`), in place of a program
+/// (`Image File Execution Options`) or to open a kind of file or link (`…\shell\open\command`).
 fn is_run_key(word: &Word) -> bool {
     word.literal().is_some_and(|text| is_run_key_text(&text))
 }
@@ -1116,7 +1173,50 @@ fn is_run_key(word: &Word) -> bool {
 /// [`is_run_key`] of text.
 fn is_run_key_text(text: &str) -> bool {
     let lower = text.to_ascii_lowercase().replace('/', "\\");
-    lower.contains("\\currentversion\\run") || lower.contains("\\currentversion\\winlogon")
+    [
+        "\\currentversion\\run",
+        "\\currentversion\\winlogon",
+        "\\currentversion\\policies\\explorer\\run",
+        "\\image file execution options\\",
+        "\\shell\\open\\command",
+    ]
+    .iter()
+    .any(|key| lower.contains(key))
+}
+
+/// Whether a cmdlet's `-Path` or `-LiteralPath` is such a key (see [`is_run_key`]).
+fn is_run_key_bound(bound: &Bound) -> bool {
+    bound
+        .literals("Path")
+        .into_iter()
+        .chain(bound.literals("LiteralPath"))
+        .flatten()
+        .any(|path| is_run_key_text(&path))
+}
+
+/// A registry path (`HKCU:\Software\x`, `Registry::HKEY_LOCAL_MACHINE\…`) as the file that
+/// holds the hive, in POSIX quoting: the user's keys are in `NTUSER.DAT` in the home, the
+/// machine's in `C:\Windows\System32\config`. Removing a key is then removing part of that
+/// file, outside the project. `None` for other text.
+fn registry_path(text: &str) -> Option<String> {
+    const HIVES: &[(&str, &str)] = &[
+        ("hkcu:", "\"$HOME\"/NTUSER.DAT"),
+        ("registry::hkey_current_user", "\"$HOME\"/NTUSER.DAT"),
+        ("registry::hkcu", "\"$HOME\"/NTUSER.DAT"),
+        ("hklm:", "C:/Windows/System32/config"),
+        ("registry::hkey_local_machine", "C:/Windows/System32/config"),
+        ("registry::hklm", "C:/Windows/System32/config"),
+    ];
+    let lower = text.to_ascii_lowercase();
+    let (prefix, hive) = HIVES.iter().find(|(prefix, _)| {
+        lower.starts_with(prefix)
+            && matches!(
+                lower.as_bytes().get(prefix.len()),
+                None | Some(b'\\' | b'/')
+            )
+    })?;
+    let rest = text.get(prefix.len()..)?.replace('\\', "/");
+    Some(format!("{hive}{}", quote(&rest)))
 }
 
 /// Whether one of the words is literally `wanted` (any case).

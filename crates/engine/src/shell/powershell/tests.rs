@@ -213,7 +213,7 @@ fn cmdlets() {
     assert_eq!(posix("sls TODO *.rs"), "grep -e TODO -- *.rs");
     assert_eq!(
         posix("Set-ItemProperty -Path HKCU:/Software/x -Name a -Value b"),
-        "Set-ItemProperty -Path HKCU:/Software/x -Name a -Value b"
+        "Set-ItemProperty -Path \"$HOME\"/NTUSER.DAT/Software/x -Name a -Value b"
     );
     assert_eq!(
         posix("New-Item -ItemType Directory -Path a -Name b"),
@@ -309,6 +309,50 @@ fn dotnet_calls() {
     );
     // A cast is no call.
     assert_eq!(posix("[int]$x = 'a'"), "x=a");
+}
+
+#[test]
+fn items_registry_policy_elevation() {
+    assert_eq!(
+        posix("Rename-Item $PROFILE x.ps1"),
+        "mv -- \"$HOME\"/Documents/PowerShell/Microsoft.PowerShell_profile.ps1 \"$HOME\"/Documents/PowerShell/x.ps1"
+    );
+    assert_eq!(posix("ren a.txt b.txt"), "mv -- a.txt ./b.txt");
+    assert_eq!(posix("rni -Path $p -NewName b"), "mv -- \"$p\" b");
+    assert_eq!(
+        posix("Remove-Item -Recurse HKCU:\\Software\\x"),
+        "rm -r -- \"$HOME\"/NTUSER.DAT/Software/x"
+    );
+    assert_eq!(
+        posix("ri Registry::HKEY_LOCAL_MACHINE\\SOFTWARE\\x"),
+        "rm -- C:/Windows/System32/config/SOFTWARE/x"
+    );
+    assert_eq!(posix("gc HKCUx:/a"), "cat -- HKCUx:/a");
+    assert_eq!(
+        posix("ni HKCU:/Software/Classes/x/shell/open/command -Value a"),
+        "crontab -"
+    );
+    assert_eq!(
+        posix("Set-ExecutionPolicy Bypass -Scope CurrentUser"),
+        "printf '%s\\n' Bypass > \"$HOME\"/Documents/PowerShell/powershell.config.json"
+    );
+    assert_eq!(
+        posix("Set-ExecutionPolicy unrestricted"),
+        "printf '%s\\n' unrestricted > 'C:/Program Files/PowerShell/7/powershell.config.json'"
+    );
+    assert_eq!(
+        posix("Set-ExecutionPolicy RemoteSigned -Scope CurrentUser"),
+        "Set-ExecutionPolicy RemoteSigned -Scope CurrentUser"
+    );
+    assert_eq!(
+        posix("Set-ExecutionPolicy Bypass -Scope Process"),
+        "Set-ExecutionPolicy Bypass -Scope Process"
+    );
+    assert_eq!(posix("Start-Process pwsh -Verb RunAs"), "sudo pwsh");
+    assert_eq!(
+        posix("saps cmd -Verb runas -ArgumentList '/c del x'"),
+        "sudo sh -c '{ rm -- x\n}'"
+    );
 }
 
 #[test]
