@@ -83,8 +83,25 @@ fn variables_given_static_values_are_read_with_them() {
     );
     assert_eq!(
         lines("export F=.env X=$Y; cat $F $X"),
-        ["export F=.env X=$Y", "cat .env $X"]
+        ["export F=.env X=$Y", "cat .env $Y"]
     );
+    // A value dynamic only through plain variables stands for its text: reading `$p` is
+    // reading `$HOME/…`. A substitution, an operator or arithmetic may differ there.
+    assert_eq!(
+        lines("p=$HOME/.ssh/id_rsa; export K=\"${XDG_CONFIG_HOME}/autostart\"; cat \"$p\" $K/x"),
+        [
+            "export K=${XDG_CONFIG_HOME}/autostart",
+            "cat $HOME/.ssh/id_rsa ${XDG_CONFIG_HOME}/autostart/x"
+        ]
+    );
+    for opaque in ["$(pwd)/x", "${X:-/etc}", "$((1+2))", "`pwd`", "$HOME$(id)"] {
+        let line = format!("p={opaque}; cat $p");
+        assert_eq!(
+            lines(&line).last().map(String::as_str),
+            Some("cat $p"),
+            "{line}"
+        );
+    }
     assert_eq!(lines("x=.env; unset x; cat $x"), ["unset x", "cat $x"]);
     // An assignment in front of a command is that command's; `${x:-…}` and the like are not read.
     assert_eq!(lines("x=.env cat $x"), ["cat $x"]);
@@ -1601,9 +1618,11 @@ fn an_assignment_to_home_moves_the_tilde() {
     );
     // A value only known at run time, or that may not have been given: `~` is unknown.
     assert_eq!(
-        lines("HOME=$X; rm -rf ~ $HOME"),
-        ["rm -rf ${HOME:?} ${HOME:?}"]
+        lines("HOME=$(mktemp -d); rm -rf ~ $HOME"),
+        ["mktemp -d", "rm -rf ${HOME:?} ${HOME:?}"]
     );
+    // A value of plain variables stands for its text, as any variable's does.
+    assert_eq!(lines("HOME=$X; rm -rf ~ $HOME"), ["rm -rf $X $X"]);
     assert_eq!(lines("c && HOME=/srv; ls ~/a"), ["c", "ls ${HOME:?}/a"]);
     // A prefix assignment is the command's own; bash expands `~` with the shell's HOME.
     assert_eq!(lines("HOME=/tmp/x ls ~/a"), ["ls ~/a"]);

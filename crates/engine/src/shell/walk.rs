@@ -20,7 +20,9 @@ use super::parse::{
     parse_program, with_stack,
 };
 use super::views::{allow_view, deny_views};
-use super::words::{NormWord, heredoc_substitutions, normalize, normalize_with};
+use super::words::{
+    NormWord, heredoc_substitutions, normalize, normalize_with, only_plain_parameters,
+};
 use super::wrappers::{Field, Payload, Reading, Segment, SegmentKind, Stripped, strip};
 use super::{
     Analysis, Assignment, Origin, Redirect, RedirectKind, ShellLimits, SimpleCommand, Unresolved,
@@ -264,7 +266,8 @@ impl<'l> Walker<'l> {
                         continue;
                     };
                     if is_variable_name(name) {
-                        let value = (!arg.dynamic).then(|| value.to_owned());
+                        let bindable = !arg.dynamic || only_plain_parameters(value);
+                        let value = bindable.then(|| value.to_owned());
                         self.bind_variable(name, value);
                     }
                 }
@@ -1496,7 +1499,9 @@ fn push_assignment(
             let value = normalize_with(&word.value, &mut collected.subs, budget, variables);
             collected.word_failed |= value.failed;
             dynamic |= value.dynamic;
-            if value.resolved && !assignment.append {
+            // `p=$HOME/.ssh/id_rsa` stands for its text too: reading `$p` is reading that.
+            let bindable = value.resolved || (!value.failed && only_plain_parameters(&value.text));
+            if bindable && !assignment.append {
                 known = Some(value.text.clone());
             }
             value.text

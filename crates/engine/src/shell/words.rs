@@ -292,6 +292,53 @@ impl<'b> Rendered<'b> {
     }
 }
 
+/// Whether the normalised text of a dynamic word is dynamic only through plain `$NAME`,
+/// `${NAME}` or `$1` (`$HOME/.ssh/id_rsa`), so that the text may stand for the word where a
+/// variable assigned it is read: `p=$HOME/.ssh/id_rsa; cat "$p"` reads as `cat
+/// "$HOME/.ssh/id_rsa"`. A command substitution, an operator (`${x:-…}`) or arithmetic may give
+/// another value there, and keeps its source text, so any of them makes this false.
+pub(super) fn only_plain_parameters(text: &str) -> bool {
+    if text.contains('`') {
+        return false;
+    }
+    let mut rest = text;
+    while let Some(at) = rest.find('$') {
+        let after = rest.get(at + 1..).unwrap_or("");
+        let (name, tail) = match after.strip_prefix('{') {
+            Some(braced) => match braced.split_once('}') {
+                Some((name, tail)) => (name, tail),
+                None => return false,
+            },
+            None => {
+                let end = if after.starts_with(|c: char| c.is_ascii_digit()) {
+                    1
+                } else {
+                    after
+                        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .unwrap_or(after.len())
+                };
+                (
+                    after.get(..end).unwrap_or(""),
+                    after.get(end..).unwrap_or(""),
+                )
+            }
+        };
+        let mut chars = name.chars();
+        let plain = match chars.next() {
+            Some(first) if first.is_ascii_alphabetic() || first == '_' => {
+                chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+            }
+            Some(first) => first.is_ascii_digit() && name.len() == 1,
+            None => false,
+        };
+        if !plain {
+            return false;
+        }
+        rest = tail;
+    }
+    true
+}
+
 /// The output of a substitution that only echoes static text (`$(echo .env)`, `` `printf
 /// .env` ``), when it is one field whatever the quoting: no blank, glob or escape in it. Such a
 /// substitution hides a name from a reader of the command line, never from the shell.
