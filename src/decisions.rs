@@ -13,7 +13,7 @@
 //! always unique. Failure answers are never kept. Every evaluation is still counted and
 //! audited, a remembered one as much as a fresh one.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use quick_cache::Weighter;
 use quick_cache::sync::Cache;
@@ -21,6 +21,7 @@ use serde_json::Value;
 use toolgate_engine::Decision;
 use toolgate_engine::protocol::HookEvent;
 
+use crate::audit::record::mask_input;
 use crate::store::reload::LivePolicy;
 
 /// Largest key kept: an event's judged fields as JSON, and the policies' generations.
@@ -62,6 +63,25 @@ pub struct Answer {
     pub reply: Value,
     /// The decision.
     pub decision: Decision,
+    /// The event's input with secrets masked, for the audit rows: made by the first row.
+    masked_input: OnceLock<String>,
+}
+
+impl Answer {
+    /// The answer `reply` with `decision`.
+    pub fn new(reply: Value, decision: Decision) -> Self {
+        Self {
+            reply,
+            decision,
+            masked_input: OnceLock::new(),
+        }
+    }
+
+    /// `event`'s input with secrets masked ([`mask_input`]), masked once per answer: the input
+    /// is part of a remembered answer's key, so every event it answers has the same.
+    pub fn masked_input(&self, event: &HookEvent) -> &str {
+        self.masked_input.get_or_init(|| mask_input(event))
+    }
 }
 
 /// The key of one event against one pair of policies.
@@ -140,10 +160,7 @@ mod tests {
     use super::*;
 
     fn answer() -> Arc<Answer> {
-        Arc::new(Answer {
-            reply: serde_json::json!({}),
-            decision: Decision::none(),
-        })
+        Arc::new(Answer::new(serde_json::json!({}), Decision::none()))
     }
 
     fn key(name: &str) -> Key {

@@ -134,6 +134,12 @@ impl Row {
     /// Builds the row of one evaluated event, stamped now. `replica_id`, `seq`, the hashes and
     /// `repeat` are filled in by the writer.
     pub fn build(evaluation: &Evaluation<'_>) -> Row {
+        Self::build_masked(evaluation, mask_input(evaluation.event))
+    }
+
+    /// [`Row::build`] with the event's input already masked ([`mask_input`]): a remembered
+    /// answer masks the input it was given once for all its rows.
+    pub fn build_masked(evaluation: &Evaluation<'_>, input: String) -> Row {
         let now = Utc::now();
         let time_us = now.timestamp_micros();
         let event = evaluation.event;
@@ -188,7 +194,7 @@ impl Row {
                 .as_deref()
                 .map(|reason| clean(reason, LONG_LIMIT)),
             bundles: evaluation.bundles.clone(),
-            input: mask_input(event),
+            input,
             cwd: event
                 .cwd
                 .as_deref()

@@ -147,10 +147,10 @@ impl Evaluated {
     /// The failure answer to `event`, for the reason `why`.
     pub fn failed(failure: FailurePolicy, event: &HookEvent, why: &str) -> Self {
         Self {
-            answer: Arc::new(Answer {
-                reply: failure_reply(failure, event, why),
-                decision: failure_decision(failure, event, why),
-            }),
+            answer: Arc::new(Answer::new(
+                failure_reply(failure, event, why),
+                failure_decision(failure, event, why),
+            )),
             bundles: Vec::new(),
             latency_us: 0,
             failure: true,
@@ -168,14 +168,16 @@ pub async fn answer(
     evaluated: Evaluated,
 ) -> Response {
     if audit.enabled() {
-        let row = Row::build(&Evaluation {
+        let answer = &evaluated.answer;
+        let evaluation = Evaluation {
             tenant,
             event,
-            decision: &evaluated.answer.decision,
+            decision: &answer.decision,
             bundles: evaluated.bundles,
             latency_us: evaluated.latency_us,
             failure: evaluated.failure,
-        });
+        };
+        let row = Row::build_masked(&evaluation, answer.masked_input(event).to_owned());
         if let Err(error) = audit.record(row).await {
             tracing::warn!(error = %error, event.name = %event.event, "audit row not recorded; answering with the failure decision");
             return Json(failure_reply(
@@ -399,7 +401,7 @@ impl<'a> Policies<'a> {
             let decision =
                 Decision::combine(self.live().map(|live| evaluate(&live.compiled, event)));
             let reply = render_reply(event, &decision);
-            Arc::new(Answer { reply, decision })
+            Arc::new(Answer::new(reply, decision))
         }))
         .ok()
     }

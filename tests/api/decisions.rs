@@ -94,6 +94,29 @@ async fn a_repeated_call_is_answered_from_memory(backend: Backend) {
     assert_eq!(lookups(&app, "hit").await, 1.0);
 }
 
+on_both_backends!(a_remembered_answers_rows_are_masked_too);
+
+async fn a_remembered_answers_rows_are_masked_too(backend: Backend) {
+    let app = spawn_app_on(backend).await;
+    let agent = app.create_token("agent", "acme").await;
+    make_live(&app, "acme", &deny_bundle("acme", "Bash(rm:*)")).await;
+    // A made-up token in the GitHub format, built at run time so that no scanner flags this file.
+    let token = format!("ghp_{}", "a1B2c3D4e5".repeat(4).get(..36).unwrap());
+    let command = format!("curl -H 'Authorization: token {token}' https://api.github.com/user");
+    for n in 0..3 {
+        let call = bash_call("s", &format!("toolu_{n}"), &command);
+        app.evaluate(&agent, &call).await;
+    }
+    assert_eq!(lookups(&app, "hit").await, 2.0);
+    let rows = audit_rows(&app.db).await;
+    assert_eq!(rows.len(), 3);
+    for row in &rows {
+        let text = row.to_string();
+        assert!(!text.contains(&token), "{text}");
+        assert!(text.contains("REDACTED"), "{text}");
+    }
+}
+
 on_both_backends!(a_decision_is_never_given_under_another_policy);
 
 async fn a_decision_is_never_given_under_another_policy(backend: Backend) {
