@@ -635,6 +635,32 @@ fn awk_files(args: &[String]) -> (Vec<String>, Vec<String>) {
     (reads, writes)
 }
 
+/// Whether an awk program loops over its whole environment (`for (k in ENVIRON)`), printing it
+/// as `env` does. One named variable (`ENVIRON["HOME"]`) or a membership test
+/// (`"CI" in ENVIRON`) is no listing, as `printenv HOME` is none.
+pub(crate) fn awk_lists_environment(name: &str, args: &[String]) -> bool {
+    if !AWK_NAMES.contains(&name) {
+        return false;
+    }
+    programs(&static_fields(args), &AWK)
+        .into_iter()
+        .any(|source| match source {
+            Source::Text(program) => loops_over_environ(&awk_tokens(&program.text)),
+            Source::Unknown => false,
+        })
+}
+
+/// Whether awk tokens hold `for (NAME in ENVIRON)`.
+fn loops_over_environ(tokens: &[AwkToken]) -> bool {
+    let word = |token: &AwkToken, text: &str| matches!(token, AwkToken::Word(w) if w == text);
+    tokens.windows(5).any(|window| match window {
+        [for_, AwkToken::Open, AwkToken::Word(_), in_, environ] => {
+            word(for_, "for") && word(in_, "in") && word(environ, "ENVIRON")
+        }
+        _ => false,
+    })
+}
+
 /// `args` as fields of static text.
 fn static_fields(args: &[String]) -> Vec<Field> {
     args.iter()
@@ -1615,6 +1641,25 @@ mod tests {
         assert!(scripts(&["sed", "s/[^/]*$/index.html/", "f"]).is_empty());
         assert!(scripts(&["sed", "-E", "s/[^/]+\\.tsx?$/index.ts/", "f"]).is_empty());
         assert!(scripts(&["sed", "s/[[:space:]]*$//", "f"]).is_empty());
+    }
+
+    #[test]
+    fn awk_environment_listing() {
+        let args = |list: &[&str]| list.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>();
+        let lists = |name: &str, list: &[&str]| awk_lists_environment(name, &args(list));
+        assert!(lists(
+            "awk",
+            &["BEGIN{for(k in ENVIRON) print k\"=\"ENVIRON[k]}"]
+        ));
+        assert!(lists(
+            "gawk",
+            &["-F:", "BEGIN { for ( k in ENVIRON ) print k }"]
+        ));
+        assert!(lists("mawk", &["-e", "END{for (v in ENVIRON) print v}"]));
+        assert!(!lists("awk", &["BEGIN{print ENVIRON[\"HOME\"]}"]));
+        assert!(!lists("awk", &["BEGIN{if (\"CI\" in ENVIRON) print 1}"]));
+        assert!(!lists("awk", &["-f", "prog.awk", "for (k in ENVIRON)"]));
+        assert!(!lists("sed", &["for (k in ENVIRON)"]));
     }
 
     #[test]

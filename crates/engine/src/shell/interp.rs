@@ -214,6 +214,110 @@ pub(crate) fn string_literals_of(simple: &SimpleCommand) -> Vec<String> {
     names
 }
 
+/// Whether the code an interpreter runs takes its whole environment, as `env` prints it:
+/// Python's `os.environ` (or `.items()`, `.copy()`), Node's and Bun's `process.env`, Deno's
+/// `Deno.env.toObject()`, Ruby's `ENV` (or `.to_h`, `.each`), Perl's `%ENV`, PHP's `getenv()`
+/// and `$_ENV`, R's `Sys.getenv()`. One named variable (`os.environ["HOME"]`,
+/// `process.env.HOME`, `ENV.fetch("X")`, `$ENV{HOME}`, `getenv("X")`) or a membership test
+/// (`"CI" in os.environ`) is no listing, as `printenv HOME` is none.
+pub(crate) fn lists_environment(simple: &SimpleCommand) -> bool {
+    code(simple.name(), simple.args(), simple.stdin_text.as_deref())
+        .iter()
+        .filter(|code| code.lang != Lang::Tcl)
+        .any(|code| {
+            let tokens = tokens(code);
+            (0..tokens.len()).any(|at| takes_whole_environment(&tokens, at, code.lang))
+        })
+}
+
+/// The members of an environment mapping that read one named variable (or a few), not all.
+const ONE_VARIABLE: &[&str] = &[
+    "get",
+    "pop",
+    "setdefault",
+    "update",
+    "fetch",
+    "key",
+    "has_key",
+    "include",
+    "member",
+    "delete",
+    "store",
+    "assoc",
+    "slice",
+    "values_at",
+    "dig",
+    "__getitem__",
+    "__contains__",
+    "__setitem__",
+];
+
+/// Whether the token at `at` stands for the whole environment mapping in `lang`.
+fn takes_whole_environment(tokens: &[Token], at: usize, lang: Lang) -> bool {
+    let token = |i: usize| tokens.get(i);
+    let before = |back: usize| at.checked_sub(back).and_then(|i| tokens.get(i));
+    let punct = |t: Option<&Token>, byte: u8| matches!(t, Some(Token::Punct(b)) if *b == byte);
+    let Some(Token::Word(word)) = token(at) else {
+        return false;
+    };
+    let indexed = punct(token(at + 1), b'[');
+    let empty_call = punct(token(at + 1), b'(') && punct(token(at + 2), b')');
+    match lang {
+        Lang::Python => mapping_member(word, &["environ", "environb"])
+            .is_some_and(|member| whole_mapping(member, indexed, tokens, at)),
+        Lang::JavaScript => {
+            matches!(word.as_str(), "process.env" | "Bun.env")
+                && whole_mapping(None, indexed, tokens, at)
+                || word == "Deno.env.toObject"
+        }
+        Lang::Ruby => mapping_member(word, &["ENV"])
+            .filter(|_| word.starts_with("ENV"))
+            .is_some_and(|member| whole_mapping(member, indexed, tokens, at)),
+        Lang::Perl => word == "ENV" && punct(before(1), b'%'),
+        Lang::Php => {
+            (word == "getenv" && empty_call)
+                || (matches!(word.as_str(), "$_ENV" | "$_SERVER") && !indexed)
+        }
+        Lang::R => word == "Sys.getenv" && empty_call,
+        _ => false,
+    }
+}
+
+/// Where a dotted name reaches one of `roots` (`os.environ.items` reaches `environ`): the
+/// member it then names (`Some(Some("items"))`, `Some(None)` for the mapping itself), or
+/// `None` when it names no root.
+fn mapping_member<'w>(word: &'w str, roots: &[&str]) -> Option<Option<&'w str>> {
+    let mut segments = word.split('.');
+    segments.find(|segment| roots.contains(segment))?;
+    Some(segments.next())
+}
+
+/// Whether a use of an environment mapping takes all of it: the mapping itself, neither
+/// indexed (`environ["HOME"]`) nor tested for a name (`"CI" in environ`), or any member but
+/// those that read one variable (`.items()` yes, `.get("HOME")` no).
+fn whole_mapping(member: Option<&str>, indexed: bool, tokens: &[Token], at: usize) -> bool {
+    match member {
+        Some(member) => !ONE_VARIABLE.contains(&member),
+        None => !indexed && !tested_for_a_name(tokens, at),
+    }
+}
+
+/// Whether the token at `at` is the right side of a membership test (`"CI" in os.environ`,
+/// `'X' in process.env`), not of a loop (`for k in os.environ`, `for (const k in process.env)`).
+fn tested_for_a_name(tokens: &[Token], at: usize) -> bool {
+    let before = |back: usize| at.checked_sub(back).and_then(|i| tokens.get(i));
+    let word = |t: Option<&Token>, text: &str| matches!(t, Some(Token::Word(w)) if w == text);
+    if !word(before(1), "in") {
+        return false;
+    }
+    let loop_variable = matches!(before(2), Some(Token::Word(_)))
+        && (["for", "const", "let", "var"]
+            .iter()
+            .any(|keyword| word(before(3), keyword))
+            || matches!(before(3), Some(Token::Punct(b'('))));
+    !loop_variable
+}
+
 /// Calls that open or read the file their first argument names.
 const READS: &[&str] = &[
     "open",
@@ -2825,6 +2929,61 @@ mod tests {
             text,
             from_stdin: false,
         })
+    }
+
+    #[test]
+    fn whole_environment_listings() {
+        let lists = |lang, text: &str| {
+            let code = Code {
+                lang,
+                text,
+                from_stdin: false,
+            };
+            let tokens = tokens(&code);
+            (0..tokens.len()).any(|at| takes_whole_environment(&tokens, at, lang))
+        };
+        for (lang, text) in [
+            (Lang::Python, "import os; print(os.environ)"),
+            (Lang::Python, "import os; print(dict(os.environ.items()))"),
+            (
+                Lang::Python,
+                "from os import environ as e; print(environ.copy())",
+            ),
+            (Lang::Python, "import os\nfor k in os.environ: print(k)"),
+            (Lang::JavaScript, "console.log(process.env)"),
+            (
+                Lang::JavaScript,
+                "for (const k in process.env) console.log(k)",
+            ),
+            (Lang::JavaScript, "console.log({...Bun.env})"),
+            (Lang::JavaScript, "console.log(Deno.env.toObject())"),
+            (Lang::Ruby, "p ENV.to_h"),
+            (Lang::Ruby, "ENV.each { |k, v| puts k }"),
+            (Lang::Perl, "print \"$_=$ENV{$_}\\n\" for keys %ENV"),
+            (Lang::Php, "print_r(getenv());"),
+            (Lang::Php, "var_dump($_ENV);"),
+            (Lang::R, "print(Sys.getenv())"),
+        ] {
+            assert!(lists(lang, text), "{text}");
+        }
+        for (lang, text) in [
+            (Lang::Python, "import os; print(os.environ['HOME'])"),
+            (Lang::Python, "import os; print(os.environ.get('HOME'))"),
+            (Lang::Python, "import os; print('CI' in os.environ)"),
+            (Lang::Python, "import os; print(os.getenv('HOME'))"),
+            (Lang::Python, "print('os.environ')"),
+            (Lang::JavaScript, "console.log(process.env.HOME)"),
+            (Lang::JavaScript, "console.log(process.env['HOME'])"),
+            (Lang::JavaScript, "console.log('CI' in process.env)"),
+            (Lang::Ruby, "puts ENV['HOME']"),
+            (Lang::Ruby, "puts ENV.fetch('HOME')"),
+            (Lang::Perl, "print $ENV{HOME}"),
+            (Lang::Php, "echo getenv('HOME');"),
+            (Lang::Php, "echo $_SERVER['HOME'];"),
+            (Lang::R, "print(Sys.getenv('HOME'))"),
+        ] {
+            assert!(!lists(lang, text), "{text}");
+        }
     }
 
     #[test]

@@ -303,6 +303,13 @@ pub(crate) fn listed_names(body: &str) -> Vec<String> {
     }
 }
 
+/// Whether a program's own code prints its whole environment, as `env` does: an awk loop over
+/// `ENVIRON`, or interpreter code taking `os.environ`, `process.env`, `ENV`, `%ENV` whole.
+pub(crate) fn code_lists_environment(simple: &SimpleCommand) -> bool {
+    embedded::awk_lists_environment(simple.name(), simple.args())
+        || interp::lists_environment(simple)
+}
+
 mod embedded;
 pub(crate) use embedded::program_files;
 mod exec;

@@ -63,7 +63,14 @@ const ENVIRONMENT_PRINTERS: &[&str] = &[
     "env", "printenv", "set", "export", "declare", "typeset", "compgen",
 ];
 
-/// Programs that print the environment when given no operand (one of [`ENVIRONMENT_PRINTERS`]).
+/// What code printing its whole environment holds besides `env` (which `os.environ`,
+/// `process.env` and `getenv` hold): awk's `ENVIRON`, Ruby's `ENV`, Perl's `%ENV`. Picks the
+/// substitutions worth analysing again.
+const ENVIRONMENT_IN_CODE: &[&str] = &["ENV"];
+
+/// Programs that print the environment: one of [`ENVIRONMENT_PRINTERS`] given no operand, or
+/// a program whose own code lists it (`awk 'BEGIN{for (k in ENVIRON) print k, ENVIRON[k]}'`,
+/// `python -c 'print(os.environ)'`).
 pub(super) fn dumps_environment(simple: &shell::SimpleCommand) -> bool {
     let args = simple.args();
     match simple.name() {
@@ -73,7 +80,7 @@ pub(super) fn dumps_environment(simple: &shell::SimpleCommand) -> bool {
             .iter()
             .all(|a| matches!(a.as_str(), "-p" | "-x" | "-px" | "-xp")),
         "compgen" => args.iter().any(|a| a == "-v" || a == "-e"),
-        _ => false,
+        _ => shell::code_lists_environment(simple),
     }
 }
 
@@ -282,10 +289,11 @@ fn substitutes_environment(arg: &str) -> bool {
     if !(arg.contains("$(") || arg.contains('`')) {
         return false;
     }
-    // Only a substitution naming one of `dumps_environment`'s programs prints the environment;
-    // the rest (`git diff $(git merge-base HEAD main)`) is not analysed again.
+    // Only a substitution naming one of `dumps_environment`'s programs or names prints the
+    // environment; the rest (`git diff $(git merge-base HEAD main)`) is not analysed again.
     if !ENVIRONMENT_PRINTERS
         .iter()
+        .chain(ENVIRONMENT_IN_CODE)
         .any(|program| arg.contains(program))
     {
         return false;
