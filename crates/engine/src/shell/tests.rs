@@ -1763,3 +1763,33 @@ fn listed_names_feed_xargs_from_a_process_substitution() {
         analysis.commands
     );
 }
+
+#[test]
+fn while_read_loops_take_the_lines_fed_to_them() {
+    let argvs = |line: &str| -> Vec<String> {
+        run(line)
+            .commands
+            .iter()
+            .map(|c| c.argv.join(" "))
+            .collect()
+    };
+    for line in [
+        "find . -name .env | while read f; do cat \"$f\"; done",
+        "while IFS= read -r f; do cat \"$f\"; done < <(find . -name .env)",
+        "for f in $(find . -name .env); do cat \"$f\"; done",
+    ] {
+        assert!(argvs(line).contains(&"cat ./**/.env".to_owned()), "{line}");
+    }
+    assert!(
+        argvs("while read; do cat \"$REPLY\"; done <<< a.txt").contains(&"cat a.txt".to_owned())
+    );
+    // Several names, an array, another descriptor, or text known only at run time: not followed.
+    for line in [
+        "echo a b | while read x y; do cat \"$x\"; done",
+        "echo a | while read -a x; do cat \"$x\"; done",
+        "echo a | while read -u 3 x; do cat \"$x\"; done",
+        "echo \"$A\" | while read x; do cat \"$x\"; done",
+    ] {
+        assert!(!argvs(line).iter().any(|argv| argv == "cat a"), "{line}");
+    }
+}

@@ -13,6 +13,8 @@ use std::sync::Arc;
 
 use brush_parser::ast;
 
+use crate::argv::Parsed;
+
 use super::exec::{self, Nested, PROCESS_SUBSTITUTION_READ, PROCESS_SUBSTITUTION_WRITE};
 use super::interp;
 use super::parse::{
@@ -69,8 +71,12 @@ pub(super) struct Walker<'l> {
     /// Variables the command line gave a static value (`f=.env; cat "$f"`, a `for` loop's
     /// variable), newest last: later words are read with those values.
     variables: Vec<(String, String)>,
-    /// Whether the walk is inside a `for` loop it walks once per value.
+    /// Whether the walk is inside a loop it walks once per value.
     in_expanded_loop: bool,
+    /// What the compound command about to be walked reads on its stdin, when the command line
+    /// says it (a pipe from `find`, `< <(find …)`, a here-string): a `while read VAR` loop
+    /// takes its lines (see [`Walker::read_loop_values`]).
+    loop_input: Option<(String, bool)>,
     /// How many enclosing constructs may not run what the walk is in (an `if`'s branches, a
     /// loop's body, what follows `&&` or `||`): an assignment there may not happen, so it makes
     /// its variable unknown rather than known.
@@ -205,6 +211,7 @@ impl<'l> Walker<'l> {
             bindings: Vec::new(),
             variables: Vec::new(),
             in_expanded_loop: false,
+            loop_input: None,
             conditional: 0,
             written: Vec::new(),
             functions: Vec::new(),
@@ -282,10 +289,19 @@ impl<'l> Walker<'l> {
     }
 
     /// The values a `for` loop gives its variable, when the command line says them all
-    /// (static words, at most [`MAX_LOOP_VALUES`] after brace expansion).
+    /// (static words, at most [`MAX_LOOP_VALUES`] after brace expansion, or the names a listing
+    /// command prints: `$(find . -name .env)` gives `./**/.env`).
     fn loop_values(&self, clause: &ast::ForClauseCommand) -> Option<Vec<String>> {
         let mut values = Vec::new();
         for word in clause.values.as_ref()? {
+            // `for f in $(find . -name .env)`: the names the listing prints.
+            let listed = super::substitution_body(&word.value)
+                .map(super::listed_names)
+                .unwrap_or_default();
+            if !listed.is_empty() {
+                values.extend(listed);
+                continue;
+            }
             let mut subs = Vec::new();
             let word = normalize_with(&word.value, &mut subs, &self.word_budget, &self.variables);
             if !word.resolved || !subs.is_empty() {
@@ -294,6 +310,70 @@ impl<'l> Walker<'l> {
             values.extend(word.fields);
         }
         (!values.is_empty() && values.len() <= MAX_LOOP_VALUES).then_some(values)
+    }
+
+    /// Walks a loop's body once per value of its variable, or once with the variable unknown
+    /// when no value is known or the walk is in such a loop already.
+    fn loop_body(
+        &mut self,
+        variable: &str,
+        values: Vec<String>,
+        body: &ast::CompoundList,
+        ctx: Ctx,
+    ) {
+        if values.is_empty() || self.in_expanded_loop {
+            self.bind_variable(variable, None);
+            self.maybe(|w| w.compound_list(body, ctx));
+        } else {
+            self.in_expanded_loop = true;
+            for value in values {
+                self.bind_variable(variable, Some(value));
+                self.maybe(|w| w.compound_list(body, ctx));
+            }
+            self.in_expanded_loop = false;
+        }
+        self.bind_variable(variable, None);
+    }
+
+    /// The variable a `while read VAR` loop's condition (walked from command `start` on) sets,
+    /// and the lines it takes from `input`, the loop's stdin, when that is known text of at most
+    /// [`MAX_LOOP_VALUES`] lines: the names `find` prints (`./**/.env`), a here-string. `read`
+    /// without a name sets `REPLY`; several names, `-a` (an array) and `-u` (another file
+    /// descriptor) are not followed.
+    fn read_loop_values(
+        &self,
+        start: usize,
+        input: Option<(String, bool)>,
+        ctx: Ctx,
+    ) -> Option<(String, Vec<String>)> {
+        let (text, dynamic) = input?;
+        if dynamic {
+            return None;
+        }
+        let emitted = self.out.commands.get(start..)?;
+        let mut here = emitted.iter().filter(|c| c.depth == ctx.depth);
+        let (Some(read), None) = (here.next(), here.next()) else {
+            return None;
+        };
+        if read.name() != "read" || read.has_dynamic_args {
+            return None;
+        }
+        let parsed = Parsed::new(read.args(), &['d', 'p', 'n', 'N', 't', 'u', 'a', 'i'], &[]);
+        if parsed.has(&['a', 'u'], &[]) {
+            return None;
+        }
+        let variable = match parsed.operands.as_slice() {
+            [] => "REPLY",
+            [name] if is_variable_name(name) => name,
+            _ => return None,
+        };
+        let lines: Vec<String> = text
+            .lines()
+            .map(str::trim)
+            .filter(|line| !line.is_empty())
+            .map(str::to_owned)
+            .collect();
+        (!lines.is_empty() && lines.len() <= MAX_LOOP_VALUES).then(|| (variable.to_owned(), lines))
     }
 
     /// Records something unresolved, once.
@@ -456,7 +536,9 @@ impl<'l> Walker<'l> {
         body: impl FnOnce(&mut Self),
     ) {
         let Some(redirects) = redirects else {
+            self.loop_input = self.stdin_text(&Stdin::default(), ctx);
             body(self);
+            self.loop_input = None;
             return;
         };
         let mut collected = Collected::default();
@@ -465,7 +547,9 @@ impl<'l> Walker<'l> {
         }
         let mark = self.inherited.len();
         self.inherited.extend(collected.redirects.iter().cloned());
+        self.loop_input = self.stdin_text(&collected.stdin, ctx);
         body(self);
+        self.loop_input = None;
         self.inherited.truncate(mark);
         // What a compound command prints is not followed (`{ echo a; echo b; } > f`).
         for (file, _) in std::mem::take(&mut collected.stdout_files) {
@@ -478,6 +562,7 @@ impl<'l> Walker<'l> {
     }
 
     fn compound(&mut self, compound: &ast::CompoundCommand, ctx: Ctx) {
+        let input = self.loop_input.take();
         let Some(ctx) = self.enter(ctx) else { return };
         match compound {
             ast::CompoundCommand::Arithmetic(arith) => {
@@ -510,22 +595,8 @@ impl<'l> Walker<'l> {
                     self.word_subs(&word.value, ctx);
                 }
                 // `for f in .env .env.local; do cat "$f"; done`: the body once per value.
-                let values = self
-                    .loop_values(clause)
-                    .filter(|_| !self.in_expanded_loop)
-                    .unwrap_or_default();
-                if values.is_empty() {
-                    self.bind_variable(&clause.variable_name, None);
-                    self.maybe(|w| w.compound_list(&clause.body.list, ctx));
-                } else {
-                    self.in_expanded_loop = true;
-                    for value in values {
-                        self.bind_variable(&clause.variable_name, Some(value));
-                        self.maybe(|w| w.compound_list(&clause.body.list, ctx));
-                    }
-                    self.in_expanded_loop = false;
-                }
-                self.bind_variable(&clause.variable_name, None);
+                let values = self.loop_values(clause).unwrap_or_default();
+                self.loop_body(&clause.variable_name, values, &clause.body.list, ctx);
             }
             ast::CompoundCommand::CaseClause(clause) => {
                 self.word_subs(&clause.value.value, ctx);
@@ -550,8 +621,18 @@ impl<'l> Walker<'l> {
                     }
                 });
             }
-            ast::CompoundCommand::WhileClause(clause)
-            | ast::CompoundCommand::UntilClause(clause) => {
+            ast::CompoundCommand::WhileClause(clause) => {
+                let start = self.out.commands.len();
+                self.compound_list(&clause.0, ctx);
+                // `find . -name .env | while read f; do cat "$f"; done`: the body once per line.
+                match self.read_loop_values(start, input, ctx) {
+                    Some((variable, values)) => {
+                        self.loop_body(&variable, values, &clause.1.list, ctx);
+                    }
+                    None => self.maybe(|w| w.compound_list(&clause.1.list, ctx)),
+                }
+            }
+            ast::CompoundCommand::UntilClause(clause) => {
                 self.compound_list(&clause.0, ctx);
                 self.maybe(|w| w.compound_list(&clause.1.list, ctx));
             }
