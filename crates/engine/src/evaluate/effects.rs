@@ -293,6 +293,76 @@ fn tar(args: &[String], effects: &mut Effects) {
     }
 }
 
+/// `unzip [OPTIONS] ARCHIVE [MEMBERS] [-x MEMBERS] [-d DIR]`: the archive is read; unless it
+/// only lists, tests or prints members (`-l`, `-t`, `-p`, `-v`, `-z`, `-Z`), the directory
+/// `-d` names (or the working directory) is where it unpacks, written and filled.
+fn unzip(args: &[String], effects: &mut Effects) {
+    let parsed = Parsed::new(args, &['d', 'x', 'P'], &[]);
+    if let Some(archive) = parsed.operands.first() {
+        effects.reads.push(PathUse {
+            path: (*archive).to_owned(),
+            recursive: false,
+        });
+    }
+    let directory = parsed
+        .values(&['d'], &[])
+        .first()
+        .map(|dir| (*dir).to_owned());
+    effects.writes.extend(directory.clone());
+    if !parsed.has(&['l', 't', 'p', 'v', 'z', 'Z'], &[]) {
+        effects
+            .filled
+            .push(directory.unwrap_or_else(|| ".".to_owned()));
+    }
+}
+
+/// `7z COMMAND [SWITCHES] ARCHIVE [FILES]` (switches anywhere, their values attached:
+/// `-oDIR`, `-pSECRET`): `a` and `u` read the files recursively and write the archive, `d`
+/// and `rn` rewrite it; `x` and `e` read it and unpack into the directory `-o` names (or the
+/// working directory), written and filled; `l`, `t` and `h` read it.
+fn seven_zip(args: &[String], effects: &mut Effects) {
+    let operands = operands(args, &[]);
+    let Some((command, rest)) = operands.split_first() else {
+        return;
+    };
+    let Some((archive, files)) = rest.split_first() else {
+        return;
+    };
+    let archive = (*archive).to_owned();
+    match *command {
+        "a" | "u" => {
+            for file in files {
+                effects.reads.push(PathUse {
+                    path: (*file).to_owned(),
+                    recursive: true,
+                });
+            }
+            effects.writes.push(archive);
+        }
+        "d" | "rn" => effects.writes.push(archive),
+        "x" | "e" => {
+            effects.reads.push(PathUse {
+                path: archive,
+                recursive: false,
+            });
+            let switches = args.iter().take_while(|arg| *arg != "--");
+            let directory = switches
+                .filter_map(|arg| arg.strip_prefix("-o"))
+                .filter(|dir| !dir.is_empty())
+                .last()
+                .map(str::to_owned);
+            effects.writes.extend(directory.clone());
+            effects
+                .filled
+                .push(directory.unwrap_or_else(|| ".".to_owned()));
+        }
+        _ => effects.reads.push(PathUse {
+            path: archive,
+            recursive: false,
+        }),
+    }
+}
+
 /// Whether a copy's source stands for a directory's contents rather than the directory: ends
 /// in `suffix` (`dist/.` for `cp`, `dist/` for `rsync`), or is the working directory itself.
 fn is_contents(source: &str, suffix: &str) -> bool {
@@ -782,7 +852,9 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
             }
         }
         "tar" | "bsdtar" | "gtar" => tar(args, &mut effects),
-        "zip" | "7z" => {
+        "unzip" => unzip(args, &mut effects),
+        "7z" | "7za" | "7zr" | "7zz" => seven_zip(args, &mut effects),
+        "zip" => {
             let operands = operands(args, &["-x", "-i", "-P"]);
             if let Some((archive, sources)) = operands.split_first() {
                 effects.writes.push((*archive).to_owned());
@@ -920,22 +992,6 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                 effects
                     .writes
                     .extend(parsed.values(&['o'], &[]).into_iter().map(str::to_owned));
-            }
-        }
-        // Where an archive is unpacked (`unzip -d DIR`; tar's `-C` is read with its operands):
-        // the directory is written (a download's directory, `curl --output-dir`, `wget -P`, is
-        // with its other outputs above).
-        "unzip" => {
-            let parsed = Parsed::new(args, &['d', 'x', 'P'], &[]);
-            let directory = parsed
-                .values(&['d'], &[])
-                .first()
-                .map(|dir| (*dir).to_owned());
-            effects.writes.extend(directory.clone());
-            if !parsed.has(&['l', 't', 'p', 'v', 'z', 'Z'], &[]) {
-                effects
-                    .filled
-                    .push(directory.unwrap_or_else(|| ".".to_owned()));
             }
         }
         // `cpio -i` unpacks the archive on its stdin into the working directory, or `-D DIR`.
@@ -1253,6 +1309,28 @@ mod tests {
     }
 
     #[test]
+    fn archive_tools_read_their_archive() {
+        assert_eq!(
+            reads(&["unzip", "-q", "x.zip", "-d", "out"]),
+            [("x.zip".into(), false)]
+        );
+        assert_eq!(reads(&["unzip", "-l", "x.zip"]), [("x.zip".into(), false)]);
+        assert_eq!(writes(&["unzip", "x.zip", "-d", "out"]), ["out"]);
+        assert_eq!(
+            reads(&["7z", "x", "x.7z", "-oout"]),
+            [("x.7z".into(), false)]
+        );
+        assert_eq!(writes(&["7z", "x", "x.7z", "-oout"]), ["out"]);
+        assert_eq!(reads(&["7z", "l", "x.7z"]), [("x.7z".into(), false)]);
+        assert_eq!(
+            reads(&["7z", "a", "-pS", "o.7z", "src"]),
+            [("src".into(), true)]
+        );
+        assert_eq!(writes(&["7z", "a", "o.7z", "src"]), ["o.7z"]);
+        assert!(writes(&["7z", "l", "x.7z"]).is_empty());
+    }
+
+    #[test]
     fn unpacking_and_copying_contents_fill_a_directory() {
         let filled = |argv: &[&str]| file_effects(&command(argv)).filled;
         assert_eq!(filled(&["tar", "-xf", "x.tar", "-C", "~"]), ["~"]);
@@ -1263,6 +1341,8 @@ mod tests {
         assert_eq!(filled(&["bsdtar", "xzf", "x.tgz"]), ["."]);
         assert_eq!(filled(&["unzip", "x.zip", "-d", "/etc"]), ["/etc"]);
         assert_eq!(filled(&["unzip", "-o", "x.zip"]), ["."]);
+        assert_eq!(filled(&["7z", "x", "-o/srv", "x.7z"]), ["/srv"]);
+        assert_eq!(filled(&["7za", "e", "x.7z"]), ["."]);
         assert_eq!(filled(&["cpio", "-idm"]), ["."]);
         assert_eq!(filled(&["cpio", "-i", "-D", "/srv"]), ["/srv"]);
         assert_eq!(filled(&["cp", "-a", "dist/.", "/opt/app"]), ["/opt/app"]);
