@@ -8,14 +8,15 @@
 
 use crate::packs::places;
 use crate::paths::{self, PathContext};
-use crate::shell::Analysis;
+use crate::shell::{Analysis, SimpleCommand};
 
 /// The directory each command runs in after the `cd`, `pushd` and `popd` commands before it
 /// (`cd ~/.ssh && cat id_rsa`, `cd .. && rm -rf project`), when it is known statically; `None`
 /// means the event's cwd (or a directory only known at run time). `cd -` returns to the
 /// previous directory, `popd` to the one `pushd` saved; `pushd -n` and `popd -n` move nothing.
 /// A wrapper that runs its command elsewhere (`env -C ~ rm -rf .`, `sudo -D / rm -rf etc`) moves
-/// that command alone.
+/// that command alone; a `cd` a wrapper runs (`sudo cd /`, `env cd /`) moves nothing (see
+/// [`moves_the_shell`]).
 pub(crate) fn working_dirs(analysis: &Analysis, ctx: &PathContext<'_>) -> Vec<Option<String>> {
     let mut dirs = Vec::with_capacity(analysis.commands.len());
     let mut current: Option<String> = None;
@@ -29,7 +30,7 @@ pub(crate) fn working_dirs(analysis: &Analysis, ctx: &PathContext<'_>) -> Vec<Op
         let wrapped = wrapper_dir(&simple.dirs, &here);
         dirs.push(wrapped.unwrap_or_else(|| current.clone()));
         let name = simple.name();
-        if !matches!(name, "cd" | "pushd" | "popd" | "chdir") {
+        if !matches!(name, "cd" | "pushd" | "popd" | "chdir") || !moves_the_shell(simple) {
             continue;
         }
         let args = simple.args();
@@ -69,6 +70,21 @@ pub(crate) fn working_dirs(analysis: &Analysis, ctx: &PathContext<'_>) -> Vec<Op
         previous = std::mem::replace(&mut current, next);
     }
     dirs
+}
+
+/// Wrappers that run a builtin in the shell itself: `command cd`, `builtin cd`, bash's `time`
+/// keyword, zsh's `noglob` and `nocorrect`.
+const IN_SHELL_WRAPPERS: &[&str] = &["command", "builtin", "time", "noglob", "nocorrect"];
+
+/// Whether a `cd`, `pushd` or `popd` moves the shell the next commands run in: it is run by no
+/// wrapper, or by one that runs builtins in the shell ([`IN_SHELL_WRAPPERS`]). Any other wrapper
+/// (`sudo cd /`, `env cd /`, `timeout 5 cd ~`) starts a process of its own, whose directory is
+/// gone when it ends.
+fn moves_the_shell(simple: &SimpleCommand) -> bool {
+    simple
+        .wrappers
+        .iter()
+        .all(|wrapper| IN_SHELL_WRAPPERS.contains(&crate::shell::basename(wrapper)))
 }
 
 /// Where the wrappers' directories (see [`crate::shell::SimpleCommand::dirs`]) run a command
@@ -130,5 +146,15 @@ mod tests {
         );
         assert_eq!(dirs("env -C \"$D\" ls"), [None]);
         assert_eq!(dirs("cd ~ && env ls"), [None, home]);
+    }
+
+    #[test]
+    fn a_wrapped_cd_moves_nothing() {
+        let root = Some("/".to_owned());
+        assert_eq!(dirs("sudo cd / && ls"), [None, None]);
+        assert_eq!(dirs("env cd / && ls"), [None, None]);
+        assert_eq!(dirs("timeout 5 pushd / && ls"), [None, None]);
+        assert_eq!(dirs("command cd / && ls"), [None, root.clone()]);
+        assert_eq!(dirs("builtin cd / && ls"), [None, root]);
     }
 }
