@@ -141,12 +141,26 @@ fn other_home<'p>(path: &'p str, ctx: &PathContext<'_>) -> Option<(String, &'p s
     Some((format!("{parent}/{name}"), rest))
 }
 
-/// The user's home directory as implied by a Claude Code `transcript_path`
-/// (`<home>/.claude/projects/…`, on Windows `C:\Users\ann\.claude\projects\…`).
+/// Where agents keep their transcripts below the user's home, in POSIX and Windows form: Claude
+/// Code's `~/.claude/projects/…`, Gemini CLI's `~/.gemini/tmp/<project>/chats/…`, Codex's
+/// `~/.codex/sessions/…`.
+const TRANSCRIPT_FOLDERS: &[(&str, &str)] = &[
+    ("/.claude/projects/", "\\.claude\\projects\\"),
+    ("/.gemini/tmp/", "\\.gemini\\tmp\\"),
+    ("/.codex/sessions/", "\\.codex\\sessions\\"),
+];
+
+/// The user's home directory as implied by an agent's `transcript_path`
+/// (`<home>/.claude/projects/…`, on Windows `C:\Users\ann\.claude\projects\…`; see
+/// [`TRANSCRIPT_FOLDERS`]).
 pub fn home_from_transcript(transcript_path: &str) -> Option<&str> {
-    transcript_path
-        .find("/.claude/projects/")
-        .or_else(|| transcript_path.find("\\.claude\\projects\\"))
+    TRANSCRIPT_FOLDERS
+        .iter()
+        .find_map(|(posix, windows)| {
+            transcript_path
+                .find(posix)
+                .or_else(|| transcript_path.find(windows))
+        })
         .and_then(|at| transcript_path.get(..at))
         .filter(|home| !home.is_empty())
 }
@@ -468,6 +482,18 @@ mod tests {
         assert_eq!(event_dir(r"C:\Users\ann").as_deref(), Some("/c/Users/ann"));
         assert_eq!(event_dir("/home/ann").as_deref(), Some("/home/ann"));
         assert_eq!(event_dir("ann"), None);
+        assert_eq!(
+            home_from_transcript("/home/ann/.gemini/tmp/3f2a/chats/session-1.json"),
+            Some("/home/ann")
+        );
+        assert_eq!(
+            home_from_transcript("/Users/ann/.codex/sessions/2026/11/24/rollout-1.jsonl"),
+            Some("/Users/ann")
+        );
+        assert_eq!(
+            home_from_transcript(r"C:\Users\ann\.gemini\tmp\x\chats\s.json"),
+            Some(r"C:\Users\ann")
+        );
         assert_eq!(home_from_transcript("/tmp/transcript.jsonl"), None);
         assert_eq!(home_from_transcript("/.claude/projects/x"), None);
     }

@@ -413,3 +413,31 @@ fn copilot_permission_requests_are_answered_with_a_behavior() {
     let event = decode_value(Agent::Copilot, event).expect("decodes");
     assert_eq!(event.input_str("command"), Some("rm -rf build \u{fffd}"));
 }
+
+#[test]
+fn the_home_comes_from_each_agents_transcript_path() {
+    let cases = [
+        (
+            Agent::Gemini,
+            json!({"hook_event_name": "BeforeTool", "cwd": "/home/ann/p", "tool_name": "read_file",
+                   "transcript_path": "/home/ann/.gemini/tmp/3f2a/chats/session-1.json",
+                   "tool_input": {"absolute_path": "/home/ann/p/a.txt"}}),
+        ),
+        (
+            Agent::Codex,
+            json!({"hook_event_name": "PreToolUse", "cwd": "/home/ann/p", "tool_name": "Bash",
+                   "transcript_path": "/home/ann/.codex/sessions/2026/11/24/rollout-1.jsonl",
+                   "tool_input": {"command": "ls"}}),
+        ),
+        (
+            Agent::VsCode,
+            json!({"hookEventName": "PreToolUse", "cwd": "/home/ann/p", "tool_name": "Bash",
+                   "transcript_path": "/home/ann/.claude/projects/p/s.jsonl",
+                   "tool_input": {"command": "ls"}}),
+        ),
+    ];
+    for (agent, body) in cases {
+        let event = decode_value(agent, body).expect("decodes");
+        assert_eq!(event.home.as_deref(), Some("/home/ann"), "{agent:?}");
+    }
+}

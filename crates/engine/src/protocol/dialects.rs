@@ -299,11 +299,7 @@ fn vscode(map: Map<String, Value>) -> Result<HookEvent, EventError> {
     event.session_id = string(&map, &["sessionId", "session_id"])?;
     event.cwd = string(&map, &["cwd"])?;
     event.transcript_path = string(&map, &["transcript_path", "transcriptPath"])?;
-    event.home = event
-        .transcript_path
-        .as_deref()
-        .and_then(crate::paths::home_from_transcript)
-        .map(str::to_owned);
+    event.home = home_of(event.transcript_path.as_deref());
     event.tool_name = string(&map, &["tool_name", "toolName"])?;
     event.tool_input = arguments(&map, &["tool_input", "toolInput"])?;
     event.tool_use_id = string(&map, &["tool_use_id", "toolUseId"])?;
@@ -359,11 +355,19 @@ fn gemini(map: Map<String, Value>) -> Result<HookEvent, EventError> {
     event.session_id = string(&map, &["session_id"])?;
     event.cwd = string(&map, &["cwd"])?;
     event.transcript_path = string(&map, &["transcript_path"])?;
+    event.home = home_of(event.transcript_path.as_deref());
     event.tool_name = string(&map, &["tool_name"])?;
     event.tool_input = arguments(&map, &["tool_input"])?;
     event.prompt = string(&map, &["prompt"])?;
     event.tool_response = map.get("tool_response").cloned();
     Ok(event)
+}
+
+/// The home a transcript path implies ([`crate::paths::home_from_transcript`]).
+fn home_of(transcript_path: Option<&str>) -> Option<String> {
+    transcript_path
+        .and_then(crate::paths::home_from_transcript)
+        .map(str::to_owned)
 }
 
 fn cline(map: Map<String, Value>) -> Result<HookEvent, EventError> {
