@@ -626,6 +626,22 @@ pub(crate) fn find_names(args: &[String]) -> Vec<String> {
     names
 }
 
+/// What `find ARGS` prints, as patterns, for a reader of its output (`$(find …)`, `find … |
+/// xargs`): the names its tests narrow it to ([`find_names`]), or everything below each start
+/// directory when none does (`find ~/.aws -type f` prints `~/.aws/**`).
+pub(crate) fn find_printed(args: &[String]) -> Vec<String> {
+    let names = find_names(args);
+    if !names.is_empty() {
+        return names;
+    }
+    let mut below: Vec<String> = find_roots(args)
+        .iter()
+        .map(|root| format!("{}/**", root.trim_end_matches('/')))
+        .collect();
+    below.truncate(MAX_FIND_NAMES);
+    below
+}
+
 fn is_braces(field: &Field) -> bool {
     field.text == "{}"
 }

@@ -291,7 +291,7 @@ pub(crate) fn listed_names(body: &str) -> Vec<String> {
         }
     };
     match command.name() {
-        "find" => find_names(args),
+        "find" => find_printed(args),
         "ls" => operands().cloned().collect(),
         "git" if args.first().is_some_and(|sub| sub == "ls-files") => {
             operands().skip(1).map(anywhere).collect()
@@ -324,7 +324,7 @@ mod words;
 mod wrappers;
 
 pub use exec::SHELLS;
-pub(crate) use exec::{enclosing_find, find_names, find_roots, find_split};
+pub(crate) use exec::{enclosing_find, find_names, find_printed, find_roots, find_split};
 pub(crate) use interp::string_literals_of;
 pub(crate) use interp::{is_interpreter, reads_program_from_stdin};
 pub use views::SAFE_ENV_VARS;

@@ -1739,14 +1739,12 @@ fn listed_names_of_listing_commands() {
         ["**/*.pem", "src/a.pem"]
     );
     assert_eq!(listed_names("fd -g .env"), ["**/.env"]);
-    for other in [
-        "fd env",
-        "find . -type f",
-        "echo .env",
-        "ls $X",
-        "ls | head",
-        "cat x",
-    ] {
+    // No name test: everything below the start directories.
+    assert_eq!(
+        listed_names("find ~/.aws /etc/x/ -type f"),
+        ["~/.aws/**", "/etc/x/**"]
+    );
+    for other in ["fd env", "echo .env", "ls $X", "ls | head", "cat x"] {
         assert_eq!(listed_names(other), Vec::<String>::new(), "{other:?}");
     }
 }

@@ -815,7 +815,7 @@ impl<'l> Walker<'l> {
             // The names `find` prints, as patterns (`./**/.env`), one per line: `xargs` hands
             // them on, and a shell reading them finds no plain command.
             "find" => {
-                let names = exec::find_names(emitted.args());
+                let names = exec::find_printed(emitted.args());
                 if names.is_empty() {
                     return None;
                 }
