@@ -105,7 +105,15 @@ fn variables_given_static_values_are_read_with_them() {
     assert_eq!(lines("x=.env; unset x; cat $x"), ["unset x", "cat $x"]);
     // An assignment in front of a command is that command's; `${x:-…}` and the like are not read.
     assert_eq!(lines("x=.env cat $x"), ["cat $x"]);
-    assert_eq!(lines("x=.env; cat ${x:-y} ${#x}"), ["cat ${x:-y} ${#x}"]);
+    assert_eq!(lines("x=.env; cat ${x:+y} ${#x}"), ["cat ${x:+y} ${#x}"]);
+    // A default, an assignment or a check of a set variable is its value; of an empty one
+    // (with the colon), a plain default word.
+    assert_eq!(
+        lines("x=.env; cat ${x:-y} ${x=y} ${x:?no}"),
+        ["cat .env .env .env"]
+    );
+    assert_eq!(lines("x=; rm -rf ${x:-/} ${x-/}"), ["rm -rf / "]);
+    assert_eq!(lines("x=; cat ${x:-$Y}"), ["cat ${x:-$Y}"]);
     // Where the assignment may not run, or runs in a shell of its own, the value is not known.
     assert_eq!(lines("false || x=.env; cat $x"), ["false", "cat $x"]);
     assert_eq!(lines("if c; then x=.env; fi; cat $x"), ["c", "cat $x"]);

@@ -186,18 +186,49 @@ impl<'b> Rendered<'b> {
         }
     }
 
-    /// The known value of a plain `$NAME` or `${NAME}`.
-    fn known_value(&self, source: &str) -> Option<&'b str> {
-        let name = source
-            .strip_prefix("${")
-            .and_then(|inner| inner.strip_suffix('}'))
-            .or_else(|| source.strip_prefix('$'))?;
+    /// The known value of a plain `$NAME` or `${NAME}`; and of `${NAME:-WORD}`, `${NAME:=WORD}`,
+    /// `${NAME:?WORD}` (with or without the colon): the variable's own value when it is not
+    /// empty (`p=~/.bashrc; echo x >> "${p:-/dev/null}"`), else a plain WORD of `-` and `=`
+    /// (`x=; rm -rf ${x:-/}`).
+    fn known_value<'s>(&self, source: &'s str) -> Option<&'s str>
+    where
+        'b: 's,
+    {
+        let (name, operator) = match source.strip_prefix("${") {
+            Some(inner) => {
+                let inner = inner.strip_suffix('}')?;
+                let end = inner
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(inner.len());
+                inner.split_at(end)
+            }
+            None => (source.strip_prefix('$')?, ""),
+        };
         let variables: &'b [(String, String)] = self.variables;
-        variables
+        let value = variables
             .iter()
             .rev()
             .find(|(known, _)| known == name)
-            .map(|(_, value)| value.as_str())
+            .map(|(_, value)| value.as_str())?;
+        // Without the colon an empty value counts as set: `${x-/}` is empty when `x=`.
+        let (colon, operator) = match operator.strip_prefix(':') {
+            Some(rest) => (true, rest),
+            None => (false, operator),
+        };
+        let mut chars = operator.chars();
+        match chars.next() {
+            None => Some(value),
+            Some('-' | '=' | '?') if !value.is_empty() || !colon => Some(value),
+            Some('-' | '=') => {
+                let word = chars.as_str();
+                let plain = word
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "/._-~+@%,".contains(c));
+                // Only a word with no expansion or quoting: its text is its value.
+                plain.then_some(word)
+            }
+            Some(_) => None,
+        }
     }
 
     fn render(
