@@ -667,6 +667,7 @@ fn static_fields(args: &[String]) -> Vec<Field> {
         .map(|arg| Field {
             text: arg.clone(),
             dynamic: false,
+            valued: false,
         })
         .collect()
 }
@@ -1497,6 +1498,7 @@ mod tests {
             .map(|word| Field {
                 text: (*word).to_owned(),
                 dynamic: word.starts_with('$'),
+                valued: false,
             })
             .collect();
         let (program, args) = fields.split_first().expect("a program");

@@ -384,6 +384,7 @@ pub(super) fn alias_definitions(args: &[Field]) -> impl Iterator<Item = (&str, F
         let value = Field {
             text: value.to_owned(),
             dynamic: arg.dynamic,
+            valued: arg.valued,
         };
         Some((name, value))
     })
@@ -456,6 +457,7 @@ fn xargs(args: &[Field], stdin: Option<&str>) -> Vec<Nested> {
     let input = |text: &str| Field {
         text: text.to_owned(),
         dynamic: true,
+        valued: false,
     };
     match xargs_replace(options) {
         // `-I {}`: each argument holding the replace string gets one input line there.
@@ -702,6 +704,7 @@ fn parallel(args: &[Field], stdin: Option<&str>) -> Vec<Nested> {
             .map(|line| Field {
                 text: line.to_owned(),
                 dynamic: false,
+                valued: false,
             })
             .collect();
         if !lines.is_empty() {

@@ -165,6 +165,7 @@ pub(super) fn tmux(args: &[Field], stdin: Option<&str>) -> Vec<Nested> {
                         let tmux = Field {
                             text: "tmux".to_owned(),
                             dynamic: false,
+                            valued: false,
                         };
                         let mut fields = vec![tmux];
                         fields.extend(command.iter().cloned());
@@ -204,6 +205,7 @@ fn tmux_list(args: &[Field]) -> Vec<Vec<Field>> {
             current.push(Field {
                 text: text.to_owned(),
                 dynamic: arg.dynamic,
+                valued: arg.valued,
             });
         }
         if ends {
@@ -238,6 +240,7 @@ fn shell_option(head: &[Field], valued: &[char], flag: char) -> Option<Field> {
                 Some(Field {
                     text: rest.to_owned(),
                     dynamic: arg.dynamic,
+                    valued: arg.valued,
                 })
             };
             if given == flag {
@@ -1069,6 +1072,7 @@ mod tests {
             .map(|w| Field {
                 text: (*w).to_owned(),
                 dynamic: false,
+                valued: false,
             })
             .collect()
     }
@@ -1304,7 +1308,8 @@ mod tests {
             psql(
                 &[Field {
                     text: "-c\\! rm -rf $D".to_owned(),
-                    dynamic: true
+                    dynamic: true,
+                    valued: false,
                 }],
                 None
             ),

@@ -75,6 +75,30 @@ fn compound_lists_yield_every_command() {
 // --- B. groups, functions, control flow -------------------------------------------------------
 
 #[test]
+fn command_names_from_known_values_are_those_programs() {
+    let gcc = only("CC=gcc; $CC -o app main.c");
+    assert_eq!(gcc.argv.join(" "), "gcc -o app main.c");
+    // An allow rule does not read the value as plain text.
+    assert_eq!(gcc.allow_view, "${gcc} -o app main.c");
+    // An unquoted value splits at its blanks; `"$@"` keeps the call's arguments apart.
+    assert_eq!(
+        lines("DC=\"docker compose\"; $DC up -d"),
+        ["docker compose up -d"]
+    );
+    assert_eq!(lines("F=\"a b\"; rm \"$F\" $F"), ["rm a b a b"]);
+    assert_eq!(
+        run("run() { \"$@\"; }; run git commit -m 'a b'").commands[1].argv,
+        ["git", "commit", "-m", "a b"]
+    );
+    // A wrapper named by a value is seen through, and is no safe wrapper to an allow rule.
+    let status = only("T=timeout; $T 5 git status");
+    assert_eq!(status.argv.join(" "), "git status");
+    assert_eq!(status.allow_view, "timeout 5 git status");
+    // A name only known at run time stays unknown.
+    assert!(!run("$X -rf ~").unresolved.is_empty());
+}
+
+#[test]
 fn variables_given_static_values_are_read_with_them() {
     assert_eq!(lines("f=.env; cat \"$f\""), ["cat .env"]);
     assert_eq!(
@@ -788,10 +812,9 @@ fn dynamic_command_names_are_unresolved() {
         run("${X} a").unresolved.as_slice(),
         [Unresolved::DynamicCommand(_)]
     ));
-    assert!(matches!(
-        run("a=rm; $a -rf /").unresolved.as_slice(),
-        [Unresolved::DynamicCommand(_)]
-    ));
+    // A name a known value gives is that program (see
+    // `command_names_from_known_values_are_those_programs`).
+    assert_eq!(lines("a=rm; $a -rf /"), ["rm -rf /"]);
     assert!(matches!(
         run("sudo $CMD").unresolved.as_slice(),
         [Unresolved::DynamicCommand(_)]
@@ -1691,9 +1714,11 @@ fn function_calls_bind_the_arguments() {
         Origin::TopLevel,
     );
     has("f() { echo $#; }; f a b", "echo 2", Origin::TopLevel);
-    // `$@` once per argument.
-    let both = lines("f() { rm -rf \"$@\"; }; f a ~");
-    assert!(both.contains(&"rm -rf a".to_owned()) && both.contains(&"rm -rf ~".to_owned()));
+    // `"$@"`: each argument a field of its own.
+    assert_eq!(
+        run("f() { rm -rf \"$@\"; }; f a ~").commands[1].argv,
+        ["rm", "-rf", "a", "~"]
+    );
     // Through another function, and from a substitution.
     has(
         "f() { g \"$@\"; }; g() { cat $1; }; f .env",

@@ -23,7 +23,7 @@ use super::parse::{
 };
 use super::views::{allow_view, deny_views};
 use super::words::{
-    NormWord, heredoc_substitutions, normalize, normalize_with, only_plain_parameters,
+    NormWord, heredoc_substitutions, join_fields, normalize, normalize_with, only_plain_parameters,
 };
 use super::wrappers::{Field, Payload, Reading, Segment, SegmentKind, Stripped, strip};
 use super::{
@@ -758,6 +758,7 @@ impl<'l> Walker<'l> {
                 let noop = vec![Field {
                     text: ":".to_owned(),
                     dynamic: false,
+                    valued: false,
                 }];
                 self.run(noop, base, ctx, &Stdin::default());
             }
@@ -883,6 +884,7 @@ impl<'l> Walker<'l> {
                 collected.fields.push(Field {
                     text: process_substitution_text(kind).to_owned(),
                     dynamic: true,
+                    valued: false,
                 });
             }
         }
@@ -1028,10 +1030,20 @@ impl<'l> Walker<'l> {
             program = path;
             written = None;
         }
-        if program.dynamic || names_by_pattern(&program.text) {
+        // `CC=gcc; $CC -o app`: a name whose text the command line's known values give is judged
+        // as that program; one with an expansion left (`$X -rf ~`) is not known.
+        let named_by_value = program.dynamic && program.valued;
+        if (program.dynamic && !named_by_value) || names_by_pattern(&program.text) {
             self.unresolved(Unresolved::DynamicCommand(program.text.clone()));
             return false;
         }
+        // An allow rule does not take a name from a value for plain text: it may be another at
+        // run time. The allow view shows it as the expansion it is (`${gcc} -o app`).
+        let allow_program = if named_by_value {
+            Some(format!("${{{}}}", program.text))
+        } else {
+            written
+        };
         let mut segments = base.segments;
         segments.extend(stripped.segments);
         let mut assignments = base.assignments;
@@ -1056,7 +1068,7 @@ impl<'l> Walker<'l> {
             deny_views: deny_views(&segments, &argv),
             allow_view: allow_view(
                 &segments,
-                written.as_deref().unwrap_or(&program.text),
+                allow_program.as_deref().unwrap_or(&program.text),
                 &args,
             ),
             argv,
@@ -1285,8 +1297,8 @@ impl<'l> Walker<'l> {
 
     /// A call of a function the command line defined (`f ~`): walks its body one level deeper
     /// with `$1`…`$9`, `$#`, `$@` and `$*` bound to the call's arguments when they are all known.
-    /// With several arguments the body is walked once per argument, `$@` and `$*` standing for
-    /// that one (`rm -rf "$@"` removes each). A function is not walked again inside its own call.
+    /// `"$@"` gives each argument as a field of its own (`rm -rf "$@"` removes each, `"$@"` as a
+    /// command runs the arguments). A function is not walked again inside its own call.
     fn call(&mut self, argv: &[Field], ctx: Ctx) {
         let Some((name, args)) = argv.split_first() else {
             return;
@@ -1308,31 +1320,25 @@ impl<'l> Walker<'l> {
         let Some(inner) = self.deeper(ctx, ctx.origin) else {
             return;
         };
-        let known = args.len() <= MAX_POSITIONAL && args.iter().all(is_known_argument);
+        let known = args.len() <= MAX_POSITIONAL && args.iter().all(Field::is_known);
         let mut positional: Vec<(String, String)> = Vec::new();
         if known {
             for (index, arg) in args.iter().enumerate() {
                 positional.push(((index + 1).to_string(), arg.text.clone()));
             }
             positional.push(("#".to_owned(), args.len().to_string()));
-        }
-        let spreads: Vec<Option<&Field>> = if known && (1..=MAX_LOOP_VALUES).contains(&args.len()) {
-            args.iter().map(Some).collect()
-        } else {
-            vec![None]
-        };
-        self.calling.push(name.text.clone());
-        for spread in spreads {
-            let outer = self.variables.clone();
-            self.variables.retain(|(known, _)| !is_positional(known));
-            self.variables.extend(positional.iter().cloned());
-            if let Some(arg) = spread {
-                self.variables.push(("@".to_owned(), arg.text.clone()));
-                self.variables.push(("*".to_owned(), arg.text.clone()));
+            if !args.is_empty() {
+                let texts: Vec<&str> = args.iter().map(|arg| arg.text.as_str()).collect();
+                positional.push(("@".to_owned(), join_fields(&texts)));
+                positional.push(("*".to_owned(), texts.join(" ")));
             }
-            self.function_body(&body, inner);
-            self.variables = outer;
         }
+        self.calling.push(name.text.clone());
+        let outer = self.variables.clone();
+        self.variables.retain(|(known, _)| !is_positional(known));
+        self.variables.extend(positional);
+        self.function_body(&body, inner);
+        self.variables = outer;
         self.calling.pop();
     }
 
@@ -1531,12 +1537,6 @@ fn is_positional(name: &str) -> bool {
     matches!(name, "#" | "@" | "*") || name.bytes().all(|b| b.is_ascii_digit())
 }
 
-/// Whether a call's argument is known text: static, or a value the command line gave
-/// (`g "$@"` inside a call of `f ~`). What is only known at run time keeps its `$` or backtick.
-fn is_known_argument(arg: &Field) -> bool {
-    !arg.dynamic || !arg.text.contains(['$', '`'])
-}
-
 /// Whether `name` is a shell variable's name.
 fn is_variable_name(name: &str) -> bool {
     name.bytes()
@@ -1554,9 +1554,14 @@ fn push_word(
     let word = normalize_with(raw, &mut collected.subs, budget, variables);
     collected.word_failed |= word.failed;
     let dynamic = word.dynamic;
+    let valued = dynamic && word.resolved;
     collected
         .fields
-        .extend(word.fields.into_iter().map(|text| Field { text, dynamic }));
+        .extend(word.fields.into_iter().map(|text| Field {
+            text,
+            dynamic,
+            valued,
+        }));
 }
 
 fn push_assignment(

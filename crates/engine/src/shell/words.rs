@@ -27,6 +27,11 @@ const MAX_SCAN_DEPTH: usize = 32;
 /// `~NNN` and `{N..M}`, so words holding longer runs are not parsed.
 const MAX_DIGIT_RUN: usize = 18;
 
+/// Marks where a variable's known value breaks into separate fields: the blanks of an unquoted
+/// value (`X="rm -rf"; $X ~` runs `rm -rf ~`), and between a function call's arguments in `$@`
+/// (see [`join_fields`]). It never stays in a word's text.
+const FIELD_BREAK: char = '\u{1f}';
+
 /// One word after normalisation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct NormWord {
@@ -80,8 +85,16 @@ pub(super) fn normalize_with(
     let mut out = Rendered::new(budget);
     out.variables = variables;
     out.render(raw, &pieces, subs, 0);
-    let fields = if out.dynamic || out.failed || out.folded || out.substituted || quoted_whole(raw)
-    {
+    let fields = if out.substituted && out.text.contains(FIELD_BREAK) {
+        let fields = out
+            .text
+            .split(FIELD_BREAK)
+            .filter(|field| !field.is_empty())
+            .map(str::to_owned)
+            .collect();
+        out.text = out.text.replace(FIELD_BREAK, " ");
+        fields
+    } else if out.dynamic || out.failed || out.folded || out.substituted || quoted_whole(raw) {
         vec![out.text.clone()]
     } else if nesting_depth(raw, b'{', b'}') > MAX_BRACE_DEPTH
         || !budget.spend(raw, WordSyntax::Word)
@@ -170,6 +183,8 @@ struct Rendered<'b> {
     substituted: bool,
     /// The variables with values known from the command line.
     variables: &'b [(String, String)],
+    /// Whether the pieces being rendered are inside double quotes, where a value is one field.
+    quoted: bool,
     budget: &'b WordBudget,
 }
 
@@ -182,6 +197,7 @@ impl<'b> Rendered<'b> {
             folded: false,
             substituted: false,
             variables: &[],
+            quoted: false,
             budget,
         }
     }
@@ -247,7 +263,9 @@ impl<'b> Rendered<'b> {
                 WordPiece::AnsiCQuotedText(text) => decode_ansi_c(text, &mut self.text),
                 WordPiece::DoubleQuotedSequence(inner)
                 | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                    let outer = std::mem::replace(&mut self.quoted, true);
                     self.render(raw, inner, subs, depth);
+                    self.quoted = outer;
                 }
                 // `~` is `$HOME`: the value the command line gave HOME, if it did.
                 WordPiece::TildeExpansion(TildeExpr::Home) => match self.known_value("$HOME") {
@@ -269,7 +287,7 @@ impl<'b> Rendered<'b> {
                 WordPiece::ParameterExpansion(_) => {
                     if let Some(value) = self.known_value(source) {
                         self.substituted = true;
-                        self.text.push_str(value);
+                        self.push_value(value);
                         continue;
                     }
                     self.dynamic = true;
@@ -303,6 +321,19 @@ impl<'b> Rendered<'b> {
         }
     }
 
+    /// Appends a variable's known value: inside double quotes as it is, except that the
+    /// arguments of `"$@"` stay separate fields; unquoted, broken into fields at its blanks.
+    fn push_value(&mut self, value: &str) {
+        if self.quoted {
+            self.text.push_str(value);
+            return;
+        }
+        for c in value.chars() {
+            self.text
+                .push(if c.is_whitespace() { FIELD_BREAK } else { c });
+        }
+    }
+
     /// Looks for substitutions nested in the text of a parameter or arithmetic expansion.
     fn scan(&mut self, text: &str, subs: &mut Vec<String>, depth: usize) {
         if !text.contains('$') && !text.contains('`') {
@@ -321,6 +352,12 @@ impl<'b> Rendered<'b> {
             None => self.failed = true,
         }
     }
+}
+
+/// The value `$@` takes for a function call's arguments: each argument its own field, even
+/// inside double quotes (`rm -rf "$@"` removes each).
+pub(super) fn join_fields(args: &[&str]) -> String {
+    args.join(&FIELD_BREAK.to_string())
 }
 
 /// Whether the normalised text of a dynamic word is dynamic only through plain `$NAME`,

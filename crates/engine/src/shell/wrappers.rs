@@ -22,6 +22,19 @@ pub(super) struct Field {
     pub text: String,
     /// Whether the text holds a run-time expansion.
     pub dynamic: bool,
+    /// Whether a dynamic text is all given by values the command line assigned (`CC=gcc; $CC`,
+    /// a function call's `"$@"`): it is what the word most likely is, though an allow rule does
+    /// not take it for plain text. A substitution's output (`$(echo rm)`) is not such a value.
+    pub valued: bool,
+}
+
+impl Field {
+    /// Whether the text is known well enough to bind a function's parameters: static, or with
+    /// values the command line gave (`g "$@"` inside a call of `f ~`). What is only known at run
+    /// time keeps its `$` or backtick.
+    pub fn is_known(&self) -> bool {
+        !self.dynamic || !self.text.contains(['$', '`'])
+    }
 }
 
 impl AsRef<str> for Field {
@@ -1533,7 +1546,7 @@ pub(super) fn strip(fields: &[Field]) -> Stripped {
             index += 1;
             continue;
         }
-        if field.dynamic {
+        if field.dynamic && !field.valued {
             break;
         }
         let Some(spec) = spec(basename(&field.text)) else {
@@ -1574,9 +1587,14 @@ pub(super) fn strip(fields: &[Field]) -> Stripped {
 }
 
 /// The segment of the wrapper at `index` whose command starts at `end`.
+/// A wrapper named by a variable's value (`T=timeout; $T 5 git push`) is not a safe one to an
+/// allow rule: the name may be another at run time.
 fn wrapper_segment(spec: &Spec, fields: &[Field], index: usize, end: usize) -> Segment {
+    let named_by_value = fields.get(index).is_some_and(|field| field.dynamic);
     Segment {
-        kind: SegmentKind::Wrapper { safe: spec.safe },
+        kind: SegmentKind::Wrapper {
+            safe: spec.safe && !named_by_value,
+        },
         tokens: fields
             .get(index..end)
             .unwrap_or(&[])
@@ -1984,6 +2002,7 @@ fn take_value(spec: &Spec, option: &str, value: String, dynamic: bool, parsed: &
         parsed.dir = Some(Field {
             text: value.clone(),
             dynamic,
+            valued: false,
         });
     }
     if spec.payload.contains(&option) {
@@ -2005,6 +2024,7 @@ pub(super) mod tests {
             .map(|w| Field {
                 text: (*w).to_owned(),
                 dynamic: w.contains('$'),
+                valued: false,
             })
             .collect()
     }
