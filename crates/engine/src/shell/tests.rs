@@ -517,9 +517,11 @@ fn pipes_into_shells_are_recorded() {
     piped("echo '~ fr- mr' | rev | sh", "rev");
     piped("gzip -dc x.gz | bash", "gzip");
     piped("curl -s u | source /dev/stdin", "curl");
-    // A literal pipe is read; one whose text escapes or formats rewrite is not.
+    // A literal pipe is read, a printf format's escapes decoded; text that escapes or
+    // conversions rewrite is not.
     assert_eq!(lines("echo ls | sh"), ["echo ls", "sh", "ls"]);
-    let analysis = run(r#"printf "\x72\x6d -rf ~" | sh"#);
+    assert!(lines(r#"printf "\x72\x6d -rf ~" | sh"#).contains(&"rm -rf ~".to_owned()));
+    let analysis = run(r#"echo -e "\x72\x6d -rf ~" | sh"#);
     assert!(
         matches!(
             analysis.unresolved.as_slice(),

@@ -23,7 +23,8 @@ use super::parse::{
 };
 use super::views::{allow_view, deny_views};
 use super::words::{
-    NormWord, heredoc_substitutions, join_fields, normalize, normalize_with, only_plain_parameters,
+    NormWord, decode_ansi_c, heredoc_substitutions, join_fields, normalize, normalize_with,
+    only_plain_parameters,
 };
 use super::wrappers::{Field, Payload, Reading, Segment, SegmentKind, Stripped, strip};
 use super::{
@@ -804,15 +805,22 @@ impl<'l> Walker<'l> {
             .iter()
             .find(|c| c.depth == ctx.depth)?;
         let (text, dynamic) = match emitted.name() {
-            "echo" | "printf" => {
-                let args = emitted.args().iter().skip_while(|arg| arg.starts_with('-'));
-                let text = args.cloned().collect::<Vec<_>>().join(" ");
-                // Escapes (`printf '\x72m'`, `echo -e`) and printf formats change the text.
-                let rewritten =
-                    text.contains('\\') || (emitted.name() == "printf" && text.contains('%'));
-                let dynamic = emitted.has_dynamic_args || rewritten;
+            "echo" => {
+                let options: Vec<&String> = emitted
+                    .args()
+                    .iter()
+                    .take_while(|arg| arg.starts_with('-'))
+                    .collect();
+                let args = emitted.args().iter().skip(options.len());
+                let mut text = args.cloned().collect::<Vec<_>>().join(" ");
+                if !options.iter().any(|option| option.contains('n')) {
+                    text.push('\n');
+                }
+                // Escapes (`echo -e '\x72m'`) change the text.
+                let dynamic = emitted.has_dynamic_args || text.contains('\\');
                 (text, dynamic)
             }
+            "printf" => printf_output(emitted.args(), emitted.has_dynamic_args),
             // The names `find` prints, as patterns (`./**/.env`), one per line: `xargs` hands
             // them on, and a shell reading them finds no plain command.
             "find" => {
@@ -1352,7 +1360,11 @@ impl<'l> Walker<'l> {
             .filter(|output| !output.dynamic)
             .map(|output| output.text.clone());
         for (file, append) in stdout_files {
-            let text = output.clone().filter(|_| !append);
+            let text = if *append {
+                self.appended(file, output.as_deref())
+            } else {
+                output.clone()
+            };
             self.remember_written(file, text);
         }
         let Some(tee) = self
@@ -1368,10 +1380,7 @@ impl<'l> Walker<'l> {
             arg == "--append"
                 || (arg.starts_with('-') && !arg.starts_with("--") && arg.contains('a'))
         });
-        let text = tee
-            .stdin_text
-            .clone()
-            .filter(|_| !append && !tee.has_dynamic_args);
+        let text = tee.stdin_text.clone().filter(|_| !tee.has_dynamic_args);
         let files: Vec<String> = tee
             .args()
             .iter()
@@ -1379,8 +1388,21 @@ impl<'l> Walker<'l> {
             .cloned()
             .collect();
         for file in files {
-            self.remember_written(&file, text.clone());
+            let text = if append {
+                self.appended(&file, text.as_deref())
+            } else {
+                text.clone()
+            };
+            self.remember_written(&file, text);
         }
+    }
+
+    /// The text of `file` once `text` is appended to it: known when the command line wrote the
+    /// file's text before (`echo '#!/bin/sh' > b.sh; echo 'make' >> b.sh`), unknown otherwise.
+    fn appended(&self, file: &str, text: Option<&str>) -> Option<String> {
+        let key = written_key(file);
+        let (_, before) = self.written.iter().find(|(known, _)| known == key)?;
+        Some(format!("{}{}", before.as_deref()?, text?))
     }
 
     /// Remembers that `file` now holds `text` (`None`: something the command line does not say).
@@ -1493,6 +1515,23 @@ fn process_substitution_text(kind: &ast::ProcessSubstitutionKind) -> &'static st
         ast::ProcessSubstitutionKind::Read => PROCESS_SUBSTITUTION_READ,
         ast::ProcessSubstitutionKind::Write => PROCESS_SUBSTITUTION_WRITE,
     }
+}
+
+/// What `printf` prints, and whether that is only known at run time: a format without
+/// conversions (`printf '#!/bin/sh\nnpm test\n'`) is printed with its escapes decoded; one with
+/// a `%`, `\c` (stop printing) or an option (`-v VAR` prints nothing) is not followed.
+fn printf_output(args: &[String], dynamic: bool) -> (String, bool) {
+    let args = match args.split_first() {
+        Some((first, rest)) if first == "--" => rest,
+        _ => args,
+    };
+    let format = args.first().map(String::as_str).unwrap_or_default();
+    if dynamic || format.starts_with('-') || format.contains('%') || format.contains("\\c") {
+        return (args.join(" "), true);
+    }
+    let mut text = String::new();
+    decode_ansi_c(format, &mut text);
+    (text, false)
 }
 
 /// Whether a program name is a pattern the shell expands to whatever file matches at run time
