@@ -153,7 +153,11 @@ fn variables_given_static_values_are_read_with_them() {
     );
     assert_eq!(
         lines("for a in 1 2; do for b in x y; do echo $a$b; done; done"),
-        ["echo 1$b", "echo 2$b"]
+        ["echo 1x", "echo 1y", "echo 2x", "echo 2y"]
+    );
+    assert_eq!(
+        lines("if c; then for f in .env; do cat $f; done; fi"),
+        ["c", "cat .env"]
     );
     // The substituted word is still no plain text to an allow rule.
     let analysis = analyze("x=README.md; cat $x", &ShellLimits::default());

@@ -72,8 +72,9 @@ pub(super) struct Walker<'l> {
     /// Variables the command line gave a static value (`f=.env; cat "$f"`, a `for` loop's
     /// variable), newest last: later words are read with those values.
     variables: Vec<(String, String)>,
-    /// Whether the walk is inside a loop it walks once per value.
-    in_expanded_loop: bool,
+    /// How many more loop-body walks with a known value the analysis may spend (see
+    /// [`MAX_LOOP_WALKS`]).
+    loop_walks: usize,
     /// What the compound command about to be walked reads on its stdin, when the command line
     /// says it (a pipe from `find`, `< <(find …)`, a here-string): a `while read VAR` loop
     /// takes its lines (see [`Walker::read_loop_values`]).
@@ -131,8 +132,11 @@ const MAX_WRITTEN_TEXT: usize = 16 * 1024;
 
 /// Most variables one analysis follows.
 const MAX_VARIABLES: usize = 32;
-/// Most values of a `for` loop whose body is walked once per value.
-const MAX_LOOP_VALUES: usize = 8;
+/// Most values of a loop whose body is walked once per value; a loop with more is reported as
+/// more than the analysis follows.
+const MAX_LOOP_VALUES: usize = 32;
+/// Most loop-body walks with a known value in one analysis, loops inside loops included.
+const MAX_LOOP_WALKS: usize = 256;
 
 /// Most names one analysis follows through `hash -p` and `alias`.
 const MAX_BINDINGS: usize = 16;
@@ -211,7 +215,7 @@ impl<'l> Walker<'l> {
             word_budget: WordBudget::default(),
             bindings: Vec::new(),
             variables: Vec::new(),
-            in_expanded_loop: false,
+            loop_walks: MAX_LOOP_WALKS,
             loop_input: None,
             conditional: 0,
             written: Vec::new(),
@@ -290,8 +294,8 @@ impl<'l> Walker<'l> {
     }
 
     /// The values a `for` loop gives its variable, when the command line says them all
-    /// (static words, at most [`MAX_LOOP_VALUES`] after brace expansion, or the names a listing
-    /// command prints: `$(find . -name .env)` gives `./**/.env`).
+    /// (static words after brace expansion, or the names a listing command prints:
+    /// `$(find . -name .env)` gives `./**/.env`).
     fn loop_values(&self, clause: &ast::ForClauseCommand) -> Option<Vec<String>> {
         let mut values = Vec::new();
         for word in clause.values.as_ref()? {
@@ -310,28 +314,42 @@ impl<'l> Walker<'l> {
             }
             values.extend(word.fields);
         }
-        (!values.is_empty() && values.len() <= MAX_LOOP_VALUES).then_some(values)
+        (!values.is_empty()).then_some(values)
     }
 
     /// Walks a loop's body once per value of its variable, or once with the variable unknown
-    /// when no value is known or the walk is in such a loop already.
+    /// when no value is known. A loop with more values than [`MAX_LOOP_VALUES`], or than the
+    /// analysis has body walks left for ([`MAX_LOOP_WALKS`]), is reported as more than the
+    /// analysis follows: a value it does not walk may be the one that matters. Numbers are
+    /// alike (`for i in {1..100}`): the first of them stand for the rest.
     fn loop_body(
         &mut self,
         variable: &str,
-        values: Vec<String>,
+        mut values: Vec<String>,
         body: &ast::CompoundList,
         ctx: Ctx,
     ) {
-        if values.is_empty() || self.in_expanded_loop {
+        if values.len() > MAX_LOOP_VALUES && values.iter().all(|value| is_number(value)) {
+            values.truncate(MAX_LOOP_VALUES);
+        }
+        let affordable = values.len() <= MAX_LOOP_VALUES.min(self.loop_walks);
+        if !affordable {
+            self.unresolved(Unresolved::TooManyCommands);
+        }
+        if values.is_empty() || !affordable {
             self.bind_variable(variable, None);
             self.maybe(|w| w.compound_list(body, ctx));
         } else {
-            self.in_expanded_loop = true;
+            self.loop_walks -= values.len();
+            // The body runs with the value, wherever the loop is (inside an `if`, another loop).
+            let conditional = std::mem::take(&mut self.conditional);
             for value in values {
                 self.bind_variable(variable, Some(value));
-                self.maybe(|w| w.compound_list(body, ctx));
+                self.conditional = conditional + 1;
+                self.compound_list(body, ctx);
+                self.conditional = 0;
             }
-            self.in_expanded_loop = false;
+            self.conditional = conditional;
         }
         self.bind_variable(variable, None);
     }
@@ -374,7 +392,7 @@ impl<'l> Walker<'l> {
             .filter(|line| !line.is_empty())
             .map(str::to_owned)
             .collect();
-        (!lines.is_empty() && lines.len() <= MAX_LOOP_VALUES).then(|| (variable.to_owned(), lines))
+        (!lines.is_empty()).then(|| (variable.to_owned(), lines))
     }
 
     /// Records something unresolved, once.
@@ -1574,6 +1592,11 @@ fn runs_as_shell(text: &str) -> bool {
 /// Whether `name` is a positional or special parameter a function call sets (`1`, `#`, `@`).
 fn is_positional(name: &str) -> bool {
     matches!(name, "#" | "@" | "*") || name.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether a loop value is a decimal number (`for i in {1..100}`).
+fn is_number(value: &str) -> bool {
+    !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Whether `name` is a shell variable's name.
