@@ -87,6 +87,9 @@ pub(super) struct Walker<'l> {
     /// command line says it (`echo 'make' > build.sh`), `None` when it does not (`>>`, a
     /// program's output): a later `bash build.sh`, `. build.sh` or `./build.sh` runs that text.
     written: Vec<(String, Option<String>)>,
+    /// Whether [`Walker::written`] forgot a file past [`MAX_WRITTEN_FILES`]: a script run from
+    /// a file it does not hold may then be one the command line wrote.
+    written_forgotten: bool,
     /// Functions the scripts being walked defined: a call walks the body with the call's
     /// arguments; a function never called is walked once when its script ends.
     functions: Vec<Function>,
@@ -219,6 +222,7 @@ impl<'l> Walker<'l> {
             loop_input: None,
             conditional: 0,
             written: Vec::new(),
+            written_forgotten: false,
             functions: Vec::new(),
             script_id: 0,
             scripts: 0,
@@ -1429,6 +1433,7 @@ impl<'l> Walker<'l> {
         self.written.retain(|(known, _)| *known != key);
         if self.written.len() >= MAX_WRITTEN_FILES {
             self.written.remove(0);
+            self.written_forgotten = true;
         }
         let text = text.filter(|text| text.len() <= MAX_WRITTEN_TEXT);
         self.written.push((key.to_owned(), text));
@@ -1444,6 +1449,12 @@ impl<'l> Walker<'l> {
         };
         let key = written_key(&file.text);
         let Some(at) = self.written.iter().position(|(known, _)| known == key) else {
+            if self.written_forgotten {
+                self.unresolved(Unresolved::DynamicScript(format!(
+                    "<{} as this command line may have written it>",
+                    file.text
+                )));
+            }
             return;
         };
         let (key, text) = self.written.remove(at);
