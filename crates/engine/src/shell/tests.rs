@@ -1678,6 +1678,7 @@ fn written_scripts_are_walked_where_they_run() {
         "cat > t.sh <<'EOF'\nrm -rf ~\nEOF\nsource t.sh",
         "tee t.sh <<< 'rm -rf ~' >/dev/null; sh t.sh",
         "cat > x <<'EOF'\n#!/usr/bin/env bash\nrm -rf ~\nEOF\n./x",
+        "echo 'rm -rf ~' > x.sh; bash < x.sh",
     ] {
         has(command, "rm -rf ~", Origin::ShellString);
     }

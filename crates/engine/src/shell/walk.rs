@@ -188,6 +188,8 @@ struct Stdin<'a> {
     /// The file names the process substitution on stdin lists, one per line, when it is one
     /// listing command (`xargs cat < <(find . -name .env)`; see [`super::listed_names`]).
     listed: Option<String>,
+    /// The file redirected to stdin (`bash < x.sh`), when its name is known.
+    file: Option<String>,
 }
 
 /// What surrounds a command besides its argv: prefix assignments, redirects, the pipe feeding it.
@@ -859,6 +861,11 @@ impl<'l> Walker<'l> {
                     (None, None) => return None,
                 }
             }
+            // `cat x.sh | sh` after the line wrote x.sh: its text.
+            "cat" if !emitted.has_dynamic_args => match emitted.args() {
+                [file] => (self.written_text(file)?.to_owned(), false),
+                _ => return None,
+            },
             _ => return None,
         };
         Some(Piped {
@@ -943,6 +950,12 @@ impl<'l> Walker<'l> {
                         if writes_stdout && target.resolved {
                             let append = matches!(kind, ast::IoFileRedirectKind::Append);
                             collected.stdout_files.push((target.text.clone(), append));
+                        }
+                        if reads_stdin
+                            && matches!(kind, ast::IoFileRedirectKind::Read)
+                            && target.resolved
+                        {
+                            collected.stdin.file = Some(target.text.clone());
                         }
                         for kind in redirect_kinds(kind) {
                             collected.redirects.push(Redirect {
@@ -1422,9 +1435,7 @@ impl<'l> Walker<'l> {
     /// The text of `file` once `text` is appended to it: known when the command line wrote the
     /// file's text before (`echo '#!/bin/sh' > b.sh; echo 'make' >> b.sh`), unknown otherwise.
     fn appended(&self, file: &str, text: Option<&str>) -> Option<String> {
-        let key = written_key(file);
-        let (_, before) = self.written.iter().find(|(known, _)| known == key)?;
-        Some(format!("{}{}", before.as_deref()?, text?))
+        Some(format!("{}{}", self.written_text(file)?, text?))
     }
 
     /// Remembers that `file` now holds `text` (`None`: something the command line does not say).
@@ -1439,20 +1450,32 @@ impl<'l> Walker<'l> {
         self.written.push((key.to_owned(), text));
     }
 
+    /// The text the command line wrote to `file` earlier, when it says what it is.
+    fn written_text(&self, file: &str) -> Option<&str> {
+        let key = written_key(file);
+        let (_, text) = self.written.iter().find(|(known, _)| known == key)?;
+        text.as_deref()
+    }
+
     /// A command that runs a file the command line wrote earlier as a shell script (`bash x.sh`,
-    /// `. x.sh`, `./x`): walks the text written there one level deeper, or, when the command
-    /// line does not say what it is, reports a script only known at run time. While its text is
-    /// walked the file is forgotten, so a script that runs itself is walked once.
+    /// `. x.sh`, `./x`): see [`Walker::run_written`].
     fn run_written_script(&mut self, argv: &[Field], ctx: Ctx) {
-        let Some(file) = exec::script_file(argv).filter(|file| !file.dynamic) else {
-            return;
-        };
-        let key = written_key(&file.text);
+        if let Some(file) = exec::script_file(argv).filter(|file| !file.dynamic) {
+            self.run_written(&file.text, ctx);
+        }
+    }
+
+    /// Runs `file` as a shell script (`bash x.sh`, `bash < x.sh`): walks the text the command
+    /// line wrote there one level deeper, or, when the command line does not say what it is,
+    /// reports a script only known at run time. While its text is walked the file is forgotten,
+    /// so a script that runs itself is walked once.
+    fn run_written(&mut self, file: &str, ctx: Ctx) {
+        let key = written_key(file);
         let Some(at) = self.written.iter().position(|(known, _)| known == key) else {
             if self.written_forgotten {
                 self.unresolved(Unresolved::DynamicScript(format!(
                     "<{} as this command line may have written it>",
-                    file.text
+                    file
                 )));
             }
             return;
@@ -1464,7 +1487,7 @@ impl<'l> Walker<'l> {
             }
             _ => self.unresolved(Unresolved::DynamicScript(format!(
                 "<{} as this command line wrote it>",
-                file.text
+                file
             ))),
         }
         if self.written.len() < MAX_WRITTEN_FILES {
@@ -1504,6 +1527,11 @@ impl<'l> Walker<'l> {
                 ctx,
             );
             return true;
+        }
+        if let Some(file) = &stdin.file {
+            // `bash < x.sh` runs the file as `bash x.sh` does.
+            self.run_written(file, ctx);
+            return false;
         }
         if stdin.process_substitution {
             self.unresolved(Unresolved::DynamicScript(
