@@ -1091,6 +1091,17 @@ impl<'l> Walker<'l> {
         segments.extend(stripped.segments);
         let mut assignments = base.assignments;
         assignments.extend(stripped.assignments);
+        // What the command's nested scripts see of them: a value only known at run time makes
+        // the variable unknown there.
+        let environment: Vec<(String, Option<String>)> = assignments
+            .iter()
+            .filter(|assignment| is_variable_name(&assignment.name))
+            .map(|assignment| {
+                let value = &assignment.value;
+                let known = !value.contains('`') && only_plain_parameters(value);
+                (assignment.name.clone(), known.then(|| value.clone()))
+            })
+            .collect();
         let mut wrappers = base.wrappers;
         wrappers.extend(stripped.wrappers);
         let mut redirects = base.redirects;
@@ -1136,6 +1147,12 @@ impl<'l> Walker<'l> {
             self.expand_alias(&program.text, value, inner, ctx);
         }
         let outer_dirs = std::mem::replace(&mut self.inherited_dirs, dirs);
+        // The command's own assignments (`HOME=~/.ssh bash -c 'cat ~/id_rsa'`, `env X=.env sh
+        // -c 'cat $X'`) are in the environment of what it runs, not in its own words.
+        let outer_variables = (!environment.is_empty()).then(|| self.variables.clone());
+        for (name, value) in environment {
+            self.bind_variable(&name, value);
+        }
         let consumed = self.follow(
             stripped.payloads,
             nested,
@@ -1143,6 +1160,9 @@ impl<'l> Walker<'l> {
             ctx,
             stdin,
         );
+        if let Some(variables) = outer_variables {
+            self.variables = variables;
+        }
         self.inherited_dirs = outer_dirs;
         // After its own nested scripts, so that an alias value is not expanded inside itself.
         self.bind(inner);
