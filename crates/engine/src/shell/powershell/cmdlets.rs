@@ -81,6 +81,17 @@ const COMMON_VALUES: &[&str] = &[
     "PipelineVariable",
 ];
 
+/// The valued parameters of `Remove-Item` and `Clear-Content` (the same for both).
+const ITEM_VALUES: &[&str] = &[
+    "Path",
+    "LiteralPath",
+    "Filter",
+    "Include",
+    "Exclude",
+    "Stream",
+    "Credential",
+];
+
 /// `Set-Content`'s and `Add-Content`'s switches and valued parameters (the same for both).
 const CONTENT_SWITCHES: &[&str] = &["NoNewline", "Force", "PassThru", "AsByteStream"];
 /// See [`CONTENT_SWITCHES`].
@@ -101,15 +112,7 @@ pub(super) const CMDLETS: &[Cmdlet] = &[
     Cmdlet {
         names: &["remove-item", "rm", "ri", "del", "erase", "rd", "rmdir"],
         switches: &["Recurse", "Force"],
-        values: &[
-            "Path",
-            "LiteralPath",
-            "Filter",
-            "Include",
-            "Exclude",
-            "Stream",
-            "Credential",
-        ],
+        values: ITEM_VALUES,
         positional: &["Path"],
         effect: Effect::Remove,
     },
@@ -178,15 +181,7 @@ pub(super) const CMDLETS: &[Cmdlet] = &[
     Cmdlet {
         names: &["clear-content", "clc"],
         switches: &["Force"],
-        values: &[
-            "Path",
-            "LiteralPath",
-            "Filter",
-            "Include",
-            "Exclude",
-            "Stream",
-            "Credential",
-        ],
+        values: ITEM_VALUES,
         positional: &["Path"],
         effect: Effect::Truncate,
     },

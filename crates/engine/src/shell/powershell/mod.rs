@@ -142,28 +142,12 @@ impl Bound {
 
     /// Every value bound to any of the parameters, in POSIX quoting.
     fn values(&self, names: &[&str]) -> Vec<String> {
-        names
-            .iter()
-            .flat_map(|name| {
-                self.values
-                    .iter()
-                    .filter(move |(bound, _)| bound == name)
-                    .flat_map(|(_, values)| values.iter().cloned())
-            })
-            .collect()
+        bound_to(&self.values, names)
     }
 
     /// Every word bound to any of the parameters, as read.
     fn words(&self, names: &[&str]) -> Vec<Word> {
-        names
-            .iter()
-            .flat_map(|name| {
-                self.words
-                    .iter()
-                    .filter(move |(bound, _)| bound == name)
-                    .flat_map(|(_, words)| words.iter().cloned())
-            })
-            .collect()
+        bound_to(&self.words, names)
     }
 
     /// The first value bound to the parameter.
@@ -173,12 +157,22 @@ impl Bound {
 
     /// The literal text of each value bound to the parameter (`None` for a run-time value).
     fn literals(&self, name: &str) -> Vec<Option<String>> {
-        self.literals
-            .iter()
-            .filter(|(bound, _)| *bound == name)
-            .flat_map(|(_, values)| values.iter().cloned())
-            .collect()
+        bound_to(&self.literals, &[name])
     }
+}
+
+/// Every item bound to any of the parameters `names`, in their order: one lookup for the values,
+/// words and literals [`Bound`] keeps side by side.
+fn bound_to<T: Clone>(bound: &[(&'static str, Vec<T>)], names: &[&str]) -> Vec<T> {
+    names
+        .iter()
+        .flat_map(|name| {
+            bound
+                .iter()
+                .filter(move |(parameter, _)| parameter == name)
+                .flat_map(|(_, items)| items.iter().cloned())
+        })
+        .collect()
 }
 
 impl Writer {
