@@ -1098,7 +1098,7 @@ impl<'l> Walker<'l> {
             .filter(|assignment| is_variable_name(&assignment.name))
             .map(|assignment| {
                 let value = &assignment.value;
-                let known = !value.contains('`') && only_plain_parameters(value);
+                let known = only_plain_parameters(value);
                 (assignment.name.clone(), known.then(|| value.clone()))
             })
             .collect();
