@@ -150,11 +150,15 @@ pub enum SpoolError {
     Io(#[from] io::Error),
 }
 
+/// A segment file open for appending.
 struct Current {
     number: u64,
     file: Arc<File>,
     len: u64,
+    /// Its directory entry has been synced.
     dir_synced: bool,
+    /// It holds bytes appended since its last sync.
+    dirty: bool,
 }
 
 /// The writer's side of the spool.
@@ -163,6 +167,10 @@ pub struct Spool {
     segment_bytes: u64,
     max_bytes: u64,
     current: Option<Current>,
+    /// Full segments left with unsynced appends: a batch appended there whose insert is still
+    /// in flight may yet be acknowledged by a sync, so [`Spool::sync`] covers them too until
+    /// they are shipped. Rotation itself never waits for the disk.
+    sealed: Vec<Current>,
     /// The next append starts a new segment: the last one was abandoned after an error.
     fresh: bool,
     shared: Arc<SpoolShared>,
@@ -172,6 +180,9 @@ pub struct Spool {
     /// Tests make every sync fail.
     #[cfg(test)]
     fail_syncs: bool,
+    /// The segments each sync covered, for tests.
+    #[cfg(test)]
+    synced: Vec<Vec<u64>>,
 }
 
 fn segment_path(dir: &Path, number: u64) -> PathBuf {
@@ -350,11 +361,14 @@ impl Spool {
             segment_bytes: segment_bytes.max(4096),
             max_bytes,
             current: None,
+            sealed: Vec::new(),
             fresh: false,
             shared: shared.clone(),
             _lock: lock,
             #[cfg(test)]
             fail_syncs: false,
+            #[cfg(test)]
+            synced: Vec::new(),
         };
         Ok((spool, shared, recovered))
     }
@@ -383,16 +397,18 @@ impl Spool {
                 });
             }
         }
-        self.rotate_if_needed().await?;
+        self.rotate_if_needed()?;
         let Some(current) = self.current.as_mut() else {
             return Err(SpoolError::Io(io::Error::other("no open segment")));
         };
         let before = current.len;
+        let was_dirty = current.dirty;
         if let Err(error) = (&*current.file).write_all(frames) {
-            self.abandon(before);
+            self.abandon(before, was_dirty);
             return Err(error.into());
         }
         current.len += frames.len() as u64;
+        current.dirty = true;
         let end = Position {
             segment: current.number,
             offset: current.len,
@@ -400,7 +416,7 @@ impl Spool {
         let number = current.number;
         // The end moves only once the rows are as durable as asked: the shipper reads up to it.
         if sync && let Err(error) = self.sync().await {
-            self.abandon(before);
+            self.abandon(before, was_dirty);
             return Err(error);
         }
         let mut state = self.shared.lock();
@@ -410,8 +426,10 @@ impl Spool {
     }
 
     /// Cuts the current segment back to `len` and makes the next append start a new segment.
-    fn abandon(&mut self, len: u64) {
-        let Some(current) = self.current.take() else {
+    /// When earlier appends there were still unsynced (`was_dirty`), the segment is kept for
+    /// [`Spool::sync`]: their batches' inserts may yet fail and be acknowledged by a sync.
+    fn abandon(&mut self, len: u64, was_dirty: bool) {
+        let Some(mut current) = self.current.take() else {
             return;
         };
         let kept = match current.file.set_len(len) {
@@ -423,21 +441,45 @@ impl Spool {
         };
         self.shared.lock().segments.insert(current.number, kept);
         self.fresh = true;
+        if was_dirty {
+            current.len = kept;
+            current.dirty = true;
+            self.sealed.push(current);
+        }
     }
 
-    /// `fdatasync`s the segment last appended to (and the directory, once per new segment).
+    /// `fdatasync`s every segment with unsynced appends not yet shipped (the one appended to,
+    /// and full ones left behind by rotation), and the directory once per new segment.
     pub async fn sync(&mut self) -> Result<(), SpoolError> {
         #[cfg(test)]
         if self.fail_syncs {
             return Err(SpoolError::Io(io::Error::other("injected sync failure")));
         }
-        let Some(current) = self.current.as_mut() else {
+        self.forget_shipped();
+        let segments = self.sealed.iter().chain(&self.current);
+        let files: Vec<Arc<File>> = segments
+            .clone()
+            .filter(|segment| segment.dirty)
+            .map(|segment| segment.file.clone())
+            .collect();
+        let dir = segments
+            .clone()
+            .any(|segment| !segment.dir_synced)
+            .then(|| self.dir.clone());
+        #[cfg(test)]
+        self.synced.push(
+            segments
+                .filter(|segment| segment.dirty)
+                .map(|segment| segment.number)
+                .collect(),
+        );
+        if files.is_empty() && dir.is_none() {
             return Ok(());
-        };
-        let file = current.file.clone();
-        let dir = (!current.dir_synced).then(|| self.dir.clone());
+        }
         tokio::task::spawn_blocking(move || {
-            file.sync_data()?;
+            for file in files {
+                file.sync_data()?;
+            }
             if let Some(dir) = dir {
                 sync_dir(&dir)?;
             }
@@ -445,29 +487,35 @@ impl Spool {
         })
         .await
         .map_err(io::Error::other)??;
-        current.dir_synced = true;
+        self.sealed.clear();
+        if let Some(current) = self.current.as_mut() {
+            current.dir_synced = true;
+            current.dirty = false;
+        }
         Ok(())
     }
 
-    /// Opens the segment to append to: the current one while it has room; else a new one, after
-    /// `fdatasync`ing the full one (a batch appended there unsynced, whose insert is still in
-    /// flight, may yet be acknowledged by a sync, and [`Spool::sync`] only syncs the newest).
-    async fn rotate_if_needed(&mut self) -> io::Result<()> {
+    /// Drops the full segments whose rows are all in the database: they need no sync.
+    fn forget_shipped(&mut self) {
+        let shipped = self.shared.lock().shipped.segment;
+        self.sealed.retain(|segment| segment.number >= shipped);
+    }
+
+    /// Opens the segment to append to: the current one while it has room; else a new one. A full
+    /// segment with unsynced appends is kept for [`Spool::sync`] until it is shipped: syncing it
+    /// here (16 MiB at a time) stalled every evaluation waiting on the writer for tens of
+    /// milliseconds.
+    fn rotate_if_needed(&mut self) -> io::Result<()> {
         if let Some(current) = &self.current
             && current.len < self.segment_bytes
         {
             return Ok(());
         }
-        if let Some(full) = self.current.take() {
-            let file = full.file.clone();
-            let synced = tokio::task::spawn_blocking(move || file.sync_data())
-                .await
-                .map_err(io::Error::other)
-                .and_then(|synced| synced);
-            if let Err(error) = synced {
-                self.current = Some(full);
-                return Err(error);
-            }
+        if let Some(full) = self.current.take()
+            && (full.dirty || !full.dir_synced)
+        {
+            self.forget_shipped();
+            self.sealed.push(full);
         }
         let number = {
             let state = self.shared.lock();
@@ -486,6 +534,7 @@ impl Spool {
             file: Arc::new(file),
             len,
             dir_synced: false,
+            dirty: false,
         });
         self.fresh = false;
         self.shared.lock().segments.insert(number, len);
@@ -753,6 +802,60 @@ mod tests {
             rows.iter().map(|r| r.seq).collect::<Vec<_>>(),
             [1, 2, 3, 4, 5]
         );
+    }
+
+    #[tokio::test]
+    async fn rotation_never_waits_for_the_disk_and_a_sync_covers_what_it_left_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut spool, shared, _) = Spool::open(dir.path(), 4096, 1 << 20).unwrap();
+        let mut ends = Vec::new();
+        while ends.last().is_none_or(|end: &Position| end.segment < 3) {
+            let seq = ends.len() as i64 * 5;
+            ends.push(
+                spool
+                    .append(&frames(seq + 1..=seq + 5), false)
+                    .await
+                    .unwrap(),
+            );
+        }
+        assert!(
+            spool.synced.is_empty(),
+            "rotation synced: {:?}",
+            spool.synced
+        );
+        // An insert of a batch in segment 1 fails: its sync must reach segment 1.
+        spool.sync().await.unwrap();
+        assert_eq!(spool.synced, [vec![1, 2, 3]]);
+        spool.sync().await.unwrap();
+        assert_eq!(spool.synced[1], Vec::<u64>::new(), "nothing left to sync");
+
+        // Segments wholly in the database need no sync.
+        while ends.last().is_some_and(|end| end.segment < 5) {
+            let seq = ends.len() as i64 * 5;
+            ends.push(
+                spool
+                    .append(&frames(seq + 1..=seq + 5), false)
+                    .await
+                    .unwrap(),
+            );
+        }
+        shared.lock().shipped = Position {
+            segment: 4,
+            offset: 0,
+        };
+        spool.sync().await.unwrap();
+        assert_eq!(spool.synced[2], [4, 5]);
+    }
+
+    #[tokio::test]
+    async fn a_failed_write_leaves_earlier_unsynced_rows_to_the_next_sync() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut spool, _, _) = Spool::open(dir.path(), 1 << 20, 1 << 24).unwrap();
+        let first = spool.append(&frames(1..=3), false).await.unwrap();
+        // What `append` does when the write of the next batch fails.
+        spool.abandon(first.offset, true);
+        spool.sync().await.unwrap();
+        assert_eq!(spool.synced, [vec![first.segment]]);
     }
 
     #[tokio::test]
