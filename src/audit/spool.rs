@@ -808,16 +808,19 @@ mod tests {
     async fn rotation_never_waits_for_the_disk_and_a_sync_covers_what_it_left_behind() {
         let dir = tempfile::tempdir().unwrap();
         let (mut spool, shared, _) = Spool::open(dir.path(), 4096, 1 << 20).unwrap();
-        let mut ends = Vec::new();
-        while ends.last().is_none_or(|end: &Position| end.segment < 3) {
-            let seq = ends.len() as i64 * 5;
-            ends.push(
-                spool
-                    .append(&frames(seq + 1..=seq + 5), false)
-                    .await
-                    .unwrap(),
-            );
-        }
+        let mut seq = 0;
+        // Unsynced batches of 5 rows until `segment` is the one appended to.
+        let mut append_until = async |spool: &mut Spool, segment: u64| loop {
+            let end = spool
+                .append(&frames(seq + 1..=seq + 5), false)
+                .await
+                .unwrap();
+            seq += 5;
+            if end.segment >= segment {
+                break;
+            }
+        };
+        append_until(&mut spool, 3).await;
         assert!(
             spool.synced.is_empty(),
             "rotation synced: {:?}",
@@ -830,15 +833,7 @@ mod tests {
         assert_eq!(spool.synced[1], Vec::<u64>::new(), "nothing left to sync");
 
         // Segments wholly in the database need no sync.
-        while ends.last().is_some_and(|end| end.segment < 5) {
-            let seq = ends.len() as i64 * 5;
-            ends.push(
-                spool
-                    .append(&frames(seq + 1..=seq + 5), false)
-                    .await
-                    .unwrap(),
-            );
-        }
+        append_until(&mut spool, 5).await;
         shared.lock().shipped = Position {
             segment: 4,
             offset: 0,
