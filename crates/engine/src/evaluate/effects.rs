@@ -285,10 +285,7 @@ fn tar(args: &[String], effects: &mut Effects) {
         // Where an archive is unpacked: the directory is written.
         effects.writes.extend(under_dirs_each(&dirs));
         if extracting {
-            let last = dirs
-                .split_last()
-                .map(|(last, before)| under_dirs(before, (*last).to_owned()));
-            effects.filled.push(last.unwrap_or_else(|| ".".to_owned()));
+            effects.filled.push(last_dir(&dirs));
         }
     }
 }
@@ -360,6 +357,52 @@ fn seven_zip(args: &[String], effects: &mut Effects) {
             path: archive,
             recursive: false,
         }),
+    }
+}
+
+/// Where an archive is unpacked, and the archive: the directory is written and filled.
+fn unpack(archive: &str, directory: &str, effects: &mut Effects) {
+    effects.reads.push(PathUse {
+        path: archive.to_owned(),
+        recursive: false,
+    });
+    effects.writes.push(directory.to_owned());
+    effects.filled.push(directory.to_owned());
+}
+
+/// `dpkg -x|-X PACKAGE DIR` and `dpkg-deb -x|-X|-R PACKAGE DIR` (`--extract`, `--vextract`,
+/// `--raw-extract`): the package and the directory its files are unpacked into (dpkg's own
+/// `-R` is `--recursive`).
+fn dpkg_extract<'a>(name: &str, args: &'a [String]) -> Option<(&'a str, &'a str)> {
+    let parsed = Parsed::new(args, &[], &["admindir", "root", "instdir"]);
+    let extracts = if name == "dpkg-deb" {
+        parsed.has(&['x', 'X', 'R'], &["extract", "vextract", "raw-extract"])
+    } else {
+        parsed.has(&['x', 'X'], &["extract", "vextract"])
+    };
+    match parsed.operands.as_slice() {
+        [archive, directory, ..] if extracts => Some((archive, directory)),
+        _ => None,
+    }
+}
+
+/// Python's archive modules run as programs, `python3 -m zipfile -e ARCHIVE DIR` and
+/// `python3 -m tarfile -e ARCHIVE [DIR]` (`--extract`): the archive and the directory it is
+/// unpacked into (tarfile's default is the working directory).
+fn python_module_extract(args: &[String]) -> Option<(&str, &str)> {
+    let at = args.windows(2).position(|pair| {
+        matches!(pair, [flag, module] if flag == "-m" && matches!(module.as_str(), "zipfile" | "tarfile"))
+    })?;
+    let tarfile = args.get(at + 1).is_some_and(|module| module == "tarfile");
+    let rest = args.get(at + 2..)?;
+    let parsed = Parsed::new(rest, &[], &["filter"]);
+    if !parsed.has(&['e'], &["extract"]) {
+        return None;
+    }
+    match parsed.operands.as_slice() {
+        [archive, directory, ..] => Some((archive, directory)),
+        [archive] if tarfile => Some((archive, ".")),
+        _ => None,
     }
 }
 
@@ -467,12 +510,13 @@ fn patch(args: &[String], stdin: Option<&str>, effects: &mut Effects) {
 /// `git apply`: the files a here-document's diff names, with `-p` (default 1) components
 /// dropped, under `--directory` (which `--unsafe-paths` lets reach outside the work tree).
 /// Nothing when it only reports (`--check`, `--stat`, … without `--apply`) or only changes the
-/// index (`--cached`).
-fn git_apply(args: &[String], stdin: Option<&str>, effects: &mut Effects) {
+/// index (`--cached`). Returns whether it writes files the command line does not show: a patch
+/// read from a file or a pipe (`git apply p.diff`).
+fn git_apply(args: &[String], stdin: Option<&str>, effects: &mut Effects) -> bool {
     let reports = has_flag(args, &[], &["check", "stat", "numstat", "summary"])
         && !has_flag(args, &[], &["apply"]);
     if reports || has_flag(args, &[], &["cached"]) {
-        return;
+        return false;
     }
     let parsed = Parsed::new(
         args,
@@ -487,7 +531,7 @@ fn git_apply(args: &[String], stdin: Option<&str>, effects: &mut Effects) {
     );
     let reads_stdin = parsed.operands.is_empty() || parsed.operands.contains(&"-");
     let Some(diff) = stdin.filter(|_| reads_stdin) else {
-        return;
+        return true;
     };
     let strip = parsed
         .values(&['p'], &[])
@@ -495,23 +539,48 @@ fn git_apply(args: &[String], stdin: Option<&str>, effects: &mut Effects) {
         .map_or(Some(1), |count| count.parse().ok().or(Some(1)));
     let directory = parsed.values(&[], &["directory"]).first().copied();
     effects.writes.extend(diff_targets(diff, strip, directory));
+    false
 }
 
-/// `git`: what `apply`, `checkout` and `restore` write in the worktree, under the directories
-/// `-C` moves git to (`git -C ~ checkout -- .bashrc` overwrites `~/.bashrc` from the index).
-fn git(args: &[String], stdin: Option<&str>, effects: &mut Effects) {
+/// `git`: what it writes in the work tree. `apply`, `checkout` and `restore` write the paths
+/// they name, under the directories `-C` moves git to (`git -C ~ checkout -- .bashrc`
+/// overwrites `~/.bashrc` from the index), and under the work tree `--work-tree`,
+/// `GIT_WORK_TREE` (`work_tree_env`) or `-c core.worktree=` names, where git takes them from
+/// when it runs outside that tree. A subcommand that rewrites the work tree with files of the
+/// repository's choosing ([`rewrites_work_tree`]: `pull`, `merge`, `reset --hard`, …) or a
+/// pathspec that is a whole directory (`checkout .`) fills it.
+fn git(args: &[String], stdin: Option<&str>, work_tree_env: Option<&str>, effects: &mut Effects) {
     let (globals, sub) = argv::leading_options(
         args,
         argv::GIT_GLOBAL_SHORT_VALUE,
         argv::GIT_GLOBAL_LONG_VALUE,
     );
     let Some(sub) = sub else { return };
+    let Some(subcommand) = args.get(sub).map(String::as_str) else {
+        return;
+    };
     let rest = args.get(sub + 1..).unwrap_or(&[]);
+    let dirs = globals.values(&['C'], &[]);
+    let configured = globals
+        .values(&['c'], &[])
+        .into_iter()
+        .filter_map(|setting| {
+            let (key, value) = setting.split_once('=')?;
+            key.eq_ignore_ascii_case("core.worktree").then_some(value)
+        });
+    let work_tree = globals
+        .values(&[], &["work-tree"])
+        .into_iter()
+        .chain(configured)
+        .last()
+        .or(work_tree_env)
+        .map(|tree| under_dirs(&dirs, tree.to_owned()));
     let mut written = Effects::default();
-    match args.get(sub).map(String::as_str) {
-        Some("apply") => git_apply(rest, stdin, &mut written),
-        Some("checkout") => written.writes.extend(checked_out_paths(rest)),
-        Some("restore") => {
+    let mut fills = rewrites_work_tree(subcommand, rest);
+    match subcommand {
+        "apply" => fills |= git_apply(rest, stdin, &mut written),
+        "checkout" => written.writes.extend(checked_out_paths(rest)),
+        "restore" => {
             let parsed = Parsed::new(rest, &['s'], &["source", "pathspec-from-file"]);
             let worktree = parsed.has(&['W'], &["worktree"]) || !parsed.has(&['S'], &["staged"]);
             if worktree {
@@ -520,15 +589,71 @@ fn git(args: &[String], stdin: Option<&str>, effects: &mut Effects) {
                     .extend(parsed.operands.into_iter().map(str::to_owned));
             }
         }
-        _ => return,
+        _ => {}
     }
-    let dirs = globals.values(&['C'], &[]);
-    effects.writes.extend(
-        written
-            .writes
-            .into_iter()
-            .map(|path| under_dirs(&dirs, path)),
-    );
+    let mut wheres = vec![dirs.clone()];
+    if let Some(tree) = &work_tree {
+        wheres.push(vec![tree.as_str()]);
+    }
+    for path in &written.writes {
+        for under in &wheres {
+            let path = under_dirs(under, path.clone());
+            if is_whole_directory(&path) {
+                effects.filled.push(path.clone());
+            }
+            effects.writes.push(path);
+        }
+    }
+    if fills {
+        // A named tree is also written, as an archive's named directory is.
+        let named = work_tree.or_else(|| (!dirs.is_empty()).then(|| last_dir(&dirs)));
+        effects.writes.extend(named.clone());
+        effects.filled.push(named.unwrap_or_else(|| ".".to_owned()));
+    }
+}
+
+/// Whether a git subcommand rewrites the work tree with whatever files the repository, a
+/// remote, a patch or a stash holds, none of them named on the command line: `pull`, `merge`,
+/// `am`, `cherry-pick`, `revert`, `rebase`, `stash pop|apply|branch`, `reset
+/// --hard|--merge|--keep`, `read-tree -u`, a branch switched to (`checkout main`, `switch
+/// main`, `checkout -b topic origin/main`; not a new branch at `HEAD`, `switch -c topic`).
+fn rewrites_work_tree(subcommand: &str, args: &[String]) -> bool {
+    match subcommand {
+        "pull" | "merge" | "am" | "cherry-pick" | "revert" | "rebase" => true,
+        "stash" => args
+            .first()
+            .is_some_and(|action| matches!(action.as_str(), "pop" | "apply" | "branch")),
+        "reset" => has_flag(args, &[], &["hard", "merge", "keep"]),
+        "read-tree" => has_flag(args, &['u'], &[]),
+        "checkout" if !args.iter().any(|arg| arg == "--") => {
+            let parsed = Parsed::new(args, &['b', 'B'], &["orphan", "conflict"]);
+            // A new branch's operand is its start point; otherwise a second operand on is a
+            // path, written as such.
+            match parsed.operands.len() {
+                0 => false,
+                1 => true,
+                _ => parsed.has(&['b', 'B'], &["orphan"]),
+            }
+        }
+        "switch" => {
+            let parsed = Parsed::new(args, &['c', 'C'], &["orphan", "create", "force-create"]);
+            !parsed.operands.is_empty() || parsed.has(&[], &["orphan"])
+        }
+        _ => false,
+    }
+}
+
+/// Whether a path names a whole directory rather than files in it (`.`, `~/.`, `src/`).
+fn is_whole_directory(path: &str) -> bool {
+    path == "." || path.ends_with("/.") || path.ends_with('/')
+}
+
+/// The directory a chain of `-C` options leads to, as seen from the start (`.` for none).
+fn last_dir(dirs: &[&str]) -> String {
+    dirs.split_last().map_or_else(
+        || ".".to_owned(),
+        |(last, before)| under_dirs(before, (*last).to_owned()),
+    )
 }
 
 /// The paths `git checkout` takes from the index or a commit into the worktree: those after
@@ -854,6 +979,16 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
         "tar" | "bsdtar" | "gtar" => tar(args, &mut effects),
         "unzip" => unzip(args, &mut effects),
         "7z" | "7za" | "7zr" | "7zz" => seven_zip(args, &mut effects),
+        name @ ("dpkg" | "dpkg-deb")
+            if let Some((archive, directory)) = dpkg_extract(name, args) =>
+        {
+            unpack(archive, directory, &mut effects);
+        }
+        name if crate::shell::is_interpreter(name)
+            && let Some((archive, directory)) = python_module_extract(args) =>
+        {
+            unpack(archive, directory, &mut effects);
+        }
         "zip" => {
             let operands = operands(args, &["-x", "-i", "-P"]);
             if let Some((archive, sources)) = operands.split_first() {
@@ -1066,7 +1201,15 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
             .map(str::to_owned),
         ),
         "patch" => patch(args, command.stdin_text.as_deref(), &mut effects),
-        "git" => git(args, command.stdin_text.as_deref(), &mut effects),
+        "git" => {
+            let work_tree = command
+                .assignments
+                .iter()
+                .rev()
+                .find(|assignment| assignment.name == "GIT_WORK_TREE")
+                .map(|assignment| assignment.value.as_str());
+            git(args, command.stdin_text.as_deref(), work_tree, &mut effects);
+        }
         "find" => effects.writes.extend(
             args.windows(2)
                 .filter(|pair| {
@@ -1345,6 +1488,20 @@ mod tests {
         assert_eq!(filled(&["7za", "e", "x.7z"]), ["."]);
         assert_eq!(filled(&["cpio", "-idm"]), ["."]);
         assert_eq!(filled(&["cpio", "-i", "-D", "/srv"]), ["/srv"]);
+        assert_eq!(filled(&["dpkg", "-x", "p.deb", "~"]), ["~"]);
+        assert_eq!(filled(&["dpkg-deb", "--raw-extract", "p.deb", "/"]), ["/"]);
+        assert_eq!(
+            filled(&["python3", "-m", "zipfile", "-e", "a.zip", "~"]),
+            ["~"]
+        );
+        assert_eq!(
+            filled(&["python3", "-m", "tarfile", "-v", "-e", "a.tar"]),
+            ["."]
+        );
+        assert_eq!(
+            reads(&["dpkg-deb", "-x", "p.deb", "out"]),
+            [("p.deb".into(), false)]
+        );
         assert_eq!(filled(&["cp", "-a", "dist/.", "/opt/app"]), ["/opt/app"]);
         assert_eq!(
             filled(&["rsync", "-a", "dist/", "host:/srv"]),
@@ -1358,6 +1515,10 @@ mod tests {
             &["cp", "-r", "dir", "~"][..],
             &["cp", "dist/.", "~"][..],
             &["rsync", "-a", "dir", "~"][..],
+            &["dpkg", "-R", "-i", "debs"][..],
+            &["dpkg-deb", "-c", "p.deb"][..],
+            &["python3", "-m", "zipfile", "-e", "a.zip"][..],
+            &["python3", "-m", "tarfile", "-l", "a.tar"][..],
         ] {
             assert!(filled(argv).is_empty(), "{argv:?}");
         }
@@ -1382,6 +1543,61 @@ mod tests {
         assert!(writes(&["git", "checkout", "-b", "topic", "origin/main"]).is_empty());
         assert!(writes(&["git", "-C", "~", "restore", "--staged", "x"]).is_empty());
         assert!(writes(&["git", "-C", "~", "status"]).is_empty());
+        assert_eq!(
+            writes(&["git", "--work-tree=/h", "checkout", "--", "x"]),
+            ["x", "/h/x"]
+        );
+    }
+
+    #[test]
+    fn git_fills_the_work_tree_it_rewrites() {
+        let filled = |argv: &[&str]| file_effects(&command(argv)).filled;
+        assert_eq!(filled(&["git", "-C", "~", "pull"]), ["~"]);
+        assert_eq!(
+            filled(&["git", "-C", "/", "-C", "etc", "merge", "x"]),
+            ["/etc"]
+        );
+        assert_eq!(
+            filled(&["git", "--work-tree", "~", "reset", "--hard"]),
+            ["~"]
+        );
+        assert_eq!(
+            filled(&["git", "-c", "core.worktree=/h", "stash", "pop"]),
+            ["/h"]
+        );
+        assert_eq!(
+            filled(&["git", "-C", "~", "read-tree", "-u", "HEAD"]),
+            ["~"]
+        );
+        assert_eq!(filled(&["git", "-C", "~", "apply", "p.diff"]), ["~"]);
+        assert_eq!(filled(&["git", "-C", "~", "checkout", "main"]), ["~"]);
+        assert_eq!(
+            filled(&["git", "-C", "~", "checkout", "-b", "t", "main"]),
+            ["~"]
+        );
+        assert_eq!(filled(&["git", "-C", "~", "checkout", "--", "."]), ["~/."]);
+        assert_eq!(filled(&["git", "pull"]), ["."]);
+        assert_eq!(writes(&["git", "-C", "~", "pull"]), ["~"]);
+        assert!(writes(&["git", "pull"]).is_empty());
+        let mut from_env = command(&["git", "stash", "pop"]);
+        from_env.assignments.push(crate::shell::Assignment {
+            name: "GIT_WORK_TREE".into(),
+            value: "~".into(),
+        });
+        assert_eq!(file_effects(&from_env).filled, ["~"]);
+        for argv in [
+            &["git", "-C", "~", "status"][..],
+            &["git", "-C", "~", "fetch"],
+            &["git", "-C", "~", "stash", "list"],
+            &["git", "-C", "~", "reset", "HEAD~1"],
+            &["git", "-C", "~", "read-tree", "HEAD"],
+            &["git", "-C", "~", "apply", "--check", "p.diff"],
+            &["git", "-C", "~", "checkout", "-b", "topic"],
+            &["git", "-C", "~", "switch", "-c", "topic"],
+            &["git", "-C", "~", "checkout", "--", ".bashrc"],
+        ] {
+            assert!(filled(argv).is_empty(), "{argv:?}");
+        }
     }
 
     #[test]
