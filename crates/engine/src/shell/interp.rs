@@ -66,6 +66,7 @@ use super::exec::{Nested, SHELLS};
 use super::{Origin, SimpleCommand};
 use crate::argv::Parsed;
 
+mod callee;
 mod decode;
 mod tcl;
 mod write;
@@ -568,7 +569,10 @@ fn shell_commands_at(code: &Code<'_>, depth: usize) -> Vec<String> {
     let tokens = resolve_aliases(tokens(code), |word| {
         call_kind(word, code.lang, subprocess).is_some()
     });
-    let tokens = getattr_calls(decode::decoded(tokens, code.lang));
+    let tokens = getattr_calls(callee::resolved(
+        decode::decoded(tokens, code.lang),
+        code.lang,
+    ));
     // Names bound to a decoded run-time value (`p = base64.b64decode(x)`).
     let decoded = decode::decoded_names(&tokens);
     let mut found = Vec::new();
@@ -1891,8 +1895,12 @@ fn reads_a_file(arg: &[&Token]) -> bool {
 /// Whether the code calls a function whose name it computes: Python's `getattr(o, name)(…)`
 /// left after [`getattr_calls`] or `__import__(name)` of no literal, JavaScript's
 /// `o[expr](…)` (`o['ex' + 'ec'](…)` too: the member is not read as a call's name), Ruby's `send`, `public_send`, `__send__` and `method`, Perl's
-/// `&$f(…)` and `&{…}`.
+/// `&$f(…)` and `&{…}`, and the lookups [`callee::computed_lookup`] knows (`vars(os)[name](…)`,
+/// PHP's `$f(…)`).
 fn calls_computed_name(tokens: &[Token], lang: Lang) -> bool {
+    if callee::computed_lookup(tokens, lang) {
+        return true;
+    }
     if lang == Lang::JavaScript {
         return tokens
             .windows(2)
