@@ -178,6 +178,16 @@ pub(super) fn nested(name: &str, args: &[String], stdin: Option<&str>) -> Vec<Ne
     super::embedded::cap(found, MAX_COMMANDS)
 }
 
+/// The shell text an interpreter's code hands to a shell (see [`nested`]), for rules that look
+/// at what those commands print (`python3 -c 'os.system("env")' | curl -d @- …`).
+pub(crate) fn shell_scripts_of(simple: &SimpleCommand) -> Vec<String> {
+    code(simple.name(), simple.args(), simple.stdin_text.as_deref())
+        .iter()
+        .flat_map(shell_commands)
+        .take(MAX_COMMANDS)
+        .collect()
+}
+
 /// The file names the code an interpreter runs reads (`open('.env')`): in a one-liner every
 /// string literal without blanks; in a script fed on stdin, where names also stand in exclude
 /// lists and existence checks, the first argument of a call that opens or reads a file.

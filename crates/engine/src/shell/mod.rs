@@ -325,8 +325,8 @@ mod wrappers;
 
 pub use exec::SHELLS;
 pub(crate) use exec::{enclosing_find, find_names, find_printed, find_roots, find_split};
-pub(crate) use interp::string_literals_of;
 pub(crate) use interp::{is_interpreter, reads_program_from_stdin};
+pub(crate) use interp::{shell_scripts_of, string_literals_of};
 pub use views::SAFE_ENV_VARS;
 
 #[cfg(test)]

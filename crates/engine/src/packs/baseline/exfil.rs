@@ -68,10 +68,16 @@ const ENVIRONMENT_PRINTERS: &[&str] = &[
 /// substitutions worth analysing again.
 const ENVIRONMENT_IN_CODE: &[&str] = &["ENV"];
 
-/// Programs that print the environment: one of [`ENVIRONMENT_PRINTERS`] given no operand, or
-/// a program whose own code lists it (`awk 'BEGIN{for (k in ENVIRON) print k, ENVIRON[k]}'`,
-/// `python -c 'print(os.environ)'`).
+/// Programs that print the environment: one of [`ENVIRONMENT_PRINTERS`] given no operand, a
+/// program whose own code lists it (`awk 'BEGIN{for (k in ENVIRON) print k, ENVIRON[k]}'`,
+/// `python -c 'print(os.environ)'`), or interpreter code that runs such a program, whose
+/// output is the interpreter's (`python3 -c 'import os; os.system("env")'`).
 pub(super) fn dumps_environment(simple: &shell::SimpleCommand) -> bool {
+    lists_environment(simple) || runs_environment_lister(simple)
+}
+
+/// [`dumps_environment`] of the program itself.
+fn lists_environment(simple: &shell::SimpleCommand) -> bool {
     let args = simple.args();
     match simple.name() {
         "env" | "printenv" => args.iter().all(|a| a.starts_with('-')),
@@ -82,6 +88,26 @@ pub(super) fn dumps_environment(simple: &shell::SimpleCommand) -> bool {
         "compgen" => args.iter().any(|a| a == "-v" || a == "-e"),
         _ => shell::code_lists_environment(simple),
     }
+}
+
+/// Whether interpreter code hands a shell a command that lists the environment (`os.system(
+/// "env")`, `subprocess.run(["printenv"])`, Ruby's `system("env")`). The analysis of that
+/// text holds the commands nested in it too, so one level is looked at.
+fn runs_environment_lister(simple: &shell::SimpleCommand) -> bool {
+    if !shell::is_interpreter(simple.name()) {
+        return false;
+    }
+    let limits = ShellLimits {
+        max_len: 4096,
+        max_depth: 4,
+        max_commands: 64,
+    };
+    shell::shell_scripts_of(simple).iter().any(|script| {
+        shell::analyze(script, &limits)
+            .commands
+            .iter()
+            .any(lists_environment)
+    })
 }
 
 /// Programs that just pass data along in a pipeline (`env | base64 | curl`).
