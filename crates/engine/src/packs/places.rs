@@ -1015,6 +1015,10 @@ const SYSTEM_SHELL_INIT: &[&str] = &[
     "/usr/share/fish/vendor_conf.d/",
     "/usr/share/fish/vendor_functions.d/",
     "/usr/share/fish/vendor_completions.d/",
+    // PowerShell's own directory (`$PSHOME`): its `profile.ps1` runs in every session and its
+    // `powershell.config.json` holds the machine's execution policy.
+    "/c/Program Files/PowerShell/",
+    "/c/Windows/System32/WindowsPowerShell/v1.0/",
 ];
 /// The files that decide who may log in or act as whom (exact files, or `dir/`).
 const SYSTEM_PRIVILEGE: &[&str] = &[

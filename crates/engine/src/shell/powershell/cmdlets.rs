@@ -48,7 +48,8 @@ pub(super) enum Effect {
     NewItem,
     /// A scheduled task or service installed: `crontab -`.
     Schedule,
-    /// A registry value: a Run key is a scheduled task, others pass through.
+    /// A registry value set, removed or cleared: a Run key's is a scheduled task, others pass
+    /// through.
     SetProperty,
     /// `Rename-Item PATH NEWNAME`: `mv` within the item's directory.
     Rename,
@@ -495,6 +496,22 @@ pub(super) const CMDLETS: &[Cmdlet] = &[
             "Credential",
         ],
         positional: &["Path", "Name", "Value"],
+        effect: Effect::SetProperty,
+    },
+    // A value removed or cleared changes what a Run key starts as much as one set does.
+    Cmdlet {
+        names: &["remove-itemproperty", "rp", "clear-itemproperty", "clp"],
+        switches: &["Force", "PassThru"],
+        values: &[
+            "Path",
+            "Name",
+            "LiteralPath",
+            "Filter",
+            "Include",
+            "Exclude",
+            "Credential",
+        ],
+        positional: &["Path", "Name"],
         effect: Effect::SetProperty,
     },
     Cmdlet {

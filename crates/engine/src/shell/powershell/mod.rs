@@ -358,7 +358,11 @@ impl Writer {
             "format" if rest.iter().any(is_drive) => {
                 return format!("wipefs -a {}", self.passthrough(rest));
             }
-            "reg" if has_word(rest, "add") && rest.iter().any(is_run_key) => {
+            // A Run value set or deleted (`reg add|delete …\Run /v x`).
+            "reg"
+                if (has_word(rest, "add") || has_word(rest, "delete"))
+                    && rest.iter().any(is_run_key) =>
+            {
                 return "crontab -".to_owned();
             }
             _ => {}

@@ -333,6 +333,22 @@ fn items_registry_policy_elevation() {
         "crontab -"
     );
     assert_eq!(
+        posix("Remove-ItemProperty HKCU:/Software/Microsoft/Windows/CurrentVersion/Run x"),
+        "crontab -"
+    );
+    assert_eq!(
+        posix("clp -Path HKLM:/Software/Microsoft/Windows/CurrentVersion/RunOnce -Name x"),
+        "crontab -"
+    );
+    assert_eq!(
+        posix("reg delete HKCU/Software/Microsoft/Windows/CurrentVersion/Run /v x /f"),
+        "crontab -"
+    );
+    assert_eq!(
+        posix("Remove-ItemProperty -Path HKCU:/Software/MyApp -Name x"),
+        "Remove-ItemProperty -Path \"$HOME\"/NTUSER.DAT/Software/MyApp -Name x"
+    );
+    assert_eq!(
         posix("Set-ExecutionPolicy Bypass -Scope CurrentUser"),
         "printf '%s\\n' Bypass > \"$HOME\"/Documents/PowerShell/powershell.config.json"
     );
