@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A/B of two toolgate binaries: server CPU per request, req/s and p99 with wrk, alternating runs
+# A/B of two toolgate binaries: server (and PostgreSQL) CPU per request, req/s and p99 with wrk, alternating runs
 # against one database. bench/ab.sh BIN_A BIN_B [ROUNDS=6] [SECS=3] [AUDIT_MODE=off]; LUA= picks
 # the event mix (bench/events.lua). Needs wrk; see bench/README.md.
 set -euo pipefail
@@ -34,10 +34,15 @@ for p in $PORTA $PORTB; do for _ in $(seq 100); do
   s="$(curl -fsS "http://127.0.0.1:$p/v1/tenants/bench/policy" -H "authorization: Bearer $ADMIN_TOKEN" | python3 -c 'import json,sys; print((json.load(sys.stdin).get("served") or {}).get("bundle_id"))')"
   [ "$s" = "$ID" ] && break; sleep 0.2; done; done
 ticks() { awk '{print $14+$15}' /proc/$1/stat; }
-run() { # pid port -> "rps cpu_us p99"
-  local b a out; b=$(ticks $1)
-  out="$(wrk -t2 -c32 -d"${SECS}s" --latency -s "$LUA" "http://127.0.0.1:$2")"; a=$(ticks $1)
-  echo "$out" | awk -v t=$((a-b)) '/requests in/ {n=$1} /Requests\/sec/ {r=$2} $1=="99%" {p=$2} END {printf "%.0f %.1f %s\n", r, t*1e4/n, p}'
+# CPU ticks of the throwaway PostgreSQL: its postmaster and every child process.
+pg_ticks() {
+  local main t=0 p; main="$(head -n 1 "$TOOLGATE_PG_DIR/data/postmaster.pid")"
+  for p in "$main" $(pgrep -P "$main"); do t=$((t + $(ticks "$p" 2>/dev/null || echo 0))); done; echo "$t"
+}
+run() { # pid port -> "rps cpu_us p99 pg_cpu_us"
+  local b a pb pa out; b=$(ticks $1); pb=$(pg_ticks)
+  out="$(wrk -t2 -c32 -d"${SECS}s" --latency -s "$LUA" "http://127.0.0.1:$2")"; a=$(ticks $1); pa=$(pg_ticks)
+  echo "$out" | awk -v t=$((a-b)) -v pt=$((pa-pb)) '/requests in/ {n=$1} /Requests\/sec/ {r=$2} $1=="99%" {p=$2} END {printf "%.0f %.1f %s %.1f\n", r, t*1e4/n, p, pt*1e4/n}'
 }
 wrk -t2 -c32 -d2s -s "$LUA" "http://127.0.0.1:$PORTA" >/dev/null; wrk -t2 -c32 -d2s -s "$LUA" "http://127.0.0.1:$PORTB" >/dev/null
 for i in $(seq "$ROUNDS"); do
@@ -47,7 +52,8 @@ python3 - "$WORK/res" <<'PY'
 import sys, statistics as st
 rows = {}
 for line in open(sys.argv[1]):
-    k, rps, cpu, p99 = line.split(); rows.setdefault(k, []).append((float(rps), float(cpu)))
+    k, rps, cpu, p99, pg = line.split(); rows.setdefault(k, []).append((float(rps), float(cpu), float(pg)))
 for k, v in rows.items():
-    print(f"{k}: median rps {st.median(r for r,_ in v):.0f}  median CPU {st.median(c for _,c in v):.1f} µs/req  (min {min(c for _,c in v):.1f})")
+    print(f"{k}: median rps {st.median(r for r,_,_ in v):.0f}  median CPU {st.median(c for _,c,_ in v):.1f} µs/req  (min {min(c for _,c,_ in v):.1f})"
+          f"  PostgreSQL {st.median(p for _,_,p in v):.1f} µs/req")
 PY
