@@ -126,6 +126,93 @@ async fn rule_ids_of_any_text_read_back_as_they_were_hashed(backend: Backend) {
     assert!(report.findings.is_empty(), "{:?}", report.findings);
 }
 
+on_both_backends!(new_rows_of_any_text_go_in_whole_and_read_back_as_hashed);
+/// The writer's new rows go in without a check for rows already there. Every text column holding
+/// characters that SQL literals, array literals or `COPY` treat specially reads back as it was
+/// hashed; a batch overlapping rows already written (a forked chain)
+/// goes in without them; a row for a month with no partition yet creates it.
+async fn new_rows_of_any_text_go_in_whole_and_read_back_as_hashed(backend: Backend) {
+    use toolgate::audit::record::{Evaluation, GENESIS, Row};
+    use toolgate_engine::decision::{Mode, RuleHit};
+    use toolgate_engine::protocol::HookEvent;
+    use toolgate_engine::{Decision, Outcome};
+
+    const ODD: &str = "tab\there, new\nline, cr\r, back\\slash, \\N, \\., NULL, \"quoted\", \
+                       {brace}, comma, U+001F \u{1f}, é, 😀";
+    let app = spawn_app_on(backend).await;
+    let store = AuditStore::from(app.db.clone());
+    let mut call = bash_call(ODD, ODD, ODD);
+    call["cwd"] = json!(ODD);
+    call["permission_mode"] = json!(ODD);
+    let event = HookEvent::from_value(call).unwrap();
+    let hit = |rule_id: &str| RuleHit {
+        rule_id: rule_id.to_owned(),
+        outcome: Outcome::Ask,
+        mode: Mode::Enforce,
+        reason: ODD.to_owned(),
+    };
+    let decision = Decision {
+        outcome: Outcome::Ask,
+        reason: Some(ODD.to_owned()),
+        matched: vec![hit(ODD), hit(""), hit("\\"), hit("\"")],
+        ..Decision::none()
+    };
+    let chain = |replica: &str, seqs: std::ops::RangeInclusive<i64>, time_us: Option<i64>| {
+        let mut head = GENESIS;
+        let mut rows = Vec::new();
+        for seq in seqs {
+            let mut row = Row::build(&Evaluation {
+                tenant: Some(ODD),
+                event: &event,
+                decision: &decision,
+                // Bundles are `tenant:id:sha256`, never holding U+001F (the UNNEST insert's
+                // separator), which `record` keeps out of rule ids only.
+                bundles: vec![ODD.replace('\u{1f}', ""), String::new()],
+                latency_us: 1,
+                failure: seq % 2 == 0,
+            });
+            row.replica_id = replica.to_owned();
+            row.seq = seq;
+            row.repeat = seq % 3 == 0;
+            if let Some(time_us) = time_us {
+                row.time_us = time_us;
+            }
+            row.prev_hash = head;
+            row.hash = row.compute_hash();
+            head = row.hash;
+            rows.push(row);
+        }
+        rows
+    };
+    let rows = chain("odd-text", 1..=30, None);
+    store.insert_new(&rows[..20]).await.unwrap();
+    // Rows 11–20 are there already: the batch goes in without them.
+    store.insert_new(&rows[10..]).await.unwrap();
+    // January 2031 has no partition yet.
+    let later = chain("odd-text-later", 1..=1, Some(1_925_000_000_000_000));
+    store.insert_new(&later).await.unwrap();
+
+    let report = store.verify(None).await.unwrap();
+    assert_eq!(report.rows, 31);
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+    let read = audit_rows(&app.db).await;
+    let first = read
+        .iter()
+        .find(|row| row["replica_id"] == "odd-text" && row["seq"] == 1)
+        .expect("row 1");
+    assert_eq!(*first, rows[0].to_json());
+    for column in [
+        "tenant",
+        "session_id",
+        "tool_use_id",
+        "reason",
+        "cwd",
+        "permission_mode",
+    ] {
+        assert_eq!(first[column], ODD, "{column}");
+    }
+}
+
 on_both_backends!(every_evaluation_is_recorded_with_its_decision_bundles_and_chain);
 async fn every_evaluation_is_recorded_with_its_decision_bundles_and_chain(backend: Backend) {
     let app = spawn_app_on(backend).await;

@@ -1,8 +1,10 @@
 //! The audit on PostgreSQL: rows go in with one multi-row statement per batch, `INSERT … VALUES`
-//! for up to [`VALUES_ROWS`] rows and `INSERT … SELECT FROM UNNEST(…)` above, each `ON CONFLICT
-//! DO NOTHING` (a single statement is its own transaction, and a replayed row is ignored); a
-//! missing month partition is created and the insert retried once. Pruning drops whole month
-//! partitions.
+//! for up to [`VALUES_ROWS`] rows and `INSERT … SELECT FROM UNNEST(…)` above (a single statement
+//! is its own transaction). Replays from the spool, which may hold rows the database has already,
+//! add `ON CONFLICT DO NOTHING`; the writer's new rows go without it (its speculative insertion
+//! cost PostgreSQL about a sixth more CPU per row), and a batch that meets a row already there goes
+//! again as a replay. A missing month partition is created and the insert retried once. Pruning
+//! drops whole month partitions.
 
 use std::sync::LazyLock;
 
@@ -76,8 +78,37 @@ fn insert_into() -> String {
     )
 }
 
+/// What a row already in the table does to an insert.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum OnConflict {
+    /// The statement fails (unique violation): the writer's new rows.
+    Fail,
+    /// The row is left out: replays.
+    Ignore,
+}
+
+impl OnConflict {
+    /// The statement's ending.
+    fn clause(self) -> &'static str {
+        match self {
+            Self::Fail => "",
+            Self::Ignore => " ON CONFLICT DO NOTHING",
+        }
+    }
+
+    fn index(self) -> usize {
+        usize::from(self == Self::Ignore)
+    }
+}
+
 /// `INSERT … SELECT FROM UNNEST(…)`: one array parameter per column.
-static INSERT_UNNEST: LazyLock<String> = LazyLock::new(|| {
+fn insert_unnest(on_conflict: OnConflict) -> &'static str {
+    static STATEMENTS: LazyLock<[String; 2]> =
+        LazyLock::new(|| [OnConflict::Fail, OnConflict::Ignore].map(unnest_statement));
+    &STATEMENTS[on_conflict.index()]
+}
+
+fn unnest_statement(on_conflict: OnConflict) -> String {
     let mut at = 0;
     let arrays = field_list(|_, kind| {
         at += 1;
@@ -95,10 +126,11 @@ static INSERT_UNNEST: LazyLock<String> = LazyLock::new(|| {
     });
     let names = field_list(|name, _| name.to_owned());
     format!(
-        "{} SELECT {values} FROM UNNEST({arrays}) AS u({names}) ON CONFLICT DO NOTHING",
-        insert_into()
+        "{} SELECT {values} FROM UNNEST({arrays}) AS u({names}){}",
+        insert_into(),
+        on_conflict.clause()
     )
-});
+}
 
 /// Batches of up to this many rows go in as plain `INSERT … VALUES (…), (…)`: unpacking 27
 /// arrays with `UNNEST` has a fixed cost per statement larger than a few rows' own inserts
@@ -107,34 +139,38 @@ static INSERT_UNNEST: LazyLock<String> = LazyLock::new(|| {
 const VALUES_ROWS: usize = 16;
 
 /// `INSERT … VALUES` for `n` rows (1 ≤ n ≤ [`VALUES_ROWS`]), built once per size.
-fn insert_values(n: usize) -> &'static str {
-    static STATEMENTS: LazyLock<Vec<String>> = LazyLock::new(|| {
-        (1..=VALUES_ROWS)
-            .map(|n| {
-                let rows: Vec<String> = (0..n)
-                    .map(|row| {
-                        let mut at = row * ROW_COLUMNS;
-                        let values = field_list(|_, kind| {
-                            at += 1;
-                            match kind {
-                                "uuid" => format!("${at}::text::uuid"),
-                                _ => format!("${at}"),
-                            }
-                        });
-                        format!("({values})")
-                    })
-                    .collect();
-                format!(
-                    "{} VALUES {} ON CONFLICT DO NOTHING",
-                    insert_into(),
-                    rows.join(", ")
-                )
-            })
-            .collect()
-    });
-    STATEMENTS
+fn insert_values(n: usize, on_conflict: OnConflict) -> &'static str {
+    static STATEMENTS: LazyLock<[Vec<String>; 2]> =
+        LazyLock::new(|| [OnConflict::Fail, OnConflict::Ignore].map(values_statements));
+    STATEMENTS[on_conflict.index()]
         .get(n.clamp(1, VALUES_ROWS) - 1)
         .map_or("", String::as_str)
+}
+
+fn values_statements(on_conflict: OnConflict) -> Vec<String> {
+    (1..=VALUES_ROWS)
+        .map(|n| {
+            let rows: Vec<String> = (0..n)
+                .map(|row| {
+                    let mut at = row * ROW_COLUMNS;
+                    let values = field_list(|_, kind| {
+                        at += 1;
+                        match kind {
+                            "uuid" => format!("${at}::text::uuid"),
+                            _ => format!("${at}"),
+                        }
+                    });
+                    format!("({values})")
+                })
+                .collect();
+            format!(
+                "{} VALUES {}{}",
+                insert_into(),
+                rows.join(", "),
+                on_conflict.clause()
+            )
+        })
+        .collect()
 }
 
 fn from_pg(row: &PgRow) -> Result<Row, sqlx::Error> {
@@ -159,13 +195,29 @@ fn is_missing_partition(error: &sqlx::Error) -> bool {
 
 /// Inserts rows; rows already there (a replay) are ignored.
 pub(super) async fn insert(pool: &PgPool, rows: &[Row]) -> Result<(), sqlx::Error> {
-    match insert_once(pool, rows).await {
+    match insert_once(pool, rows, OnConflict::Ignore).await {
         Err(error) if is_missing_partition(&error) => {
             ensure_partitions(pool, rows).await?;
-            insert_once(pool, rows).await
+            insert_once(pool, rows, OnConflict::Ignore).await
         }
         other => other,
     }
+}
+
+/// Inserts the writer's new rows. A row the database has already (the chain forked: see
+/// `docs/architecture.md`, "Chain head at start") fails the statement, which then goes again as
+/// [`insert`]; so does one for a month without a partition yet.
+pub(super) async fn insert_new(pool: &PgPool, rows: &[Row]) -> Result<(), sqlx::Error> {
+    match insert_once(pool, rows, OnConflict::Fail).await {
+        Err(error) if is_missing_partition(&error) || is_unique_violation(&error) => {
+            insert(pool, rows).await
+        }
+        other => other,
+    }
+}
+
+fn is_unique_violation(error: &sqlx::Error) -> bool {
+    matches!(error, sqlx::Error::Database(db) if db.code().as_deref() == Some("23505"))
 }
 
 async fn ensure_partitions(pool: &PgPool, rows: &[Row]) -> Result<(), sqlx::Error> {
@@ -188,9 +240,13 @@ async fn ensure_partitions(pool: &PgPool, rows: &[Row]) -> Result<(), sqlx::Erro
     Ok(())
 }
 
-async fn insert_once(pool: &PgPool, rows: &[Row]) -> Result<(), sqlx::Error> {
+async fn insert_once(
+    pool: &PgPool,
+    rows: &[Row],
+    on_conflict: OnConflict,
+) -> Result<(), sqlx::Error> {
     if rows.len() <= VALUES_ROWS {
-        return insert_small(pool, rows).await;
+        return insert_small(pool, rows, on_conflict).await;
     }
     let n = rows.len();
     let mut ids = Vec::with_capacity(n);
@@ -249,7 +305,7 @@ async fn insert_once(pool: &PgPool, rows: &[Row]) -> Result<(), sqlx::Error> {
         repeats.push(row.repeat);
         failures.push(row.failure);
     }
-    sqlx::query(INSERT_UNNEST.as_str())
+    sqlx::query(insert_unnest(on_conflict))
         .bind(ids)
         .bind(times)
         .bind(replicas)
@@ -282,8 +338,12 @@ async fn insert_once(pool: &PgPool, rows: &[Row]) -> Result<(), sqlx::Error> {
     Ok(())
 }
 
-async fn insert_small(pool: &PgPool, rows: &[Row]) -> Result<(), sqlx::Error> {
-    let mut query = sqlx::query(insert_values(rows.len()));
+async fn insert_small(
+    pool: &PgPool,
+    rows: &[Row],
+    on_conflict: OnConflict,
+) -> Result<(), sqlx::Error> {
+    let mut query = sqlx::query(insert_values(rows.len(), on_conflict));
     for row in rows {
         query = query
             .bind(row.id.as_str())
@@ -482,25 +542,40 @@ mod tests {
 
     #[test]
     fn values_statements_number_every_column_of_every_row_once() {
-        for n in 1..=VALUES_ROWS {
-            let sql = insert_values(n);
-            assert_eq!(sql.matches("::text::uuid").count(), n, "{sql}");
-            let last = n * ROW_COLUMNS;
-            assert!(sql.contains(&format!("${last})")), "{sql}");
-            assert!(!sql.contains(&format!("${}", last + 1)), "{sql}");
-            assert_eq!(sql.matches('$').count(), last, "{sql}");
+        for on_conflict in [OnConflict::Fail, OnConflict::Ignore] {
+            for n in 1..=VALUES_ROWS {
+                let sql = insert_values(n, on_conflict);
+                assert_eq!(sql.matches("::text::uuid").count(), n, "{sql}");
+                let last = n * ROW_COLUMNS;
+                assert!(sql.contains(&format!("${last})")), "{sql}");
+                assert!(!sql.contains(&format!("${}", last + 1)), "{sql}");
+                assert_eq!(sql.matches('$').count(), last, "{sql}");
+                assert_eq!(
+                    sql.ends_with("ON CONFLICT DO NOTHING"),
+                    on_conflict == OnConflict::Ignore
+                );
+            }
+            assert_eq!(
+                insert_values(VALUES_ROWS + 1, on_conflict),
+                insert_values(VALUES_ROWS, on_conflict)
+            );
         }
-        assert_eq!(insert_values(VALUES_ROWS + 1), insert_values(VALUES_ROWS));
     }
 
     #[test]
     fn the_unnest_statement_takes_one_array_per_column() {
-        let sql = INSERT_UNNEST.as_str();
-        for at in 1..=ROW_COLUMNS {
-            assert_eq!(sql.matches(&format!("${at}::")).count(), 1, "{sql}");
+        for on_conflict in [OnConflict::Fail, OnConflict::Ignore] {
+            let sql = insert_unnest(on_conflict);
+            for at in 1..=ROW_COLUMNS {
+                assert_eq!(sql.matches(&format!("${at}::")).count(), 1, "{sql}");
+            }
+            assert!(!sql.contains(&format!("${}", ROW_COLUMNS + 1)), "{sql}");
+            assert_eq!(sql.matches("string_to_array").count(), 3, "{sql}");
+            assert!(sql.contains("u.id::uuid"), "{sql}");
+            assert_eq!(
+                sql.ends_with("ON CONFLICT DO NOTHING"),
+                on_conflict == OnConflict::Ignore
+            );
         }
-        assert!(!sql.contains(&format!("${}", ROW_COLUMNS + 1)), "{sql}");
-        assert_eq!(sql.matches("string_to_array").count(), 3, "{sql}");
-        assert!(sql.contains("u.id::uuid"), "{sql}");
     }
 }
