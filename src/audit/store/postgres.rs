@@ -417,15 +417,20 @@ pub(super) async fn query(
     }
     if let Some(decision) = &filter.decision {
         query.push(" AND decision = ").push_bind(decision.clone());
+        // Spelled out, so that the planner can use the partial index of flagged rows.
+        if matches!(decision.as_str(), "deny" | "ask") {
+            query.push(" AND decision IN ('deny', 'ask')");
+        }
     }
     if let Some(tool) = &filter.tool {
         query.push(" AND tool = ").push_bind(tool.clone());
     }
     if let Some(rule) = &filter.rule {
+        // `cardinality(rules) > 0`: implied, and the partial GIN index's own condition.
         query
             .push(" AND rules @> ARRAY[")
             .push_bind(rule.clone())
-            .push("]::text[]");
+            .push("]::text[] AND cardinality(rules) > 0");
     }
     if let Some(since) = filter.since {
         query.push(" AND time >= ").push_bind(since);
