@@ -127,9 +127,23 @@ fn variables_given_static_values_are_read_with_them() {
         );
     }
     assert_eq!(lines("x=.env; unset x; cat $x"), ["unset x", "cat $x"]);
-    // An assignment in front of a command is that command's; `${x:-…}` and the like are not read.
+    // An assignment in front of a command is that command's; a length is not read.
     assert_eq!(lines("x=.env cat $x"), ["cat $x"]);
-    assert_eq!(lines("x=.env; cat ${x:+y} ${#x}"), ["cat ${x:+y} ${#x}"]);
+    assert_eq!(lines("x=.env; cat ${x:+y} ${#x}"), ["cat y ${#x}"]);
+    // Operators on a known value: an alternative, a prefix or suffix removed, a replacement.
+    assert_eq!(
+        lines("p=~/.ssh; f=a.tar.gz; cat ${p:+$p/id_rsa} ${f%.*} ${f%%.*} ${f#*.} ${f##*.}"),
+        ["cat ~/.ssh/id_rsa a.tar a tar.gz gz"]
+    );
+    assert_eq!(
+        lines("f=a/b/a; cat ${f/a/x} ${f//a/x} ${f/#a/x} ${f/%a/x} ${f/a} ${u:+x}"),
+        ["cat x/b/a x/b/x x/b/a a/b/x /b/a ${u:+x}"]
+    );
+    // A pattern or word only known at run time keeps the expansion.
+    assert_eq!(
+        lines("f=a.b; cat ${f%$X} ${f/a/$(id)}"),
+        ["cat ${f%$X} ${f/a/$(id)}", "id"]
+    );
     // A default, an assignment or a check of a set variable is its value; of an empty one
     // (with the colon), a plain default word.
     assert_eq!(

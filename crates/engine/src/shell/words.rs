@@ -8,6 +8,8 @@
 //!
 //! This module must not parse whole scripts or decide anything about commands; it only reads words.
 
+use std::borrow::Cow;
+
 use brush_parser::word::{
     self, BraceExpressionMember, BraceExpressionOrText, TildeExpr, WordPiece, WordPieceWithSource,
 };
@@ -202,11 +204,14 @@ impl<'b> Rendered<'b> {
         }
     }
 
-    /// The known value of a plain `$NAME` or `${NAME}`; and of `${NAME:-WORD}`, `${NAME:=WORD}`,
-    /// `${NAME:?WORD}` (with or without the colon): the variable's own value when it is not
-    /// empty (`p=~/.bashrc; echo x >> "${p:-/dev/null}"`), else a plain WORD of `-` and `=`
-    /// (`x=; rm -rf ${x:-/}`).
-    fn known_value<'s>(&self, source: &'s str) -> Option<&'s str>
+    /// The known value of a plain `$NAME` or `${NAME}`, and of the operators on a variable whose
+    /// value is known: `${NAME:-WORD}`, `${NAME:=WORD}`, `${NAME:?WORD}`, `${NAME:+WORD}` (with or
+    /// without the colon; `p=~/.bashrc; echo x >> "${p:-/dev/null}"`, `p=~/.ssh; cat
+    /// ${p:+$p/id_rsa}`), the removal of a prefix or suffix (`${f#PATTERN}`, `${f##…}`,
+    /// `${f%…}`, `${f%%…}`) and replacement (`${f/OLD/NEW}`, `${f//…}`, `${f/#…}`, `${f/%…}`).
+    /// A WORD or pattern counts when its own text is known (see [`Self::operand`]); a
+    /// replacement's pattern must be plain text. Anything else is not known.
+    fn known_value<'s>(&self, source: &'s str, depth: usize) -> Option<Cow<'s, str>>
     where
         'b: 's,
     {
@@ -231,20 +236,58 @@ impl<'b> Rendered<'b> {
             Some(rest) => (true, rest),
             None => (false, operator),
         };
+        let set = !value.is_empty() || !colon;
         let mut chars = operator.chars();
         match chars.next() {
-            None => Some(value),
-            Some('-' | '=' | '?') if !value.is_empty() || !colon => Some(value),
-            Some('-' | '=') => {
-                let word = chars.as_str();
-                let plain = word
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "/._-~+@%,".contains(c));
-                // Only a word with no expansion or quoting: its text is its value.
-                plain.then_some(word)
+            None => Some(Cow::Borrowed(value)),
+            Some('-' | '=' | '?') if set => Some(Cow::Borrowed(value)),
+            Some('-' | '=') => self.operand(chars.as_str(), depth).map(Cow::Owned),
+            Some('+') if !set => Some(Cow::Borrowed("")),
+            Some('+') => self.operand(chars.as_str(), depth).map(Cow::Owned),
+            Some('#' | '%') if !colon => {
+                let longest = operator.starts_with("##") || operator.starts_with("%%");
+                let pattern = operator.get(if longest { 2 } else { 1 }..)?;
+                let pattern = self.operand(pattern, depth)?;
+                let from_end = operator.starts_with('%');
+                removed(value, &pattern, from_end, longest).map(Cow::Owned)
+            }
+            Some('/') if !colon => {
+                let rest = chars.as_str();
+                let (all, anchor, rest) = match rest.chars().next() {
+                    Some('/') => (true, None, rest.get(1..)?),
+                    Some(anchor @ ('#' | '%')) => (false, Some(anchor), rest.get(1..)?),
+                    _ => (false, None, rest),
+                };
+                let (pattern, replacement) = rest.split_once('/').unwrap_or((rest, ""));
+                let pattern = self.operand(pattern, depth)?;
+                let replacement = self.operand(replacement, depth)?;
+                replaced(value, &pattern, &replacement, all, anchor).map(Cow::Owned)
             }
             Some(_) => None,
         }
+    }
+
+    /// The text of an operator's WORD or pattern when it is known: plain text, or text whose
+    /// expansions are all variables with known values (`$p/id_rsa`). Quotes are removed; a
+    /// substitution, arithmetic or an unknown variable makes it unknown.
+    fn operand(&self, word: &str, depth: usize) -> Option<String> {
+        let plain = word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-~+@%,*?".contains(c));
+        if plain && !word.starts_with('~') {
+            return Some(word.to_owned());
+        }
+        if depth >= MAX_SCAN_DEPTH {
+            return None;
+        }
+        let pieces = parse_word(word, self.budget)?;
+        let mut nested = Self::new(self.budget);
+        nested.variables = self.variables;
+        nested.quoted = true;
+        let mut subs = Vec::new();
+        nested.render(word, &pieces, &mut subs, depth + 1);
+        let known = !(nested.dynamic || nested.failed || nested.folded) && subs.is_empty();
+        known.then_some(nested.text)
     }
 
     fn render(
@@ -268,13 +311,15 @@ impl<'b> Rendered<'b> {
                     self.quoted = outer;
                 }
                 // `~` is `$HOME`: the value the command line gave HOME, if it did.
-                WordPiece::TildeExpansion(TildeExpr::Home) => match self.known_value("$HOME") {
-                    Some(home) => {
-                        self.substituted = true;
-                        self.text.push_str(home);
+                WordPiece::TildeExpansion(TildeExpr::Home) => {
+                    match self.known_value("$HOME", depth) {
+                        Some(home) => {
+                            self.substituted = true;
+                            self.text.push_str(&home);
+                        }
+                        None => self.text.push_str(source),
                     }
-                    None => self.text.push_str(source),
-                },
+                }
                 WordPiece::TildeExpansion(_) => self.text.push_str(source),
                 WordPiece::EscapeSequence(escaped) => {
                     let mut chars = escaped.chars();
@@ -285,9 +330,9 @@ impl<'b> Rendered<'b> {
                     }
                 }
                 WordPiece::ParameterExpansion(_) => {
-                    if let Some(value) = self.known_value(source) {
+                    if let Some(value) = self.known_value(source, depth) {
                         self.substituted = true;
-                        self.push_value(value);
+                        self.push_value(&value);
                         continue;
                     }
                     self.dynamic = true;
@@ -352,6 +397,80 @@ impl<'b> Rendered<'b> {
             None => self.failed = true,
         }
     }
+}
+
+/// Longest value a glob pattern is removed from (`${f%.*}`): each cut is tried against the
+/// pattern, so the work grows with the value's length times the pattern's.
+const MAX_PATTERN_VALUE: usize = 256;
+
+/// `value` with the shortest (or `longest`) prefix matching `pattern` removed, or suffix when
+/// `from_end` (`${f#*/}`, `${f%%.*}`); the value itself when nothing matches. `None` for a glob
+/// pattern on a value past [`MAX_PATTERN_VALUE`].
+fn removed(value: &str, pattern: &str, from_end: bool, longest: bool) -> Option<String> {
+    let glob = pattern.contains(['*', '?', '[']);
+    if !glob {
+        let cut = match from_end {
+            true => value.strip_suffix(pattern),
+            false => value.strip_prefix(pattern),
+        };
+        return Some(cut.unwrap_or(value).to_owned());
+    }
+    if value.len() > MAX_PATTERN_VALUE {
+        return None;
+    }
+    let mut cuts: Vec<usize> = (0..=value.len())
+        .filter(|at| value.is_char_boundary(*at))
+        .collect();
+    // The shortest match first: a prefix grows from the start, a suffix from the end.
+    if from_end {
+        cuts.reverse();
+    }
+    if longest {
+        cuts.reverse();
+    }
+    let matches = |at: usize| {
+        let part = match from_end {
+            true => value.get(at..),
+            false => value.get(..at),
+        };
+        part.is_some_and(|part| crate::packs::places::find_name_match(part, pattern, false))
+    };
+    let kept = match cuts.into_iter().find(|at| matches(*at)) {
+        Some(at) if from_end => value.get(..at),
+        Some(at) => value.get(at..),
+        None => Some(value),
+    };
+    kept.map(str::to_owned)
+}
+
+/// `value` with the first (or `all`) occurrences of the plain text `pattern` replaced, or only
+/// at the start (`anchor` `#`) or end (`%`): `${f/x/y}`, `${f//x/y}`. `None` for a glob pattern.
+fn replaced(
+    value: &str,
+    pattern: &str,
+    replacement: &str,
+    all: bool,
+    anchor: Option<char>,
+) -> Option<String> {
+    if pattern.contains(['*', '?', '[', '\\']) {
+        return None;
+    }
+    if pattern.is_empty() {
+        return Some(value.to_owned());
+    }
+    let out = match anchor {
+        Some('#') => match value.strip_prefix(pattern) {
+            Some(rest) => format!("{replacement}{rest}"),
+            None => value.to_owned(),
+        },
+        Some(_) => match value.strip_suffix(pattern) {
+            Some(rest) => format!("{rest}{replacement}"),
+            None => value.to_owned(),
+        },
+        None if all => value.replace(pattern, replacement),
+        None => value.replacen(pattern, replacement, 1),
+    };
+    Some(out)
 }
 
 /// The value `$@` takes for a function call's arguments: each argument its own field, even
