@@ -65,6 +65,9 @@ pub(super) struct Walker<'l> {
     piped: Option<Piped>,
     /// The known output of the last simple command walked, for the pipeline to hand on.
     last_output: Option<Piped>,
+    /// For each command of [`Analysis::commands`], whether its arguments are all known: static,
+    /// or given by values the command line assigned (see [`Field::is_known`]).
+    known_args: Vec<bool>,
     /// What the word parses of this analysis may still spend.
     word_budget: WordBudget,
     /// Names the command line binds for the commands after it (`hash -p`, `alias`).
@@ -78,7 +81,7 @@ pub(super) struct Walker<'l> {
     /// What the compound command about to be walked reads on its stdin, when the command line
     /// says it (a pipe from `find`, `< <(find …)`, a here-string): a `while read VAR` loop
     /// takes its lines (see [`Walker::read_loop_values`]).
-    loop_input: Option<(String, bool)>,
+    loop_input: Option<Piped>,
     /// How many enclosing constructs may not run what the walk is in (an `if`'s branches, a
     /// loop's body, what follows `&&` or `||`): an assignment there may not happen, so it makes
     /// its variable unknown rather than known.
@@ -154,10 +157,14 @@ enum Binding {
 }
 
 /// Known text flowing through a pipe, and the depth of the pipeline it flows in.
+#[derive(Clone)]
 struct Piped {
     depth: usize,
     text: String,
     dynamic: bool,
+    /// Whether a dynamic text is all given by values the command line assigned (`f=~/.ssh/id_rsa;
+    /// echo $f`): what xargs hands on as arguments, which stay dynamic fields.
+    valued: bool,
 }
 
 /// What a simple command's own words and redirections gave, before wrapper stripping.
@@ -203,6 +210,8 @@ struct Base {
     stdin_text: Option<String>,
     /// Whether `stdin_text` holds an expansion or escape, so that it is not the text itself.
     stdin_dynamic: bool,
+    /// Whether a dynamic `stdin_text` is all given by known values (see [`Piped::valued`]).
+    stdin_valued: bool,
 }
 
 impl<'l> Walker<'l> {
@@ -217,6 +226,7 @@ impl<'l> Walker<'l> {
             stack: StackBudget::default(),
             piped: None,
             last_output: None,
+            known_args: Vec::new(),
             word_budget: WordBudget::default(),
             bindings: Vec::new(),
             variables: Vec::new(),
@@ -368,13 +378,10 @@ impl<'l> Walker<'l> {
     fn read_loop_values(
         &self,
         start: usize,
-        input: Option<(String, bool)>,
+        input: Option<Piped>,
         ctx: Ctx,
     ) -> Option<(String, Vec<String>)> {
-        let (text, dynamic) = input?;
-        if dynamic {
-            return None;
-        }
+        let text = input.filter(|input| !input.dynamic)?.text;
         let emitted = self.out.commands.get(start..)?;
         let mut here = emitted.iter().filter(|c| c.depth == ctx.depth);
         let (Some(read), None) = (here.next(), here.next()) else {
@@ -761,6 +768,7 @@ impl<'l> Walker<'l> {
             stdin_pipe_from: pipe,
             stdin_text: None,
             stdin_dynamic: false,
+            stdin_valued: false,
         };
         if timed {
             base.wrappers.push("time".to_owned());
@@ -774,9 +782,10 @@ impl<'l> Walker<'l> {
             );
         }
         let stdin = std::mem::take(&mut collected.stdin);
-        if let Some((text, dynamic)) = self.stdin_text(&stdin, ctx) {
-            base.stdin_text = Some(text);
-            base.stdin_dynamic = dynamic;
+        if let Some(fed) = self.stdin_text(&stdin, ctx) {
+            base.stdin_text = Some(fed.text);
+            base.stdin_dynamic = fed.dynamic;
+            base.stdin_valued = fed.valued;
         }
         let consumed = if fields.is_empty() {
             if !base.redirects.is_empty() {
@@ -801,33 +810,42 @@ impl<'l> Walker<'l> {
 
     /// The text the command line feeds to a command's stdin (see [`SimpleCommand::stdin_text`]),
     /// and whether it holds a run-time expansion.
-    fn stdin_text(&self, stdin: &Stdin<'_>, ctx: Ctx) -> Option<(String, bool)> {
+    fn stdin_text(&self, stdin: &Stdin<'_>, ctx: Ctx) -> Option<Piped> {
+        let fed = |text: String, dynamic: bool, valued: bool| Piped {
+            depth: ctx.depth,
+            text,
+            dynamic,
+            valued: dynamic && valued,
+        };
         if let Some(heredoc) = stdin.heredoc {
             let text = &heredoc.doc.value;
             let dynamic = heredoc.requires_expansion && text.contains(['$', '`', '\\']);
-            return Some((text.clone(), dynamic));
+            return Some(fed(text.clone(), dynamic, false));
         }
         if let Some(herestring) = &stdin.herestring {
-            return Some((herestring.text.clone(), herestring.dynamic));
+            let text = herestring.text.clone();
+            return Some(fed(text, herestring.dynamic, herestring.resolved));
         }
         if stdin.process_substitution {
-            return stdin.listed.clone().map(|names| (names, false));
+            return stdin.listed.clone().map(|names| fed(names, false, false));
         }
         self.piped
             .as_ref()
             .filter(|piped| piped.depth == ctx.depth)
-            .map(|piped| (piped.text.clone(), piped.dynamic))
+            .map(|piped| fed(piped.text.clone(), piped.dynamic, piped.valued))
     }
 
     /// The text a just-walked command writes to stdout, when the command line says what it is:
     /// `echo`/`printf` arguments, or the here-doc or here-string `cat` copies through.
     fn known_output(&self, start: usize, stdin: &Stdin<'_>, ctx: Ctx) -> Option<Piped> {
-        let emitted = self
+        let (at, emitted) = self
             .out
             .commands
-            .get(start..)?
             .iter()
-            .find(|c| c.depth == ctx.depth)?;
+            .enumerate()
+            .skip(start)
+            .find(|(_, c)| c.depth == ctx.depth)?;
+        let mut valued = false;
         let (text, dynamic) = match emitted.name() {
             "echo" => {
                 let options: Vec<&String> = emitted
@@ -841,8 +859,9 @@ impl<'l> Walker<'l> {
                     text.push('\n');
                 }
                 // Escapes (`echo -e '\x72m'`) change the text.
-                let dynamic = emitted.has_dynamic_args || text.contains('\\');
-                (text, dynamic)
+                let escaped = text.contains('\\');
+                valued = !escaped && self.known_args.get(at).copied().unwrap_or(false);
+                (text, emitted.has_dynamic_args || escaped)
             }
             "printf" => printf_output(emitted.args(), emitted.has_dynamic_args),
             // The names `find` prints, as patterns (`./**/.env`), one per line: `xargs` hands
@@ -872,6 +891,7 @@ impl<'l> Walker<'l> {
             depth: ctx.depth,
             text,
             dynamic,
+            valued: dynamic && valued,
         })
     }
 
@@ -1113,7 +1133,10 @@ impl<'l> Walker<'l> {
         argv.push(basename(&program.text).to_owned());
         argv.extend(args.iter().cloned());
         let stdin_text = base.stdin_text.as_deref();
-        let known_stdin = stdin_text.filter(|_| !base.stdin_dynamic);
+        // xargs hands what it reads on as dynamic fields: values the command line gave stand
+        // there as they are (`f=~/.ssh/id_rsa; echo $f | xargs cat`).
+        let valued_input = base.stdin_valued && basename(&program.text) == "xargs";
+        let known_stdin = stdin_text.filter(|_| !base.stdin_dynamic || valued_input);
         let nested: Vec<Nested> = exec::nested(inner, known_stdin)
             .into_iter()
             .chain(interp::nested(basename(&program.text), &args, stdin_text))
@@ -1138,7 +1161,7 @@ impl<'l> Walker<'l> {
             stdin_pipe_from: base.stdin_pipe_from.clone(),
             stdin_text: base.stdin_text,
         };
-        if !self.emit(command) {
+        if !self.emit(command, inner.iter().skip(1).all(Field::is_known)) {
             return false;
         }
         self.run_written_script(inner, ctx);
@@ -1564,7 +1587,9 @@ impl<'l> Walker<'l> {
         false
     }
 
-    fn emit(&mut self, command: SimpleCommand) -> bool {
+    /// Adds a command to the analysis, with whether its arguments are all known (see
+    /// [`Walker::known_args`]).
+    fn emit(&mut self, command: SimpleCommand, args_known: bool) -> bool {
         if self.full {
             return false;
         }
@@ -1574,6 +1599,7 @@ impl<'l> Walker<'l> {
             return false;
         }
         self.out.commands.push(command);
+        self.known_args.push(args_known);
         true
     }
 }
