@@ -8,7 +8,7 @@
 
 use crate::packs::places;
 use crate::paths::{self, PathContext};
-use crate::shell::{Analysis, SimpleCommand};
+use crate::shell::Analysis;
 
 /// The directory each command runs in after the `cd`, `pushd` and `popd` commands before it
 /// (`cd ~/.ssh && cat id_rsa`, `cd .. && rm -rf project`), when it is known statically; `None`
@@ -16,7 +16,7 @@ use crate::shell::{Analysis, SimpleCommand};
 /// previous directory, `popd` to the one `pushd` saved; `pushd -n` and `popd -n` move nothing.
 /// A wrapper that runs its command elsewhere (`env -C ~ rm -rf .`, `sudo -D / rm -rf etc`) moves
 /// that command alone; a `cd` a wrapper runs (`sudo cd /`, `env cd /`) moves nothing (see
-/// [`moves_the_shell`]).
+/// [`SimpleCommand::runs_in_the_shell`]).
 pub(crate) fn working_dirs(analysis: &Analysis, ctx: &PathContext<'_>) -> Vec<Option<String>> {
     let mut dirs = Vec::with_capacity(analysis.commands.len());
     let mut current: Option<String> = None;
@@ -30,7 +30,7 @@ pub(crate) fn working_dirs(analysis: &Analysis, ctx: &PathContext<'_>) -> Vec<Op
         let wrapped = wrapper_dir(&simple.dirs, &here);
         dirs.push(wrapped.unwrap_or_else(|| current.clone()));
         let name = simple.name();
-        if !matches!(name, "cd" | "pushd" | "popd" | "chdir") || !moves_the_shell(simple) {
+        if !matches!(name, "cd" | "pushd" | "popd" | "chdir") || !simple.runs_in_the_shell() {
             continue;
         }
         let args = simple.args();
@@ -70,21 +70,6 @@ pub(crate) fn working_dirs(analysis: &Analysis, ctx: &PathContext<'_>) -> Vec<Op
         previous = std::mem::replace(&mut current, next);
     }
     dirs
-}
-
-/// Wrappers that run a builtin in the shell itself: `command cd`, `builtin cd`, bash's `time`
-/// keyword, zsh's `noglob` and `nocorrect`.
-const IN_SHELL_WRAPPERS: &[&str] = &["command", "builtin", "time", "noglob", "nocorrect"];
-
-/// Whether a `cd`, `pushd` or `popd` moves the shell the next commands run in: it is run by no
-/// wrapper, or by one that runs builtins in the shell ([`IN_SHELL_WRAPPERS`]). Any other wrapper
-/// (`sudo cd /`, `env cd /`, `timeout 5 cd ~`) starts a process of its own, whose directory is
-/// gone when it ends.
-fn moves_the_shell(simple: &SimpleCommand) -> bool {
-    simple
-        .wrappers
-        .iter()
-        .all(|wrapper| IN_SHELL_WRAPPERS.contains(&crate::shell::basename(wrapper)))
 }
 
 /// Where the wrappers' directories (see [`crate::shell::SimpleCommand::dirs`]) run a command

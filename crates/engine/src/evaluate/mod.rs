@@ -312,7 +312,7 @@ impl<'a> Evaluation<'a> {
 
     /// A shell command: every simple command judged on its own.
     fn shell(&mut self, command: &str, tool: ShellTool) -> Option<RuleHit> {
-        let analysis = shell::analyze(command, &ShellLimits::default());
+        let analysis = shell::analyze_at(command, &ShellLimits::default(), Some(&self.ctx));
         let mut cover: Option<RuleHit> = None;
         let mut all_covered = !analysis.commands.is_empty();
         let dirs = working_dirs(&analysis, &self.ctx);

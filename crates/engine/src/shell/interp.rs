@@ -139,16 +139,7 @@ pub(crate) fn reads_program_from_stdin(name: &str, args: &[String]) -> bool {
     if !is_interpreter(name) {
         return false;
     }
-    let valued: Vec<char> = [
-        &['c', 'e', 'm', 'W', 'X', 'r', 'I', 'o', 'O'][..],
-        Lang::of(name).valued_flags(),
-    ]
-    .concat();
-    let parsed = Parsed::new(
-        args,
-        &valued,
-        &["eval", "require", "import", "rcfile", "init-file"],
-    );
+    let parsed = interpreter_options(name, args);
     if parsed.has(&['s'], &[]) && SHELLS.contains(&name) {
         return true;
     }
@@ -160,6 +151,38 @@ pub(crate) fn reads_program_from_stdin(name: &str, args: &[String]) -> bool {
         .operands
         .first()
         .is_none_or(|first| matches!(*first, "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0"))
+}
+
+/// The script file an interpreter runs (`python3 -u x.py`, `node x.js`): its first operand,
+/// when no code option gives the program and it does not read it from stdin. Not for shells,
+/// whose script operands the shell analysis reads itself.
+pub(super) fn script_operand<'a>(name: &str, args: &'a [String]) -> Option<&'a str> {
+    if !is_interpreter(name) || SHELLS.contains(&name) || reads_program_from_stdin(name, args) {
+        return None;
+    }
+    // Deno's operand is a subcommand (`deno run main.ts`).
+    if name == "deno" || !code(name, args, None).is_empty() {
+        return None;
+    }
+    let parsed = interpreter_options(name, args);
+    if parsed.has(&['m', 'E'], &["print"]) {
+        return None;
+    }
+    parsed.operands.first().copied()
+}
+
+/// An interpreter's arguments, read with the options of the interpreters that take a value.
+fn interpreter_options<'a>(name: &str, args: &'a [String]) -> Parsed<'a> {
+    let valued: Vec<char> = [
+        &['c', 'e', 'm', 'W', 'X', 'r', 'I', 'o', 'O'][..],
+        Lang::of(name).valued_flags(),
+    ]
+    .concat();
+    Parsed::new(
+        args,
+        &valued,
+        &["eval", "require", "import", "rcfile", "init-file"],
+    )
 }
 
 /// What an interpreter's code (`python3 -c CODE`, or CODE fed to its stdin) hands to a shell.

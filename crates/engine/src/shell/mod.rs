@@ -26,6 +26,8 @@
 //!
 //! This module must not evaluate policy; it only describes the command.
 
+use crate::paths::PathContext;
+
 /// Bounds on the work [`analyze`] does for one command string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ShellLimits {
@@ -134,7 +136,21 @@ pub struct SimpleCommand {
     pub stdin_text: Option<String>,
 }
 
+/// Wrappers that run a builtin in the shell itself: `command cd`, `builtin cd`, bash's `time`
+/// keyword, zsh's `noglob` and `nocorrect`.
+const IN_SHELL_WRAPPERS: &[&str] = &["command", "builtin", "time", "noglob", "nocorrect"];
+
 impl SimpleCommand {
+    /// Whether a builtin such as `cd`, `pushd` or `popd` acts on the shell the next commands run
+    /// in: it is run by no wrapper, or by one that runs builtins in the shell
+    /// ([`IN_SHELL_WRAPPERS`]). Any other wrapper (`sudo cd /`, `env cd /`, `timeout 5 cd ~`)
+    /// starts a process of its own, whose directory is gone when it ends.
+    pub fn runs_in_the_shell(&self) -> bool {
+        self.wrappers
+            .iter()
+            .all(|wrapper| IN_SHELL_WRAPPERS.contains(&basename(wrapper)))
+    }
+
     /// The program's basename (`argv[0]`).
     pub fn name(&self) -> &str {
         self.argv.first().map_or("", String::as_str)
@@ -222,6 +238,17 @@ impl std::fmt::Display for Unresolved {
 /// assert!(analysis.unresolved.is_empty());
 /// ```
 pub fn analyze(command: &str, limits: &ShellLimits) -> Analysis {
+    analyze_at(command, limits, None)
+}
+
+/// [`analyze`] for a command run in a known place: the working directory and home of the
+/// event, against which the paths of scripts the command line writes and then runs are compared
+/// (`echo … > x.sh; bash "$PWD/x.sh"`, `cd /tmp; bash x.sh`).
+pub fn analyze_at(
+    command: &str,
+    limits: &ShellLimits,
+    place: Option<&PathContext<'_>>,
+) -> Analysis {
     if command.len() > limits.max_len {
         return Analysis {
             commands: Vec::new(),
@@ -229,6 +256,9 @@ pub fn analyze(command: &str, limits: &ShellLimits) -> Analysis {
         };
     }
     let mut walker = walk::Walker::new(limits);
+    if let Some(place) = place {
+        walker.place(place);
+    }
     walker.script(command, Origin::TopLevel, 0);
     walker.out
 }

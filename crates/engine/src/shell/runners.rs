@@ -404,11 +404,28 @@ pub(super) fn make(args: &[Field], stdin: Option<&str>) -> Vec<Nested> {
     runs
 }
 
+/// The makefiles `make ARGS` reads and the directories it changes to first: `-C DIR` (each
+/// relative to the one before), `-f FILE` (relative to the last `-C`), or, without `-f`, the
+/// names make looks for (`GNUmakefile`, `makefile`, `Makefile`, the first found). A makefile
+/// read from stdin is [`make`]'s.
+pub(super) fn makefiles(args: &[Field]) -> (Vec<String>, Vec<String>) {
+    let strings: Vec<String> = args.iter().map(|f| f.text.clone()).collect();
+    let parsed = Parsed::new(&strings, MAKE_SHORT_ARG, MAKE_LONG_ARG);
+    let dirs = parsed.values(&['C'], &["directory"]);
+    let mut files = parsed.values(&['f'], &["file", "makefile"]);
+    if files.is_empty() {
+        files = vec!["GNUmakefile", "makefile", "Makefile"];
+    }
+    files.retain(|file| !matches!(*file, "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0"));
+    let owned = |texts: Vec<&str>| texts.into_iter().map(str::to_owned).collect();
+    (owned(dirs), owned(files))
+}
+
 /// The shell commands of makefile text: each recipe line (after a tab; `@`, `-` and `+`
 /// prefixes dropped; a line ending in `\` continued) and each `$(shell …)` call. make's `$$` is
 /// the shell's `$`; a command that expands a make variable or function is only known at run
 /// time.
-fn makefile_commands(text: &str) -> Vec<Nested> {
+pub(super) fn makefile_commands(text: &str) -> Vec<Nested> {
     let mut commands: Vec<String> = Vec::new();
     let mut continued = false;
     let mut prefix = '\t';
@@ -1086,6 +1103,18 @@ mod tests {
 
     fn run(words: &[&str]) -> Vec<Nested> {
         tmux(&fields(words), None)
+    }
+
+    #[test]
+    fn makefiles_make_reads() {
+        let read = |words: &[&str]| makefiles(&fields(words));
+        let defaults = ["GNUmakefile", "makefile", "Makefile"].map(str::to_owned);
+        assert_eq!(read(&["test"]), (vec![], defaults.to_vec()));
+        assert_eq!(
+            read(&["-C", "sub", "-f", "M", "--file=N", "all"]),
+            (vec!["sub".to_owned()], vec!["M".to_owned(), "N".to_owned()])
+        );
+        assert_eq!(read(&["-f", "-"]), (vec![], vec![]));
     }
 
     #[test]

@@ -32,6 +32,10 @@ use super::{
     basename,
 };
 
+mod written;
+
+use written::{UNKNOWN_CWD, Written};
+
 /// Deepest structural recursion of the walk itself (compound commands inside compound commands).
 const MAX_NEST: usize = 1024;
 /// Most distinct unresolved items kept.
@@ -86,10 +90,20 @@ pub(super) struct Walker<'l> {
     /// loop's body, what follows `&&` or `||`): an assignment there may not happen, so it makes
     /// its variable unknown rather than known.
     conditional: usize,
-    /// Files the command line wrote through a redirection or `tee`, with their text when the
-    /// command line says it (`echo 'make' > build.sh`), `None` when it does not (`>>`, a
-    /// program's output): a later `bash build.sh`, `. build.sh` or `./build.sh` runs that text.
-    written: Vec<(String, Option<String>)>,
+    /// Files the command line wrote through a redirection, `tee`, `cp` or `mv`, with their text
+    /// when the command line says it (`echo 'make' > build.sh`), `None` when it does not (`>>`,
+    /// a program's output): a later `bash build.sh`, `. build.sh`, `./build.sh`, `python3 x.py`
+    /// or `make` runs that text (see the `written` module).
+    written: Vec<Written>,
+    /// The directory the commands being walked run in, canonical: the event's (or
+    /// [`UNKNOWN_CWD`]), then where `cd` moved it; once it is only known at run time (`cd "$D"`,
+    /// a `cd` that may not have run), a directory of its own that stands for it (see
+    /// [`Walker::unknown_dir`]).
+    cwd: String,
+    /// How many directories only known at run time the walk has stood in.
+    unknown_dirs: usize,
+    /// The user's home the event names, for `~` in the paths of written files.
+    home: Option<String>,
     /// Whether [`Walker::written`] forgot a file past [`MAX_WRITTEN_FILES`]: a script run from
     /// a file it does not hold may then be one the command line wrote.
     written_forgotten: bool,
@@ -234,6 +248,9 @@ impl<'l> Walker<'l> {
             loop_input: None,
             conditional: 0,
             written: Vec::new(),
+            cwd: UNKNOWN_CWD.to_owned(),
+            unknown_dirs: 0,
+            home: None,
             written_forgotten: false,
             functions: Vec::new(),
             script_id: 0,
@@ -266,19 +283,32 @@ impl<'l> Walker<'l> {
         self.variables.retain(|(known, _)| known != name);
     }
 
-    /// Walks `body` as code that may not run (see [`Walker::conditional`]).
+    /// Walks `body` as code that may not run (see [`Walker::conditional`]). A `cd` there leaves
+    /// the directory only known at run time after it.
     fn maybe(&mut self, body: impl FnOnce(&mut Self)) {
+        let cwd = self.cwd.clone();
         self.conditional += 1;
         body(self);
         self.conditional -= 1;
+        self.unsure_of_cwd_since(cwd);
+    }
+
+    /// Makes the working directory unknown if it is not `before` any more: it was moved by code
+    /// that may not have run.
+    fn unsure_of_cwd_since(&mut self, before: String) {
+        if self.cwd != before {
+            self.cwd = self.unknown_dir();
+        }
     }
 
     /// Walks `body` in a shell of its own (a subshell, a function's body, a nested script): the
-    /// variables it assigns are gone after it.
+    /// variables it assigns and the directory it moves to are gone after it.
     fn own_shell(&mut self, body: impl FnOnce(&mut Self)) {
         let outer = self.variables.clone();
+        let cwd = self.cwd.clone();
         body(self);
         self.variables = outer;
+        self.cwd = cwd;
     }
 
     /// What `export`, `declare`, `local`, `readonly` and `typeset` assign (`export F=.env`), and
@@ -357,6 +387,7 @@ impl<'l> Walker<'l> {
             self.maybe(|w| w.compound_list(body, ctx));
         } else {
             self.loop_walks -= values.len();
+            let cwd = self.cwd.clone();
             // The body runs with the value, wherever the loop is (inside an `if`, another loop).
             let conditional = std::mem::take(&mut self.conditional);
             for value in values {
@@ -366,6 +397,7 @@ impl<'l> Walker<'l> {
                 self.conditional = 0;
             }
             self.conditional = conditional;
+            self.unsure_of_cwd_since(cwd);
         }
         self.bind_variable(variable, None);
     }
@@ -439,6 +471,7 @@ impl<'l> Walker<'l> {
         }
         let outer = self.stack;
         let variables = self.variables.clone();
+        let cwd = self.cwd.clone();
         let script_id = self.script_id;
         self.scripts += 1;
         self.script_id = self.scripts;
@@ -448,6 +481,7 @@ impl<'l> Walker<'l> {
         });
         self.stack = outer;
         self.variables = variables;
+        self.cwd = cwd;
         self.script_id = script_id;
         if done.is_none() {
             self.unresolved(Unresolved::Parse(
@@ -829,6 +863,11 @@ impl<'l> Walker<'l> {
         if stdin.process_substitution {
             return stdin.listed.clone().map(|names| fed(names, false, false));
         }
+        // `python3 < x.py` after the line wrote x.py: its text.
+        if let Some(file) = &stdin.file {
+            let text = self.written_text(file)?;
+            return Some(fed(text.to_owned(), false, false));
+        }
         self.piped
             .as_ref()
             .filter(|piped| piped.depth == ctx.depth)
@@ -1093,6 +1132,12 @@ impl<'l> Walker<'l> {
             program = path;
             written = None;
         }
+        // `HOME=/etc; cd` goes to /etc: the value stands as the operand.
+        let homed: Vec<Field>;
+        if let Some(home) = self.bare_cd_home(inner) {
+            homed = inner.iter().cloned().chain(std::iter::once(home)).collect();
+            inner = &homed;
+        }
         // `CC=gcc; $CC -o app`: a name whose text the command line's known values give is judged
         // as that program; one with an expansion left (`$X -rf ~`) is not known.
         let named_by_value = program.dynamic && program.valued;
@@ -1161,10 +1206,12 @@ impl<'l> Walker<'l> {
             stdin_pipe_from: base.stdin_pipe_from.clone(),
             stdin_text: base.stdin_text,
         };
+        let in_shell = command.runs_in_the_shell();
         if !self.emit(command, inner.iter().skip(1).all(Field::is_known)) {
             return false;
         }
-        self.run_written_script(inner, ctx);
+        self.change_dir(inner, in_shell, ctx.origin);
+        self.run_written_script(inner, &dirs, ctx);
         self.call(inner, ctx);
         if let Some(Binding::Alias(value)) = &binding {
             self.expand_alias(&program.text, value, inner, ctx);
@@ -1432,6 +1479,17 @@ impl<'l> Walker<'l> {
     /// redirected standard output, and `tee`'s files. The text is known when the command's
     /// output is ([`Walker::known_output`]) and it replaces the file rather than appends to it.
     fn remember_writes(&mut self, start: usize, stdout_files: &[(String, bool)], ctx: Ctx) {
+        // Whether it edits, copies or moves a file written before.
+        if let Some(command) = self
+            .out
+            .commands
+            .get(start)
+            .filter(|c| c.depth == ctx.depth && !self.written.is_empty())
+        {
+            let command = command.clone();
+            self.edit_written(&command);
+            self.copy_written(&command.argv);
+        }
         let output = self
             .last_output
             .as_ref()
@@ -1481,63 +1539,6 @@ impl<'l> Walker<'l> {
         Some(format!("{}{}", self.written_text(file)?, text?))
     }
 
-    /// Remembers that `file` now holds `text` (`None`: something the command line does not say).
-    fn remember_written(&mut self, file: &str, text: Option<String>) {
-        let key = written_key(file);
-        self.written.retain(|(known, _)| *known != key);
-        if self.written.len() >= MAX_WRITTEN_FILES {
-            self.written.remove(0);
-            self.written_forgotten = true;
-        }
-        let text = text.filter(|text| text.len() <= MAX_WRITTEN_TEXT);
-        self.written.push((key.to_owned(), text));
-    }
-
-    /// The text the command line wrote to `file` earlier, when it says what it is.
-    fn written_text(&self, file: &str) -> Option<&str> {
-        let key = written_key(file);
-        let (_, text) = self.written.iter().find(|(known, _)| known == key)?;
-        text.as_deref()
-    }
-
-    /// A command that runs a file the command line wrote earlier as a shell script (`bash x.sh`,
-    /// `. x.sh`, `./x`): see [`Walker::run_written`].
-    fn run_written_script(&mut self, argv: &[Field], ctx: Ctx) {
-        if let Some(file) = exec::script_file(argv).filter(|file| !file.dynamic) {
-            self.run_written(&file.text, ctx);
-        }
-    }
-
-    /// Runs `file` as a shell script (`bash x.sh`, `bash < x.sh`): walks the text the command
-    /// line wrote there one level deeper, or, when the command line does not say what it is,
-    /// reports a script only known at run time. While its text is walked the file is forgotten,
-    /// so a script that runs itself is walked once.
-    fn run_written(&mut self, file: &str, ctx: Ctx) {
-        let key = written_key(file);
-        let Some(at) = self.written.iter().position(|(known, _)| known == key) else {
-            if self.written_forgotten {
-                self.unresolved(Unresolved::DynamicScript(format!(
-                    "<{} as this command line may have written it>",
-                    file
-                )));
-            }
-            return;
-        };
-        let (key, text) = self.written.remove(at);
-        match &text {
-            Some(text) if runs_as_shell(text) => {
-                self.script(text, Origin::ShellString, ctx.depth + 1);
-            }
-            _ => self.unresolved(Unresolved::DynamicScript(format!(
-                "<{} as this command line wrote it>",
-                file
-            ))),
-        }
-        if self.written.len() < MAX_WRITTEN_FILES {
-            self.written.push((key, text));
-        }
-    }
-
     fn payload(&mut self, text: String, dynamic: bool, origin: Origin, ctx: Ctx) {
         if dynamic {
             self.unresolved(Unresolved::DynamicScript(text));
@@ -1573,7 +1574,7 @@ impl<'l> Walker<'l> {
         }
         if let Some(file) = &stdin.file {
             // `bash < x.sh` runs the file as `bash x.sh` does.
-            self.run_written(file, ctx);
+            self.run_written_shell_script(file, ctx);
             return false;
         }
         if stdin.process_substitution {
@@ -1646,32 +1647,6 @@ fn names_by_pattern(program: &str) -> bool {
         || program
             .find('[')
             .is_some_and(|open| program[open + 1..].contains(']'))
-}
-
-/// A written file's name as the walk compares it: `./x.sh` and `x.sh` are the same file.
-fn written_key(file: &str) -> &str {
-    let mut key = file;
-    while let Some(rest) = key.strip_prefix("./") {
-        key = rest.trim_start_matches('/');
-    }
-    key
-}
-
-/// Whether a written file's text is a shell script: no `#!` line, or one naming a shell
-/// (`#!/bin/sh`, `#!/usr/bin/env bash`).
-fn runs_as_shell(text: &str) -> bool {
-    let Some(shebang) = text.strip_prefix("#!") else {
-        return true;
-    };
-    let line = shebang.lines().next().unwrap_or_default();
-    let mut words = line.split_whitespace();
-    let mut program = words.next().map(basename).unwrap_or_default();
-    if program == "env" {
-        program = words
-            .find(|word| !word.starts_with('-'))
-            .unwrap_or_default();
-    }
-    exec::SHELLS.contains(&program)
 }
 
 /// Whether `name` is a positional or special parameter a function call sets (`1`, `#`, `@`).

@@ -1,0 +1,691 @@
+//! Files the command line writes and then runs, and the directory the walk is in.
+//!
+//! `echo 'rm -rf ~' > x.sh; bash x.sh` runs the text written. The file may be run under another
+//! spelling of its path (`./x.sh`, `"$PWD/x.sh"`, `/home/u/proj/x.sh`, `../x.sh` after `cd
+//! sub`), after `mv` or `cp`, through `find -exec` or `xargs`, by an interpreter (`python3
+//! x.py`), by `make` (a written `Makefile`) or by its `#!` line (`./x`). Paths are compared
+//! canonical, from the directory the walk knows the command runs in: the event's, moved by `cd`
+//! and `pushd` and by wrappers (`env -C DIR`). Where the walk cannot tell which file runs and a
+//! written one may be it, the script is reported as only known at run time.
+
+use crate::argv::Parsed;
+use crate::packs::places;
+use crate::paths::{self, PathContext};
+
+use super::super::exec::{self, SHELLS};
+use super::super::{Origin, SimpleCommand, Unresolved, basename, interp, runners};
+use super::{Base, Ctx, Field, MAX_WRITTEN_FILES, MAX_WRITTEN_TEXT, Stdin, UNKNOWN_HOME, Walker};
+use crate::evaluate::file_effects;
+
+/// The working directory the walk stands for when the analysis is given no place
+/// ([`super::super::analyze`]): relative paths are compared under it.
+pub(super) const UNKNOWN_CWD: &str = "/.cwd";
+
+/// Where the directories only known at run time that the walk stands in are (see
+/// [`Walker::unknown_dir`]).
+const UNKNOWN_DIR: &str = "/.unknown-dir-";
+
+/// Whether a canonical path is in a directory only known at run time.
+fn in_unknown_dir(path: &str) -> bool {
+    path.starts_with(UNKNOWN_DIR)
+}
+
+/// A canonical path, unless it is in a directory only known at run time.
+fn placed(path: Option<&str>) -> Option<&str> {
+    path.filter(|path| !in_unknown_dir(path))
+}
+
+/// Most files one `find -exec` runs as written scripts.
+const MAX_FOUND_SCRIPTS: usize = 4;
+
+/// A file the command line wrote.
+pub(super) struct Written {
+    /// Its canonical path; `None` where the walk could not tell where it is (`cd "$D"; echo … >
+    /// x.sh`, `mv x.sh "$D"`).
+    path: Option<String>,
+    /// Its last component as written (`x.sh`), to compare with a path the walk cannot resolve;
+    /// empty when that is only known at run time.
+    name: String,
+    /// Its text, when the command line says it.
+    text: Option<String>,
+}
+
+impl Written {
+    /// Whether a file named `name` (a pattern: `*.sh`) may be this one.
+    fn may_be_named(&self, name: &str) -> bool {
+        self.name.is_empty() || places::find_name_match(&self.name, name, false)
+    }
+}
+
+/// Which written file a path names.
+enum Found {
+    /// None: the path names a file the command line did not write.
+    Nothing,
+    /// This one (an index in [`Walker::written`]).
+    One(usize),
+    /// The walk cannot tell, and a written file may be the one.
+    Unsure,
+}
+
+/// How a written file is run.
+#[derive(Clone, Copy)]
+enum Runner<'a> {
+    /// By a shell (`bash x.sh`, `. x.sh`): a shell script, unless its `#!` line names another
+    /// program, which the walk does not take for the shell's.
+    Shell,
+    /// By its path (`./x`): as its `#!` line says; a shell script without one.
+    Path,
+    /// By an interpreter (`python3 x.py`): that interpreter's program.
+    Interpreter(&'a str),
+    /// By make: a makefile.
+    Make,
+}
+
+impl Walker<'_> {
+    /// Places the walk in the event's working directory and home.
+    pub(in crate::shell) fn place(&mut self, place: &PathContext<'_>) {
+        let root = PathContext {
+            cwd: "/",
+            home: place.home,
+        };
+        self.cwd = paths::canonicalize(place.cwd, &root);
+        self.home = place.home.map(str::to_owned);
+    }
+
+    /// A directory of its own for the walk to stand in where the working directory is only
+    /// known at run time: files written there and run from there with the same relative path
+    /// are the same (`cd "$D" && echo … > x.sh && bash x.sh`); any other path may name one of
+    /// them.
+    pub(super) fn unknown_dir(&mut self) -> String {
+        self.unknown_dirs += 1;
+        format!("{UNKNOWN_DIR}{}", self.unknown_dirs)
+    }
+
+    /// The canonical path `path` names from the directory `here` (`None`: only known at run
+    /// time), when the walk can tell: `$PWD` is `here`, `~` and an unassigned `$HOME` the
+    /// event's home; any other expansion makes it unknown, as does `..` from a directory only
+    /// known at run time.
+    fn resolve_in(&self, path: &str, here: Option<&str>) -> Option<String> {
+        let path = match (pwd_rest(path), here) {
+            (Some(rest), Some(here)) => format!("{here}{rest}"),
+            (Some(_), None) => return None,
+            (None, _) => path.to_owned(),
+        };
+        let climbs = path.split('/').any(|component| component == "..");
+        if climbs && here.is_some_and(in_unknown_dir) {
+            return None;
+        }
+        let home_relative = ["~", "$HOME", "${HOME}"]
+            .iter()
+            .any(|prefix| starts_with_component(&path, prefix));
+        let plain = path.strip_prefix("$HOME").or(path.strip_prefix("${HOME}"));
+        if places::is_dynamic(plain.filter(|_| home_relative).unwrap_or(&path)) {
+            return None;
+        }
+        let relative = !path.starts_with('/') && !home_relative;
+        let cwd = match here {
+            Some(here) => here,
+            None if relative => return None,
+            None => "/",
+        };
+        let ctx = PathContext {
+            cwd,
+            home: self.home.as_deref(),
+        };
+        Some(paths::canonicalize(&path, &ctx))
+    }
+
+    /// The directory a command runs in: where the walk is, moved by the directories its wrappers
+    /// give (`env -C DIR`, see [`super::super::SimpleCommand::dirs`]).
+    fn command_dir(&self, dirs: &[String]) -> Option<String> {
+        let mut here = self.cwd.clone();
+        for dir in dirs {
+            here = self.resolve_in(dir, Some(&here))?;
+        }
+        Some(here)
+    }
+
+    /// The canonical path `path` names for a command run in `dirs`, when the walk can tell.
+    fn resolve(&self, path: &str, dirs: &[String]) -> Option<String> {
+        self.resolve_in(path, self.command_dir(dirs).as_deref())
+    }
+
+    /// Which written file `path` names for a command run in `dirs`: the one at its canonical
+    /// path; where the walk cannot resolve it, or it is a pattern (`./**/x.sh`), any written file
+    /// it may name makes it unsure, as does a file the walk forgot.
+    fn find_written(&self, path: &str, dirs: &[String]) -> Found {
+        let resolved = self.resolve(path, dirs);
+        let name = last_component(path).filter(|name| !places::is_dynamic(name));
+        let may = |written: &Written| match (
+            placed(resolved.as_deref()),
+            placed(written.path.as_deref()),
+        ) {
+            (Some(pattern), Some(known)) => places::glob_match(pattern, known),
+            _ => name.is_none_or(|name| written.may_be_named(name)),
+        };
+        let exact = resolved.as_deref().filter(|path| !places::has_glob(path));
+        if let Some(at) = exact.and_then(|exact| {
+            self.written
+                .iter()
+                .position(|written| written.path.as_deref() == Some(exact))
+        }) {
+            return Found::One(at);
+        }
+        if self.written.iter().any(may) || self.written_forgotten {
+            Found::Unsure
+        } else {
+            Found::Nothing
+        }
+    }
+
+    /// Remembers that `file` now holds `text` (`None`: something the command line does not say).
+    pub(super) fn remember_written(&mut self, file: &str, text: Option<String>) {
+        let path = self.resolve(file, &[]);
+        if let Some(path) = &path {
+            self.written
+                .retain(|written| written.path.as_ref() != Some(path));
+        }
+        if self.written.len() >= MAX_WRITTEN_FILES {
+            self.written.remove(0);
+            self.written_forgotten = true;
+        }
+        let name = last_component(file)
+            .filter(|name| !places::is_dynamic(name))
+            .unwrap_or_default()
+            .to_owned();
+        let text = text.filter(|text| text.len() <= MAX_WRITTEN_TEXT);
+        self.written.push(Written { path, name, text });
+    }
+
+    /// Forgets what the command line wrote at `file`: another file was put there.
+    fn forget_written(&mut self, file: &str) {
+        if let Some(path) = self.resolve(file, &[]) {
+            self.written
+                .retain(|written| written.path.as_ref() != Some(&path));
+        }
+    }
+
+    /// The text the command line wrote to `file` earlier, when it says what it is.
+    pub(super) fn written_text(&self, file: &str) -> Option<&str> {
+        let Found::One(at) = self.find_written(file, &[]) else {
+            return None;
+        };
+        self.written.get(at)?.text.as_deref()
+    }
+
+    /// A command that changes files in place (`sed -i`, `perl -pi`, `truncate`, `tar -x`) where
+    /// the command line wrote them: their text is no longer known. `mv` and `cp` are
+    /// [`Walker::copy_written`]'s, `chmod` and `touch` leave the text; what a redirection or
+    /// `tee` writes is remembered after this.
+    pub(super) fn edit_written(&mut self, command: &SimpleCommand) {
+        // Their own, or what changes no file's text.
+        const NOT_EDITS: &[&str] = &[
+            "mv", "cp", "tee", "chmod", "chown", "chgrp", "touch", "chattr",
+        ];
+        if NOT_EDITS.contains(&command.name()) {
+            return;
+        }
+        let effects = file_effects(command);
+        let redirected = |file: &String| command.redirects.iter().any(|r| r.target == *file);
+        for file in effects.writes.iter().filter(|file| !redirected(file)) {
+            if let Found::One(at) = self.find_written(file, &command.dirs)
+                && let Some(written) = self.written.get_mut(at)
+            {
+                written.text = None;
+            }
+        }
+        let filled: Vec<String> = effects
+            .filled
+            .iter()
+            .filter_map(|dir| self.resolve(dir, &command.dirs))
+            .collect();
+        for written in &mut self.written {
+            let inside = |path: &String| filled.iter().any(|dir| paths::is_within(path, dir));
+            if written.path.as_ref().is_some_and(inside) {
+                written.text = None;
+            }
+        }
+    }
+
+    /// `mv` and `cp` of a written file (`mv x.sh y.sh`, `cp x.sh bin/`): the copy holds its text.
+    /// A destination that may be a directory gets the file under its own name too. A file the
+    /// command line did not write, put over a written one, makes that one forgotten.
+    pub(super) fn copy_written(&mut self, argv: &[String]) {
+        let Some((program, args)) = argv.split_first() else {
+            return;
+        };
+        let moving = match program.as_str() {
+            "mv" => true,
+            "cp" => false,
+            _ => return,
+        };
+        let parsed = Parsed::new(args, &['t', 'S'], &["target-directory", "suffix"]);
+        let directory = parsed.values(&['t'], &["target-directory"]).pop();
+        let (sources, destination, into) = match (directory, parsed.operands.split_last()) {
+            (Some(directory), _) => (parsed.operands.as_slice(), directory, true),
+            (None, Some((last, sources))) if !sources.is_empty() => {
+                (sources, *last, sources.len() > 1 || last.ends_with('/'))
+            }
+            _ => return,
+        };
+        for source in sources {
+            let name = last_component(source).unwrap_or_default();
+            let under = format!("{}/{name}", destination.trim_end_matches('/'));
+            let targets = match into {
+                true => vec![under],
+                false => vec![destination.to_owned(), under],
+            };
+            let text = match self.find_written(source, &[]) {
+                Found::Nothing => {
+                    targets
+                        .iter()
+                        .for_each(|target| self.forget_written(target));
+                    continue;
+                }
+                Found::Unsure => None,
+                Found::One(at) if moving => self.written.remove(at).text,
+                Found::One(at) => self.written.get(at).and_then(|w| w.text.clone()),
+            };
+            for target in targets {
+                self.remember_written(&target, text.clone());
+            }
+        }
+    }
+
+    /// `cd`, `pushd` and `popd` run in the shell (`in_shell`) move the walk: to the directory
+    /// named when it is known (a bare `cd` to the event's home: the walk gives it HOME's value
+    /// as its operand when the command line set HOME), elsewhere to a directory only known at
+    /// run time (`cd -`, `popd`, `cd "$D"`).
+    pub(super) fn change_dir(&mut self, argv: &[Field], in_shell: bool, origin: Origin) {
+        let Some((program, args)) = argv.split_first() else {
+            return;
+        };
+        let name = basename(&program.text);
+        let elsewhere = matches!(origin, Origin::Xargs | Origin::FindExec | Origin::Wrapper);
+        if !matches!(name, "cd" | "pushd" | "popd" | "chdir") || !in_shell || elsewhere {
+            return;
+        }
+        if args.iter().any(|arg| arg.text == "-n") && name != "cd" {
+            return;
+        }
+        let operand = args
+            .iter()
+            .find(|arg| !arg.text.starts_with('-') || arg.text == "-");
+        let known = match operand {
+            _ if name == "popd" => None,
+            None if name == "pushd" => None,
+            None => self
+                .home
+                .as_deref()
+                .and_then(|home| self.resolve_in(home, None)),
+            Some(dir) if dir.text == "-" || dir.text.starts_with('+') => None,
+            Some(dir) => self.resolve(&dir.text, &[]),
+        };
+        self.cwd = known.unwrap_or_else(|| self.unknown_dir());
+    }
+
+    /// A bare `cd` (`cd`, `cd -P`) after the command line gave HOME a value: the operand it
+    /// stands for, that value (`HOME=/etc; cd` is `cd /etc`), which is only known at run time
+    /// where HOME was given an unknown value.
+    pub(super) fn bare_cd_home(&self, argv: &[Field]) -> Option<Field> {
+        let (program, args) = argv.split_first()?;
+        let bare = basename(&program.text) == "cd"
+            && args
+                .iter()
+                .all(|arg| arg.text.starts_with('-') && arg.text != "-");
+        if !bare {
+            return None;
+        }
+        let (_, home) = self
+            .variables
+            .iter()
+            .rev()
+            .find(|(name, _)| name == "HOME")?;
+        Some(Field {
+            text: home.clone(),
+            dynamic: true,
+            valued: home != UNKNOWN_HOME,
+        })
+    }
+
+    /// A command that runs a file the command line wrote earlier (`bash x.sh`, `. x.sh`, `./x`,
+    /// `python3 x.py`, `make`), in the directories `dirs` its wrappers give: see
+    /// [`Walker::run_file`].
+    pub(super) fn run_written_script(&mut self, argv: &[Field], dirs: &[String], ctx: Ctx) {
+        let Some((program, args)) = argv.split_first() else {
+            return;
+        };
+        let name = basename(&program.text);
+        if let Some(file) = exec::script_file(argv) {
+            let runner = match std::ptr::eq(file, program) {
+                true => Runner::Path,
+                false => Runner::Shell,
+            };
+            self.run_file(&file.text, runner, dirs, ctx);
+        } else if matches!(name, "make" | "gmake") {
+            self.run_makefiles(args, dirs, ctx);
+        } else {
+            let texts: Vec<String> = args.iter().map(|arg| arg.text.clone()).collect();
+            if let Some(operand) = interp::script_operand(name, &texts) {
+                self.run_file(operand, Runner::Interpreter(name), dirs, ctx);
+            }
+        }
+    }
+
+    /// A shell reads `file` as its script (`bash < x.sh`): see [`Walker::run_file`].
+    pub(super) fn run_written_shell_script(&mut self, file: &str, ctx: Ctx) {
+        self.run_file(file, Runner::Shell, &[], ctx);
+    }
+
+    /// Runs `file` with `runner` when the command line wrote it: walks its text one level deeper,
+    /// or reports a script only known at run time when the text is not known or the walk cannot
+    /// tell which file runs. `{}` in a command `find -exec` runs is each written file the
+    /// `find` lists.
+    fn run_file(&mut self, file: &str, runner: Runner<'_>, dirs: &[String], ctx: Ctx) {
+        if ctx.origin == Origin::FindExec && file == "{}" {
+            self.run_found(runner, ctx);
+            return;
+        }
+        match self.find_written(file, dirs) {
+            Found::Nothing => {}
+            Found::Unsure => self.unresolved(Unresolved::DynamicScript(format!(
+                "<{file} as this command line may have written it>"
+            ))),
+            Found::One(at) => self.run_text(at, runner, file, ctx),
+        }
+    }
+
+    /// The written files the nearest `find` before a command it runs lists (`find . -name
+    /// x.sh -exec sh {} \;`): each one is run, up to [`MAX_FOUND_SCRIPTS`].
+    fn run_found(&mut self, runner: Runner<'_>, ctx: Ctx) {
+        let Some(find) = self.out.commands.iter().rev().find(|c| c.name() == "find") else {
+            return;
+        };
+        let here = self.cwd.clone();
+        let patterns: Vec<String> = exec::find_printed(find.args())
+            .iter()
+            .filter_map(|pattern| self.resolve_in(pattern, Some(&here)))
+            .collect();
+        let listed = |path: &str| {
+            patterns
+                .iter()
+                .any(|pattern| places::glob_match(pattern, path))
+        };
+        let found: Vec<String> = self
+            .written
+            .iter()
+            .filter_map(|written| written.path.clone())
+            .filter(|path| listed(path))
+            .take(MAX_FOUND_SCRIPTS)
+            .collect();
+        let unsure = patterns.is_empty() || self.written.iter().any(|w| w.path.is_none());
+        if unsure && !self.written.is_empty() {
+            self.unresolved(Unresolved::DynamicScript(
+                "<{} as this command line may have written it>".to_owned(),
+            ));
+        }
+        for path in found {
+            if let Found::One(at) = self.find_written(&path, &[]) {
+                self.run_text(at, runner, &path, ctx);
+            }
+        }
+    }
+
+    /// The makefiles `make ARGS` reads (see [`runners::makefiles`]) that the command line wrote:
+    /// their recipes run.
+    fn run_makefiles(&mut self, args: &[Field], dirs: &[String], ctx: Ctx) {
+        let (make_dirs, files) = runners::makefiles(args);
+        let mut dirs = dirs.to_vec();
+        dirs.extend(make_dirs);
+        for file in files {
+            match self.find_written(&file, &dirs) {
+                Found::Nothing => continue,
+                Found::Unsure => self.unresolved(Unresolved::DynamicScript(format!(
+                    "<{file} as this command line may have written it>"
+                ))),
+                Found::One(at) => self.run_text(at, Runner::Make, &file, ctx),
+            }
+            // Of the names make looks for, it reads the first it finds.
+            break;
+        }
+    }
+
+    /// Walks the text of written file `at` as `runner` runs it. While its text is walked the
+    /// file is forgotten, so that a script that runs itself is walked once.
+    fn run_text(&mut self, at: usize, runner: Runner<'_>, file: &str, ctx: Ctx) {
+        if at >= self.written.len() {
+            return;
+        }
+        let written = self.written.remove(at);
+        let unknown = |walker: &mut Self| {
+            walker.unresolved(Unresolved::DynamicScript(format!(
+                "<{file} as this command line wrote it>"
+            )));
+        };
+        match (written.text.as_deref(), runner) {
+            (None, _) => unknown(self),
+            (Some(text), Runner::Interpreter(name)) => self.run_code(name, text, ctx),
+            (Some(text), Runner::Make) => {
+                let nested = runners::makefile_commands(text);
+                self.follow(Vec::new(), nested, None, ctx, &Stdin::default());
+            }
+            (Some(text), Runner::Shell | Runner::Path) => match shebang_program(text) {
+                None => self.script(text, Origin::ShellString, ctx.depth + 1),
+                Some(program) if SHELLS.contains(&program) => {
+                    self.script(text, Origin::ShellString, ctx.depth + 1);
+                }
+                Some(program)
+                    if matches!(runner, Runner::Path) && interp::is_interpreter(program) =>
+                {
+                    self.run_code(program, text, ctx);
+                }
+                Some(_) => unknown(self),
+            },
+        }
+        if self.written.len() < MAX_WRITTEN_FILES {
+            self.written.push(written);
+        }
+    }
+
+    /// Walks `text` as the program interpreter `name` runs, as if fed to its standard input
+    /// (`python3 - <<'EOF'`): the interpreter's code analysis reads it.
+    fn run_code(&mut self, name: &str, text: &str, ctx: Ctx) {
+        let Some(inner) = self.deeper(ctx, Origin::Interpreter) else {
+            return;
+        };
+        let program = Field {
+            text: name.to_owned(),
+            dynamic: false,
+            valued: false,
+        };
+        let base = Base {
+            stdin_text: Some(text.to_owned()),
+            ..Base::default()
+        };
+        self.run(vec![program], base, inner, &Stdin::default());
+    }
+}
+
+/// What follows a leading `$PWD`, `${PWD}`, `$(pwd)` or `` `pwd` `` in `path` (`/x.sh`), if it
+/// starts with one.
+fn pwd_rest(path: &str) -> Option<&str> {
+    ["$PWD", "${PWD}", "$(pwd)", "`pwd`"]
+        .iter()
+        .filter(|prefix| starts_with_component(path, prefix))
+        .find_map(|prefix| path.strip_prefix(prefix))
+}
+
+/// Whether `path` starts with the whole component `prefix` (`$HOME/x`, not `$HOMEDIR/x`).
+fn starts_with_component(path: &str, prefix: &str) -> bool {
+    path.strip_prefix(prefix)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// The last component of a path (`x.sh` of `../bin/x.sh`), `None` for one ending in `/`.
+fn last_component(path: &str) -> Option<&str> {
+    path.rsplit('/').next().filter(|name| !name.is_empty())
+}
+
+/// The program a text's `#!` line names (`sh` of `#!/bin/sh`, `python3` of `#!/usr/bin/env
+/// python3`), `None` without one.
+fn shebang_program(text: &str) -> Option<&str> {
+    let shebang = text.strip_prefix("#!")?;
+    let line = shebang.lines().next().unwrap_or_default();
+    let mut words = line.split_whitespace();
+    let program = words.next().map(basename).unwrap_or_default();
+    if program == "env" {
+        return Some(
+            words
+                .find(|word| !word.starts_with('-'))
+                .unwrap_or_default(),
+        );
+    }
+    Some(program)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shell::{ShellLimits, analyze_at};
+
+    /// The commands `command` runs, each as its argv joined, in `/home/u/proj`.
+    fn lines(command: &str) -> Vec<String> {
+        let place = PathContext {
+            cwd: "/home/u/proj",
+            home: Some("/home/u"),
+        };
+        analyze_at(command, &ShellLimits::default(), Some(&place))
+            .commands
+            .iter()
+            .map(|c| c.argv.join(" "))
+            .collect()
+    }
+
+    /// Whether the analysis of `command` reports a script only known at run time.
+    fn unsure(command: &str) -> bool {
+        let analysis = analyze_at(command, &ShellLimits::default(), None);
+        analysis
+            .unresolved
+            .iter()
+            .any(|item| matches!(item, Unresolved::DynamicScript(_)))
+    }
+
+    #[test]
+    fn a_written_script_is_found_under_any_spelling_of_its_path() {
+        for run in [
+            "bash $PWD/x.sh",
+            "bash \"$(pwd)/x.sh\"",
+            "/home/u/proj/x.sh",
+            "cd sub; bash ../x.sh",
+            "cd /tmp && bash ~/proj/x.sh",
+            "mv x.sh y.sh && sh y.sh",
+            "cp x.sh bin/ && bin/x.sh",
+            "env -C .. bash proj/x.sh",
+            "find . -name '*.sh' -exec sh {} \\;",
+            "echo x.sh | xargs sh",
+        ] {
+            let command = format!("echo 'rm -rf ~' > x.sh; {run}");
+            assert!(
+                lines(&command).contains(&"rm -rf ~".to_owned()),
+                "{command}"
+            );
+        }
+        for run in [
+            "cd sub && bash x.sh",
+            "bash /tmp/x.sh",
+            "mv x.sh y.sh; bash x.sh",
+        ] {
+            let command = format!("echo 'rm -rf ~' > x.sh; {run}");
+            assert!(
+                !lines(&command).contains(&"rm -rf ~".to_owned()),
+                "{command}"
+            );
+        }
+    }
+
+    #[test]
+    fn written_code_runs_as_its_interpreter_or_make_reads_it() {
+        for command in [
+            "echo 'import os; os.system(\"rm -rf ~\")' > x.py; python3 -u x.py",
+            "echo 'import os; os.system(\"rm -rf ~\")' > x.py; python3 < x.py",
+            "echo '#!/usr/bin/env python3' > x; echo 'import os; os.system(\"rm -rf ~\")' >> x; ./x",
+            "printf 'a:\\n\\trm -rf ~\\n' > Makefile; make a",
+            "printf 'a:\\n\\trm -rf ~\\n' > sub/GNUmakefile; make -C sub",
+        ] {
+            assert!(lines(command).contains(&"rm -rf ~".to_owned()), "{command}");
+        }
+        assert!(!lines("echo 'import os' > x.py; python3 -m x").contains(&"python3".to_owned()));
+    }
+
+    #[test]
+    fn where_the_walk_cannot_tell_which_file_runs_it_reports_it() {
+        for command in [
+            "echo 'rm -rf ~' > x.sh; bash \"$S\"",
+            "echo 'rm -rf ~' > x.sh; cd \"$D\"; bash ../x.sh",
+            "echo 'rm -rf ~' > /tmp/x.sh; cd \"$D\"; bash x.sh",
+            "echo 'rm -rf ~' > x.sh; if true; then cd sub; fi; bash x.sh",
+            "echo 'rm -rf ~' > x.sh; sed -i 1d x.sh; bash x.sh",
+        ] {
+            assert!(unsure(command), "{command}");
+        }
+        // The same relative path in the same unknown directory is the same file.
+        assert!(!unsure("cd \"$D\" && echo 'rm -rf ~' > x.sh && bash x.sh"));
+        assert!(!unsure("echo 'ls' > x.sh; chmod +x x.sh; ./x.sh"));
+        assert!(!unsure("echo 'ls' > x.sh; bash y.sh"));
+    }
+
+    #[test]
+    fn a_bare_cd_goes_to_home_as_the_line_set_it() {
+        assert_eq!(lines("HOME=/etc; cd"), ["cd /etc"]);
+        assert_eq!(lines("cd"), ["cd"]);
+        assert!(!unsure(
+            "echo 'rm -rf ~' > /etc/x.sh; HOME=/etc; cd; bash x.sh"
+        ));
+        assert!(
+            lines("echo 'rm -rf /' > /etc/x.sh; HOME=/etc; cd; bash x.sh")
+                .contains(&"rm -rf /".to_owned())
+        );
+    }
+
+    #[test]
+    fn interpreter_script_operands() {
+        let operand = |name: &str, words: &[&str]| {
+            let args: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
+            interp::script_operand(name, &args).map(str::to_owned)
+        };
+        assert_eq!(
+            operand("python3", &["-u", "x.py", "a"]),
+            Some("x.py".to_owned())
+        );
+        assert_eq!(
+            operand("node", &["--require", "r", "x.js"]),
+            Some("x.js".to_owned())
+        );
+        assert_eq!(operand("python3", &["-m", "pytest"]), None);
+        assert_eq!(operand("python3", &["-c", "print(1)", "x.py"]), None);
+        assert_eq!(operand("python3", &[]), None);
+        assert_eq!(operand("bash", &["x.sh"]), None);
+        assert_eq!(operand("deno", &["run", "x.ts"]), None);
+    }
+
+    #[test]
+    fn shebang_lines() {
+        assert_eq!(shebang_program("rm -rf ~\n"), None);
+        assert_eq!(shebang_program("#!/bin/sh\nls\n"), Some("sh"));
+        assert_eq!(
+            shebang_program("#!/usr/bin/env -S python3 -u\n"),
+            Some("python3")
+        );
+        assert_eq!(shebang_program("#!/usr/bin/python3\n"), Some("python3"));
+    }
+
+    #[test]
+    fn working_directory_references() {
+        assert_eq!(pwd_rest("$PWD/x.sh"), Some("/x.sh"));
+        assert_eq!(pwd_rest("${PWD}"), Some(""));
+        assert_eq!(pwd_rest("$(pwd)/a/b"), Some("/a/b"));
+        assert_eq!(pwd_rest("$PWDX/x.sh"), None);
+        assert_eq!(last_component("../bin/x.sh"), Some("x.sh"));
+        assert_eq!(last_component("bin/"), None);
+    }
+}
