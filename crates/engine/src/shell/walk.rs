@@ -1006,7 +1006,9 @@ impl<'l> Walker<'l> {
                                     | ast::IoFileRedirectKind::DuplicateInput
                                     | ast::IoFileRedirectKind::DuplicateOutput
                             );
-                        if writes_stdout && target.resolved {
+                        // A name only known at run time is remembered where the walk can
+                        // resolve it (`> "$PWD/x.sh"`), see `Walker::remember_written`.
+                        if writes_stdout && !target.failed {
                             let append = matches!(kind, ast::IoFileRedirectKind::Append);
                             collected.stdout_files.push((target.text.clone(), append));
                         }
@@ -1073,7 +1075,7 @@ impl<'l> Walker<'l> {
             ast::IoRedirect::OutputAndError(word, append) => {
                 let target = normalize(&word.value, &mut collected.subs, budget);
                 collected.word_failed |= target.failed;
-                if target.resolved {
+                if !target.failed {
                     collected.stdout_files.push((target.text.clone(), *append));
                 }
                 collected.redirects.push(Redirect {

@@ -179,7 +179,17 @@ impl Walker<'_> {
     }
 
     /// Remembers that `file` now holds `text` (`None`: something the command line does not say).
+    /// A file whose name is only known at run time (`> "$LOG"`) is not remembered: a script run
+    /// later is not taken for it.
     pub(super) fn remember_written(&mut self, file: &str, text: Option<String>) {
+        if self.resolve(file, &[]).is_some() || !places::is_dynamic(file) {
+            self.remember_copy(file, text);
+        }
+    }
+
+    /// Remembers that `file` now holds `text`, wherever it is: a copy moved to a directory only
+    /// known at run time (`mv x.sh "$D"`) may be what a later `bash "$D/x.sh"` runs.
+    fn remember_copy(&mut self, file: &str, text: Option<String>) {
         let path = self.resolve(file, &[]);
         if let Some(path) = &path {
             self.written
@@ -214,24 +224,33 @@ impl Walker<'_> {
     }
 
     /// A command that changes files in place (`sed -i`, `perl -pi`, `truncate`, `tar -x`) where
-    /// the command line wrote them: their text is no longer known. `mv` and `cp` are
-    /// [`Walker::copy_written`]'s, `chmod` and `touch` leave the text; what a redirection or
-    /// `tee` writes is remembered after this.
+    /// the command line wrote them: their text is no longer known; so is that of what a command
+    /// reading a written file writes (`dd if=x.sh of=y.sh`, `rsync x.sh y.sh`). `mv`, `cp`, `ln`
+    /// and `install` are [`Walker::copy_written`]'s, `chmod` and `touch` leave the text; what a
+    /// redirection or `tee` writes is remembered after this.
     pub(super) fn edit_written(&mut self, command: &SimpleCommand) {
         // Their own, or what changes no file's text.
         const NOT_EDITS: &[&str] = &[
-            "mv", "cp", "tee", "chmod", "chown", "chgrp", "touch", "chattr",
+            "mv", "cp", "ln", "install", "tee", "chmod", "chown", "chgrp", "touch", "chattr",
         ];
         if NOT_EDITS.contains(&command.name()) {
             return;
         }
         let effects = file_effects(command);
+        let reads_written = effects
+            .reads
+            .iter()
+            .any(|read| !matches!(self.find_written(&read.path, &command.dirs), Found::Nothing));
         let redirected = |file: &String| command.redirects.iter().any(|r| r.target == *file);
         for file in effects.writes.iter().filter(|file| !redirected(file)) {
-            if let Found::One(at) = self.find_written(file, &command.dirs)
-                && let Some(written) = self.written.get_mut(at)
-            {
-                written.text = None;
+            match self.find_written(file, &command.dirs) {
+                Found::One(at) => {
+                    if let Some(written) = self.written.get_mut(at) {
+                        written.text = None;
+                    }
+                }
+                _ if reads_written => self.remember_written(file, None),
+                _ => {}
             }
         }
         let filled: Vec<String> = effects
@@ -247,19 +266,26 @@ impl Walker<'_> {
         }
     }
 
-    /// `mv` and `cp` of a written file (`mv x.sh y.sh`, `cp x.sh bin/`): the copy holds its text.
-    /// A destination that may be a directory gets the file under its own name too. A file the
-    /// command line did not write, put over a written one, makes that one forgotten.
+    /// `mv`, `cp`, `ln` and `install` of a written file (`mv x.sh y.sh`, `cp x.sh bin/`, `ln -s
+    /// x.sh y`): the copy holds its text. A destination that may be a directory gets the file
+    /// under its own name too. A file the command line did not write, put over a written one,
+    /// makes that one forgotten.
     pub(super) fn copy_written(&mut self, argv: &[String]) {
         let Some((program, args)) = argv.split_first() else {
             return;
         };
-        let moving = match program.as_str() {
-            "mv" => true,
-            "cp" => false,
+        let (moving, valued): (bool, &[char]) = match program.as_str() {
+            "mv" => (true, &['t', 'S']),
+            "cp" | "ln" => (false, &['t', 'S']),
+            "install" => (false, &['t', 'S', 'm', 'o', 'g']),
             _ => return,
         };
-        let parsed = Parsed::new(args, &['t', 'S'], &["target-directory", "suffix"]);
+        let long = ["target-directory", "suffix", "mode", "owner", "group"];
+        let parsed = Parsed::new(args, valued, &long);
+        // `install -d` makes directories.
+        if program == "install" && parsed.has(&['d'], &["directory"]) {
+            return;
+        }
         let directory = parsed.values(&['t'], &["target-directory"]).pop();
         let (sources, destination, into) = match (directory, parsed.operands.split_last()) {
             (Some(directory), _) => (parsed.operands.as_slice(), directory, true),
@@ -287,7 +313,7 @@ impl Walker<'_> {
                 Found::One(at) => self.written.get(at).and_then(|w| w.text.clone()),
             };
             for target in targets {
-                self.remember_written(&target, text.clone());
+                self.remember_copy(&target, text.clone());
             }
         }
     }
@@ -580,6 +606,9 @@ mod tests {
             "cd /tmp && bash ~/proj/x.sh",
             "mv x.sh y.sh && sh y.sh",
             "cp x.sh bin/ && bin/x.sh",
+            "ln -s x.sh y && ./y",
+            "install -m 755 x.sh bin/y && bin/y",
+            "cat x.sh > y.sh && bash y.sh",
             "env -C .. bash proj/x.sh",
             "find . -name '*.sh' -exec sh {} \\;",
             "echo x.sh | xargs sh",
@@ -625,6 +654,7 @@ mod tests {
             "echo 'rm -rf ~' > /tmp/x.sh; cd \"$D\"; bash x.sh",
             "echo 'rm -rf ~' > x.sh; if true; then cd sub; fi; bash x.sh",
             "echo 'rm -rf ~' > x.sh; sed -i 1d x.sh; bash x.sh",
+            "echo 'rm -rf ~' > x.sh; dd if=x.sh of=y.sh; bash y.sh",
         ] {
             assert!(unsure(command), "{command}");
         }
@@ -632,6 +662,7 @@ mod tests {
         assert!(!unsure("cd \"$D\" && echo 'rm -rf ~' > x.sh && bash x.sh"));
         assert!(!unsure("echo 'ls' > x.sh; chmod +x x.sh; ./x.sh"));
         assert!(!unsure("echo 'ls' > x.sh; bash y.sh"));
+        assert!(!unsure("make > \"$LOG\"; ./build.sh"));
     }
 
     #[test]
