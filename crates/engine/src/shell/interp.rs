@@ -154,9 +154,10 @@ pub(crate) fn reads_program_from_stdin(name: &str, args: &[String]) -> bool {
 }
 
 /// The script file an interpreter runs (`python3 -u x.py`, `node x.js`): its first operand,
-/// when no code option gives the program and it does not read it from stdin. Not for shells,
-/// whose script operands the shell analysis reads itself.
-pub(super) fn script_operand<'a>(name: &str, args: &'a [String]) -> Option<&'a str> {
+/// when no code option gives the program and it does not read it from stdin; for Python's `-m
+/// MODULE`, the module's file in the working directory (`-m x` runs `x.py`, `-m a.b` `a/b.py`).
+/// Not for shells, whose script operands the shell analysis reads itself.
+pub(super) fn script_operand(name: &str, args: &[String]) -> Option<String> {
     if !is_interpreter(name) || SHELLS.contains(&name) || reads_program_from_stdin(name, args) {
         return None;
     }
@@ -165,10 +166,15 @@ pub(super) fn script_operand<'a>(name: &str, args: &'a [String]) -> Option<&'a s
         return None;
     }
     let parsed = interpreter_options(name, args);
+    if Lang::of(name) == Lang::Python
+        && let Some(module) = parsed.values(&['m'], &[]).first()
+    {
+        return Some(format!("{}.py", module.replace('.', "/")));
+    }
     if parsed.has(&['m', 'E'], &["print"]) {
         return None;
     }
-    parsed.operands.first().copied()
+    parsed.operands.first().map(|operand| (*operand).to_owned())
 }
 
 /// An interpreter's arguments, read with the options of the interpreters that take a value.

@@ -393,7 +393,7 @@ impl Walker<'_> {
         } else {
             let texts: Vec<String> = args.iter().map(|arg| arg.text.clone()).collect();
             if let Some(operand) = interp::script_operand(name, &texts) {
-                self.run_file(operand, Runner::Interpreter(name), dirs, ctx);
+                self.run_file(&operand, Runner::Interpreter(name), dirs, ctx);
             }
         }
     }
@@ -643,7 +643,10 @@ mod tests {
         ] {
             assert!(lines(command).contains(&"rm -rf ~".to_owned()), "{command}");
         }
-        assert!(!lines("echo 'import os' > x.py; python3 -m x").contains(&"python3".to_owned()));
+        assert!(
+            lines("echo 'import os; os.system(\"rm -rf ~\")' > x.py; python3 -m x")
+                .contains(&"rm -rf ~".to_owned())
+        );
     }
 
     #[test]
@@ -682,7 +685,7 @@ mod tests {
     fn interpreter_script_operands() {
         let operand = |name: &str, words: &[&str]| {
             let args: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
-            interp::script_operand(name, &args).map(str::to_owned)
+            interp::script_operand(name, &args)
         };
         assert_eq!(
             operand("python3", &["-u", "x.py", "a"]),
@@ -692,7 +695,10 @@ mod tests {
             operand("node", &["--require", "r", "x.js"]),
             Some("x.js".to_owned())
         );
-        assert_eq!(operand("python3", &["-m", "pytest"]), None);
+        assert_eq!(
+            operand("python3", &["-m", "a.b"]),
+            Some("a/b.py".to_owned())
+        );
         assert_eq!(operand("python3", &["-c", "print(1)", "x.py"]), None);
         assert_eq!(operand("python3", &[]), None);
         assert_eq!(operand("bash", &["x.sh"]), None);
