@@ -429,7 +429,13 @@ fn skip_quoted(bytes: &[u8], from: usize, quote: u8, escapes: bool) -> usize {
 pub(super) struct WordBudget {
     left: std::cell::Cell<u64>,
     refused: std::cell::Cell<bool>,
+    /// What is left of [`MAX_EXPANSION_BYTES`].
+    expansion_left: std::cell::Cell<usize>,
 }
+
+/// Most bytes of variables' known values all the words of one analysis take in their place
+/// (`a=<4 KiB>; echo $a $a $a …`): past it a word is refused as too deep.
+pub(super) const MAX_EXPANSION_BYTES: usize = 1 << 20;
 
 impl Default for WordBudget {
     fn default() -> Self {
@@ -443,6 +449,7 @@ impl WordBudget {
         Self {
             left: std::cell::Cell::new(units),
             refused: std::cell::Cell::new(false),
+            expansion_left: std::cell::Cell::new(MAX_EXPANSION_BYTES),
         }
     }
 
@@ -493,6 +500,21 @@ impl WordBudget {
     /// when it does not fit.
     pub(super) fn spend(&self, text: &str, syntax: WordSyntax) -> bool {
         self.take(word_work(text, syntax))
+    }
+
+    /// Spends `len` bytes of a variable's known value put in a word, or returns `false`
+    /// (spending nothing, and refusing) when they do not fit in [`MAX_EXPANSION_BYTES`].
+    pub(super) fn spend_expansion(&self, len: usize) -> bool {
+        match self.expansion_left.get().checked_sub(len) {
+            Some(left) => {
+                self.expansion_left.set(left);
+                true
+            }
+            None => {
+                self.refused.set(true);
+                false
+            }
+        }
     }
 
     fn take(&self, cost: u64) -> bool {

@@ -99,6 +99,16 @@ fn command_names_from_known_values_are_those_programs() {
 }
 
 #[test]
+fn values_built_up_past_the_limits_are_more_than_the_analysis_follows() {
+    let doubled = format!("a=xxxxxxxxxxxxxxxx; {}echo $a", "a=$a$a; ".repeat(22));
+    assert!(run(&doubled).unresolved.contains(&Unresolved::TooDeep));
+    let repeated = format!("a={}; echo {}", "x".repeat(4000), "$a ".repeat(400));
+    assert!(run(&repeated).unresolved.contains(&Unresolved::TooDeep));
+    let replaced = format!("a=xxxxxxxx; {}echo $a", "a=${a//x/xxxxxxxx}; ".repeat(8));
+    assert!(run(&replaced).commands.iter().all(|c| c.argv.join(" ").len() < 70_000));
+}
+
+#[test]
 fn variables_given_static_values_are_read_with_them() {
     assert_eq!(lines("f=.env; cat \"$f\""), ["cat .env"]);
     assert_eq!(

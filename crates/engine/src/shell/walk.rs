@@ -150,6 +150,10 @@ const MAX_WRITTEN_FILES: usize = 16;
 /// Longest text remembered for one written file; a longer one is remembered as unknown.
 const MAX_WRITTEN_TEXT: usize = 16 * 1024;
 
+/// Longest value a variable is followed with (`a=$a$a` doubles it each time); a longer one is
+/// unknown, and more than the analysis follows.
+const MAX_VALUE_LEN: usize = 4 * 1024;
+
 /// Most variables one analysis follows.
 const MAX_VARIABLES: usize = 32;
 /// Most values of a loop whose body is walked once per value; a loop with more is reported as
@@ -260,10 +264,17 @@ impl<'l> Walker<'l> {
     }
 
     /// Gives `name` a static value for the words after it, or forgets it (`None`). Where the
-    /// assignment may not run, the variable is forgotten either way. HOME is not forgotten but
+    /// assignment may not run, or the value is longer than [`MAX_VALUE_LEN`] (reported as more
+    /// than the analysis follows), the variable is forgotten either way. HOME is not forgotten but
     /// made unknown ([`UNKNOWN_HOME`]): `~` and `$HOME` then no longer name the event's home.
     fn bind_variable(&mut self, name: &str, value: Option<String>) {
-        let value = value.filter(|_| self.conditional == 0);
+        if value
+            .as_ref()
+            .is_some_and(|value| value.len() > MAX_VALUE_LEN)
+        {
+            self.unresolved(Unresolved::TooDeep);
+        }
+        let value = value.filter(|value| self.conditional == 0 && value.len() <= MAX_VALUE_LEN);
         let value = match value {
             None if name == "HOME" => Some(UNKNOWN_HOME.to_owned()),
             value => value,

@@ -29,6 +29,11 @@ const MAX_SCAN_DEPTH: usize = 32;
 /// `~NNN` and `{N..M}`, so words holding longer runs are not parsed.
 const MAX_DIGIT_RUN: usize = 18;
 
+/// Longest text a word may reach through variables' known values (`$a$a…`, `${a//x/xxxx}`):
+/// past it the word fails, so that values built up over a command line cannot make a word ever
+/// larger.
+const MAX_EXPANDED_TEXT: usize = 64 * 1024;
+
 /// Marks where a variable's known value breaks into separate fields: the blanks of an unquoted
 /// value (`X="rm -rf"; $X ~` runs `rm -rf ~`), and between a function call's arguments in `$@`
 /// (see [`join_fields`]). It never stays in a word's text.
@@ -267,6 +272,23 @@ impl<'b> Rendered<'b> {
         }
     }
 
+    /// [`Self::known_value`], when the word stays within [`MAX_EXPANDED_TEXT`] with it and the
+    /// analysis within [`super::parse::MAX_EXPANSION_BYTES`]; past either, the word fails (the
+    /// analysis then reports more than it follows) rather than lose the value.
+    fn affordable_value<'s>(&mut self, source: &'s str, depth: usize) -> Option<Cow<'s, str>>
+    where
+        'b: 's,
+    {
+        let value = self.known_value(source, depth)?;
+        let fits = self.text.len() + value.len() <= MAX_EXPANDED_TEXT
+            && self.budget.spend_expansion(value.len());
+        if !fits {
+            self.failed = true;
+            return None;
+        }
+        Some(value)
+    }
+
     /// The text of an operator's WORD or pattern when it is known: plain text, or text whose
     /// expansions are all variables with known values (`$p/id_rsa`). Quotes are removed; a
     /// substitution, arithmetic or an unknown variable makes it unknown.
@@ -312,7 +334,7 @@ impl<'b> Rendered<'b> {
                 }
                 // `~` is `$HOME`: the value the command line gave HOME, if it did.
                 WordPiece::TildeExpansion(TildeExpr::Home) => {
-                    match self.known_value("$HOME", depth) {
+                    match self.affordable_value("$HOME", depth) {
                         Some(home) => {
                             self.substituted = true;
                             self.text.push_str(&home);
@@ -330,7 +352,7 @@ impl<'b> Rendered<'b> {
                     }
                 }
                 WordPiece::ParameterExpansion(_) => {
-                    if let Some(value) = self.known_value(source, depth) {
+                    if let Some(value) = self.affordable_value(source, depth) {
                         self.substituted = true;
                         self.push_value(&value);
                         continue;
@@ -457,6 +479,14 @@ fn replaced(
     }
     if pattern.is_empty() {
         return Some(value.to_owned());
+    }
+    let count = if all {
+        value.matches(pattern).count()
+    } else {
+        1
+    };
+    if value.len() + count.saturating_mul(replacement.len()) > MAX_EXPANDED_TEXT {
+        return None;
     }
     let out = match anchor {
         Some('#') => match value.strip_prefix(pattern) {
