@@ -105,7 +105,12 @@ fn values_built_up_past_the_limits_are_more_than_the_analysis_follows() {
     let repeated = format!("a={}; echo {}", "x".repeat(4000), "$a ".repeat(400));
     assert!(run(&repeated).unresolved.contains(&Unresolved::TooDeep));
     let replaced = format!("a=xxxxxxxx; {}echo $a", "a=${a//x/xxxxxxxx}; ".repeat(8));
-    assert!(run(&replaced).commands.iter().all(|c| c.argv.join(" ").len() < 70_000));
+    assert!(
+        run(&replaced)
+            .commands
+            .iter()
+            .all(|c| c.argv.join(" ").len() < 70_000)
+    );
 }
 
 #[test]

@@ -1383,17 +1383,25 @@ impl<'l> Walker<'l> {
     }
 
     /// Walks a function's body with its redirections, in a shell of its own, on a stack large
-    /// enough for it (a call may come from deeper in the walk than the definition).
+    /// enough for it (a call may come from deeper in the walk than the definition). A function
+    /// runs in its caller's shell, though: a `cd` in it leaves the caller in a directory the walk
+    /// cannot say (the `cd` may not be reached).
     fn function_body(&mut self, body: &ast::FunctionBody, ctx: Ctx) {
         let budget = nesting_budget(&body.to_string());
         let outer = self.stack;
+        let before = self.cwd.clone();
+        let mut moved = false;
         let done = with_stack(budget, outer, |stack| {
             self.stack = stack;
             self.own_shell(|w| {
                 let ast::FunctionBody(body, redirects) = body;
                 w.with_redirects(redirects.as_ref(), ctx, |w| w.compound(body, ctx));
+                moved = w.cwd != before;
             });
         });
+        if moved {
+            self.cwd = self.unknown_dir();
+        }
         self.stack = outer;
         if done.is_none() {
             self.unresolved(Unresolved::Parse(
