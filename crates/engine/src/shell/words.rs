@@ -252,7 +252,12 @@ impl<'b> Rendered<'b> {
             Some('#' | '%') if !colon => {
                 let longest = operator.starts_with("##") || operator.starts_with("%%");
                 let pattern = operator.get(if longest { 2 } else { 1 }..)?;
+                // A quoted `*` is a plain one, which the text no longer shows.
+                let quoted = pattern.contains(['\'', '"', '\\']);
                 let pattern = self.operand(pattern, depth)?;
+                if quoted && pattern.contains(['*', '?', '[']) {
+                    return None;
+                }
                 let from_end = operator.starts_with('%');
                 removed(value, &pattern, from_end, longest).map(Cow::Owned)
             }
