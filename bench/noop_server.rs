@@ -1,12 +1,15 @@
 //! The benchmark's baseline: a no-op axum handler on `POST /v1/evaluate` that reads the body and
-//! answers `{}`, on the same runtime settings as toolgate. `cargo run --release --example
-//! noop_server -- 127.0.0.1:9090`.
+//! answers `{}`, on the same runtime settings and allocator as toolgate. `cargo run --release
+//! --example noop_server -- 127.0.0.1:9090`.
 
 use axum::Router;
 use axum::body::Bytes;
 use axum::http::header;
 use axum::response::IntoResponse;
 use axum::routing::post;
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 async fn evaluate_noop(body: Bytes) -> impl IntoResponse {
     let _ = body.len();
