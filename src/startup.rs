@@ -40,7 +40,7 @@ impl Application {
     /// tasks and binds the listening socket.
     pub async fn build(config: Config) -> anyhow::Result<Self> {
         let location = config.location().map_err(anyhow::Error::msg)?;
-        let (pool, listener_pool) = match &location {
+        let (pool, listener_pool, writer_pool) = match &location {
             Location::Postgres(url) => {
                 let options =
                     postgres::connect_options(url, "toolgate").context("invalid DATABASE_URL")?;
@@ -50,13 +50,27 @@ impl Application {
                     config.db_acquire_timeout,
                 );
                 let listener_pool = postgres::lazy_pool(
-                    options.application_name(&listener_application_name(&config.replica_id)),
+                    options
+                        .clone()
+                        .application_name(&listener_application_name(&config.replica_id)),
                     1,
                     config.db_acquire_timeout,
                 );
-                (Database::Postgres(pool), Some(listener_pool))
+                let writer_pool = postgres::writer_pool(
+                    options.application_name("toolgate-audit"),
+                    config.db_acquire_timeout,
+                );
+                (
+                    Database::Postgres(pool),
+                    Some(listener_pool),
+                    Some(Database::Postgres(writer_pool)),
+                )
             }
-            Location::Sqlite(options) => (open_embedded(&location, options, &config).await?, None),
+            Location::Sqlite(options) => (
+                open_embedded(&location, options, &config).await?,
+                None,
+                None,
+            ),
         };
         let metrics = Metrics::new().context("failed to register metrics")?;
         let store = Arc::new(PolicyStore::new());
@@ -91,7 +105,7 @@ impl Application {
         let audit_store = AuditStore::from(pool.clone());
         let audit = Audit::start(
             &config.audit,
-            audit_store.clone(),
+            writer_pool.map_or_else(|| audit_store.clone(), AuditStore::from),
             &config.replica_id,
             metrics.audit().clone(),
         )?;
