@@ -179,6 +179,7 @@ impl Audit {
                 .and_then(|(writer, head)| (writer == replica_id).then_some(head)),
             metrics: metrics.clone(),
             db_timeout: settings.db_timeout,
+            inserter: None,
         };
         let shipper = writer::Shipper {
             shared,

@@ -27,7 +27,7 @@ use super::AuditError;
 use super::queue::{Pending, RecentKeys};
 use super::record::GENESIS;
 use super::spool::{self, Head, Spool, SpoolError, SpoolShared};
-use super::store::AuditStore;
+use super::store::{AuditStore, Inserter};
 use crate::metrics::AuditMetrics;
 
 /// Most rows in one batch.
@@ -59,6 +59,8 @@ pub struct Writer {
     pub metrics: AuditMetrics,
     /// How long a database insert may take before the batch goes to the spool.
     pub db_timeout: Duration,
+    /// The inserter (and the connection it keeps) while no insert is in flight.
+    pub inserter: Option<Inserter>,
 }
 
 struct Chainer {
@@ -75,7 +77,8 @@ struct InFlight {
     started: Instant,
 }
 
-type Insert = std::pin::Pin<Box<dyn Future<Output = (InFlight, Result<(), String>)> + Send>>;
+type Insert =
+    std::pin::Pin<Box<dyn Future<Output = (InFlight, Inserter, Result<(), String>)> + Send>>;
 
 impl Writer {
     /// Runs until the queue is closed and drained: at shutdown, or when every sender is gone.
@@ -92,7 +95,8 @@ impl Writer {
         loop {
             tokio::select! {
                 biased;
-                Some((flight, result)) = inflight.next(), if !inflight.is_empty() => {
+                Some((flight, inserter, result)) = inflight.next(), if !inflight.is_empty() => {
+                    self.inserter = Some(inserter);
                     self.complete(flight, result).await;
                 }
                 n = self.rx.recv_many(&mut batch, MAX_BATCH), if inflight.len() < MAX_IN_FLIGHT => {
@@ -116,7 +120,7 @@ impl Writer {
                 last_persist = Instant::now();
             }
         }
-        while let Some((flight, result)) = inflight.next().await {
+        while let Some((flight, _, result)) = inflight.next().await {
             self.complete(flight, result).await;
         }
         self.persist_shipped();
@@ -227,15 +231,18 @@ impl Writer {
             }
         }
         chainer.head = head;
-        let store = self.store.clone();
+        let mut inserter = self
+            .inserter
+            .take()
+            .unwrap_or_else(|| self.store.inserter());
         let timeout = self.db_timeout;
         Some(Box::pin(async move {
-            let result = match tokio::time::timeout(timeout, store.insert_new(&rows)).await {
+            let result = match tokio::time::timeout(timeout, inserter.insert_new(&rows)).await {
                 Ok(Ok(())) => Ok(()),
                 Ok(Err(error)) => Err(error.to_string()),
                 Err(_) => Err("timed out".to_owned()),
             };
-            (flight, result)
+            (flight, inserter, result)
         }))
     }
 

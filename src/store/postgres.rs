@@ -43,16 +43,13 @@ pub fn lazy_pool(
         .connect_lazy_with(options)
 }
 
-/// The audit writer's own lazy pool (its inserts and the spool's replays: two connections). It
-/// takes connections without the round trip sqlx makes by default to test one before handing it
-/// out: that ping cost a round trip and 5 % of the server's CPU under durable load, once per batch.
-/// A connection that died (the database restarted) fails its insert instead, and the batch goes
-/// to the spool like any failed insert; the dead connection is dropped.
+/// The audit writer's own lazy pool: its inserts, over one connection it keeps, and the spool's
+/// replays. Apart from the service's pool, so that a burst of admin requests never makes
+/// evaluations wait for an audit connection, and named apart in `pg_stat_activity`.
 pub fn writer_pool(options: PgConnectOptions, acquire_timeout: Duration) -> PgPool {
     PgPoolOptions::new()
         .max_connections(2)
         .acquire_timeout(acquire_timeout)
-        .test_before_acquire(false)
         .connect_lazy_with(options)
 }
 

@@ -185,12 +185,13 @@ async fn new_rows_of_any_text_go_in_whole_and_read_back_as_hashed(backend: Backe
         rows
     };
     let rows = chain("odd-text", 1..=30, None);
-    store.insert_new(&rows[..20]).await.unwrap();
+    let mut inserter = store.inserter();
+    inserter.insert_new(&rows[..20]).await.unwrap();
     // Rows 11–20 are there already: the batch goes in without them.
-    store.insert_new(&rows[10..]).await.unwrap();
+    inserter.insert_new(&rows[10..]).await.unwrap();
     // January 2031 has no partition yet.
     let later = chain("odd-text-later", 1..=1, Some(1_925_000_000_000_000));
-    store.insert_new(&later).await.unwrap();
+    inserter.insert_new(&later).await.unwrap();
 
     let report = store.verify(None).await.unwrap();
     assert_eq!(report.rows, 31);

@@ -23,6 +23,39 @@ impl From<Database> for AuditStore {
     }
 }
 
+/// Inserts the writer's new rows: as [`AuditStore::insert`], but on PostgreSQL without the cost
+/// of checking for rows already there first (a batch that meets one goes again as a replay), and
+/// over one connection kept from batch to batch. sqlx tests a connection with a round trip each
+/// time it goes back to the pool: once per batch, 3 % of the server's CPU under durable load. A
+/// connection whose insert failed, or was cancelled, goes back (and is tested then); the next
+/// batch takes another.
+#[derive(Debug)]
+pub struct Inserter {
+    store: AuditStore,
+    held: Option<sqlx::pool::PoolConnection<sqlx::Postgres>>,
+}
+
+impl Inserter {
+    /// Inserts `rows`, new rows of this replica's chain.
+    pub async fn insert_new(&mut self, rows: &[Row]) -> Result<(), sqlx::Error> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let pool = match &self.store.0 {
+            Database::Postgres(pool) => pool,
+            Database::Sqlite(_) => return self.store.insert(rows).await,
+        };
+        // Taken out while in use: a cancelled insert drops it back into the pool.
+        let mut conn = match self.held.take() {
+            Some(conn) => conn,
+            None => pool.acquire().await?,
+        };
+        postgres::insert_new(&mut conn, rows).await?;
+        self.held = Some(conn);
+        Ok(())
+    }
+}
+
 /// What `GET /v1/audit` and `toolgate audit export` filter on.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
@@ -168,20 +201,16 @@ impl AuditStore {
             return Ok(());
         }
         match &self.0 {
-            Database::Postgres(pool) => postgres::insert(pool, rows).await,
+            Database::Postgres(pool) => postgres::insert(&mut *pool.acquire().await?, rows).await,
             Database::Sqlite(pool) => sqlite::insert(pool, rows).await,
         }
     }
 
-    /// Inserts the writer's new rows: as [`Self::insert`], but on PostgreSQL without the cost of
-    /// checking for rows already there first (a batch that meets one goes again as a replay).
-    pub async fn insert_new(&self, rows: &[Row]) -> Result<(), sqlx::Error> {
-        if rows.is_empty() {
-            return Ok(());
-        }
-        match &self.0 {
-            Database::Postgres(pool) => postgres::insert_new(pool, rows).await,
-            Database::Sqlite(pool) => sqlite::insert(pool, rows).await,
+    /// An [`Inserter`] for the writer's new rows.
+    pub fn inserter(&self) -> Inserter {
+        Inserter {
+            store: self.clone(),
+            held: None,
         }
     }
 

@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 
 use chrono::{DateTime, Utc};
 use futures_util::TryStreamExt as _;
-use sqlx::postgres::{PgPool, PgRow};
+use sqlx::postgres::{PgConnection, PgPool, PgRow};
 use sqlx::{QueryBuilder, Row as _};
 
 use super::{Filter, PruneReport, Verifier, VerifyReport, decode_row, hash32, month_end};
@@ -194,11 +194,11 @@ fn is_missing_partition(error: &sqlx::Error) -> bool {
 }
 
 /// Inserts rows; rows already there (a replay) are ignored.
-pub(super) async fn insert(pool: &PgPool, rows: &[Row]) -> Result<(), sqlx::Error> {
-    match insert_once(pool, rows, OnConflict::Ignore).await {
+pub(super) async fn insert(conn: &mut PgConnection, rows: &[Row]) -> Result<(), sqlx::Error> {
+    match insert_once(conn, rows, OnConflict::Ignore).await {
         Err(error) if is_missing_partition(&error) => {
-            ensure_partitions(pool, rows).await?;
-            insert_once(pool, rows, OnConflict::Ignore).await
+            ensure_partitions(conn, rows).await?;
+            insert_once(conn, rows, OnConflict::Ignore).await
         }
         other => other,
     }
@@ -207,10 +207,10 @@ pub(super) async fn insert(pool: &PgPool, rows: &[Row]) -> Result<(), sqlx::Erro
 /// Inserts the writer's new rows. A row the database has already (the chain forked: see
 /// `docs/architecture.md`, "Chain head at start") fails the statement, which then goes again as
 /// [`insert`]; so does one for a month without a partition yet.
-pub(super) async fn insert_new(pool: &PgPool, rows: &[Row]) -> Result<(), sqlx::Error> {
-    match insert_once(pool, rows, OnConflict::Fail).await {
+pub(super) async fn insert_new(conn: &mut PgConnection, rows: &[Row]) -> Result<(), sqlx::Error> {
+    match insert_once(conn, rows, OnConflict::Fail).await {
         Err(error) if is_missing_partition(&error) || is_unique_violation(&error) => {
-            insert(pool, rows).await
+            insert(conn, rows).await
         }
         other => other,
     }
@@ -220,7 +220,7 @@ fn is_unique_violation(error: &sqlx::Error) -> bool {
     matches!(error, sqlx::Error::Database(db) if db.code().as_deref() == Some("23505"))
 }
 
-async fn ensure_partitions(pool: &PgPool, rows: &[Row]) -> Result<(), sqlx::Error> {
+async fn ensure_partitions(conn: &mut PgConnection, rows: &[Row]) -> Result<(), sqlx::Error> {
     let mut months: Vec<DateTime<Utc>> = Vec::new();
     for row in rows {
         let time = row.time();
@@ -234,19 +234,19 @@ async fn ensure_partitions(pool: &PgPool, rows: &[Row]) -> Result<(), sqlx::Erro
     for month in months {
         sqlx::query("SELECT toolgate_audit_partition($1)")
             .bind(month)
-            .execute(pool)
+            .execute(&mut *conn)
             .await?;
     }
     Ok(())
 }
 
 async fn insert_once(
-    pool: &PgPool,
+    conn: &mut PgConnection,
     rows: &[Row],
     on_conflict: OnConflict,
 ) -> Result<(), sqlx::Error> {
     if rows.len() <= VALUES_ROWS {
-        return insert_small(pool, rows, on_conflict).await;
+        return insert_small(conn, rows, on_conflict).await;
     }
     let n = rows.len();
     let mut ids = Vec::with_capacity(n);
@@ -333,13 +333,13 @@ async fn insert_once(
         .bind(latencies)
         .bind(repeats)
         .bind(failures)
-        .execute(pool)
+        .execute(conn)
         .await?;
     Ok(())
 }
 
 async fn insert_small(
-    pool: &PgPool,
+    conn: &mut PgConnection,
     rows: &[Row],
     on_conflict: OnConflict,
 ) -> Result<(), sqlx::Error> {
@@ -374,7 +374,7 @@ async fn insert_small(
             .bind(row.repeat)
             .bind(row.failure);
     }
-    query.execute(pool).await?;
+    query.execute(conn).await?;
     Ok(())
 }
 
