@@ -17,6 +17,10 @@ use super::exec::{Nested, PROCESS_SUBSTITUTION_READ, is_stdin_path, joined, scri
 use super::wrappers::Field;
 use crate::argv::{Parsed, options_end};
 
+mod make_variables;
+
+pub(super) use make_variables::MakeVariables;
+
 /// tmux's own options that take a value (`tmux -L sock new …`); `-c` runs a shell command.
 const TMUX_SHORT_ARG: &[char] = &['c', 'f', 'L', 'S', 'T'];
 
@@ -390,7 +394,8 @@ pub(super) fn make(args: &[Field], stdin: Option<&str>) -> Vec<Nested> {
     }
     // make reads the `--eval` texts, then the makefiles, as one makefile (`.RECIPEPREFIX` set
     // in one holds in the next).
-    let mut runs = makefile_commands(&texts.join("\n"));
+    // What the command line's environment gives make is not known here.
+    let mut runs = makefile_commands(&texts.join("\n"), &|_| true);
     // A makefile the command line makes at run time (`-f <(printf …)`, `-f /dev/fd/3`).
     runs.extend(
         files
@@ -424,8 +429,10 @@ pub(super) fn makefiles(args: &[Field]) -> (Vec<String>, Vec<String>) {
 /// The shell commands of makefile text: each recipe line (after a tab; `@`, `-` and `+`
 /// prefixes dropped; a line ending in `\` continued) and each `$(shell …)` call. make's `$$` is
 /// the shell's `$`; a command that expands a make variable or function is only known at run
-/// time.
-pub(super) fn makefile_commands(text: &str) -> Vec<Nested> {
+/// time, unless [`MakeVariables`] can tell its value (`set_outside(NAME)`: whether the command
+/// line may have given NAME a value make sees; `set_outside("")`: any name).
+pub(super) fn makefile_commands(text: &str, set_outside: &dyn Fn(&str) -> bool) -> Vec<Nested> {
+    let variables = MakeVariables::read(text, set_outside);
     let mut commands: Vec<String> = Vec::new();
     let mut continued = false;
     let mut prefix = '\t';
@@ -461,7 +468,7 @@ pub(super) fn makefile_commands(text: &str) -> Vec<Nested> {
         .into_iter()
         .filter(|command| !command.trim().is_empty())
         .map(|command| {
-            let (script, expands) = unescape_make(&command);
+            let (script, expands) = variables.expand(&command, set_outside);
             script_or_dynamic(script, expands, Origin::ShellString)
         })
         .collect()
@@ -509,25 +516,6 @@ fn shell_calls(text: &str) -> Vec<String> {
         rest = body.get(end..).unwrap_or("");
     }
     calls
-}
-
-/// A recipe as the shell gets it (`$$` → `$`), and whether it expands anything of make's own
-/// (`$(X)`, `${X}`, `$@`).
-fn unescape_make(recipe: &str) -> (String, bool) {
-    let mut script = String::with_capacity(recipe.len());
-    let mut expands = false;
-    let mut chars = recipe.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '$' {
-            if chars.peek() == Some(&'$') {
-                chars.next();
-            } else {
-                expands = true;
-            }
-        }
-        script.push(c);
-    }
-    (script, expands)
 }
 
 /// Most shell commands followed in one database client's or editor's script; past that, the

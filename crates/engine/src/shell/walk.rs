@@ -107,6 +107,12 @@ pub(super) struct Walker<'l> {
     /// Whether [`Walker::written`] forgot a file past [`MAX_WRITTEN_FILES`]: a script run from
     /// a file it does not hold may then be one the command line wrote.
     written_forgotten: bool,
+    /// Every name the command line assigned, whatever its value (up to [`MAX_VARIABLES`]; past
+    /// that, [`Walker::assigned_many`]): an exported one is in the environment of what runs
+    /// after (see [`Walker::environment_may_set`]).
+    assigned_names: Vec<String>,
+    /// Whether the command line assigned more names than [`Walker::assigned_names`] holds.
+    assigned_many: bool,
     /// Functions the scripts being walked defined: a call walks the body with the call's
     /// arguments; a function never called is walked once when its script ends.
     functions: Vec<Function>,
@@ -256,6 +262,8 @@ impl<'l> Walker<'l> {
             unknown_dirs: 0,
             home: None,
             written_forgotten: false,
+            assigned_names: Vec::new(),
+            assigned_many: false,
             functions: Vec::new(),
             script_id: 0,
             scripts: 0,
@@ -280,11 +288,24 @@ impl<'l> Walker<'l> {
             value => value,
         };
         self.forget_variable(name);
+        self.note_assigned(name);
         if let Some(value) = value {
             if self.variables.len() >= MAX_VARIABLES {
                 self.variables.remove(0);
             }
             self.variables.push((name.to_owned(), value));
+        }
+    }
+
+    /// Notes that the command line assigned `name` (see [`Walker::assigned_names`]).
+    fn note_assigned(&mut self, name: &str) {
+        if self.assigned_names.iter().any(|known| known == name) {
+            return;
+        }
+        if self.assigned_names.len() >= MAX_VARIABLES {
+            self.assigned_many = true;
+        } else {
+            self.assigned_names.push(name.to_owned());
         }
     }
 

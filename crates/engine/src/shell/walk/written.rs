@@ -77,8 +77,9 @@ enum Runner<'a> {
     Path,
     /// By an interpreter (`python3 x.py`): that interpreter's program.
     Interpreter(&'a str),
-    /// By make: a makefile.
-    Make,
+    /// By make: a makefile, with the names make's arguments assign (`make CC=clang`; an empty
+    /// one for an argument only known at run time).
+    Make(&'a [String]),
 }
 
 impl Walker<'_> {
@@ -350,6 +351,33 @@ impl Walker<'_> {
         self.cwd = known.unwrap_or_else(|| self.unknown_dir());
     }
 
+    /// Whether the command line may have put `name` in the environment of what runs after it
+    /// (`""`: some name it cannot tell): it assigned it (`CC=x`, `export CC=$(…)`, `env CC=x
+    /// make`), named it to a command that may set it (`read CC`, `printf -v CC`, `export CC`),
+    /// or exported a name only known at run time (`export "$N=x"`).
+    pub(super) fn environment_may_set(&self, name: &str) -> bool {
+        const DECLARES: &[&str] = &["export", "declare", "typeset", "readonly", "local"];
+        const SETTERS: &[&str] = &["read", "mapfile", "readarray", "getopts", "let"];
+        let names_it = |command: &SimpleCommand| {
+            let program = command.name();
+            let args = command.args();
+            let sets = DECLARES.contains(&program)
+                || SETTERS.contains(&program)
+                || (program == "printf" && args.first().is_some_and(|arg| arg == "-v"));
+            let named = |arg: &String| {
+                let assigned = arg.split_once('=').map_or(arg.as_str(), |(n, _)| n);
+                match name.is_empty() {
+                    true => DECLARES.contains(&program) && places::is_dynamic(assigned),
+                    false => assigned == name,
+                }
+            };
+            command.assignments.iter().any(|a| a.name == name) || (sets && args.iter().any(named))
+        };
+        self.assigned_many
+            || self.assigned_names.iter().any(|known| known == name)
+            || self.out.commands.iter().any(names_it)
+    }
+
     /// A bare `cd` (`cd`, `cd -P`) after the command line gave HOME a value: the operand it
     /// stands for, that value (`HOME=/etc; cd` is `cd /etc`), which is only known at run time
     /// where HOME was given an unknown value.
@@ -461,6 +489,7 @@ impl Walker<'_> {
     /// their recipes run.
     fn run_makefiles(&mut self, args: &[Field], dirs: &[String], ctx: Ctx) {
         let (make_dirs, files) = runners::makefiles(args);
+        let assigned = make_assignments(args);
         let mut dirs = dirs.to_vec();
         dirs.extend(make_dirs);
         for file in files {
@@ -469,7 +498,7 @@ impl Walker<'_> {
                 Found::Unsure => self.unresolved(Unresolved::DynamicScript(format!(
                     "<{file} as this command line may have written it>"
                 ))),
-                Found::One(at) => self.run_text(at, Runner::Make, &file, ctx),
+                Found::One(at) => self.run_text(at, Runner::Make(&assigned), &file, ctx),
             }
             // Of the names make looks for, it reads the first it finds.
             break;
@@ -491,8 +520,14 @@ impl Walker<'_> {
         match (written.text.as_deref(), runner) {
             (None, _) => unknown(self),
             (Some(text), Runner::Interpreter(name)) => self.run_code(name, text, ctx),
-            (Some(text), Runner::Make) => {
-                let nested = runners::makefile_commands(text);
+            (Some(text), Runner::Make(assigned)) => {
+                let set_outside = |name: &str| {
+                    assigned
+                        .iter()
+                        .any(|known| known == name || known.is_empty())
+                        || self.environment_may_set(name)
+                };
+                let nested = runners::makefile_commands(text, &set_outside);
                 self.follow(Vec::new(), nested, None, ctx, &Stdin::default());
             }
             (Some(text), Runner::Shell | Runner::Path) => match shebang_program(text) {
@@ -530,6 +565,19 @@ impl Walker<'_> {
         };
         self.run(vec![program], base, inner, &Stdin::default());
     }
+}
+
+/// The names `make ARGS` assigns on its command line (`CC` of `make CC=clang all`); an empty
+/// name for an argument only known at run time, which may be one.
+fn make_assignments(args: &[Field]) -> Vec<String> {
+    args.iter()
+        .filter(|arg| !arg.text.starts_with('-'))
+        .filter_map(|arg| match arg.text.split_once('=') {
+            Some((name, _)) if !places::is_dynamic(name) => Some(name.to_owned()),
+            _ if arg.dynamic => Some(String::new()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// What follows a leading `$PWD`, `${PWD}`, `$(pwd)` or `` `pwd` `` in `path` (`/x.sh`), if it
