@@ -240,6 +240,27 @@ pub(crate) fn string_literals_of(simple: &SimpleCommand) -> Vec<String> {
                 }
                 _ => false,
             };
+            // `open('.env.test', 'w')` writes the file, reading nothing of it.
+            let opener = || match before(2) {
+                Some(Token::Word(name)) => {
+                    let last = name.rsplit(['.', ':']).next().unwrap_or(name);
+                    matches!(
+                        last.to_ascii_lowercase().as_str(),
+                        "open" | "fopen" | "opensync"
+                    )
+                }
+                _ => false,
+            };
+            let written = || {
+                opener()
+                    && matches!(before(1), Some(Token::Punct(b'(')))
+                    && at.checked_sub(1).is_some_and(|paren| {
+                        write::opens_without_reading(&call_args(&tokens, paren, code.lang))
+                    })
+            };
+            if written() {
+                continue;
+            }
             if !text.contains(char::is_whitespace) && (!code.from_stdin || opened()) {
                 // A format's placeholders are run-time parts (`'%s/.ssh/id_rsa' % home`).
                 names.push(if text.contains(['%', '{']) {

@@ -213,6 +213,26 @@ fn opened(args: &[&[Token]], mode: Option<usize>) -> Option<Effect> {
     }
 }
 
+/// Whether a call that opens the file its first argument names (`open(p, "w")`, `fopen($p,
+/// "a")`, `fs.openSync(p, "w")`, `open(p, mode="x")`) does so without reading what the file
+/// holds: its mode truncates (`w`, `w+`), creates (`x`) or only appends (`a`, not `a+`).
+pub(super) fn opens_without_reading(args: &[&[Token]]) -> bool {
+    let mode = |arg: &[&Token]| match arg {
+        [Token::Str { text, runs: false }] => Some(text.clone()),
+        [
+            Token::Word(key),
+            Token::Punct(b':' | b'='),
+            Token::Str { text, runs: false },
+        ] if matches!(key.as_str(), "mode" | "flag" | "flags") => Some(text.clone()),
+        _ => None,
+    };
+    let Some(mode) = args.iter().skip(1).find_map(|arg| mode(&clean(arg))) else {
+        return false;
+    };
+    let mode = mode.split(':').next().unwrap_or_default();
+    mode.contains(['w', 'x']) || (mode.contains('a') && !mode.contains(['+', 'r']))
+}
+
 /// What a mode option among the arguments says: `mode='a'`, `{flags: 'w'}`, `{flag: 'a'}`,
 /// `mode: "a"`, and for an append `append = TRUE`, `{append: true}` and PHP's `FILE_APPEND`.
 fn option_effect(args: &[&[Token]]) -> Option<Effect> {
