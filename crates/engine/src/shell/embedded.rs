@@ -76,6 +76,11 @@ pub(super) fn nested(name: &str, args: &[Field]) -> Vec<Nested> {
         "pwsh" | "powershell" | "pwsh.exe" | "powershell.exe" | "cmd" | "cmd.exe" => {
             windows_shell(name, args)
         }
+        // Git Bash runs Windows programs: a Run key set, a task or a service made is judged as
+        // the PowerShell front end judges it.
+        "reg" | "reg.exe" | "schtasks" | "schtasks.exe" | "sc" | "sc.exe" => {
+            windows_native(name, args)
+        }
         "apt" | "apt-get" | "aptitude" => apt(args),
         "rpm" | "rpmbuild" | "rpmspec" => rpm(args),
         "less" | "more" => args
@@ -1143,6 +1148,20 @@ fn windows_shell(program: &str, args: &[Field]) -> Vec<Nested> {
     } else {
         Vec::new()
     }
+}
+
+/// `reg`, `schtasks` and `sc` as the PowerShell front end reads them (`reg add …\Run` is
+/// `crontab -`); a word only known at run time stands as it is written (`reg add
+/// 'HKCU\…\Run' /d "$P"` still names the Run key).
+fn windows_native(program: &str, args: &[Field]) -> Vec<Nested> {
+    let texts: Vec<&str> = args.iter().map(|arg| arg.text.as_str()).collect();
+    super::powershell::invocation_to_posix(program, &texts)
+        .map(|text| Nested::Script {
+            text,
+            origin: Origin::ShellString,
+        })
+        .into_iter()
+        .collect()
 }
 
 /// The command `docker exec [OPTIONS] CONTAINER CMD …` (or `docker container exec`, podman's,

@@ -44,7 +44,8 @@ pub(crate) fn to_posix(code: &str) -> Option<String> {
 
 /// The POSIX script of what `program` (`pwsh`, `powershell`, `cmd`, by base name, `.exe` or
 /// not) runs when given these arguments (`-Command CODE`, `-EncodedCommand BASE64`, `/c LINE`),
-/// or `None` when that is not inline code this front end reads.
+/// or `None` when that is not inline code this front end reads; for `reg`, `schtasks` and `sc`,
+/// what [`windows_native`] makes of them.
 ///
 /// ```text
 /// pwsh ["-NoProfile", "-c", "Get-Content ~/.ssh/id_rsa"]  →  { cat -- "$HOME"/.ssh/id_rsa }
@@ -56,8 +57,24 @@ pub(crate) fn invocation_to_posix(program: &str, args: &[&str]) -> Option<String
     match windows_program(program).as_str() {
         "cmd" => writer.cmd(&words),
         "pwsh" | "powershell" => writer.nested_powershell(&words),
-        _ => None,
+        program => windows_native(program, &words),
     }
+}
+
+/// What a Windows program that makes something run outside the session does, in POSIX terms
+/// (`crontab -`): `schtasks /create`, `sc create|config` and `reg add|delete` of a Run key. The
+/// PowerShell front end and a Bash command line (Git Bash) both judge them so.
+fn windows_native(program: &str, rest: &[Word]) -> Option<String> {
+    let persists = match program {
+        "schtasks" => has_word(rest, "/create"),
+        // sc.exe installs or changes a service (PowerShell 5's `sc` alias would write a
+        // file named `create`; the intent is the service).
+        "sc" => has_word(rest, "create") || has_word(rest, "config"),
+        // A Run value set or deleted (`reg add|delete …\Run /v x`).
+        "reg" => (has_word(rest, "add") || has_word(rest, "delete")) && rest.iter().any(is_run_key),
+        _ => false,
+    };
+    persists.then(|| "crontab -".to_owned())
 }
 
 /// A program's base name in lowercase without `.exe` (`C:\Windows\System32\cmd.exe` → `cmd`).
@@ -343,12 +360,6 @@ impl Writer {
                     .nested_powershell(rest)
                     .unwrap_or_else(|| self.passthrough(&command.words));
             }
-            "schtasks" if has_word(rest, "/create") => return "crontab -".to_owned(),
-            // sc.exe installs or changes a service (PowerShell 5's `sc` alias would write a
-            // file named `create`; the intent is the service).
-            "sc" if has_word(rest, "create") || has_word(rest, "config") => {
-                return "crontab -".to_owned();
-            }
             // Disks and volumes formatted or wiped (cmd's `format D:`).
             "format-volume" | "clear-disk" | "remove-partition" | "initialize-disk" => {
                 return format!("wipefs -a {}", self.passthrough(rest))
@@ -358,14 +369,11 @@ impl Writer {
             "format" if rest.iter().any(is_drive) => {
                 return format!("wipefs -a {}", self.passthrough(rest));
             }
-            // A Run value set or deleted (`reg add|delete …\Run /v x`).
-            "reg"
-                if (has_word(rest, "add") || has_word(rest, "delete"))
-                    && rest.iter().any(is_run_key) =>
-            {
-                return "crontab -".to_owned();
+            program => {
+                if let Some(line) = windows_native(program, rest) {
+                    return line;
+                }
             }
-            _ => {}
         }
         // `curl.exe` is the real curl, not the alias.
         cmdlet_call(command)
