@@ -17,6 +17,8 @@ use super::super::{Origin, SimpleCommand, Unresolved, basename, interp, runners}
 use super::{Base, Ctx, Field, MAX_WRITTEN_FILES, MAX_WRITTEN_TEXT, Stdin, UNKNOWN_HOME, Walker};
 use crate::evaluate::file_effects;
 
+mod conventions;
+
 /// The working directory the walk stands for when the analysis is given no place
 /// ([`super::super::analyze`]): relative paths are compared under it.
 pub(super) const UNKNOWN_CWD: &str = "/.cwd";
@@ -77,6 +79,9 @@ enum Runner<'a> {
     Path,
     /// By an interpreter (`python3 x.py`): that interpreter's program.
     Interpreter(&'a str),
+    /// By a package manager: the package.json scripts of these names (`pretest`, `test`), each
+    /// by `sh -c`.
+    PackageScripts(&'a [String]),
     /// By make: a makefile, with the names make's arguments assign (`make CC=clang`; an empty
     /// one for an argument only known at run time).
     Make(&'a [String]),
@@ -404,7 +409,8 @@ impl Walker<'_> {
 
     /// A command that runs a file the command line wrote earlier (`bash x.sh`, `. x.sh`, `./x`,
     /// `python3 x.py`, `make`), in the directories `dirs` its wrappers give: see
-    /// [`Walker::run_file`].
+    /// [`Walker::run_file`]; or one it loads by convention (`npm test`, `pytest`, see
+    /// [`conventions`]).
     pub(super) fn run_written_script(&mut self, argv: &[Field], dirs: &[String], ctx: Ctx) {
         let Some((program, args)) = argv.split_first() else {
             return;
@@ -424,6 +430,7 @@ impl Walker<'_> {
                 self.run_file(&operand, Runner::Interpreter(name), dirs, ctx);
             }
         }
+        self.run_convention_files(argv, dirs, ctx);
     }
 
     /// A shell reads `file` as its script (`bash < x.sh`): see [`Walker::run_file`].
@@ -520,6 +527,16 @@ impl Walker<'_> {
         match (written.text.as_deref(), runner) {
             (None, _) => unknown(self),
             (Some(text), Runner::Interpreter(name)) => self.run_code(name, text, ctx),
+            (Some(text), Runner::PackageScripts(names)) => {
+                match conventions::package_json_scripts(text, names) {
+                    None => unknown(self),
+                    Some(scripts) => {
+                        for script in scripts {
+                            self.script(&script, Origin::ShellString, ctx.depth + 1);
+                        }
+                    }
+                }
+            }
             (Some(text), Runner::Make(assigned)) => {
                 let set_outside = |name: &str| {
                     assigned
