@@ -1089,7 +1089,91 @@ fn tokens(code: &Code<'_>) -> Vec<Token> {
             }
         }
     }
+    if lang == Lang::Python {
+        python_executable(&mut out);
+    }
     out
+}
+
+/// Python's `sys.executable` as the interpreter it is (`python3`): `subprocess.run([sys.executable,
+/// "-m", "pytest"])` runs `python3 -m pytest`. Not where the code may rebind `sys` or change it
+/// otherwise: `sys` anywhere but `import sys` (`sys = …`, `import x as sys`, `from x import
+/// sys`, `f(sys)`), an assignment to `sys.…`, `import sys as s`, `from x import *`, and code
+/// that reaches modules or names indirectly (`exec`, `setattr`, `sys.modules`, `os.sys`,
+/// `importlib`, …); nor where the code does not import `sys`.
+fn python_executable(tokens: &mut [Token]) {
+    const REACHES: &[&str] = &[
+        "exec",
+        "eval",
+        "compile",
+        "globals",
+        "locals",
+        "vars",
+        "getattr",
+        "setattr",
+        "delattr",
+        "__import__",
+        "importlib",
+        "builtins",
+        "__builtins__",
+        "modules",
+        "__dict__",
+        "sys",
+        "attrgetter",
+        "gc",
+        "ctypes",
+    ];
+    let used = |token: &Token| matches!(token, Token::Word(word) if word == "sys.executable");
+    if !tokens.iter().any(used) {
+        return;
+    }
+    let word = |i: usize| match tokens.get(i) {
+        Some(Token::Word(word)) => Some(word.as_str()),
+        _ => None,
+    };
+    let punct = |i: usize, byte: u8| matches!(tokens.get(i), Some(Token::Punct(p)) if *p == byte);
+    let rebinds = tokens.iter().enumerate().any(|(i, token)| {
+        let Token::Word(name) = token else {
+            return false;
+        };
+        let mut parts = name.split('.');
+        let first = parts.next().unwrap_or_default();
+        let reaches = parts.any(|part| REACHES.contains(&part))
+            || (first != "sys" && REACHES.contains(&first));
+        let assigned = (first == "sys")
+            && ((punct(i + 1, b'=') && !punct(i + 2, b'='))
+                || (punct(i + 1, b':') && punct(i + 2, b'='))
+                || (tokens.get(i + 2).is_some_and(|t| *t == Token::Punct(b'='))
+                    && matches!(
+                        tokens.get(i + 1),
+                        Some(Token::Punct(b'+' | b'-' | b'|' | b'&'))
+                    )));
+        // `import sys`, `import os, sys`; not `from x import sys`.
+        let statement = (0..i)
+            .rev()
+            .take(32)
+            .find(|&j| !punct(j, b',') && word(j).is_none_or(|w| w == "import"));
+        let imported = statement.is_some_and(|j| {
+            word(j) == Some("import")
+                && j.checked_sub(2)
+                    .is_none_or(|from| word(from) != Some("from"))
+        }) && word(i + 1) != Some("as");
+        let star = name == "import" && punct(i + 1, b'*');
+        reaches || assigned || star || (name == "sys" && !imported)
+    });
+    // Every bare `sys` is then an `import sys`.
+    let sys_imported = tokens
+        .iter()
+        .any(|token| matches!(token, Token::Word(w) if w == "sys"));
+    if rebinds || !sys_imported {
+        return;
+    }
+    for token in tokens.iter_mut().filter(|token| used(token)) {
+        *token = Token::Str {
+            text: "python3".to_owned(),
+            runs: false,
+        };
+    }
 }
 
 fn is_word_start(byte: u8) -> bool {
@@ -3136,6 +3220,20 @@ mod tests {
             py("os.execl(sys.executable, sys.executable, '-c', 'x')"),
             ["\"$X\" -c x"]
         );
+        // `sys.executable` is the interpreter, unless the code may have changed what it is.
+        assert_eq!(
+            py("import subprocess, sys\nsubprocess.run([sys.executable, '-m', 'pytest'])"),
+            ["python3 -m pytest"]
+        );
+        for code in [
+            "import sys\nsys.executable = '/bin/rm'\nos.execl(sys.executable, 'x')",
+            "import sys as s, sys\ns.executable = 'rm'\nos.execl(sys.executable, 'x')",
+            "from m import *\nimport sys\nos.execl(sys.executable, 'x')",
+            "import sys\nsetattr(sys, 'executable', 'rm')\nos.execl(sys.executable, 'x')",
+            "import os, sys\nos.sys.executable = 'rm'\nos.execl(sys.executable, 'x')",
+        ] {
+            assert_eq!(py(code), ["\"$X\""], "{code}");
+        }
         assert_eq!(
             py("os.popen(\"\"\"cat ~/.aws/credentials\"\"\")"),
             ["cat ~/.aws/credentials"]
