@@ -98,6 +98,19 @@ fn command_names_from_known_values_are_those_programs() {
     assert!(!run("$X -rf ~").unresolved.is_empty());
 }
 
+/// A fuzzed line (9 KiB of `systemd-run --user`, `pnpm exec -` and control bytes) whose
+/// wrappers read two ways at every level: walking every reading took 33 s in a release build.
+/// The walk now stops once it has emitted as many commands as the limit allows (it went on
+/// walking every reading, emitting nothing), and after `MAX_RUNS` runs in any case. Without
+/// that, this test runs for minutes and nextest's time limit (`.config/nextest.toml`) fails it.
+#[test]
+fn wrapper_readings_that_multiply_stop_at_the_run_budget() {
+    let line = include_str!("testdata/wrapper-readings-blowup.txt");
+    let analysis = run(line);
+    assert!(analysis.unresolved.contains(&Unresolved::TooManyCommands));
+    assert!(analysis.commands.len() <= ShellLimits::default().max_commands);
+}
+
 #[test]
 fn values_built_up_past_the_limits_are_more_than_the_analysis_follows() {
     let doubled = format!("a=xxxxxxxxxxxxxxxx; {}echo $a", "a=$a$a; ".repeat(22));
