@@ -456,28 +456,23 @@ impl Spool {
             return Err(SpoolError::Io(io::Error::other("injected sync failure")));
         }
         self.forget_shipped();
-        let segments = self.sealed.iter().chain(&self.current);
-        let files: Vec<Arc<File>> = segments
+        let mut segments = self.sealed.iter().chain(&self.current);
+        let dirty: Vec<(u64, Arc<File>)> = segments
             .clone()
             .filter(|segment| segment.dirty)
-            .map(|segment| segment.file.clone())
+            .map(|segment| (segment.number, segment.file.clone()))
             .collect();
         let dir = segments
-            .clone()
             .any(|segment| !segment.dir_synced)
             .then(|| self.dir.clone());
         #[cfg(test)]
-        self.synced.push(
-            segments
-                .filter(|segment| segment.dirty)
-                .map(|segment| segment.number)
-                .collect(),
-        );
-        if files.is_empty() && dir.is_none() {
+        self.synced
+            .push(dirty.iter().map(|(number, _)| *number).collect());
+        if dirty.is_empty() && dir.is_none() {
             return Ok(());
         }
         tokio::task::spawn_blocking(move || {
-            for file in files {
+            for (_, file) in dirty {
                 file.sync_data()?;
             }
             if let Some(dir) = dir {
