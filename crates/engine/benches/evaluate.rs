@@ -139,6 +139,27 @@ fn benches(c: &mut Criterion) {
         });
     }
     shell.finish();
+    let mut decode = c.benchmark_group("decode");
+    for (name, body) in [
+        (
+            "bash",
+            r#"{"session_id":"bench","transcript_path":"/home/dev/.claude/projects/p/t.jsonl","cwd":"/home/dev/project","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git status","description":"Show status"},"tool_use_id":"toolu_01"}"#,
+        ),
+        (
+            "write",
+            r##"{"session_id":"bench","transcript_path":"/home/dev/.claude/projects/p/t.jsonl","cwd":"/home/dev/project","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/home/dev/project/notes.md","content":"# Notes\nNothing secret here.\nA second line of ordinary prose, long enough to be a paragraph of a real file.\n"},"tool_use_id":"toolu_01"}"##,
+        ),
+    ] {
+        decode.bench_function(name, |b| {
+            b.iter(|| {
+                toolgate_engine::protocol::decode(
+                    toolgate_engine::protocol::Agent::ClaudeCode,
+                    black_box(body.as_bytes()),
+                )
+            })
+        });
+    }
+    decode.finish();
 }
 
 criterion_group!(engine, benches);

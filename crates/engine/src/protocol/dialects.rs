@@ -36,9 +36,13 @@ impl Reply {
     }
 }
 
-/// Decodes an agent's event.
+/// Decodes an agent's event. Claude Code's and Codex's are read straight from the text
+/// ([`HookEvent::from_slice`]).
 pub fn decode(agent: Agent, body: &[u8]) -> Result<HookEvent, EventError> {
-    decode_value(agent, super::json::parse_event(body)?)
+    match agent {
+        Agent::ClaudeCode | Agent::Codex => Ok(as_sent_by(agent, HookEvent::from_slice(body)?)),
+        _ => decode_value(agent, super::json::parse_event(body)?),
+    }
 }
 
 /// Strings longer than this are left out of an event's head ([`decode_head`]).
@@ -163,7 +167,7 @@ pub fn decode_value(agent: Agent, value: Value) -> Result<HookEvent, EventError>
     let Value::Object(map) = value else {
         return Err(EventError::NotAnObject);
     };
-    let mut event = match agent {
+    let event = match agent {
         Agent::ClaudeCode | Agent::Codex => HookEvent::from_value(Value::Object(map))?,
         Agent::Copilot => copilot(map)?,
         Agent::VsCode => vscode(map)?,
@@ -172,13 +176,18 @@ pub fn decode_value(agent: Agent, value: Value) -> Result<HookEvent, EventError>
         Agent::Cline => cline(map)?,
         Agent::Windsurf => windsurf(map)?,
     };
+    Ok(as_sent_by(agent, event))
+}
+
+/// `event` as `agent` sent it: its tool named and its input shaped as Claude Code's.
+fn as_sent_by(agent: Agent, mut event: HookEvent) -> HookEvent {
     if let Some(tool) = event.tool_name.take() {
         let (tool, input) = map_tool(agent, &tool, std::mem::take(&mut event.tool_input));
         event.tool_name = Some(tool);
         event.tool_input = input;
     }
     event.agent = agent;
-    Ok(event)
+    event
 }
 
 fn string(map: &Map<String, Value>, keys: &[&'static str]) -> Result<Option<String>, EventError> {

@@ -7,13 +7,13 @@
 //! UTF-8 with U+FFFD in its place; [`parse`] reads it the same way, so that the event is
 //! evaluated as what will run.
 
-use serde_json::Value;
+use serde::de::DeserializeOwned;
 
 use super::{EventError, MAX_EVENT_DEPTH, nesting_exceeds};
 
 /// An event's text, parsed as [`parse`] does once its nesting is known to stay within
 /// [`MAX_EVENT_DEPTH`].
-pub(crate) fn parse_event(body: &[u8]) -> Result<Value, EventError> {
+pub(crate) fn parse_event<T: DeserializeOwned>(body: &[u8]) -> Result<T, EventError> {
     if nesting_exceeds(body, MAX_EVENT_DEPTH) {
         return Err(EventError::TooDeep);
     }
@@ -22,8 +22,18 @@ pub(crate) fn parse_event(body: &[u8]) -> Result<Value, EventError> {
 
 /// Parses JSON text, reading each lone surrogate escape as U+FFFD. The text is rewritten only
 /// when a first parse fails and it holds such an escape.
-pub(crate) fn parse(text: &[u8]) -> Result<Value, serde_json::Error> {
-    serde_json::from_slice(text).or_else(|error| match replace_lone_surrogates(text) {
+///
+/// The whole text is checked to be UTF-8 first (JSON text is), so that strings are not checked
+/// again one by one, and so that text a reader skips unbuilt (a member no one reads) is checked
+/// too.
+pub(crate) fn parse<T: DeserializeOwned>(text: &[u8]) -> Result<T, serde_json::Error> {
+    let text = std::str::from_utf8(text).map_err(|error| {
+        serde::de::Error::custom(format_args!(
+            "the text is not UTF-8 past byte {}",
+            error.valid_up_to()
+        ))
+    })?;
+    serde_json::from_str(text).or_else(|error| match replace_lone_surrogates(text.as_bytes()) {
         Some(fixed) => serde_json::from_slice(&fixed).map_err(|_| error),
         None => Err(error),
     })
@@ -84,11 +94,12 @@ fn utf16_escape(escape: &[u8]) -> Option<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     #[test]
     fn a_lone_surrogate_reads_as_the_replacement_character() {
-        let parsed = parse(br#"{"command":"rm -rf ~ \ud800","x":"\uDC00a\udbff"}"#).unwrap();
+        let parsed =
+            parse::<Value>(br#"{"command":"rm -rf ~ \ud800","x":"\uDC00a\udbff"}"#).unwrap();
         assert_eq!(
             parsed,
             json!({"command": "rm -rf ~ \u{fffd}", "x": "\u{fffd}a\u{fffd}"})
@@ -100,12 +111,12 @@ mod tests {
         let text = br#"{"a":"\ud83d\ude00 \\ud800 \" \u0041","\\":"\n"}"#;
         assert_eq!(replace_lone_surrogates(text), None);
         assert_eq!(
-            parse(text).unwrap(),
+            parse::<Value>(text).unwrap(),
             json!({"a": "\u{1f600} \\ud800 \" A", "\\": "\n"})
         );
         // A high half followed by another high half: the first is lone, the second too.
         assert_eq!(
-            parse(br#"["\ud800\ud800\udc00"]"#).unwrap(),
+            parse::<Value>(br#"["\ud800\ud800\udc00"]"#).unwrap(),
             json!(["\u{fffd}\u{10000}"])
         );
     }
@@ -128,7 +139,7 @@ mod tests {
                 }
                 let inner: String = indices.iter().take(len).map(|&i| PIECES[i]).collect();
                 let text = format!("[\"{inner}\"]");
-                let parsed = parse(text.as_bytes());
+                let parsed = parse::<Value>(text.as_bytes());
                 if let Ok(value) = serde_json::from_slice::<Value>(text.as_bytes()) {
                     assert_eq!(parsed.ok(), Some(value), "{text}");
                 } else if let Ok(value) = parsed {
@@ -142,8 +153,11 @@ mod tests {
     fn other_faults_keep_the_first_parse_error() {
         let text = br#"{"a":"\ud800"#;
         let first = serde_json::from_slice::<Value>(text).unwrap_err();
-        assert_eq!(parse(text).unwrap_err().to_string(), first.to_string());
-        assert!(parse(b"{not json").is_err());
-        assert!(parse(br#"{"a":"\u12"}"#).is_err());
+        assert_eq!(
+            parse::<Value>(text).unwrap_err().to_string(),
+            first.to_string()
+        );
+        assert!(parse::<Value>(b"{not json").is_err());
+        assert!(parse::<Value>(br#"{"a":"\u12"}"#).is_err());
     }
 }

@@ -12,6 +12,10 @@ mod json;
 pub use claude::render_claude;
 pub use dialects::{Reply, decode, decode_head, decode_value, render};
 
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
 /// Input limits for event decoding.
@@ -190,9 +194,18 @@ impl EventError {
 }
 
 impl HookEvent {
-    /// Decodes a Claude Code hook event from raw bytes.
+    /// Decodes a Claude Code hook event from raw bytes. An object's members are read straight
+    /// from the text ([`Members`]); any other text is parsed whole, so that JSON which is no
+    /// object is told apart from text which is no JSON.
     pub fn from_slice(body: &[u8]) -> Result<Self, EventError> {
-        Self::from_value(json::parse_event(body)?)
+        let first = body
+            .iter()
+            .find(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'));
+        if first == Some(&b'{') {
+            Self::from_members(json::parse_event(body)?)
+        } else {
+            Self::from_value(json::parse_event(body)?)
+        }
     }
 
     /// Decodes a Claude Code hook event from a parsed JSON value.
@@ -200,11 +213,18 @@ impl HookEvent {
         let Value::Object(mut map) = value else {
             return Err(EventError::NotAnObject);
         };
-        let event = take_string(&mut map, "hook_event_name")?
+        Self::from_members(Members::take_from(&mut map))
+    }
+
+    /// Decodes a Claude Code hook event from its members.
+    fn from_members(mut members: Members) -> Result<Self, EventError> {
+        let event = members
+            .string("hook_event_name")?
             .ok_or(EventError::Missing("hook_event_name"))?;
-        let tool_name =
-            take_string(&mut map, "tool_name")?.map(|name| canonical_tool_name(&name).to_owned());
-        let tool_input = match map.remove("tool_input") {
+        let tool_name = members
+            .string("tool_name")?
+            .map(|name| canonical_tool_name(&name).to_owned());
+        let tool_input = match members.take("tool_input") {
             None | Some(Value::Null) => Value::Null,
             Some(Value::Object(input)) => Value::Object(input),
             Some(_) => {
@@ -217,7 +237,7 @@ impl HookEvent {
         if tool_name.is_some() && event_has_tool(&event) && tool_input.is_null() {
             return Err(EventError::Missing("tool_input"));
         }
-        let transcript_path = take_string(&mut map, "transcript_path")?;
+        let transcript_path = members.string("transcript_path")?;
         let home = transcript_path
             .as_deref()
             .and_then(crate::paths::home_from_transcript)
@@ -226,19 +246,19 @@ impl HookEvent {
             event,
             native_event: None,
             agent: Agent::ClaudeCode,
-            session_id: take_string(&mut map, "session_id")?,
+            session_id: members.string("session_id")?,
             transcript_path,
-            cwd: take_string(&mut map, "cwd")?,
-            permission_mode: take_string(&mut map, "permission_mode")?,
-            prompt_id: take_string(&mut map, "prompt_id")?,
+            cwd: members.string("cwd")?,
+            permission_mode: members.string("permission_mode")?,
+            prompt_id: members.string("prompt_id")?,
             tool_name,
             tool_input,
-            tool_use_id: take_string(&mut map, "tool_use_id")?,
-            tool_response: map.remove("tool_response"),
-            prompt: take_string(&mut map, "prompt")?,
-            agent_id: take_string(&mut map, "agent_id")?,
-            agent_type: take_string(&mut map, "agent_type")?,
-            stop_hook_active: matches!(map.get("stop_hook_active"), Some(Value::Bool(true))),
+            tool_use_id: members.string("tool_use_id")?,
+            tool_response: members.take("tool_response"),
+            prompt: members.string("prompt")?,
+            agent_id: members.string("agent_id")?,
+            agent_type: members.string("agent_type")?,
+            stop_hook_active: matches!(members.take("stop_hook_active"), Some(Value::Bool(true))),
             home,
         })
     }
@@ -357,38 +377,122 @@ pub fn canonical_tool_name(name: &str) -> &str {
     }
 }
 
-fn take_string(
-    map: &mut Map<String, Value>,
-    field: &'static str,
-) -> Result<Option<String>, EventError> {
-    match map.remove(field) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(text)) => Ok(Some(text)),
-        Some(_) => Err(EventError::WrongType {
-            field,
-            expected: "a string",
-        }),
+/// The top-level members of a Claude Code event that decoding reads.
+const MEMBERS: [&str; 14] = [
+    "hook_event_name",
+    "tool_name",
+    "tool_input",
+    "transcript_path",
+    "session_id",
+    "cwd",
+    "permission_mode",
+    "prompt_id",
+    "tool_use_id",
+    "tool_response",
+    "prompt",
+    "agent_id",
+    "agent_type",
+    "stop_hook_active",
+];
+
+/// A Claude Code event's members named in [`MEMBERS`], in that order. Read straight from the
+/// text ([`HookEvent::from_slice`]), the members no decoding reads are skipped unbuilt: no map,
+/// no key, no value is allocated for them. A member given twice counts with its last value, as
+/// in `JSON.parse` and serde_json's own maps.
+#[derive(Debug, Default)]
+struct Members([Option<Value>; MEMBERS.len()]);
+
+impl Members {
+    /// The members of `map`, taken out of it.
+    fn take_from(map: &mut Map<String, Value>) -> Self {
+        Self(MEMBERS.map(|name| map.remove(name)))
+    }
+
+    /// The member `name` (one of [`MEMBERS`]), taken out.
+    fn take(&mut self, name: &'static str) -> Option<Value> {
+        let index = MEMBERS.iter().position(|member| *member == name)?;
+        self.0.get_mut(index)?.take()
+    }
+
+    /// The string member `name`; absent or `null` is `None`.
+    fn string(&mut self, name: &'static str) -> Result<Option<String>, EventError> {
+        match self.take(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text)),
+            Some(_) => Err(EventError::WrongType {
+                field: name,
+                expected: "a string",
+            }),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Members {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(MembersVisitor)
+    }
+}
+
+struct MembersVisitor;
+
+impl<'de> Visitor<'de> for MembersVisitor {
+    type Value = Members;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members, A::Error> {
+        let mut members = Members::default();
+        while let Some(index) = map.next_key_seed(MemberIndex)? {
+            match index.and_then(|index| members.0.get_mut(index)) {
+                Some(slot) => *slot = Some(map.next_value()?),
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(members)
+    }
+}
+
+/// Reads a member's name as its index in [`MEMBERS`] (`None` for any other), without
+/// allocating it.
+struct MemberIndex;
+
+impl<'de> DeserializeSeed<'de> for MemberIndex {
+    type Value = Option<usize>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl Visitor<'_> for MemberIndex {
+    type Value = Option<usize>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a member name")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Option<usize>, E> {
+        Ok(MEMBERS.iter().position(|member| *member == name))
     }
 }
 
 /// Whether JSON text nests deeper than `limit` arrays/objects. A cheap scan that runs before the
-/// parser, so that hostile nesting never reaches a recursive descent.
+/// parser, so that hostile nesting never reaches a recursive descent. Strings, most of an
+/// event's bytes, are skipped with `memchr` to their closing quote.
 pub fn nesting_exceeds(body: &[u8], limit: usize) -> bool {
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for &byte in body {
-        if in_string {
-            match byte {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    let mut at = 0;
+    while let Some(&byte) = body.get(at) {
+        at += 1;
         match byte {
-            b'"' => in_string = true,
+            b'"' => match string_end(body, at) {
+                Some(end) => at = end,
+                None => return false,
+            },
             b'[' | b'{' => {
                 depth += 1;
                 if depth > limit {
@@ -400,6 +504,19 @@ pub fn nesting_exceeds(body: &[u8], limit: usize) -> bool {
         }
     }
     false
+}
+
+/// Where the string whose text starts at `at` ends: just past its closing quote, or `None`
+/// when the text ends first.
+fn string_end(body: &[u8], mut at: usize) -> Option<usize> {
+    loop {
+        let found = memchr::memchr2(b'"', b'\\', body.get(at..)?)?;
+        at += found + 1;
+        if body.get(at - 1) == Some(&b'"') {
+            return Some(at);
+        }
+        at += 1; // The escaped byte, which may be a quote or a backslash.
+    }
 }
 
 #[cfg(test)]
@@ -476,5 +593,95 @@ mod tests {
         let mut large = base();
         large["tool_input"] = long;
         assert_eq!(event(large).decision_key(4096), None);
+    }
+
+    /// Bodies whose members are read straight from the text decode as the same bodies parsed
+    /// into a value first: every member, unknown ones of every shape, members given twice, an
+    /// escaped name, and each wrong type, missing field and non-object.
+    #[test]
+    fn members_read_from_the_text_are_the_members_of_the_value() {
+        let whole = base().to_string();
+        let bodies = [
+            whole.clone(),
+            json!({
+                "hook_event_name": "PostToolUse", "tool_name": "Task", "tool_input": {"a": [1]},
+                "tool_response": {"stdout": "x"}, "prompt": "p", "prompt_id": "q",
+                "agent_id": "a", "agent_type": "t", "stop_hook_active": true,
+                "tool_use_id": "u", "permission_mode": "plan",
+                "extra": {"deep": [[{"x": null}]], "n": 1.5e300, "s": "\"\\"}, "more": [true, false]
+            })
+            .to_string(),
+            whole.replacen('{', r#"{"cwd":"/first","hook_event_name":"Stop", "#, 1),
+            whole.replacen("tool_name", r"tool\u005fname", 1),
+            format!(" \n\t{whole}\r\n"),
+            r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":null}"#.into(),
+            r#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":[]}"#.into(),
+            r#"{"hook_event_name":"Stop","cwd":7}"#.into(),
+            r#"{"hook_event_name":null}"#.into(),
+            r#"{"stop_hook_active":"yes","hook_event_name":"Stop","session_id":null}"#.into(),
+            r#"{"hook_event_name":"Stop","x":"\ud800"}"#.into(),
+            r#"{"hook_event_name":"Stop"} {}"#.into(),
+            r#"{"hook_event_name":"Stop""#.into(),
+            "[1]".into(),
+            "\"text\"".into(),
+            String::new(),
+        ]
+        .map(String::into_bytes);
+        let mut not_utf8 = br#"{"hook_event_name":"Stop","x":""#.to_vec();
+        not_utf8.extend_from_slice(&[0xff, b'"', b'}']);
+        for body in bodies.into_iter().chain([not_utf8]) {
+            let body = body.as_slice();
+            let from_value = json::parse_event::<Value>(body)
+                .and_then(HookEvent::from_value)
+                .map_err(|error| std::mem::discriminant(&error));
+            let from_text =
+                HookEvent::from_slice(body).map_err(|error| std::mem::discriminant(&error));
+            assert_eq!(from_text, from_value, "{}", String::from_utf8_lossy(body));
+        }
+    }
+
+    /// The scan agrees with a byte-by-byte reading on every text of up to six bytes of JSON's
+    /// structure: quotes, escapes, brackets and a letter.
+    #[test]
+    fn the_nesting_scan_reads_strings_as_a_byte_by_byte_scan_does() {
+        fn byte_by_byte(body: &[u8], limit: usize) -> bool {
+            let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+            for &byte in body {
+                match byte {
+                    _ if in_string && escaped => escaped = false,
+                    b'\\' if in_string => escaped = true,
+                    b'"' => in_string = !in_string,
+                    _ if in_string => {}
+                    b'[' | b'{' => {
+                        depth += 1;
+                        if depth > limit {
+                            return true;
+                        }
+                    }
+                    b']' | b'}' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+            false
+        }
+        const BYTES: [u8; 7] = [b'"', b'\\', b'[', b']', b'{', b'}', b'a'];
+        let mut body = Vec::new();
+        for len in 0..=6u32 {
+            for mut n in 0..BYTES.len().pow(len) {
+                body.clear();
+                for _ in 0..len {
+                    body.push(BYTES[n % BYTES.len()]);
+                    n /= BYTES.len();
+                }
+                for limit in 0..3 {
+                    assert_eq!(
+                        nesting_exceeds(&body, limit),
+                        byte_by_byte(&body, limit),
+                        "{} within {limit}",
+                        String::from_utf8_lossy(&body)
+                    );
+                }
+            }
+        }
     }
 }
