@@ -15,6 +15,9 @@
 
 use std::sync::{Arc, OnceLock};
 
+use axum::body::Bytes;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
 use quick_cache::Weighter;
 use quick_cache::sync::Cache;
 use serde_json::Value;
@@ -59,8 +62,8 @@ impl Lookup {
 /// An evaluation's outcome, shared by the HTTP answer, the audit row and the cache.
 #[derive(Debug)]
 pub struct Answer {
-    /// The HTTP body.
-    pub reply: Value,
+    /// The HTTP body, written once: a remembered answer is sent as these bytes again.
+    body: Bytes,
     /// The decision.
     pub decision: Decision,
     /// The event's input with secrets masked, for the audit rows: made by the first row.
@@ -69,12 +72,18 @@ pub struct Answer {
 
 impl Answer {
     /// The answer `reply` with `decision`.
-    pub fn new(reply: Value, decision: Decision) -> Self {
+    pub fn new(reply: &Value, decision: Decision) -> Self {
         Self {
-            reply,
+            body: Bytes::from(reply.to_string()),
             decision,
             masked_input: OnceLock::new(),
         }
+    }
+
+    /// The HTTP answer: 200 with the reply as JSON.
+    pub fn response(&self) -> Response {
+        let json = HeaderValue::from_static("application/json");
+        ([(header::CONTENT_TYPE, json)], self.body.clone()).into_response()
     }
 
     /// `event`'s input with secrets masked ([`mask_input`]), masked once per answer: the input
@@ -160,7 +169,7 @@ mod tests {
     use super::*;
 
     fn answer() -> Arc<Answer> {
-        Arc::new(Answer::new(serde_json::json!({}), Decision::none()))
+        Arc::new(Answer::new(&serde_json::json!({}), Decision::none()))
     }
 
     fn key(name: &str) -> Key {

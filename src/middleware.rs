@@ -419,7 +419,7 @@ async fn shed(state: &AppState, request: Request, deadline: tokio::time::Instant
             }
             Err(error) => error.into_response(),
         },
-        Known::Unchecked(_) => Json(&evaluated.answer.reply).into_response(),
+        Known::Unchecked(_) => evaluated.answer.response(),
     }
 }
 

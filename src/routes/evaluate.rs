@@ -148,7 +148,7 @@ impl Evaluated {
     pub fn failed(failure: FailurePolicy, event: &HookEvent, why: &str) -> Self {
         Self {
             answer: Arc::new(Answer::new(
-                failure_reply(failure, event, why),
+                &failure_reply(failure, event, why),
                 failure_decision(failure, event, why),
             )),
             bundles: Vec::new(),
@@ -188,7 +188,7 @@ pub async fn answer(
             .into_response();
         }
     }
-    Json(&evaluated.answer.reply).into_response()
+    evaluated.answer.response()
 }
 
 /// The HTTP body for `decision` in the event's agent's dialect.
@@ -401,7 +401,7 @@ impl<'a> Policies<'a> {
             let decision =
                 Decision::combine(self.live().map(|live| evaluate(&live.compiled, event)));
             let reply = render_reply(event, &decision);
-            Arc::new(Answer::new(reply, decision))
+            Arc::new(Answer::new(&reply, decision))
         }))
         .ok()
     }
