@@ -24,6 +24,16 @@ TOOLGATE="$PWD/target/release/toolgate"
 NOOP="$PWD/target/release/examples/noop_server"
 
 toolgate_pg_start
+# BENCH_SPLIT=1: PostgreSQL gets CPU 1 to itself, and the servers and wrk share CPU 0, as they
+# would with PostgreSQL on a host of its own (the audit's cost to toolgate alone). Backends
+# started later inherit the postmaster's CPU.
+ON_SERVER_CPU=()
+if [ "${BENCH_SPLIT:-0}" = 1 ]; then
+    [ "$(nproc)" -ge 2 ] || { echo "error: BENCH_SPLIT=1 needs two CPUs" >&2; exit 1; }
+    ON_SERVER_CPU=(taskset -c 0)
+    PG_POSTMASTER="$(head -n 1 "$TOOLGATE_PG_DIR/data/postmaster.pid")"
+    for pid in "$PG_POSTMASTER" $(pgrep -P "$PG_POSTMASTER"); do taskset -apc 1 "$pid" >/dev/null; done
+fi
 "$TOOLGATE" migrate >&2
 TOOLGATE_BENCH_TOKEN="$("$TOOLGATE" token create --role agent --tenant bench | tail -n 1 | awk '{print $NF}')"
 export TOOLGATE_BENCH_TOKEN
@@ -36,7 +46,7 @@ bench_start_toolgate() {
     local mode="$1" port
     port="$(toolgate_pg_free_port)"
     echo "==> starting toolgate --audit-mode $mode on 127.0.0.1:$port" >&2
-    TOOLGATE_ADMIN_TOKEN="$ADMIN_TOKEN" RUST_LOG=warn "$TOOLGATE" serve --listen "127.0.0.1:$port" \
+    TOOLGATE_ADMIN_TOKEN="$ADMIN_TOKEN" RUST_LOG=warn "${ON_SERVER_CPU[@]}" "$TOOLGATE" serve --listen "127.0.0.1:$port" \
         --cache-dir "$WORK/cache-$mode" --audit-spool-dir "$WORK/spool-$mode" --audit-mode "$mode" \
         --replica-id "bench-$mode" >"$WORK/toolgate-$mode.log" 2>&1 &
     PIDS+=($!)
@@ -79,7 +89,7 @@ bench_load_bundles() {
 bench_start_noop() {
     NOOP_PORT="$(toolgate_pg_free_port)"
     echo "==> starting the no-op server on 127.0.0.1:$NOOP_PORT" >&2
-    "$NOOP" "127.0.0.1:$NOOP_PORT" 2>"$WORK/noop.log" &
+    "${ON_SERVER_CPU[@]}" "$NOOP" "127.0.0.1:$NOOP_PORT" 2>"$WORK/noop.log" &
     PIDS+=($!)
     NOOP_PID=$!
     for _ in $(seq 100); do curl -fsS -X POST "http://127.0.0.1:$NOOP_PORT/v1/evaluate" -d '{}' >/dev/null 2>&1 && break; sleep 0.1; done

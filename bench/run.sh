@@ -25,7 +25,8 @@ bench_start_noop
 
 run_wrk() { # name port
     echo "==> wrk -t$THREADS -c$CONNECTIONS -d$DURATION against $1" >&2
-    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/events.lua "http://127.0.0.1:$2" | tee "$WORK/$1.txt" >&2
+    "${ON_SERVER_CPU[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/events.lua "http://127.0.0.1:$2" \
+        | tee "$WORK/$1.txt" >&2
 }
 # Warm up, then measure each server in turn.
 BENCH_DURATION_SAVED="$DURATION"; DURATION=2s
