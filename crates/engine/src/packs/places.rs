@@ -195,6 +195,8 @@ const WELL_KNOWN_VARIABLES: &[(&str, &str)] = &[
     ("XDG_DATA_HOME", "$HOME/.local/share"),
     ("XDG_STATE_HOME", "$HOME/.local/state"),
     ("XDG_CACHE_HOME", "$HOME/.cache"),
+    // The temporary directory: `rm -rf "$TMPDIR/cache"` is `rm -rf /tmp/cache` wherever it is.
+    ("TMPDIR", "/tmp"),
 ];
 
 /// The path with a leading well-known variable ([`WELL_KNOWN_VARIABLES`]) replaced by its default
@@ -247,7 +249,7 @@ fn well_known_location(path: &str) -> Option<(&'static str, &str)> {
 }
 
 /// The index after the bracket closing the one opened just before `at`.
-fn closing(bytes: &[u8], mut at: usize, open: u8, close: u8) -> usize {
+pub(crate) fn closing(bytes: &[u8], mut at: usize, open: u8, close: u8) -> usize {
     let mut depth = 1usize;
     while let Some(&byte) = bytes.get(at) {
         at += 1;

@@ -32,9 +32,10 @@ use super::{
     basename,
 };
 
+mod defaults;
 mod written;
 
-use written::{UNKNOWN_CWD, Written};
+use written::{Contents, UNKNOWN_CWD, Written};
 
 /// Deepest structural recursion of the walk itself (compound commands inside compound commands).
 const MAX_NEST: usize = 1024;
@@ -134,6 +135,11 @@ pub(super) struct Walker<'l> {
     /// The functions whose bodies are being walked for a call, innermost last: a function that
     /// calls itself is not walked again.
     calling: Vec<String>,
+    /// The text of the scripts walked so far, up to [`defaults::MAX_WALKED_TEXT`]: a variable it
+    /// never names but to read it is the environment's (see [`Walker::default_reading`]).
+    walked: String,
+    /// Whether [`Walker::walked`] left out a script past its limit.
+    walked_overflow: bool,
 }
 
 /// What `~` and `$HOME` read as once HOME was given a value only known at run time, or one
@@ -200,6 +206,21 @@ struct Piped {
     /// Whether a dynamic text is all given by values the command line assigned (`f=~/.ssh/id_rsa;
     /// echo $f`): what xargs hands on as arguments, which stay dynamic fields.
     valued: bool,
+    /// An `echo` of known words with escapes (`echo 'a\nb'`): the text as sh's and zsh's echo
+    /// print it, decoded, while bash's prints `text`, which is dynamic (see [`echo_decoded`]).
+    decoded: Option<String>,
+}
+
+impl Piped {
+    /// What a file the text is written to holds, when it is known: in each shell, where its
+    /// echo decides it (see [`Contents`]).
+    fn contents(&self) -> Option<Contents> {
+        match (&self.decoded, self.dynamic) {
+            (Some(decoded), _) => Some(Contents::echoed(self.text.clone(), decoded.clone())),
+            (None, false) => Some(Contents::from(self.text.clone())),
+            (None, true) => None,
+        }
+    }
 }
 
 /// What a simple command's own words and redirections gave, before wrapper stripping.
@@ -280,6 +301,8 @@ impl<'l> Walker<'l> {
             script_id: 0,
             scripts: 0,
             calling: Vec::new(),
+            walked: String::new(),
+            walked_overflow: false,
         }
     }
 
@@ -513,6 +536,7 @@ impl<'l> Walker<'l> {
             self.unresolved(Unresolved::TooDeep);
             return;
         }
+        self.note_walked(text);
         let outer = self.stack;
         let variables = self.variables.clone();
         let cwd = self.cwd.clone();
@@ -829,6 +853,7 @@ impl<'l> Walker<'l> {
             self.item(item, false, &mut collected);
         }
         let fields = std::mem::take(&mut collected.fields);
+        let default_fields = self.default_reading(command, &fields);
         let assigned = std::mem::take(&mut collected.variables);
         if fields.is_empty() {
             // `f=.env; cat "$f"`; an assignment in front of a command is that command's alone.
@@ -876,7 +901,12 @@ impl<'l> Walker<'l> {
             }
             false
         } else {
-            self.run(fields, base, ctx, &stdin)
+            let default_base = default_fields.as_ref().map(|_| base.clone());
+            let consumed = self.run(fields, base, ctx, &stdin);
+            if let Some((fields, base)) = default_fields.zip(default_base) {
+                self.run_default_reading(fields, base, ctx, &stdin);
+            }
+            consumed
         };
         self.last_output = self.known_output(start, &stdin, ctx);
         self.remember_writes(start, &collected.stdout_files, ctx);
@@ -894,6 +924,7 @@ impl<'l> Walker<'l> {
             text,
             dynamic,
             valued: dynamic && valued,
+            decoded: None,
         };
         if let Some(heredoc) = stdin.heredoc {
             let text = &heredoc.doc.value;
@@ -929,22 +960,16 @@ impl<'l> Walker<'l> {
             .skip(start)
             .find(|(_, c)| c.depth == ctx.depth)?;
         let mut valued = false;
+        let mut decoded = None;
         let (text, dynamic) = match emitted.name() {
             "echo" => {
-                let options: Vec<&String> = emitted
-                    .args()
-                    .iter()
-                    .take_while(|arg| arg.starts_with('-'))
-                    .collect();
-                let args = emitted.args().iter().skip(options.len());
-                let mut text = args.cloned().collect::<Vec<_>>().join(" ");
-                if !options.iter().any(|option| option.contains('n')) {
-                    text.push('\n');
-                }
-                // Escapes (`echo -e '\x72m'`) change the text.
-                let escaped = text.contains('\\');
-                valued = !escaped && self.known_args.get(at).copied().unwrap_or(false);
-                (text, emitted.has_dynamic_args || escaped)
+                let (text, dynamic, other) = echo_output(emitted.args(), emitted.has_dynamic_args);
+                // What is printed of escapes depends on the shell: no value xargs hands on.
+                valued = other.is_none()
+                    && !text.contains('\\')
+                    && self.known_args.get(at).copied().unwrap_or(false);
+                decoded = other;
+                (text, dynamic)
             }
             "printf" => printf_output(emitted.args(), emitted.has_dynamic_args),
             // The names `find` prints, as patterns (`./**/.env`), one per line: `xargs` hands
@@ -975,6 +1000,7 @@ impl<'l> Walker<'l> {
             text,
             dynamic,
             valued: dynamic && valued,
+            decoded,
         })
     }
 
@@ -1553,14 +1579,10 @@ impl<'l> Walker<'l> {
             self.edit_written(&command);
             self.copy_written(&command.argv);
         }
-        let output = self
-            .last_output
-            .as_ref()
-            .filter(|output| !output.dynamic)
-            .map(|output| output.text.clone());
+        let output = self.last_output.as_ref().and_then(Piped::contents);
         for (file, append) in stdout_files {
             let text = if *append {
-                self.appended(file, output.as_deref())
+                self.appended(file, output.as_ref())
             } else {
                 output.clone()
             };
@@ -1579,7 +1601,13 @@ impl<'l> Walker<'l> {
             arg == "--append"
                 || (arg.starts_with('-') && !arg.starts_with("--") && arg.contains('a'))
         });
-        let text = tee.stdin_text.clone().filter(|_| !tee.has_dynamic_args);
+        // What a pipe feeds it: an echo's text in each shell, nothing known of a dynamic one.
+        let piped = self.piped.as_ref().filter(|piped| piped.depth == ctx.depth);
+        let text = match piped {
+            Some(piped) => piped.contents(),
+            None => tee.stdin_text.clone().map(Contents::from),
+        }
+        .filter(|_| !tee.has_dynamic_args);
         let files: Vec<String> = tee
             .args()
             .iter()
@@ -1588,7 +1616,7 @@ impl<'l> Walker<'l> {
             .collect();
         for file in files {
             let text = if append {
-                self.appended(&file, text.as_deref())
+                self.appended(&file, text.as_ref())
             } else {
                 text.clone()
             };
@@ -1598,8 +1626,8 @@ impl<'l> Walker<'l> {
 
     /// The text of `file` once `text` is appended to it: known when the command line wrote the
     /// file's text before (`echo '#!/bin/sh' > b.sh; echo 'make' >> b.sh`), unknown otherwise.
-    fn appended(&self, file: &str, text: Option<&str>) -> Option<String> {
-        Some(format!("{}{}", self.written_text(file)?, text?))
+    fn appended(&self, file: &str, text: Option<&Contents>) -> Option<Contents> {
+        Some(self.written_contents(file)?.joined(text?))
     }
 
     fn payload(&mut self, text: String, dynamic: bool, origin: Origin, ctx: Ctx) {
@@ -1619,7 +1647,14 @@ impl<'l> Walker<'l> {
             && !stdin.process_substitution
             && let Some(piped) = self.piped.take().filter(|piped| piped.depth == ctx.depth)
         {
-            self.payload(piped.text, piped.dynamic, Origin::HereDoc, ctx);
+            match piped.decoded {
+                // Each shell's echo: both texts run.
+                Some(decoded) => {
+                    self.script(&piped.text, Origin::HereDoc, ctx.depth + 1);
+                    self.script(&decoded, Origin::HereDoc, ctx.depth + 1);
+                }
+                None => self.payload(piped.text, piped.dynamic, Origin::HereDoc, ctx),
+            }
             return false;
         }
         if let Some(heredoc) = stdin.heredoc {
@@ -1699,6 +1734,72 @@ fn printf_output(args: &[String], dynamic: bool) -> (String, bool) {
     let mut text = String::new();
     decode_ansi_c(format, &mut text);
     (text, false)
+}
+
+/// What `echo ARGS` prints, whether that is only known at run time, and, where the shell
+/// decides it, a second text: escapes (`echo 'a\nb'`) are printed as they are by bash's echo and
+/// decoded by sh's (dash's) and zsh's (see [`echo_decoded`]); with `-e` bash's decodes them
+/// too, and dash's prints `-e` as a word. Another option, or an escape the shells read in other
+/// ways, leaves the text only known at run time.
+fn echo_output(args: &[String], dynamic: bool) -> (String, bool, Option<String>) {
+    let options: Vec<&str> = args
+        .iter()
+        .take_while(|arg| arg.starts_with('-'))
+        .map(String::as_str)
+        .collect();
+    let words = args.get(options.len()..).unwrap_or_default().join(" ");
+    let newline = match options.iter().any(|option| option.contains('n')) {
+        true => "",
+        false => "\n",
+    };
+    let literal = format!("{words}{newline}");
+    if !literal.contains('\\') {
+        return (literal, dynamic, None);
+    }
+    let decoded = match echo_decoded(&literal) {
+        Some(decoded) if !dynamic => decoded,
+        _ => return (literal, true, None),
+    };
+    if decoded == literal {
+        return (literal, false, None);
+    }
+    match options.as_slice() {
+        [] | ["-n"] => (literal, true, Some(decoded)),
+        ["-e"] => {
+            let dash = format!("-e {decoded}");
+            (decoded, true, Some(dash))
+        }
+        _ => (literal, true, None),
+    }
+}
+
+/// What sh's (dash's) and zsh's `echo` print of `text`, which bash's prints as it is: `\n`,
+/// `\t` and `\r` decoded, `\\` one backslash, another escape of punctuation (`\$`) as it is.
+/// `None` where an escape the shells read in other ways (`\x41`, `\0101`, `\c`, `\e`) makes
+/// it unsure.
+fn echo_decoded(text: &str) -> Option<String> {
+    let mut decoded = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            decoded.push(c);
+            continue;
+        }
+        let escaped = match chars.next() {
+            Some('n') => '\n',
+            Some('t') => '\t',
+            Some('r') => '\r',
+            Some('\\') => '\\',
+            Some(other) if other.is_ascii_alphanumeric() => return None,
+            Some(other) => {
+                decoded.push('\\');
+                other
+            }
+            None => '\\',
+        };
+        decoded.push(escaped);
+    }
+    Some(decoded)
 }
 
 /// Whether a program name is a pattern the shell expands to whatever file matches at run time

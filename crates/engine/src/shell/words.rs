@@ -71,6 +71,61 @@ pub(super) fn normalize_with(
     budget: &WordBudget,
     variables: &[(String, String)],
 ) -> NormWord {
+    normalize_in(raw, subs, budget, variables, &[])
+}
+
+/// [`normalize_with`], reading the variables named in `unset` as unset: `${GEN:-gen.sh}` is
+/// `gen.sh`, `$GEN` empty (the reading of a command in which the environment does not set
+/// them; see [`defaulted_names`]).
+pub(super) fn normalize_unset(
+    raw: &str,
+    budget: &WordBudget,
+    variables: &[(String, String)],
+    unset: &[String],
+) -> NormWord {
+    normalize_in(raw, &mut Vec::new(), budget, variables, unset)
+}
+
+/// The names a word gives a default value (`GEN` of `${GEN:-gen.sh}`, `${GEN-…}`, `${GEN:=…}`,
+/// `${GEN=…}`), as its text shows them; a name in single quotes is listed too, and reads the
+/// same either way.
+pub(super) fn defaulted_names(raw: &str) -> Vec<&str> {
+    raw.match_indices("${")
+        .filter_map(|(at, _)| {
+            let inner = raw.get(at + 2..)?;
+            let end = inner.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))?;
+            let (name, rest) = inner.split_at(end);
+            let defaulted = ["-", ":-", "=", ":="]
+                .iter()
+                .any(|operator| rest.starts_with(operator));
+            let variable = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+            (defaulted && variable).then_some(name)
+        })
+        .collect()
+}
+
+/// The variable a `${NAME:-WORD}` (`-`, `:=`, `=`, `:?`, `?`) of a variable every shell sets
+/// stands for, whose WORD never applies: `$HOME` of `${HOME:-/tmp}`, `$PWD`.
+fn always_set(source: &str) -> Option<&'static str> {
+    let inner = source.strip_prefix("${")?;
+    let (name, operator) = ["HOME", "PWD"]
+        .iter()
+        .find_map(|name| Some((*name, inner.strip_prefix(name)?)))?;
+    let operator = operator.strip_prefix(':').unwrap_or(operator);
+    operator.starts_with(['-', '=', '?']).then_some(match name {
+        "HOME" => "$HOME",
+        _ => "$PWD",
+    })
+}
+
+/// [`normalize_with`] and [`normalize_unset`].
+fn normalize_in(
+    raw: &str,
+    subs: &mut Vec<String>,
+    budget: &WordBudget,
+    variables: &[(String, String)],
+    unset: &[String],
+) -> NormWord {
     if is_plain(raw) {
         return NormWord {
             text: raw.to_owned(),
@@ -91,6 +146,7 @@ pub(super) fn normalize_with(
     };
     let mut out = Rendered::new(budget);
     out.variables = variables;
+    out.unset = unset;
     out.render(raw, &pieces, subs, 0);
     let fields = if out.substituted && out.text.contains(FIELD_BREAK) {
         let fields = out
@@ -184,12 +240,17 @@ struct Rendered<'b> {
     text: String,
     dynamic: bool,
     failed: bool,
+    /// Whether an expansion other than the home's or the working directory's (`$HOME`,
+    /// `$PWD`, which a path's reader knows) is only known at run time.
+    opaque: bool,
     /// Whether a substitution was replaced by its known output (`$(echo .env)`).
     folded: bool,
     /// Whether a variable was replaced by the value the command line gave it.
     substituted: bool,
     /// The variables with values known from the command line.
     variables: &'b [(String, String)],
+    /// The variables read as unset (see [`normalize_unset`]).
+    unset: &'b [String],
     /// Whether the pieces being rendered are inside double quotes, where a value is one field.
     quoted: bool,
     budget: &'b WordBudget,
@@ -200,10 +261,12 @@ impl<'b> Rendered<'b> {
         Self {
             text: String::new(),
             dynamic: false,
+            opaque: false,
             failed: false,
             folded: false,
             substituted: false,
             variables: &[],
+            unset: &[],
             quoted: false,
             budget,
         }
@@ -215,7 +278,8 @@ impl<'b> Rendered<'b> {
     /// ${p:+$p/id_rsa}`), the removal of a prefix or suffix (`${f#PATTERN}`, `${f##…}`,
     /// `${f%…}`, `${f%%…}`) and replacement (`${f/OLD/NEW}`, `${f//…}`, `${f/#…}`, `${f/%…}`).
     /// A WORD or pattern counts when its own text is known (see [`Self::operand`]); a
-    /// replacement's pattern must be plain text. Anything else is not known.
+    /// replacement's pattern must be plain text. Anything else is not known. A variable read as
+    /// unset ([`Self::unset`]) is empty and takes its default.
     fn known_value<'s>(&self, source: &'s str, depth: usize) -> Option<Cow<'s, str>>
     where
         'b: 's,
@@ -231,17 +295,22 @@ impl<'b> Rendered<'b> {
             None => (source.strip_prefix('$')?, ""),
         };
         let variables: &'b [(String, String)] = self.variables;
-        let value = variables
+        let known = variables
             .iter()
             .rev()
             .find(|(known, _)| known == name)
-            .map(|(_, value)| value.as_str())?;
+            .map(|(_, value)| value.as_str());
+        let (value, unset) = match known {
+            Some(value) => (value, false),
+            None if self.unset.iter().any(|unset| unset == name) => ("", true),
+            None => return None,
+        };
         // Without the colon an empty value counts as set: `${x-/}` is empty when `x=`.
         let (colon, operator) = match operator.strip_prefix(':') {
             Some(rest) => (true, rest),
             None => (false, operator),
         };
-        let set = !value.is_empty() || !colon;
+        let set = !unset && (!value.is_empty() || !colon);
         let mut chars = operator.chars();
         match chars.next() {
             None => Some(Cow::Borrowed(value)),
@@ -295,8 +364,9 @@ impl<'b> Rendered<'b> {
     }
 
     /// The text of an operator's WORD or pattern when it is known: plain text, or text whose
-    /// expansions are all variables with known values (`$p/id_rsa`). Quotes are removed; a
-    /// substitution, arithmetic or an unknown variable makes it unknown.
+    /// expansions are all variables with known values (`$p/id_rsa`), or the home's or the working
+    /// directory's, which stay as they are (`$HOME/.cache`). Quotes are removed; a
+    /// substitution, arithmetic or another unknown variable makes it unknown.
     fn operand(&self, word: &str, depth: usize) -> Option<String> {
         let plain = word
             .chars()
@@ -310,10 +380,11 @@ impl<'b> Rendered<'b> {
         let pieces = parse_word(word, self.budget)?;
         let mut nested = Self::new(self.budget);
         nested.variables = self.variables;
+        nested.unset = self.unset;
         nested.quoted = true;
         let mut subs = Vec::new();
         nested.render(word, &pieces, &mut subs, depth + 1);
-        let known = !(nested.dynamic || nested.failed || nested.folded) && subs.is_empty();
+        let known = !(nested.opaque || nested.failed || nested.folded) && subs.is_empty();
         known.then_some(nested.text)
     }
 
@@ -363,7 +434,13 @@ impl<'b> Rendered<'b> {
                         continue;
                     }
                     self.dynamic = true;
-                    self.text.push_str(source);
+                    let place = always_set(source).or_else(|| {
+                        ["$HOME", "${HOME}", "$PWD", "${PWD}"]
+                            .contains(&source)
+                            .then_some(source)
+                    });
+                    self.opaque |= place.is_none();
+                    self.text.push_str(place.unwrap_or(source));
                     let inner = source
                         .strip_prefix("${")
                         .and_then(|s| s.strip_suffix('}'))
@@ -379,6 +456,7 @@ impl<'b> Rendered<'b> {
                         }
                         None => {
                             self.dynamic = true;
+                            self.opaque = true;
                             self.text.push_str(source);
                         }
                     }
@@ -386,6 +464,7 @@ impl<'b> Rendered<'b> {
                 }
                 WordPiece::ArithmeticExpression(expr) => {
                     self.dynamic = true;
+                    self.opaque = true;
                     self.text.push_str(source);
                     self.scan(&expr.value, subs, depth);
                 }
@@ -837,6 +916,33 @@ mod tests {
         let (word, _) = norm("${X}");
         assert_eq!(word.text, "${X}");
         assert!(word.dynamic);
+    }
+
+    #[test]
+    fn defaults_of_unset_variables() {
+        let budget = WordBudget::default();
+        let unset = ["GEN".to_owned()];
+        let read = |raw: &str| normalize_unset(raw, &budget, &[], &unset).text;
+        assert_eq!(read("${GEN:-gen.sh}"), "gen.sh");
+        assert_eq!(read("\"${GEN-./gen.sh}\""), "./gen.sh");
+        assert_eq!(read("${GEN:=x}/$GEN"), "x/");
+        assert_eq!(read("${GEN:+x}y"), "y");
+        assert_eq!(read("${GEN:-$HOME/.cache}"), "$HOME/.cache");
+        assert_eq!(read("${GEN:-$DIR/x}"), "${GEN:-$DIR/x}");
+        assert_eq!(read("${OTHER:-x}"), "${OTHER:-x}");
+        assert_eq!(
+            defaulted_names("${A:-x}${B-y}${C:=z}${D=w}${E:+v}$F${1:-u}"),
+            ["A", "B", "C", "D"]
+        );
+        assert!(defaulted_names("${HOME}").is_empty());
+    }
+
+    #[test]
+    fn defaults_of_the_home_and_working_directory_are_theirs() {
+        assert_eq!(norm("\"${HOME:-/tmp}\"/x").0.text, "$HOME/x");
+        assert_eq!(norm("${PWD-.}").0.text, "$PWD");
+        assert_eq!(norm("${HOMEDIR:-/tmp}").0.text, "${HOMEDIR:-/tmp}");
+        assert_eq!(norm("${HOME#/}").0.text, "${HOME#/}");
     }
 
     #[test]

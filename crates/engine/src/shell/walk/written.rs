@@ -49,7 +49,68 @@ pub(super) struct Written {
     /// empty when that is only known at run time.
     name: String,
     /// Its text, when the command line says it.
-    text: Option<String>,
+    text: Option<Contents>,
+}
+
+/// What a written file holds: its text, or where the shell that runs the command line decides it,
+/// each text it may hold.
+#[derive(Clone)]
+pub(super) struct Contents {
+    /// Its text (as bash's `echo` writes it).
+    text: String,
+    /// Where an `echo` wrote escapes (`echo 'a\nb' > f`): the text as sh's and zsh's `echo`
+    /// write it, which decode them, while bash's writes them as they are.
+    decoded: Option<String>,
+}
+
+impl From<String> for Contents {
+    fn from(text: String) -> Self {
+        Self {
+            text,
+            decoded: None,
+        }
+    }
+}
+
+impl Contents {
+    /// What an `echo` with escapes writes: `text` in bash, `decoded` in sh and zsh.
+    pub(super) fn echoed(text: String, decoded: String) -> Self {
+        Self {
+            text,
+            decoded: Some(decoded),
+        }
+    }
+
+    /// The text, when it is the same whichever shell runs the command line.
+    pub(super) fn single(&self) -> Option<&str> {
+        self.decoded.is_none().then_some(self.text.as_str())
+    }
+
+    /// Each text the file may hold.
+    fn readings(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.text.as_str()).chain(self.decoded.as_deref())
+    }
+
+    /// These contents with `added` appended: in each shell, its own reading of both.
+    pub(super) fn joined(&self, added: &Contents) -> Contents {
+        let decoded = match (&self.decoded, &added.decoded) {
+            (None, None) => None,
+            (mine, theirs) => Some(format!(
+                "{}{}",
+                mine.as_deref().unwrap_or(&self.text),
+                theirs.as_deref().unwrap_or(&added.text)
+            )),
+        };
+        Contents {
+            text: format!("{}{}", self.text, added.text),
+            decoded,
+        }
+    }
+
+    /// Whether every text fits in `limit` bytes.
+    fn fits(&self, limit: usize) -> bool {
+        self.readings().all(|text| text.len() <= limit)
+    }
 }
 
 impl Written {
@@ -161,7 +222,10 @@ impl Walker<'_> {
     /// it may name makes it unsure, as does a file the walk forgot.
     fn find_written(&self, path: &str, dirs: &[String]) -> Found {
         let resolved = self.resolve(path, dirs);
-        let name = last_component(path).filter(|name| !places::is_dynamic(name));
+        // The last component of `${GEN:-$DIR/gen.sh}` is no name of its own (`gen.sh}`).
+        let inside_expansion = |name: &str| path.contains("${") && name.contains('}');
+        let name = last_component(path)
+            .filter(|name| !places::is_dynamic(name) && !inside_expansion(name));
         let may = |written: &Written| match (
             placed(resolved.as_deref()),
             placed(written.path.as_deref()),
@@ -184,10 +248,21 @@ impl Walker<'_> {
         }
     }
 
+    /// Which written file a command running `path` runs: as [`Walker::find_written`], but
+    /// none where every expansion in the path is a default of a variable the command line never
+    /// sets (`bash ${GEN:-gen.sh}`): the environment's value names a file of the user's, and
+    /// the command's reading with the default finds the line's (see the `defaults` module).
+    fn find_run(&self, path: &str, dirs: &[String]) -> Found {
+        if self.named_by_the_environment(path) {
+            return Found::Nothing;
+        }
+        self.find_written(path, dirs)
+    }
+
     /// Remembers that `file` now holds `text` (`None`: something the command line does not say).
     /// A file whose name is only known at run time (`> "$LOG"`) is not remembered: a script run
     /// later is not taken for it.
-    pub(super) fn remember_written(&mut self, file: &str, text: Option<String>) {
+    pub(super) fn remember_written(&mut self, file: &str, text: Option<Contents>) {
         if self.resolve(file, &[]).is_some() || !places::is_dynamic(file) {
             self.remember_copy(file, text);
         }
@@ -195,7 +270,7 @@ impl Walker<'_> {
 
     /// Remembers that `file` now holds `text`, wherever it is: a copy moved to a directory only
     /// known at run time (`mv x.sh "$D"`) may be what a later `bash "$D/x.sh"` runs.
-    fn remember_copy(&mut self, file: &str, text: Option<String>) {
+    fn remember_copy(&mut self, file: &str, text: Option<Contents>) {
         let path = self.resolve(file, &[]);
         if let Some(path) = &path {
             self.written
@@ -209,7 +284,7 @@ impl Walker<'_> {
             .filter(|name| !places::is_dynamic(name))
             .unwrap_or_default()
             .to_owned();
-        let text = text.filter(|text| text.len() <= MAX_WRITTEN_TEXT);
+        let text = text.filter(|text| text.fits(MAX_WRITTEN_TEXT));
         self.written.push(Written { path, name, text });
     }
 
@@ -221,12 +296,18 @@ impl Walker<'_> {
         }
     }
 
-    /// The text the command line wrote to `file` earlier, when it says what it is.
+    /// The text the command line wrote to `file` earlier, when it says what it is, the same in
+    /// every shell.
     pub(super) fn written_text(&self, file: &str) -> Option<&str> {
+        self.written_contents(file)?.single()
+    }
+
+    /// What the command line wrote to `file` earlier, when it says what it is.
+    pub(super) fn written_contents(&self, file: &str) -> Option<&Contents> {
         let Found::One(at) = self.find_written(file, &[]) else {
             return None;
         };
-        self.written.get(at)?.text.as_deref()
+        self.written.get(at)?.text.as_ref()
     }
 
     /// A command that changes files in place (`sed -i`, `perl -pi`, `truncate`, `tar -x`) where
@@ -359,13 +440,21 @@ impl Walker<'_> {
     /// Whether the command line may have put `name` in the environment of what runs after it
     /// (`""`: some name it cannot tell): it assigned it (`CC=x`, `export CC=$(…)`, `env CC=x
     /// make`), named it to a command that may set it (`read CC`, `printf -v CC`, `export CC`),
-    /// or exported a name only known at run time (`export "$N=x"`).
+    /// or exported a name only known at run time (`export "$N=x"`); a name reference
+    /// (`declare -n r=…`) may set any.
     pub(super) fn environment_may_set(&self, name: &str) -> bool {
         const DECLARES: &[&str] = &["export", "declare", "typeset", "readonly", "local"];
         const SETTERS: &[&str] = &["read", "mapfile", "readarray", "getopts", "let"];
         let names_it = |command: &SimpleCommand| {
             let program = command.name();
             let args = command.args();
+            let reference = matches!(program, "declare" | "typeset" | "local")
+                && args
+                    .iter()
+                    .any(|arg| arg.starts_with('-') && arg.contains('n'));
+            if reference {
+                return true;
+            }
             let sets = DECLARES.contains(&program)
                 || SETTERS.contains(&program)
                 || (program == "printf" && args.first().is_some_and(|arg| arg == "-v"));
@@ -447,7 +536,7 @@ impl Walker<'_> {
             self.run_found(runner, ctx);
             return;
         }
-        match self.find_written(file, dirs) {
+        match self.find_run(file, dirs) {
             Found::Nothing => {}
             Found::Unsure => self.unresolved(Unresolved::DynamicScript(format!(
                 "<{file} as this command line may have written it>"
@@ -500,7 +589,7 @@ impl Walker<'_> {
         let mut dirs = dirs.to_vec();
         dirs.extend(make_dirs);
         for file in files {
-            match self.find_written(&file, &dirs) {
+            match self.find_run(&file, &dirs) {
                 Found::Nothing => continue,
                 Found::Unsure => self.unresolved(Unresolved::DynamicScript(format!(
                     "<{file} as this command line may have written it>"
@@ -512,32 +601,47 @@ impl Walker<'_> {
         }
     }
 
-    /// Walks the text of written file `at` as `runner` runs it. While its text is walked the
-    /// file is forgotten, so that a script that runs itself is walked once.
+    /// Walks the text of written file `at` as `runner` runs it (each text, where the shell
+    /// decides it: see [`Contents`]). While its text is walked the file is forgotten, so that a
+    /// script that runs itself is walked once.
     fn run_text(&mut self, at: usize, runner: Runner<'_>, file: &str, ctx: Ctx) {
         if at >= self.written.len() {
             return;
         }
         let written = self.written.remove(at);
-        let unknown = |walker: &mut Self| {
-            walker.unresolved(Unresolved::DynamicScript(format!(
-                "<{file} as this command line wrote it>"
-            )));
-        };
-        match (written.text.as_deref(), runner) {
-            (None, _) => unknown(self),
-            (Some(text), Runner::Interpreter(name)) => self.run_code(name, text, ctx),
-            (Some(text), Runner::PackageScripts(names)) => {
-                match conventions::package_json_scripts(text, names) {
-                    None => unknown(self),
-                    Some(scripts) => {
-                        for script in scripts {
-                            self.script(&script, Origin::ShellString, ctx.depth + 1);
-                        }
-                    }
+        match &written.text {
+            None => self.unknown_text(file),
+            Some(contents) => {
+                for text in contents.readings() {
+                    self.run_reading(text, runner, file, ctx);
                 }
             }
-            (Some(text), Runner::Make(assigned)) => {
+        }
+        if self.written.len() < MAX_WRITTEN_FILES {
+            self.written.push(written);
+        }
+    }
+
+    /// Reports written file `file` as only known at run time.
+    fn unknown_text(&mut self, file: &str) {
+        self.unresolved(Unresolved::DynamicScript(format!(
+            "<{file} as this command line wrote it>"
+        )));
+    }
+
+    /// Walks `text`, what written file `file` holds, as `runner` runs it.
+    fn run_reading(&mut self, text: &str, runner: Runner<'_>, file: &str, ctx: Ctx) {
+        match runner {
+            Runner::Interpreter(name) => self.run_code(name, text, ctx),
+            Runner::PackageScripts(names) => match conventions::package_json_scripts(text, names) {
+                None => self.unknown_text(file),
+                Some(scripts) => {
+                    for script in scripts {
+                        self.script(&script, Origin::ShellString, ctx.depth + 1);
+                    }
+                }
+            },
+            Runner::Make(assigned) => {
                 let set_outside = |name: &str| {
                     assigned
                         .iter()
@@ -547,9 +651,11 @@ impl Walker<'_> {
                 let nested = runners::makefile_commands(text, &set_outside);
                 self.follow(Vec::new(), nested, None, ctx, &Stdin::default());
             }
-            (Some(text), Runner::Shell | Runner::Path) => match shebang_program(text) {
+            Runner::Shell | Runner::Path => match shebang_program(text) {
                 None => self.script(text, Origin::ShellString, ctx.depth + 1),
-                Some(program) if SHELLS.contains(&program) => {
+                // A `#!` line with a backslash in its program (`#!/bin/sh\\nls`, as bash's echo
+                // writes it) names none that exists: the shell reads the line as a comment.
+                Some(program) if SHELLS.contains(&program) || program.contains('\\') => {
                     self.script(text, Origin::ShellString, ctx.depth + 1);
                 }
                 Some(program)
@@ -557,11 +663,8 @@ impl Walker<'_> {
                 {
                     self.run_code(program, text, ctx);
                 }
-                Some(_) => unknown(self),
+                Some(_) => self.unknown_text(file),
             },
-        }
-        if self.written.len() < MAX_WRITTEN_FILES {
-            self.written.push(written);
         }
     }
 
@@ -731,6 +834,45 @@ mod tests {
         assert!(!unsure("echo 'ls' > x.sh; chmod +x x.sh; ./x.sh"));
         assert!(!unsure("echo 'ls' > x.sh; bash y.sh"));
         assert!(!unsure("make > \"$LOG\"; ./build.sh"));
+    }
+
+    #[test]
+    fn an_echo_with_escapes_writes_each_shells_text() {
+        for command in [
+            "echo 'ls\\nrm -rf ~' > f; bash f",
+            "echo 'rm -rf ~\\nls' > f; ./f",
+            "echo -e '#!/bin/sh\\nrm -rf ~' > f; ./f",
+            "echo '#!/bin/sh\\nls' > f; echo 'rm -rf ~' >> f; sh f",
+            "echo 'ls\\nrm -rf ~' | tee f; sh f",
+            "echo 'ls\\nrm -rf ~' | sh",
+        ] {
+            assert!(lines(command).contains(&"rm -rf ~".to_owned()), "{command}");
+        }
+        // Bash's text is one line: a comment, or one command.
+        assert!(!unsure("echo '#!/bin/sh\\nls' > f; ./f"));
+        assert!(lines("echo 'ls\\npwd' > f; bash f").contains(&"lsnpwd".to_owned()));
+        // An escape the shells read in other ways is not followed.
+        assert!(unsure("echo 'ls\\x0apwd' > f; bash f"));
+        assert!(unsure("echo -E 'ls\\npwd' > f; bash f"));
+    }
+
+    #[test]
+    fn a_default_of_a_variable_the_line_never_sets_names_the_file() {
+        assert!(
+            lines("echo 'rm -rf ~' > g.sh; bash ${GEN:-g.sh}").contains(&"rm -rf ~".to_owned())
+        );
+        assert!(!unsure("echo 'ls' > g.sh; bash ${GEN:-g.sh}"));
+        assert!(!unsure("echo 'ls' > x.txt; sh \"${GEN-gen.sh}\""));
+        for command in [
+            "echo 'ls' > g.sh; GEN=$(cat f); bash ${GEN:-g.sh}",
+            "echo 'ls' > g.sh; read GEN; bash ${GEN:-g.sh}",
+            "echo 'ls' > g.sh; ((GEN=1)); bash ${GEN:-g.sh}",
+            "echo 'ls' > g.sh; declare -n r=$'\\x47EN'; bash ${GEN:-g.sh}",
+            "echo 'ls' > g.sh; bash ${GEN:-$DIR/g.sh}",
+            "echo 'ls' > g.sh; mv ${GEN:-g.sh} h.sh; bash h.sh",
+        ] {
+            assert!(unsure(command), "{command}");
+        }
     }
 
     #[test]

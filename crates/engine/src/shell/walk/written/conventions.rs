@@ -192,7 +192,7 @@ impl Walker<'_> {
     /// Runs the written file at `file` with `runner`, or reports it as only known at run time
     /// when the walk cannot tell whether it is the one loaded.
     fn load(&mut self, file: &str, runner: Runner<'_>, dirs: &[String], ctx: Ctx) {
-        match self.find_written(file, dirs) {
+        match self.find_run(file, dirs) {
             Found::Nothing => {}
             Found::Unsure => self.unresolved(Unresolved::DynamicScript(format!(
                 "<{file} as this command line may have written it>"
