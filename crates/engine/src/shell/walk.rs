@@ -35,7 +35,7 @@ use super::{
 mod defaults;
 mod written;
 
-use written::{Contents, UNKNOWN_CWD, Written};
+use written::{Contents, UNKNOWN_CWD, WorkingDir, Written};
 
 /// Deepest structural recursion of the walk itself (compound commands inside compound commands).
 const MAX_NEST: usize = 1024;
@@ -107,11 +107,8 @@ pub(super) struct Walker<'l> {
     /// a program's output): a later `bash build.sh`, `. build.sh`, `./build.sh`, `python3 x.py`
     /// or `make` runs that text (see the `written` module).
     written: Vec<Written>,
-    /// The directory the commands being walked run in, canonical: the event's (or
-    /// [`UNKNOWN_CWD`]), then where `cd` moved it; once it is only known at run time (`cd "$D"`,
-    /// a `cd` that may not have run), a directory of its own that stands for it (see
-    /// [`Walker::unknown_dir`]).
-    cwd: String,
+    /// Where the commands being walked run, and where `cd -` and `popd` go (see [`WorkingDir`]).
+    dir: WorkingDir,
     /// How many directories only known at run time the walk has stood in.
     unknown_dirs: usize,
     /// The user's home the event names, for `~` in the paths of written files.
@@ -291,7 +288,7 @@ impl<'l> Walker<'l> {
             loop_input: None,
             conditional: 0,
             written: Vec::new(),
-            cwd: UNKNOWN_CWD.to_owned(),
+            dir: WorkingDir::new(UNKNOWN_CWD.to_owned()),
             unknown_dirs: 0,
             home: None,
             written_forgotten: false,
@@ -353,29 +350,30 @@ impl<'l> Walker<'l> {
     /// Walks `body` as code that may not run (see [`Walker::conditional`]). A `cd` there leaves
     /// the directory only known at run time after it.
     fn maybe(&mut self, body: impl FnOnce(&mut Self)) {
-        let cwd = self.cwd.clone();
+        let before = self.dir.clone();
         self.conditional += 1;
         body(self);
         self.conditional -= 1;
-        self.unsure_of_cwd_since(cwd);
+        self.unsure_of_dir_since(&before);
     }
 
-    /// Makes the working directory unknown if it is not `before` any more: it was moved by code
-    /// that may not have run.
-    fn unsure_of_cwd_since(&mut self, before: String) {
-        if self.cwd != before {
-            self.cwd = self.unknown_dir();
+    /// Makes what changed of where the walk is since `before` (the working directory, `cd -`'s,
+    /// the directory stack) only known at run time: code that may not have run changed it.
+    fn unsure_of_dir_since(&mut self, before: &WorkingDir) {
+        if self.dir.cwd != before.cwd {
+            self.dir.cwd = self.unknown_dir();
         }
+        self.dir.unsure_since(before);
     }
 
     /// Walks `body` in a shell of its own (a subshell, a function's body, a nested script): the
     /// variables it assigns and the directory it moves to are gone after it.
     fn own_shell(&mut self, body: impl FnOnce(&mut Self)) {
         let outer = self.variables.clone();
-        let cwd = self.cwd.clone();
+        let dir = self.dir.clone();
         body(self);
         self.variables = outer;
-        self.cwd = cwd;
+        self.dir = dir;
     }
 
     /// What `export`, `declare`, `local`, `readonly` and `typeset` assign (`export F=.env`), and
@@ -454,7 +452,7 @@ impl<'l> Walker<'l> {
             self.maybe(|w| w.compound_list(body, ctx));
         } else {
             self.loop_walks -= values.len();
-            let cwd = self.cwd.clone();
+            let before = self.dir.clone();
             // The body runs with the value, wherever the loop is (inside an `if`, another loop).
             let conditional = std::mem::take(&mut self.conditional);
             for value in values {
@@ -464,7 +462,7 @@ impl<'l> Walker<'l> {
                 self.conditional = 0;
             }
             self.conditional = conditional;
-            self.unsure_of_cwd_since(cwd);
+            self.unsure_of_dir_since(&before);
         }
         self.bind_variable(variable, None);
     }
@@ -539,7 +537,7 @@ impl<'l> Walker<'l> {
         self.note_walked(text);
         let outer = self.stack;
         let variables = self.variables.clone();
-        let cwd = self.cwd.clone();
+        let dir = self.dir.clone();
         let script_id = self.script_id;
         self.scripts += 1;
         self.script_id = self.scripts;
@@ -549,7 +547,7 @@ impl<'l> Walker<'l> {
         });
         self.stack = outer;
         self.variables = variables;
-        self.cwd = cwd;
+        self.dir = dir;
         self.script_id = script_id;
         if done.is_none() {
             self.unresolved(Unresolved::Parse(
@@ -1457,18 +1455,19 @@ impl<'l> Walker<'l> {
     fn function_body(&mut self, body: &ast::FunctionBody, ctx: Ctx) {
         let budget = nesting_budget(&body.to_string());
         let outer = self.stack;
-        let before = self.cwd.clone();
-        let mut moved = false;
+        let before = self.dir.clone();
+        let mut after = None;
         let done = with_stack(budget, outer, |stack| {
             self.stack = stack;
             self.own_shell(|w| {
                 let ast::FunctionBody(body, redirects) = body;
                 w.with_redirects(redirects.as_ref(), ctx, |w| w.compound(body, ctx));
-                moved = w.cwd != before;
+                after = Some(w.dir.clone());
             });
         });
-        if moved {
-            self.cwd = self.unknown_dir();
+        if let Some(after) = after {
+            self.dir = after;
+            self.unsure_of_dir_since(&before);
         }
         self.stack = outer;
         if done.is_none() {

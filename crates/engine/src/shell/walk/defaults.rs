@@ -130,9 +130,9 @@ impl Walker<'_> {
         ctx: Ctx,
         stdin: &Stdin<'_>,
     ) {
-        let cwd = self.cwd.clone();
+        let dir = self.dir.clone();
         self.run(fields, base, ctx, stdin);
-        self.cwd = cwd;
+        self.dir = dir;
     }
 
     /// Notes the text of a script the walk parses, for [`Walker::mentions`].

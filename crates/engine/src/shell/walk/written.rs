@@ -4,8 +4,8 @@
 //! spelling of its path (`./x.sh`, `"$PWD/x.sh"`, `/home/u/proj/x.sh`, `../x.sh` after `cd
 //! sub`), after `mv` or `cp`, through `find -exec` or `xargs`, by an interpreter (`python3
 //! x.py`), by `make` (a written `Makefile`) or by its `#!` line (`./x`). Paths are compared
-//! canonical, from the directory the walk knows the command runs in: the event's, moved by `cd`
-//! and `pushd` and by wrappers (`env -C DIR`). Where the walk cannot tell which file runs and a
+//! canonical, from the directory the walk knows the command runs in: the event's, moved by `cd`,
+//! `pushd`, back by `cd -` and `popd`, and by wrappers (`env -C DIR`). Where the walk cannot tell which file runs and a
 //! written one may be it, the script is reported as only known at run time.
 
 use crate::argv::Parsed;
@@ -35,6 +35,60 @@ fn in_unknown_dir(path: &str) -> bool {
 /// A canonical path, unless it is in a directory only known at run time.
 fn placed(path: Option<&str>) -> Option<&str> {
     path.filter(|path| !in_unknown_dir(path))
+}
+
+/// Most directories the walk holds on the directory stack (see [`WorkingDir::stack`]).
+const MAX_DIR_STACK: usize = 16;
+
+/// Where the walk is: its working directory, and where `cd -` and `popd` go, all canonical.
+#[derive(Clone)]
+pub(super) struct WorkingDir {
+    /// The directory the commands being walked run in: the event's (or [`UNKNOWN_CWD`]), then
+    /// where `cd` moved it; once it is only known at run time (`cd "$D"`, a `cd` that may not
+    /// have run), a directory of its own that stands for it (see [`Walker::unknown_dir`]).
+    pub(super) cwd: String,
+    /// OLDPWD, where `cd -` goes: the directory before the line's last `cd`, `pushd` or `popd`;
+    /// `None` while only known at run time (before the first, the event's own).
+    previous: Option<String>,
+    /// The directory stack below the working directory, as the line's `pushd` built it, top
+    /// last (up to [`MAX_DIR_STACK`]); a `popd` past it goes where only the run knows.
+    stack: Vec<String>,
+}
+
+impl WorkingDir {
+    /// The walk in `cwd`, with nothing known of OLDPWD and the directory stack.
+    pub(super) fn new(cwd: String) -> Self {
+        Self {
+            cwd,
+            previous: None,
+            stack: Vec::new(),
+        }
+    }
+
+    /// Puts `dir` on top of the directory stack, forgetting the bottom past [`MAX_DIR_STACK`].
+    fn push(&mut self, dir: String) {
+        if self.stack.len() >= MAX_DIR_STACK {
+            self.stack.remove(0);
+        }
+        self.stack.push(dir);
+    }
+
+    /// Forgets OLDPWD and the directory stack where they changed since `before`: code that may
+    /// not have run changed them. (The working directory is [`Walker::unsure_of_dir_since`]'s.)
+    pub(super) fn unsure_since(&mut self, before: &WorkingDir) {
+        if self.previous != before.previous {
+            self.previous = None;
+        }
+        if self.stack != before.stack {
+            self.stack.clear();
+        }
+    }
+}
+
+/// Whether a `pushd` or `popd` argument names an entry of the stack (`+1`, `-0`).
+fn is_stack_index(arg: &str) -> bool {
+    arg.strip_prefix(['+', '-'])
+        .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Most files one `find -exec` runs as written scripts.
@@ -155,7 +209,7 @@ impl Walker<'_> {
             cwd: "/",
             home: place.home,
         };
-        self.cwd = paths::canonicalize(place.cwd, &root);
+        self.dir = WorkingDir::new(paths::canonicalize(place.cwd, &root));
         self.home = place.home.map(str::to_owned);
     }
 
@@ -205,7 +259,7 @@ impl Walker<'_> {
     /// The directory a command runs in: where the walk is, moved by the directories its wrappers
     /// give (`env -C DIR`, see [`super::super::SimpleCommand::dirs`]).
     fn command_dir(&self, dirs: &[String]) -> Option<String> {
-        let mut here = self.cwd.clone();
+        let mut here = self.dir.cwd.clone();
         for dir in dirs {
             here = self.resolve_in(dir, Some(&here))?;
         }
@@ -407,8 +461,9 @@ impl Walker<'_> {
 
     /// `cd`, `pushd` and `popd` run in the shell (`in_shell`) move the walk: to the directory
     /// named when it is known (a bare `cd` to the event's home: the walk gives it HOME's value
-    /// as its operand when the command line set HOME), elsewhere to a directory only known at
-    /// run time (`cd -`, `popd`, `cd "$D"`).
+    /// as its operand when the command line set HOME), back to the one before (`cd -`), to the
+    /// one a `pushd` left (`popd`, a bare `pushd`), elsewhere to a directory only known at run
+    /// time (`cd "$D"`, `popd` past what the line pushed, `pushd +1`). See [`WorkingDir`].
     pub(super) fn change_dir(&mut self, argv: &[Field], in_shell: bool, origin: Origin) {
         let Some((program, args)) = argv.split_first() else {
             return;
@@ -418,23 +473,50 @@ impl Walker<'_> {
         if !matches!(name, "cd" | "pushd" | "popd" | "chdir") || !in_shell || elsewhere {
             return;
         }
-        if args.iter().any(|arg| arg.text == "-n") && name != "cd" {
-            return;
-        }
         let operand = args
             .iter()
-            .find(|arg| !arg.text.starts_with('-') || arg.text == "-");
-        let known = match operand {
-            _ if name == "popd" => None,
-            None if name == "pushd" => None,
-            None => self
+            .find(|arg| !arg.text.starts_with('-') || arg.text == "-")
+            .map(|arg| arg.text.as_str());
+        let rotates = operand.is_some_and(|dir| dir.starts_with('+'))
+            || args.iter().any(|arg| is_stack_index(&arg.text));
+        let keeps_dir = args.iter().any(|arg| arg.text == "-n") && name != "cd";
+        let before = self.dir.cwd.clone();
+        let known = match (name, operand) {
+            // `pushd +N`, `popd -N`: another entry of a stack the walk may not hold.
+            ("pushd" | "popd", _) if rotates => {
+                self.dir.stack.clear();
+                None
+            }
+            // `pushd -n DIR` puts DIR on the stack, `popd -n` takes it off; neither moves.
+            ("pushd", Some(dir)) if keeps_dir => {
+                let dir = self.resolve(dir, &[]).unwrap_or_else(|| self.unknown_dir());
+                self.dir.push(dir);
+                return;
+            }
+            ("popd", _) if keeps_dir => {
+                self.dir.stack.pop();
+                return;
+            }
+            ("pushd", None) => {
+                let top = self.dir.stack.pop();
+                self.dir.push(before.clone());
+                top
+            }
+            ("pushd", Some(dir)) => {
+                self.dir.push(before.clone());
+                self.resolve(dir, &[])
+            }
+            ("popd", _) => self.dir.stack.pop(),
+            (_, None) => self
                 .home
                 .as_deref()
                 .and_then(|home| self.resolve_in(home, None)),
-            Some(dir) if dir.text == "-" || dir.text.starts_with('+') => None,
-            Some(dir) => self.resolve(&dir.text, &[]),
+            (_, Some("-")) => self.dir.previous.clone(),
+            (_, Some(dir)) if dir.starts_with('+') => None,
+            (_, Some(dir)) => self.resolve(dir, &[]),
         };
-        self.cwd = known.unwrap_or_else(|| self.unknown_dir());
+        self.dir.cwd = known.unwrap_or_else(|| self.unknown_dir());
+        self.dir.previous = Some(before);
     }
 
     /// Whether the command line may have put `name` in the environment of what runs after it
@@ -551,7 +633,7 @@ impl Walker<'_> {
         let Some(find) = self.out.commands.iter().rev().find(|c| c.name() == "find") else {
             return;
         };
-        let here = self.cwd.clone();
+        let here = self.dir.cwd.clone();
         let patterns: Vec<String> = exec::find_printed(find.args())
             .iter()
             .filter_map(|pattern| self.resolve_in(pattern, Some(&here)))
@@ -873,6 +955,42 @@ mod tests {
         ] {
             assert!(unsure(command), "{command}");
         }
+    }
+
+    #[test]
+    fn cd_minus_and_popd_go_back() {
+        let runs = |moves: &str| {
+            let command = format!("echo 'rm -rf ~' > /home/u/proj/x.sh; {moves}; bash x.sh");
+            lines(&command).contains(&"rm -rf ~".to_owned())
+        };
+        for moves in [
+            "cd /tmp; cd -",
+            "cd /tmp; cd -; cd -; cd -",
+            "cd /tmp; cd /var; cd -; cd -; cd -; cd ~/proj",
+            "pushd /tmp; popd",
+            "pushd a; pushd b; popd; popd",
+            "pushd /tmp; pushd",
+            "pushd -n /tmp; popd -n; pushd /var; popd",
+            "pushd /tmp; (cd /var); popd",
+        ] {
+            assert!(runs(moves), "{moves}");
+        }
+        for moves in ["cd /tmp; cd -; cd -", "pushd /tmp; pushd /var; popd"] {
+            assert!(!runs(moves), "{moves}");
+        }
+        for moves in [
+            "cd -",
+            "popd",
+            "pushd /tmp; popd; popd",
+            "pushd /tmp; pushd +1",
+            "cd /tmp; true && cd /var; cd -",
+            "pushd /tmp; f() { pushd /var; }; f; popd",
+        ] {
+            let command = format!("echo 'rm -rf ~' > x.sh; {moves}; bash x.sh");
+            assert!(unsure(&command), "{moves}");
+        }
+        assert!(is_stack_index("+1") && is_stack_index("-0"));
+        assert!(!is_stack_index("-n") && !is_stack_index("-"));
     }
 
     #[test]
