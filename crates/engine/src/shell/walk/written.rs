@@ -182,6 +182,9 @@ enum Found {
     One(usize),
     /// The walk cannot tell, and a written file may be the one.
     Unsure,
+    /// A pattern (`*.sh`) that matches these written files (their canonical paths), and no
+    /// other the command line wrote.
+    Each(Vec<String>),
 }
 
 /// How a written file is run.
@@ -276,17 +279,6 @@ impl Walker<'_> {
     /// it may name makes it unsure, as does a file the walk forgot.
     fn find_written(&self, path: &str, dirs: &[String]) -> Found {
         let resolved = self.resolve(path, dirs);
-        // The last component of `${GEN:-$DIR/gen.sh}` is no name of its own (`gen.sh}`).
-        let inside_expansion = |name: &str| path.contains("${") && name.contains('}');
-        let name = last_component(path)
-            .filter(|name| !places::is_dynamic(name) && !inside_expansion(name));
-        let may = |written: &Written| match (
-            placed(resolved.as_deref()),
-            placed(written.path.as_deref()),
-        ) {
-            (Some(pattern), Some(known)) => places::glob_match(pattern, known),
-            _ => name.is_none_or(|name| written.may_be_named(name)),
-        };
         let exact = resolved.as_deref().filter(|path| !places::has_glob(path));
         if let Some(at) = exact.and_then(|exact| {
             self.written
@@ -295,10 +287,57 @@ impl Walker<'_> {
         }) {
             return Found::One(at);
         }
+        let may = self.may_name(path, resolved.as_deref());
         if self.written.iter().any(may) || self.written_forgotten {
             Found::Unsure
         } else {
             Found::Nothing
+        }
+    }
+
+    /// Whether `path` (canonical: `resolved`, when the walk can tell) may name a written file:
+    /// a pattern that matches its path where both places are known, else one that matches its
+    /// name, or a path whose name is only known at run time.
+    fn may_name<'a>(
+        &self,
+        path: &'a str,
+        resolved: Option<&'a str>,
+    ) -> impl Fn(&Written) -> bool + 'a {
+        // The last component of `${GEN:-$DIR/gen.sh}` is no name of its own (`gen.sh}`).
+        let inside_expansion = |name: &str| path.contains("${") && name.contains('}');
+        let name = last_component(path)
+            .filter(|name| !places::is_dynamic(name) && !inside_expansion(name));
+        move |written: &Written| match (placed(resolved), placed(written.path.as_deref())) {
+            (Some(pattern), Some(known)) => places::glob_match(pattern, known),
+            _ => name.is_none_or(|name| written.may_be_named(name)),
+        }
+    }
+
+    /// Which written files a pattern a command runs matches (`bash *.sh`, `for f in *.sh; do
+    /// bash "$f"; done`, `find … | xargs sh`): each, up to [`MAX_FOUND_SCRIPTS`], when the walk
+    /// knows where the pattern and they are; unsure when another written file whose place it
+    /// cannot tell may match too, or one it forgot.
+    fn find_matching(&self, pattern: &str, resolved: &str) -> Found {
+        let matched: Vec<String> = self
+            .written
+            .iter()
+            .filter_map(|written| written.path.clone())
+            .filter(|path| places::glob_match(resolved, path))
+            .collect();
+        let may = self.may_name(pattern, Some(resolved));
+        let unmatched_may = self.written.iter().any(|written| {
+            written
+                .path
+                .as_ref()
+                .is_none_or(|path| !matched.contains(path))
+                && may(written)
+        });
+        if unmatched_may || self.written_forgotten || matched.len() > MAX_FOUND_SCRIPTS {
+            return Found::Unsure;
+        }
+        match matched.is_empty() {
+            true => Found::Nothing,
+            false => Found::Each(matched),
         }
     }
 
@@ -310,7 +349,10 @@ impl Walker<'_> {
         if self.named_by_the_environment(path) {
             return Found::Nothing;
         }
-        self.find_written(path, dirs)
+        match self.resolve(path, dirs) {
+            Some(resolved) if places::has_glob(&resolved) => self.find_matching(path, &resolved),
+            _ => self.find_written(path, dirs),
+        }
     }
 
     /// Remembers that `file` now holds `text` (`None`: something the command line does not say).
@@ -449,7 +491,7 @@ impl Walker<'_> {
                         .for_each(|target| self.forget_written(target));
                     continue;
                 }
-                Found::Unsure => None,
+                Found::Unsure | Found::Each(_) => None,
                 Found::One(at) if moving => self.written.remove(at).text,
                 Found::One(at) => self.written.get(at).and_then(|w| w.text.clone()),
             };
@@ -624,6 +666,7 @@ impl Walker<'_> {
                 "<{file} as this command line may have written it>"
             ))),
             Found::One(at) => self.run_text(at, runner, file, ctx),
+            Found::Each(paths) => self.run_each(paths, runner, ctx),
         }
     }
 
@@ -656,7 +699,12 @@ impl Walker<'_> {
                 "<{} as this command line may have written it>".to_owned(),
             ));
         }
-        for path in found {
+        self.run_each(found, runner, ctx);
+    }
+
+    /// Runs with `runner` the written files at these canonical paths.
+    fn run_each(&mut self, paths: Vec<String>, runner: Runner<'_>, ctx: Ctx) {
+        for path in paths {
             if let Found::One(at) = self.find_written(&path, &[]) {
                 self.run_text(at, runner, &path, ctx);
             }
@@ -677,6 +725,7 @@ impl Walker<'_> {
                     "<{file} as this command line may have written it>"
                 ))),
                 Found::One(at) => self.run_text(at, Runner::Make(&assigned), &file, ctx),
+                Found::Each(paths) => self.run_each(paths, Runner::Make(&assigned), ctx),
             }
             // Of the names make looks for, it reads the first it finds.
             break;
@@ -955,6 +1004,28 @@ mod tests {
         ] {
             assert!(unsure(command), "{command}");
         }
+    }
+
+    #[test]
+    fn a_pattern_runs_each_written_file_it_matches() {
+        for command in [
+            "echo 'rm -rf ~' > a.sh; bash *.sh",
+            "echo 'rm -rf ~' > a.sh; echo ls > b.sh; for f in *.sh; do sh \"$f\"; done",
+            "echo 'rm -rf ~' > s/a.sh; for f in s/*; do bash \"$f\"; done",
+            "echo 'rm -rf ~' > s/a.sh; find . -name '*.sh' | xargs -n1 sh",
+            "echo 'rm -rf ~' > a.sh; find . -name '*.sh' | while read f; do sh \"$f\"; done",
+        ] {
+            assert!(lines(command).contains(&"rm -rf ~".to_owned()), "{command}");
+            assert!(!unsure(command), "{command}");
+        }
+        assert!(!unsure(
+            "echo 'rm -rf ~' > a.sh; for f in *.py; do python3 \"$f\"; done"
+        ));
+        // A written file whose place the walk cannot tell may match too.
+        assert!(unsure(
+            "cd \"$D\"; echo 'ls' > a.sh; cd /tmp; for f in *.sh; do bash \"$f\"; done"
+        ));
+        assert!(unsure("echo 'ls' > a.sh; mv a.sh \"$D\"; bash \"$D\"/*.sh"));
     }
 
     #[test]

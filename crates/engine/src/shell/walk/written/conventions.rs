@@ -198,6 +198,7 @@ impl Walker<'_> {
                 "<{file} as this command line may have written it>"
             ))),
             Found::One(at) => self.run_text(at, runner, file, ctx),
+            Found::Each(paths) => self.run_each(paths, runner, ctx),
         }
     }
 
