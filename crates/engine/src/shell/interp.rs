@@ -177,6 +177,41 @@ pub(super) fn script_operand(name: &str, args: &[String]) -> Option<String> {
     parsed.operands.first().map(|operand| (*operand).to_owned())
 }
 
+/// The modules node (or bun) loads before its program: the values of `-r`, `--require`,
+/// `--import`, `--loader`, `--experimental-loader` and bun's `--preload`, as written.
+pub(super) fn node_preloads(name: &str, args: &[String]) -> Vec<String> {
+    if Lang::of(name) != Lang::JavaScript {
+        return Vec::new();
+    }
+    let parsed = Parsed::new(
+        args,
+        &['r', 'e', 'p'],
+        &[
+            "require",
+            "import",
+            "loader",
+            "experimental-loader",
+            "preload",
+            "eval",
+            "print",
+        ],
+    );
+    parsed
+        .values(
+            &['r'],
+            &[
+                "require",
+                "import",
+                "loader",
+                "experimental-loader",
+                "preload",
+            ],
+        )
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
+}
+
 /// An interpreter's arguments, read with the options of the interpreters that take a value.
 fn interpreter_options<'a>(name: &str, args: &'a [String]) -> Parsed<'a> {
     let valued: Vec<char> = [

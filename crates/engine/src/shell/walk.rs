@@ -1578,6 +1578,15 @@ impl<'l> Walker<'l> {
             self.edit_written(&command);
             self.copy_written(&command.argv);
         }
+        if let Some(command) = self
+            .out
+            .commands
+            .get(start)
+            .filter(|c| c.depth == ctx.depth && matches!(c.name(), "npm" | "pnpm"))
+        {
+            let command = command.clone();
+            self.set_package_scripts(&command);
+        }
         let output = self.last_output.as_ref().and_then(Piped::contents);
         for (file, append) in stdout_files {
             let text = if *append {

@@ -200,6 +200,8 @@ enum Runner<'a> {
     /// By a package manager: the package.json scripts of these names (`pretest`, `test`), each
     /// by `sh -c`.
     PackageScripts(&'a [String]),
+    /// By Python at start-up, as a `.pth` file: its `import` lines are Python code.
+    PthFile,
     /// By make: a makefile, with the names make's arguments assign (`make CC=clang`; an empty
     /// one for an argument only known at run time).
     Make(&'a [String]),
@@ -764,6 +766,15 @@ impl Walker<'_> {
     fn run_reading(&mut self, text: &str, runner: Runner<'_>, file: &str, ctx: Ctx) {
         match runner {
             Runner::Interpreter(name) => self.run_code(name, text, ctx),
+            Runner::PthFile => {
+                let code: Vec<&str> = text
+                    .lines()
+                    .filter(|line| line.starts_with("import ") || line.starts_with("import\t"))
+                    .collect();
+                if !code.is_empty() {
+                    self.run_code("python3", &code.join("\n"), ctx);
+                }
+            }
             Runner::PackageScripts(names) => match conventions::package_json_scripts(text, names) {
                 None => self.unknown_text(file),
                 Some(scripts) => {

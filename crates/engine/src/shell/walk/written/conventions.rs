@@ -4,17 +4,22 @@
 //! `test` script: package managers run package.json's scripts (`npm test`, `npm run x`, `yarn
 //! x`, `pnpm x`, `bun run x`, with their `pre`/`post` scripts; an install its lifecycle
 //! scripts); pytest imports `conftest.py` and the test files it collects; pip runs a local
-//! project's `setup.py`; git runs its hooks (`.git/hooks`, `-c core.hooksPath=DIR`); `python3
-//! -c CODE` imports modules from the working directory; and a bare program name is looked up
-//! on a PATH the command line set (`PATH=.:$PATH x`). Where the walk cannot read the file's
-//! text, or cannot tell whether a written file is the one loaded, the script is only known at
-//! run time (an ask, never a deny on a guess).
+//! project's `setup.py`; git runs its hooks (`.git/hooks`, `core.hooksPath` from `-c`, `git
+//! config`, a written `.git/config` or `GIT_CONFIG_KEY_n`); `python3 -c CODE` and `python3 -m
+//! x` import modules from the working directory and a PYTHONPATH the line set, and every Python
+//! run its start-up files (`sitecustomize.py`, the `import` lines of a `.pth` in
+//! site-packages); node preloads modules (`-r`, `--require`, `--import`, NODE_OPTIONS); a bare
+//! program name is looked up on a PATH the command line set (`PATH=.:$PATH x`). `npm pkg set
+//! scripts.x=…` writes a script into package.json. Where the walk cannot read the file's text,
+//! or cannot tell whether a written file is the one loaded, the script is only known at run
+//! time (an ask, never a deny on a guess).
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use super::super::super::{SimpleCommand, Unresolved, basename};
+use super::super::super::{SimpleCommand, Unresolved, basename, interp};
 use super::super::{Ctx, Field, Walker};
-use super::{Found, Runner, in_unknown_dir, last_component};
+use super::{Contents, Found, Runner, in_unknown_dir, last_component};
+use crate::packs::places;
 use crate::paths;
 
 /// Most scripts of one package.json a command runs.
@@ -128,6 +133,12 @@ const BUILTINS: &[&str] = &[
     "outdated",
 ];
 
+/// Programs that run on node, and so load the modules NODE_OPTIONS preloads.
+const NODE_PROGRAMS: &[&str] = &[
+    "node", "nodejs", "npm", "npx", "yarn", "pnpm", "pnpx", "corepack", "tsx", "ts-node", "jest",
+    "vitest", "eslint", "prettier", "tsc", "next", "vite", "webpack",
+];
+
 /// Options of package managers that take a value: the project's directory (`--prefix DIR`,
 /// `-C DIR`, `--cwd DIR`, `--dir DIR`) and others whose value is no subcommand.
 const DIR_OPTIONS: &[&str] = &["--prefix", "-C", "--cwd", "--dir"];
@@ -173,6 +184,12 @@ impl Walker<'_> {
         };
         let name = basename(&program.text);
         let texts: Vec<String> = args.iter().map(|arg| arg.text.clone()).collect();
+        if NODE_PROGRAMS.contains(&name) || name == "bun" {
+            self.run_node_preloads(name, &texts, dirs, ctx);
+        }
+        if runs_python(name) {
+            self.run_python_startup(&texts, dirs, ctx);
+        }
         match name {
             "npm" | "yarn" | "pnpm" | "bun" => self.run_package_scripts(name, &texts, dirs, ctx),
             "pytest" | "py.test" => self.run_pytest_files(&texts, dirs, ctx),
@@ -200,6 +217,139 @@ impl Walker<'_> {
             Found::One(at) => self.run_text(at, runner, file, ctx),
             Found::Each(paths) => self.run_each(paths, runner, ctx),
         }
+    }
+
+    /// `npm pkg set scripts.NAME=VALUE…` (pnpm's too): package.json in the project's directory
+    /// holds those scripts from now on. Where the line wrote it, the rest of its text stays;
+    /// otherwise only they are known of it (the project's own scripts are the project's). A
+    /// value only known at run time, `--json`, or a package.json whose text the walk does not
+    /// know makes its text unknown.
+    pub(in crate::shell::walk) fn set_package_scripts(&mut self, command: &SimpleCommand) {
+        if !matches!(command.name(), "npm" | "pnpm") {
+            return;
+        }
+        let parsed = package_operands(command.name(), command.args());
+        let [sub, set, settings @ ..] = parsed.operands.as_slice() else {
+            return;
+        };
+        if *sub != "pkg" || *set != "set" {
+            return;
+        }
+        let scripts: Vec<(&str, &str)> = settings
+            .iter()
+            .filter_map(|setting| setting.split_once('='))
+            .filter_map(|(key, value)| Some((key.strip_prefix("scripts.")?, value)))
+            .collect();
+        if scripts.is_empty() {
+            return;
+        }
+        let mut dirs = command.dirs.clone();
+        dirs.extend(parsed.project);
+        let Some(file) = self.resolve("package.json", &dirs) else {
+            self.remember_written("package.json", None);
+            return;
+        };
+        let known = !command.args().iter().any(|arg| arg == "--json")
+            && scripts.iter().all(|(_, value)| !places::is_dynamic(value));
+        let before = match self.find_written(&file, &[]) {
+            Found::Nothing => Some(Value::Object(Map::new())),
+            Found::One(at) => self
+                .written
+                .get(at)
+                .and_then(|written| written.text.as_ref())
+                .and_then(Contents::single)
+                .and_then(|text| serde_json::from_str(text).ok()),
+            Found::Unsure | Found::Each(_) => None,
+        };
+        let text = before
+            .filter(|_| known)
+            .and_then(|package| with_scripts(package, &scripts))
+            .map(Contents::from);
+        self.remember_written(&file, text);
+    }
+
+    /// `node -r ./x.js app.js`, `--require`, `--import`, `--loader`, bun's `--preload`, and the
+    /// same options in NODE_OPTIONS for a program that runs on node (`NODE_OPTIONS='-r ./x.js'
+    /// npm test`): the written modules node loads first, run as its code. A bare module name
+    /// (`-r ts-node/register`) is a package's, not a written file.
+    fn run_node_preloads(&mut self, name: &str, args: &[String], dirs: &[String], ctx: Ctx) {
+        let mut preloads = match name {
+            "node" | "nodejs" | "bun" => interp::node_preloads(name, args),
+            _ => Vec::new(),
+        };
+        if name != "bun"
+            && let Some(options) = self.environment_value("NODE_OPTIONS")
+        {
+            let options: Vec<String> = options.split_whitespace().map(str::to_owned).collect();
+            preloads.extend(interp::node_preloads("node", &options));
+        }
+        let files: Vec<String> = preloads
+            .iter()
+            .filter(|module| module.starts_with(['.', '/', '~', '$']))
+            .flat_map(|module| module_candidates(module))
+            .take(MAX_LOADED)
+            .collect();
+        for file in files {
+            self.load(&file, Runner::Interpreter("node"), dirs, ctx);
+        }
+    }
+
+    /// Any Python run (`python3`, `pip`, `pytest`): the start-up files it imports, written by
+    /// the command line: `sitecustomize.py` and `usercustomize.py` in the working directory, a
+    /// directory of PYTHONPATH, the script's or a site-packages directory, and the `import`
+    /// lines of a `.pth` file in a site-packages directory. Which interpreter's site-packages
+    /// the walk cannot tell: any one counts.
+    fn run_python_startup(&mut self, args: &[String], dirs: &[String], ctx: Ctx) {
+        let here = self.command_dir(dirs);
+        let script_dir = args
+            .iter()
+            .find(|arg| !arg.starts_with('-'))
+            .filter(|arg| arg.ends_with(".py"))
+            .and_then(|script| script.rsplit_once('/'))
+            .map(|(dir, _)| dir.to_owned());
+        let search: Vec<String> = std::iter::once(".".to_owned())
+            .chain(script_dir)
+            .chain(self.python_path())
+            .filter_map(|dir| self.resolve_in(&dir, here.as_deref()))
+            .collect();
+        let mut customize = Vec::new();
+        let mut pth = Vec::new();
+        for written in &self.written {
+            let Some((parent, name)) = written.path.as_deref().and_then(|p| p.rsplit_once('/'))
+            else {
+                continue;
+            };
+            let in_site = is_site_packages(parent);
+            if matches!(name, "sitecustomize.py" | "usercustomize.py")
+                && (in_site || search.iter().any(|dir| dir == parent))
+            {
+                customize.extend(written.path.clone());
+            } else if name.ends_with(".pth") && in_site {
+                pth.extend(written.path.clone());
+            }
+        }
+        for file in customize.into_iter().take(MAX_LOADED) {
+            self.load(&file, Runner::Interpreter("python3"), &[], ctx);
+        }
+        for file in pth.into_iter().take(MAX_LOADED) {
+            self.load(&file, Runner::PthFile, &[], ctx);
+        }
+    }
+
+    /// The directories of PYTHONPATH as the command line set it for the command just emitted.
+    fn python_path(&self) -> Vec<String> {
+        self.environment_value("PYTHONPATH")
+            .map(|value| {
+                value
+                    .split(':')
+                    .filter(|dir| {
+                        !dir.is_empty() && !matches!(*dir, "$PYTHONPATH" | "${PYTHONPATH}")
+                    })
+                    .map(str::to_owned)
+                    .take(MAX_LOADED)
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// `npm test`, `npm run x`, `yarn x`, `pnpm x`, `bun run x`, an install: the scripts of a
@@ -334,6 +484,7 @@ impl Walker<'_> {
     fn run_git_hooks(&mut self, args: &[String], dirs: &[String], ctx: Ctx) {
         let mut dirs = dirs.to_vec();
         let mut hook_dirs: Vec<String> = self.configured_hooks_paths();
+        hook_dirs.extend(self.environment_hooks_path());
         let mut words = args.iter();
         while let Some(arg) = words.next() {
             match arg.as_str() {
@@ -349,6 +500,14 @@ impl Walker<'_> {
         }
         hook_dirs.push(".git/hooks".to_owned());
         let here = self.command_dir(&dirs);
+        // A hooks path the repository's written `.git/config` sets.
+        if let Some(config) = self
+            .resolve_in(".git/config", here.as_deref())
+            .and_then(|config| self.written_text(&config))
+            .and_then(config_hooks_path)
+        {
+            hook_dirs.push(config);
+        }
         let places: Vec<String> = hook_dirs
             .iter()
             .filter_map(|dir| self.resolve_in(dir, here.as_deref()))
@@ -378,9 +537,28 @@ impl Walker<'_> {
         self.out.commands.iter().filter_map(configured).collect()
     }
 
-    /// `python3 -m pytest`, `python3 -m pip`: as pytest and pip; `python3 -c CODE`: the written
-    /// modules in the working directory whose names the code mentions (`import x`, `from x
-    /// import f`, `__import__('x')`).
+    /// `core.hooksPath` given in git's environment (`GIT_CONFIG_KEY_0=core.hooksPath
+    /// GIT_CONFIG_VALUE_0=DIR git commit`).
+    fn environment_hooks_path(&self) -> Option<String> {
+        let command = self.out.commands.last()?;
+        let value = |name: &str| {
+            command
+                .assignments
+                .iter()
+                .rev()
+                .find(|assignment| assignment.name == name)
+                .map(|assignment| assignment.value.clone())
+        };
+        (0..MAX_LOADED).find_map(|index| {
+            let key = value(&format!("GIT_CONFIG_KEY_{index}"))?;
+            key.eq_ignore_ascii_case("core.hookspath")
+                .then(|| value(&format!("GIT_CONFIG_VALUE_{index}")))?
+        })
+    }
+
+    /// `python3 -m pytest`, `python3 -m pip`: as pytest and pip; `python3 -m x`, `python3 -c
+    /// CODE`: the written modules in the working directory or a directory of PYTHONPATH that it
+    /// runs or the code names (`import x`, `from x import f`, `__import__('x')`).
     fn run_python_conventions(&mut self, args: &[String], dirs: &[String], ctx: Ctx) {
         match python_mode(args) {
             PythonMode::Module("pytest", rest) => {
@@ -389,12 +567,31 @@ impl Walker<'_> {
             PythonMode::Module("pip", rest) => {
                 self.run_setup_py(rest, dirs, ctx);
             }
+            PythonMode::Module(module, _) => {
+                let file = format!("{}.py", module.replace('.', "/"));
+                let on_path: Vec<String> = self
+                    .python_path()
+                    .iter()
+                    .map(|dir| format!("{}/{file}", dir.trim_end_matches('/')))
+                    .collect();
+                for file in on_path {
+                    self.load(&file, Runner::Interpreter("python3"), dirs, ctx);
+                }
+            }
             PythonMode::Code(code) => {
                 let names = identifiers(code);
+                let search: Vec<String> = std::iter::once(".".to_owned())
+                    .chain(self.python_path())
+                    .collect();
                 let modules: Vec<String> = self
                     .written
                     .iter()
                     .filter_map(|written| module_file(written, &names))
+                    .flat_map(|file| {
+                        search
+                            .iter()
+                            .map(move |dir| format!("{}/{file}", dir.trim_end_matches('/')))
+                    })
                     .take(MAX_LOADED)
                     .collect();
                 for file in modules {
@@ -442,17 +639,24 @@ impl Walker<'_> {
     /// (`PATH=.:$PATH x`), else the value the line gave the variable; `None` when it set none
     /// the walk knows.
     fn path_value(&self) -> Option<String> {
+        self.environment_value("PATH")
+    }
+
+    /// The variable `name` as the command line set it for the command just emitted: its own
+    /// assignment (`PATH=.:$PATH x`), else the value the line gave the variable; `None` when it
+    /// set none the walk knows.
+    fn environment_value(&self, name: &str) -> Option<String> {
         let own = self
             .out
             .commands
             .last()
-            .and_then(|command| command.assignments.iter().rev().find(|a| a.name == "PATH"))
+            .and_then(|command| command.assignments.iter().rev().find(|a| a.name == name))
             .map(|assignment| assignment.value.clone());
         own.or_else(|| {
             self.variables
                 .iter()
                 .rev()
-                .find(|(name, _)| name == "PATH")
+                .find(|(known, _)| known == name)
                 .map(|(_, value)| value.clone())
         })
     }
@@ -472,6 +676,67 @@ fn is_package_json(name: &str) -> bool {
 /// Whether a file of this name may be a git hook.
 fn is_hook(name: &str) -> bool {
     HOOKS.contains(&name)
+}
+
+/// Whether a program runs Python, and so its start-up files: an interpreter, pip, pytest.
+fn runs_python(name: &str) -> bool {
+    is_python(name) || matches!(name, "pip" | "pip3" | "pytest" | "py.test")
+}
+
+/// Whether a directory is a Python installation's site-packages (`…/site-packages`,
+/// Debian's `…/dist-packages`), whose `.pth` files every run reads.
+fn is_site_packages(dir: &str) -> bool {
+    matches!(
+        dir.rsplit('/').next(),
+        Some("site-packages" | "dist-packages")
+    )
+}
+
+/// The files node may load for a preloaded module path: the path itself, and where it has no
+/// extension, with node's (`./x` is `./x.js`, `./x.cjs`, `./x.mjs`, `./x/index.js`).
+fn module_candidates(module: &str) -> Vec<String> {
+    let named = last_component(module).is_some_and(|name| name.contains('.'));
+    if named {
+        return vec![module.to_owned()];
+    }
+    let module = module.trim_end_matches('/');
+    ["", ".js", ".cjs", ".mjs", "/index.js"]
+        .iter()
+        .map(|suffix| format!("{module}{suffix}"))
+        .collect()
+}
+
+/// The value of `hooksPath` in the `[core]` section of git config text.
+fn config_hooks_path(text: &str) -> Option<String> {
+    let mut section = String::new();
+    let mut found = None;
+    for line in text.lines().map(str::trim) {
+        if let Some(name) = line.strip_prefix('[').and_then(|l| l.split(']').next()) {
+            section = name.trim().to_ascii_lowercase();
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        if section == "core" && key.trim().eq_ignore_ascii_case("hookspath") {
+            found = Some(value.trim().trim_matches('"').to_owned());
+        }
+    }
+    found
+}
+
+/// A package's manifest with these scripts set (`scripts.NAME` to its value); `None` when it
+/// is no JSON object.
+fn with_scripts(mut package: Value, scripts: &[(&str, &str)]) -> Option<String> {
+    let object = package.as_object_mut()?;
+    let entry = object
+        .entry("scripts")
+        .or_insert_with(|| Value::Object(Map::new()));
+    let table = entry.as_object_mut()?;
+    for (name, value) in scripts {
+        table.insert((*name).to_owned(), Value::String((*value).to_owned()));
+    }
+    serde_json::to_string(&package).ok()
 }
 
 /// Whether a program is a Python interpreter (`python`, `python3`, `python3.12`, `pypy3`).
@@ -730,6 +995,34 @@ mod tests {
             identifiers("import a.b, c; x = 1"),
             ["a", "b", "c", "import", "x"]
         );
+    }
+
+    #[test]
+    fn start_up_files_and_preloads() {
+        assert_eq!(
+            config_hooks_path("[core]\n\tbare = false\n\thooksPath = \"h\"\n[user]\n"),
+            Some("h".to_owned())
+        );
+        assert_eq!(config_hooks_path("[user]\n\thooksPath = h\n"), None);
+        assert_eq!(module_candidates("./x.mjs"), ["./x.mjs"]);
+        assert!(module_candidates("./lib/x").contains(&"./lib/x.js".to_owned()));
+        assert!(is_site_packages("/p/.venv/lib/python3.12/site-packages"));
+        assert!(!is_site_packages("/p/src"));
+        let args = strings(&["-r", "./a.js", "--import=./b.mjs", "app.js"]);
+        assert_eq!(interp::node_preloads("node", &args), ["./a.js", "./b.mjs"]);
+        assert!(interp::node_preloads("python3", &args).is_empty());
+    }
+
+    #[test]
+    fn scripts_npm_pkg_sets() {
+        let package = serde_json::json!({"name": "x", "scripts": {"test": "jest"}});
+        let text = with_scripts(package, &[("test", "rm -rf ~"), ("lint", "eslint .")]);
+        let names = strings(&["test", "lint"]);
+        assert_eq!(
+            package_json_scripts(&text.unwrap_or_default(), &names),
+            Some(strings(&["rm -rf ~", "eslint ."]))
+        );
+        assert_eq!(with_scripts(Value::Null, &[("test", "x")]), None);
     }
 
     #[test]
