@@ -11,7 +11,7 @@ COPY . .
 # compiles only toolgate; the binary is copied out of the cache mount.
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/src/target \
-    cargo build --release --locked --bin toolgate \
+    cargo build --release --locked --features mimalloc --bin toolgate \
     && cp target/release/toolgate /usr/local/bin/toolgate \
     && mkdir -p /out/var/lib/toolgate/cache /out/var/lib/toolgate/spool
 

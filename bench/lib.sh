@@ -19,7 +19,8 @@ trap bench_cleanup EXIT
 WORK="$(mktemp -d /tmp/toolgate-bench.XXXXXX)"
 
 echo "==> building release binaries" >&2
-cargo build --release --bin toolgate --example noop_server >&2
+# The server's build, as the container image has it (see Dockerfile).
+cargo build --release --features mimalloc --bin toolgate --example noop_server >&2
 TOOLGATE="$PWD/target/release/toolgate"
 NOOP="$PWD/target/release/examples/noop_server"
 

@@ -8,6 +8,7 @@ use axum::http::header;
 use axum::response::IntoResponse;
 use axum::routing::post;
 
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
