@@ -10,6 +10,9 @@ source bench/lib.sh
 export TOOLGATE_TOKEN="$TOOLGATE_BENCH_TOKEN"
 MODE="${BENCH_AUDIT_MODE:-durable}"
 bench_start_toolgate "$MODE"
+# The client as a developer installs it: the default build, with glibc's allocator (README).
+cargo build --release --bin toolgate >&2
+HOOK="$PWD/target/release/toolgate"
 PORT="${PORTS[$MODE]}"
 
 printf 'name: hook-bench\ninclude: [baseline, secrets]\n' >"$WORK/bundle.yaml"
@@ -20,17 +23,17 @@ ID="$(curl -fsS -X POST "http://127.0.0.1:$PORT/v1/tenants/global/bundles" -H "a
 curl -fsS -X POST "http://127.0.0.1:$PORT/v1/tenants/global/bundles/$ID/activate" -H "authorization: Bearer $ADMIN_TOKEN" >/dev/null
 echo '{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/home/user/project","transcript_path":"/home/user/.claude/projects/p/s.jsonl","tool_name":"Bash","tool_input":{"command":"git status && cargo test 2>&1 | tail -5"}}' >"$WORK/event.json"
 for _ in $(seq 100); do
-    "$TOOLGATE" hook --agent claude-code --url "http://127.0.0.1:$PORT" <"$WORK/event.json" >/dev/null 2>&1 && break
+    "$HOOK" hook --agent claude-code --url "http://127.0.0.1:$PORT" <"$WORK/event.json" >/dev/null 2>&1 && break
     sleep 0.1
 done
 echo "==> sample replies (server, offline):" >&2
-"$TOOLGATE" hook --agent claude-code --url "http://127.0.0.1:$PORT" <"$WORK/event.json" >&2
-"$TOOLGATE" hook --agent claude-code --bundle "$WORK/bundle.yaml" <"$WORK/event.json" >&2
+"$HOOK" hook --agent claude-code --url "http://127.0.0.1:$PORT" <"$WORK/event.json" >&2
+"$HOOK" hook --agent claude-code --bundle "$WORK/bundle.yaml" <"$WORK/event.json" >&2
 
 # hyperfine runs each command through a shell and subtracts the shell's own start-up time.
 hyperfine --warmup 20 --runs "$RUNS" --export-markdown "$WORK/hook.md" --export-json "$WORK/hook.json" \
-    -n server "$TOOLGATE hook --agent claude-code --url http://127.0.0.1:$PORT < $WORK/event.json" \
-    -n offline "$TOOLGATE hook --agent claude-code --bundle $WORK/bundle.yaml < $WORK/event.json" >&2
+    -n server "$HOOK hook --agent claude-code --url http://127.0.0.1:$PORT < $WORK/event.json" \
+    -n offline "$HOOK hook --agent claude-code --bundle $WORK/bundle.yaml < $WORK/event.json" >&2
 cat "$WORK/hook.md"
 # The budgets are medians, which the markdown table does not show.
 python3 -c 'import json,sys

@@ -19,9 +19,11 @@ trap bench_cleanup EXIT
 WORK="$(mktemp -d /tmp/toolgate-bench.XXXXXX)"
 
 echo "==> building release binaries" >&2
-# The server's build, as the container image has it (see Dockerfile).
+# The server's build, as the container image has it (see Dockerfile), kept aside: a default
+# build (bench/hook.sh's client) writes the same path.
 cargo build --release --features mimalloc --bin toolgate --example noop_server >&2
-TOOLGATE="$PWD/target/release/toolgate"
+cp target/release/toolgate "$WORK/toolgate"
+TOOLGATE="$WORK/toolgate"
 NOOP="$PWD/target/release/examples/noop_server"
 
 toolgate_pg_start
