@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use toolgate_engine::bundle::Format;
 use toolgate_engine::protocol::{HookEvent, render_claude};
+use toolgate_engine::shell::{ShellLimits, Unresolved, analyze};
 use toolgate_engine::{Bundle, CompiledPolicy, Outcome, evaluate};
 
 /// Default working directory (the project root) of corpus events.
@@ -132,6 +133,35 @@ fn corpus() {
         failures.join("\n")
     );
     eprintln!("{total} corpus cases passed");
+}
+
+/// Every Bash command of the corpus is analysed within a tenth of the analysis's fuel: the
+/// budget that stops inputs which multiply work stays far from the commands the rules are
+/// tested on.
+#[test]
+fn commands_use_a_tenth_of_the_fuel_at_most() {
+    let tenth = ShellLimits {
+        max_fuel: ShellLimits::default().max_fuel / 10,
+        ..ShellLimits::default()
+    };
+    for file in corpus_files() {
+        let text = std::fs::read_to_string(&file).expect("read corpus file");
+        let doc: Value = serde_norway::from_str(&text).expect("corpus file is YAML");
+        for case in doc["cases"].as_array().into_iter().flatten() {
+            let Some(command) = case_event(case)["tool_input"]["command"]
+                .as_str()
+                .map(str::to_owned)
+            else {
+                continue;
+            };
+            let analysis = analyze(&command, &tenth);
+            assert!(
+                !analysis.unresolved.contains(&Unresolved::TooMuchWork),
+                "{}: {command}",
+                file.display()
+            );
+        }
+    }
 }
 
 /// Whether `actual` equals `expected`, where a string `"*"` in `expected` matches any string.

@@ -54,6 +54,10 @@ const WORD_RETRY_FACTOR: u64 = 16;
 /// three substitutions a line ~320K; a word that buries one byte under six open constructs costs
 /// more than all of it. In a release build the slowest inputs found within it take a few ms.
 pub(super) const WORD_WORK_BUDGET: u64 = 1 << 23;
+/// The fuel one step of the walk costs (a node of a script's syntax tree entered, a command
+/// run), against one unit for a byte of text read: a step allocates and copies, and takes about
+/// as long as reading a few hundred bytes (see [`Budget::burn`]).
+pub(super) const STEP: u64 = 256;
 /// Longest parse error message kept.
 const MAX_MESSAGE: usize = 120;
 
@@ -138,9 +142,10 @@ const MAX_READINGS: usize = 64;
 /// opens a construct or is text; a construct closes at the first closer of its own kind at its
 /// own level outside quotes (`))` for `$((`), and any other closer is text; quotes are read as the grammar reads them there (`'…'` and `$'…'` quote in a word
 /// and inside constructs, not inside `"…"` nor at the top level of a here-doc body; backticks
-/// quote everywhere; an unterminated quote is text). Past [`MAX_READINGS`] readings the
-/// estimate falls back to [`conservative_work`].
-pub(super) fn word_work(text: &str, syntax: WordSyntax) -> u64 {
+/// quote everywhere; an unterminated quote is text). Past [`MAX_READINGS`] readings, or once
+/// following them has burnt all of `budget`'s fuel, the estimate falls back to
+/// [`conservative_work`].
+pub(super) fn word_work(text: &str, syntax: WordSyntax, budget: &Budget) -> u64 {
     // Every construct opens on one of these bytes: with none, nothing is ever open beyond the
     // frames the syntax starts in, and the bound is exact without following any reading (most
     // words: `git`, `status`, `-la`).
@@ -150,7 +155,7 @@ pub(super) fn word_work(text: &str, syntax: WordSyntax) -> u64 {
         return per_byte.saturating_mul(text.len() as u64);
     }
     Readings::new(text.as_bytes(), syntax)
-        .work()
+        .work(budget)
         .unwrap_or_else(|| conservative_work(text, syntax))
 }
 
@@ -210,18 +215,20 @@ impl<'t> Readings<'t> {
         }
     }
 
-    /// The work bound, or `None` when the readings outgrow [`MAX_READINGS`].
-    fn work(&self) -> Option<u64> {
+    /// The work bound, or `None` when the readings outgrow [`MAX_READINGS`] or `budget`'s fuel.
+    fn work(&self, budget: &Budget) -> Option<u64> {
         let mut work = 0u64;
-        self.walk(|depth| {
+        self.walk(budget, |depth| {
             work = work.saturating_add(WORD_RETRY_FACTOR.saturating_pow(depth));
         })?;
         Some(work)
     }
 
     /// Calls `each` with the number of constructs that may be open around each byte, or returns
-    /// `None` when the readings outgrow [`MAX_READINGS`].
-    fn walk(&self, mut each: impl FnMut(u32)) -> Option<()> {
+    /// `None` when the readings outgrow [`MAX_READINGS`] or `budget`'s fuel. Each byte burns
+    /// fuel for every reading followed over it, as deep as the deepest: they are stepped,
+    /// sorted and compared frame by frame.
+    fn walk(&self, budget: &Budget, mut each: impl FnMut(u32)) -> Option<()> {
         let mut readings = vec![Reading {
             frames: initial_frames(self.syntax)
                 .iter()
@@ -246,6 +253,10 @@ impl<'t> Readings<'t> {
                 }
             }
             let depth = readings.iter().map(|r| r.frames.len()).max().unwrap_or(0);
+            let effort = readings.len().saturating_mul(1 + depth);
+            if !budget.burn(effort as u64) {
+                return None;
+            }
             each(u32::try_from(depth).unwrap_or(u32::MAX));
         }
         Some(())
@@ -423,34 +434,80 @@ fn skip_quoted(bytes: &[u8], from: usize, quote: u8, escapes: bool) -> usize {
     bytes.len() + 1
 }
 
-/// What is left of [`WORD_WORK_BUDGET`] in one analysis. Every call into brush-parser's word
-/// parser spends its [`word_work`] first; once the budget is spent the word is not parsed.
+/// What one analysis may still spend, shared by the walk and every script nested in it
+/// (payloads, substitutions):
+///
+/// - the word parser's work, from [`WORD_WORK_BUDGET`]: every call into brush-parser's word
+///   parser spends its [`word_work`] first; once that is spent the word is not parsed;
+/// - the bytes of variables' known values put in words, from [`MAX_EXPANSION_BYTES`];
+/// - fuel: the work of the whole analysis, in units (see [`Budget::burn`]), from
+///   [`ShellLimits::max_fuel`](super::ShellLimits::max_fuel). Once it is spent, the walk stops
+///   and the analysis is unresolved ([`Unresolved::TooMuchWork`](super::Unresolved::TooMuchWork)).
 #[derive(Debug)]
-pub(super) struct WordBudget {
+pub(super) struct Budget {
     left: std::cell::Cell<u64>,
     refused: std::cell::Cell<bool>,
     /// What is left of [`MAX_EXPANSION_BYTES`].
     expansion_left: std::cell::Cell<usize>,
+    /// The fuel left.
+    fuel_left: std::cell::Cell<u64>,
+    /// Whether something asked for more fuel than was left.
+    out_of_fuel: std::cell::Cell<bool>,
 }
 
 /// Most bytes of variables' known values all the words of one analysis take in their place
 /// (`a=<4 KiB>; echo $a $a $a …`): past it a word is refused as too deep.
 pub(super) const MAX_EXPANSION_BYTES: usize = 1 << 20;
 
-impl Default for WordBudget {
+impl Default for Budget {
+    /// The budget of an analysis under [`ShellLimits::default`](super::ShellLimits::default).
     fn default() -> Self {
-        Self::new(WORD_WORK_BUDGET)
+        Self::new(super::ShellLimits::default().max_fuel)
     }
 }
 
-impl WordBudget {
-    /// A budget of `units`.
-    pub(super) fn new(units: u64) -> Self {
+impl Budget {
+    /// A budget of `fuel` units, with the word parser's and the expansions' default shares.
+    pub(super) fn new(fuel: u64) -> Self {
         Self {
-            left: std::cell::Cell::new(units),
+            left: std::cell::Cell::new(WORD_WORK_BUDGET),
             refused: std::cell::Cell::new(false),
             expansion_left: std::cell::Cell::new(MAX_EXPANSION_BYTES),
+            fuel_left: std::cell::Cell::new(fuel),
+            out_of_fuel: std::cell::Cell::new(false),
         }
+    }
+
+    /// Spends `units` of fuel, or returns `false` once there is not that much left (and from
+    /// then on: the analysis is out of fuel for good).
+    ///
+    /// A unit is a small, fixed amount of work, such as reading a byte of text; a step of the
+    /// walk (a node of a script's syntax tree, a command run) costs [`STEP`]. Every loop whose
+    /// trip count can grow with the input faster than the input itself (readings of wrappers,
+    /// function calls, loop bodies, values copied into values) burns fuel as it goes, so that
+    /// any such path stops after the same bounded work on every machine.
+    pub(super) fn burn(&self, units: u64) -> bool {
+        match self.fuel_left.get().checked_sub(units) {
+            Some(left) if !self.out_of_fuel.get() => {
+                self.fuel_left.set(left);
+                true
+            }
+            _ => {
+                self.fuel_left.set(0);
+                self.out_of_fuel.set(true);
+                false
+            }
+        }
+    }
+
+    /// Spends fuel for reading `text` whole.
+    pub(super) fn burn_text(&self, text: &str) -> bool {
+        self.burn(text.len() as u64)
+    }
+
+    /// Whether the analysis ran out of fuel.
+    pub(super) fn out_of_fuel(&self) -> bool {
+        self.out_of_fuel.get()
     }
 
     /// Whether some text has been refused: the analysis met nesting it could not afford.
@@ -490,7 +547,7 @@ impl WordBudget {
             let starts_name = word.bytes().next().is_some_and(|b| !b.is_ascii_digit());
             if name > 0 && starts_name && word.as_bytes().get(name) == Some(&b'[') {
                 let subscript = word.get(name + 1..).unwrap_or_default();
-                cost = cost.saturating_add(word_work(subscript, WordSyntax::Subscript));
+                cost = cost.saturating_add(word_work(subscript, WordSyntax::Subscript, self));
             }
         }
         self.take(cost)
@@ -499,12 +556,14 @@ impl WordBudget {
     /// Spends the work of parsing `text` read as `syntax`, or returns `false` (spending nothing)
     /// when it does not fit.
     pub(super) fn spend(&self, text: &str, syntax: WordSyntax) -> bool {
-        self.take(word_work(text, syntax))
+        self.take(word_work(text, syntax, self))
     }
 
     /// Spends `len` bytes of a variable's known value put in a word, or returns `false`
-    /// (spending nothing, and refusing) when they do not fit in [`MAX_EXPANSION_BYTES`].
+    /// (spending nothing, and refusing) when they do not fit in [`MAX_EXPANSION_BYTES`]. The
+    /// bytes are copied either way: they burn fuel.
     pub(super) fn spend_expansion(&self, len: usize) -> bool {
+        self.burn(len as u64);
         match self.expansion_left.get().checked_sub(len) {
             Some(left) => {
                 self.expansion_left.set(left);
@@ -753,7 +812,7 @@ mod tests {
     /// The deepest nesting the bound assumes anywhere in `text`.
     fn depth_of(text: &str, syntax: WordSyntax) -> u32 {
         let mut deepest = 0;
-        let walked = Readings::new(text.as_bytes(), syntax).walk(|depth| {
+        let walked = Readings::new(text.as_bytes(), syntax).walk(&Budget::default(), |depth| {
             deepest = deepest.max(depth);
         });
         assert!(walked.is_some(), "{text}");
@@ -773,7 +832,11 @@ mod tests {
             "`echo ${`",
             "\\${",
         ] {
-            assert_eq!(word_work(text, Word), text.len() as u64, "{text}");
+            assert_eq!(
+                word_work(text, Word, &Budget::default()),
+                text.len() as u64,
+                "{text}"
+            );
         }
         assert_eq!(depth_of("\"${A}/${B}/${C}/${D}/${E}/${F}/${G}\"", Word), 1);
         assert_eq!(depth_of("\"${arr[$((i+1))]}\"", Word), 4);
@@ -797,7 +860,7 @@ mod tests {
         // Only `))` closes `$((`: a lone `)` in it is text.
         assert_eq!(depth_of("$((a)+b)+${x[${y[1]}]}))", Word), 5);
         // In a here-doc body quotes are text; `$(`, `${` still open.
-        assert_eq!(word_work("it's \"$x\"", HereDoc), 9);
+        assert_eq!(word_work("it's \"$x\"", HereDoc, &Budget::default()), 9);
         assert_eq!(depth_of("$(a \"${b[0]}\")", HereDoc), 3);
     }
 
@@ -805,15 +868,18 @@ mod tests {
     fn too_many_readings_fall_back_to_the_linear_bound() {
         let text = format!("$({}x", "([{".repeat(12));
         assert_eq!(
-            word_work(&text, WordSyntax::Word),
+            word_work(&text, WordSyntax::Word, &Budget::default()),
             conservative_work(&text, WordSyntax::Word)
         );
-        assert!(word_work(&text, WordSyntax::Word) > WORD_WORK_BUDGET);
+        assert!(word_work(&text, WordSyntax::Word, &Budget::default()) > WORD_WORK_BUDGET);
     }
 
     #[test]
     fn the_word_budget_is_shared_and_refuses_what_does_not_fit() {
-        let budget = WordBudget::new(10);
+        let budget = Budget {
+            left: std::cell::Cell::new(10),
+            ..Budget::default()
+        };
         assert!(budget.spend("abcdef", WordSyntax::Word));
         assert!(!budget.refused());
         assert!(!budget.spend("abcdef", WordSyntax::Word));
@@ -821,7 +887,7 @@ mod tests {
         assert!(budget.refused());
         assert!(!budget.spend("a", WordSyntax::Word));
         // One byte under six open constructs costs the whole default budget.
-        let budget = WordBudget::default();
+        let budget = Budget::default();
         assert!(!budget.spend("${a[${b[${c[x", WordSyntax::Word));
         assert!(budget.spend("${a[${b[x", WordSyntax::Word));
     }

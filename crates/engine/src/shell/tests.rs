@@ -111,6 +111,93 @@ fn wrapper_readings_that_multiply_stop_at_the_run_budget() {
     assert!(analysis.commands.len() <= ShellLimits::default().max_commands);
 }
 
+/// The same line, with room for every command it holds: the analysis's fuel stops it, long
+/// before the walk's own run budget would.
+#[test]
+fn wrapper_readings_that_multiply_stop_by_fuel() {
+    let line = include_str!("testdata/wrapper-readings-blowup.txt");
+    let limits = ShellLimits {
+        max_commands: 1 << 20,
+        ..ShellLimits::default()
+    };
+    let analysis = analyze(line, &limits);
+    assert!(analysis.unresolved.contains(&Unresolved::TooMuchWork));
+    assert!(!analysis.unresolved.contains(&Unresolved::TooManyCommands));
+}
+
+#[test]
+fn a_tiny_fuel_budget_makes_an_ordinary_command_ask() {
+    let limits = ShellLimits {
+        max_fuel: 100,
+        ..ShellLimits::default()
+    };
+    let analysis = analyze("git status && ls -la", &limits);
+    assert_eq!(analysis.unresolved, [Unresolved::TooMuchWork]);
+    assert_eq!(
+        Unresolved::TooMuchWork.to_string(),
+        "the command takes more work to analyse than the analysis limit allows"
+    );
+    // The same command, the same fuel: the same answer every time, on any machine.
+    assert_eq!(analyze("git status && ls -la", &limits), analysis);
+}
+
+/// Ordinary command lines use less than a tenth of the fuel, the heaviest of these tests (an
+/// 11 KiB here-doc script expanding on every line) included.
+#[test]
+fn ordinary_commands_stay_far_below_the_fuel() {
+    let tenth = ShellLimits {
+        max_fuel: ShellLimits::default().max_fuel / 10,
+        ..ShellLimits::default()
+    };
+    let line = "URL_N=\"$(git config --get \"remote.origin.url\" | sed -e 's/x/[y]/')\"; \
+                echo \"${URL_N:-none} ${ARR[N]} $((N + 1)) $(date \"+%F\")\"\n";
+    let body: String = (0..80).map(|n| line.replace('N', &n.to_string())).collect();
+    let heredoc = format!("cat <<EOF > setup.sh\n{body}EOF\nbash setup.sh");
+    let functions =
+        "f() { for x in a b c; do g \"$x\"; done; }; g() { echo \"$1\" | tr a-z A-Z; }; f; f";
+    let python = format!(
+        "python3 - <<'EOF'\n{}EOF",
+        "import os\nos.system('ls')\n".repeat(200)
+    );
+    for command in [
+        "git status && git diff --stat | head -20",
+        "find . -name '*.rs' -exec grep -l TODO {} + | xargs -r wc -l",
+        "sudo -u app timeout 30 env FOO=1 bash -c 'cd /srv && make -j4 test'",
+        functions,
+        &heredoc,
+        &python,
+    ] {
+        let analysis = analyze(command, &tenth);
+        assert!(
+            !analysis.unresolved.contains(&Unresolved::TooMuchWork),
+            "{command}"
+        );
+    }
+}
+
+/// Paths that multiply work with no local cap of their own, each stopped by the fuel: a
+/// function whose long body is walked at every call, arithmetic parsed again (on a deep stack)
+/// at each call.
+#[test]
+fn multiplying_paths_stop_by_fuel() {
+    for command in [
+        format!("f() {{ {}}}; {}", "a=1; ".repeat(2500), "f; ".repeat(400)),
+        format!(
+            "f() {{ (( {} )); }}; {}",
+            "!".repeat(1500),
+            "f; ".repeat(300)
+        ),
+    ] {
+        let analysis = run(&command);
+        assert!(
+            analysis.unresolved.contains(&Unresolved::TooMuchWork),
+            "{}: {:?}",
+            command.get(..60).unwrap_or(&command),
+            analysis.unresolved
+        );
+    }
+}
+
 #[test]
 fn values_built_up_past_the_limits_are_more_than_the_analysis_follows() {
     let doubled = format!("a=xxxxxxxxxxxxxxxx; {}echo $a", "a=$a$a; ".repeat(22));
@@ -1209,7 +1296,12 @@ proptest! {
     #[test]
     fn shell_token_soup_never_panics(tokens in prop::collection::vec(shell_token(), 0..60)) {
         let text = tokens.concat();
-        let limits = ShellLimits { max_len: 4096, max_depth: 4, max_commands: 32 };
+        let limits = ShellLimits {
+            max_len: 4096,
+            max_depth: 4,
+            max_commands: 32,
+            ..ShellLimits::default()
+        };
         let analysis = analyze(&text, &limits);
         prop_assert!(analysis.commands.len() <= limits.max_commands);
         for command in &analysis.commands {

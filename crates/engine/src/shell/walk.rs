@@ -18,7 +18,7 @@ use crate::argv::Parsed;
 use super::exec::{self, Nested, PROCESS_SUBSTITUTION_READ, PROCESS_SUBSTITUTION_WRITE};
 use super::interp;
 use super::parse::{
-    MAX_OPENERS, MAX_PAREN_DEPTH, StackBudget, WordBudget, nesting_budget, nesting_depth,
+    Budget, MAX_OPENERS, MAX_PAREN_DEPTH, STEP, StackBudget, nesting_budget, nesting_depth,
     parse_program, with_stack,
 };
 use super::views::{allow_view, deny_views};
@@ -59,13 +59,18 @@ struct Ctx {
 /// too). Past this the analysis stops and asks (too many commands).
 const MAX_RUNS: usize = 4096;
 
+/// The fuel a byte of a script costs to parse: brush-parser takes from about a tenth of a
+/// microsecond a byte on ordinary scripts to a third of one on text it fails on late (an
+/// unterminated quote), and a payload in a function or a loop is parsed at every walk.
+const PARSE: u64 = 16;
+
 /// Walks parsed scripts and accumulates the analysis.
 pub(super) struct Walker<'l> {
     limits: &'l ShellLimits,
     /// The analysis so far.
     pub out: Analysis,
-    /// The walk has stopped: it emitted [`ShellLimits::max_commands`] commands, or made
-    /// [`MAX_RUNS`] runs.
+    /// The walk has stopped: it emitted [`ShellLimits::max_commands`] commands, made
+    /// [`MAX_RUNS`] runs, or burnt all its fuel ([`ShellLimits::max_fuel`]).
     full: bool,
     /// [`Walker::run`] calls so far.
     runs: usize,
@@ -84,8 +89,9 @@ pub(super) struct Walker<'l> {
     /// For each command of [`Analysis::commands`], whether its arguments are all known: static,
     /// or given by values the command line assigned (see [`Field::is_known`]).
     known_args: Vec<bool>,
-    /// What the word parses of this analysis may still spend.
-    word_budget: WordBudget,
+    /// What the analysis may still spend: the word parser's work, expansions, and the fuel every
+    /// part of the analysis burns (see [`Budget::burn`]).
+    budget: Budget,
     /// Names the command line binds for the commands after it (`hash -p`, `alias`).
     bindings: Vec<(String, Binding)>,
     /// Variables the command line gave a static value (`f=.env; cat "$f"`, a `for` loop's
@@ -281,7 +287,7 @@ impl<'l> Walker<'l> {
             piped: None,
             last_output: None,
             known_args: Vec::new(),
-            word_budget: WordBudget::default(),
+            budget: Budget::new(limits.max_fuel),
             bindings: Vec::new(),
             variables: Vec::new(),
             loop_walks: MAX_LOOP_WALKS,
@@ -301,6 +307,33 @@ impl<'l> Walker<'l> {
             walked: String::new(),
             walked_overflow: false,
         }
+    }
+
+    /// The analysis the walk found; unresolved when the walk ran out of fuel, wherever it did
+    /// (in a word, in interpreter code, in the walk itself).
+    pub(super) fn into_analysis(mut self) -> Analysis {
+        if self.budget.out_of_fuel() {
+            self.unresolved(Unresolved::TooMuchWork);
+        }
+        self.out
+    }
+
+    /// Burns `units` of fuel (see [`Budget::burn`]); once it is out, the walk stops.
+    fn burn(&mut self, units: u64) -> bool {
+        if self.budget.burn(units) {
+            return true;
+        }
+        self.full = true;
+        false
+    }
+
+    /// A copy of the variables with static values, to put back after code that runs in a shell
+    /// of its own; copying their values burns fuel (they may be long, and copied at every
+    /// call of a function).
+    fn saved_variables(&self) -> Vec<(String, String)> {
+        let bytes: usize = self.variables.iter().map(|(_, value)| value.len()).sum();
+        self.budget.burn(bytes as u64);
+        self.variables.clone()
     }
 
     /// Gives `name` a static value for the words after it, or forgets it (`None`). Where the
@@ -369,7 +402,7 @@ impl<'l> Walker<'l> {
     /// Walks `body` in a shell of its own (a subshell, a function's body, a nested script): the
     /// variables it assigns and the directory it moves to are gone after it.
     fn own_shell(&mut self, body: impl FnOnce(&mut Self)) {
-        let outer = self.variables.clone();
+        let outer = self.saved_variables();
         let dir = self.dir.clone();
         body(self);
         self.variables = outer;
@@ -412,6 +445,7 @@ impl<'l> Walker<'l> {
         for word in clause.values.as_ref()? {
             // `for f in $(find . -name .env)`: the names the listing prints.
             let listed = super::substitution_body(&word.value)
+                .filter(|body| self.budget.burn_text(body))
                 .map(super::listed_names)
                 .unwrap_or_default();
             if !listed.is_empty() {
@@ -419,7 +453,7 @@ impl<'l> Walker<'l> {
                 continue;
             }
             let mut subs = Vec::new();
-            let word = normalize_with(&word.value, &mut subs, &self.word_budget, &self.variables);
+            let word = normalize_with(&word.value, &mut subs, &self.budget, &self.variables);
             if !word.resolved || !subs.is_empty() {
                 return None;
             }
@@ -527,16 +561,19 @@ impl<'l> Walker<'l> {
             return;
         }
         let budget = nesting_budget(text);
+        if !self.burn(parse_cost(text.len(), budget)) {
+            return;
+        }
         if budget > MAX_OPENERS
             || nesting_depth(text, b'(', b')') > MAX_PAREN_DEPTH
-            || !self.word_budget.spend_assignments(text)
+            || !self.budget.spend_assignments(text)
         {
             self.unresolved(Unresolved::TooDeep);
             return;
         }
         self.note_walked(text);
         let outer = self.stack;
-        let variables = self.variables.clone();
+        let variables = self.saved_variables();
         let dir = self.dir.clone();
         let script_id = self.script_id;
         self.scripts += 1;
@@ -575,7 +612,7 @@ impl<'l> Walker<'l> {
 
     /// One level deeper in the walk's own recursion, or `None` (and `TooDeep`) past [`MAX_NEST`].
     fn enter(&mut self, ctx: Ctx) -> Option<Ctx> {
-        if self.full {
+        if self.full || !self.burn(STEP) {
             return None;
         }
         if ctx.nest >= MAX_NEST {
@@ -699,8 +736,9 @@ impl<'l> Walker<'l> {
         match compound {
             ast::CompoundCommand::Arithmetic(arith) => {
                 let expr = &arith.expr.value;
-                let arithmetic =
-                    arithmetic_affordable(expr) && brush_parser::arithmetic::parse(expr).is_ok();
+                let arithmetic = arithmetic_affordable(expr)
+                    && self.burn(parse_cost(expr.len(), nesting_budget(expr)))
+                    && brush_parser::arithmetic::parse(expr).is_ok();
                 if !arithmetic && looks_like_commands(expr) {
                     // brush reads `( (cd x && rm y) )` as `((…))`; bash, finding no valid
                     // arithmetic there, runs it as nested subshells. So do we.
@@ -795,7 +833,7 @@ impl<'l> Walker<'l> {
     /// Analyses the substitutions in a word that is not part of a simple command.
     fn word_subs(&mut self, raw: &str, ctx: Ctx) {
         let mut subs = Vec::new();
-        let word = normalize(raw, &mut subs, &self.word_budget);
+        let word = normalize(raw, &mut subs, &self.budget);
         if word.failed {
             self.word_failed();
         }
@@ -805,7 +843,7 @@ impl<'l> Walker<'l> {
     /// Analyses the substitutions in arithmetic text.
     fn text_subs(&mut self, text: &str, ctx: Ctx) {
         let mut subs = Vec::new();
-        if !heredoc_substitutions(text, &mut subs, &self.word_budget) {
+        if !heredoc_substitutions(text, &mut subs, &self.budget) {
             self.word_failed();
         }
         self.substitutions(subs, ctx);
@@ -814,7 +852,7 @@ impl<'l> Walker<'l> {
     /// Records a word that could not be parsed: as nesting past the limit when the word parser's
     /// budget refused it (or an earlier word), as a parse failure otherwise.
     fn word_failed(&mut self) {
-        if self.word_budget.refused() {
+        if self.budget.refused() {
             self.unresolved(Unresolved::TooDeep);
         } else {
             self.unresolved(Unresolved::Parse("a word could not be parsed".to_owned()));
@@ -840,12 +878,7 @@ impl<'l> Walker<'l> {
             self.item(item, true, &mut collected);
         }
         if let Some(word) = &command.word_or_name {
-            push_word(
-                &word.value,
-                &mut collected,
-                &self.word_budget,
-                &self.variables,
-            );
+            push_word(&word.value, &mut collected, &self.budget, &self.variables);
         }
         for item in command.suffix.iter().flat_map(|s| s.0.iter()) {
             self.item(item, false, &mut collected);
@@ -1010,7 +1043,7 @@ impl<'l> Walker<'l> {
         let mut subs = collected.subs;
         for heredoc in collected.other_heredocs {
             if heredoc.requires_expansion
-                && !heredoc_substitutions(&heredoc.doc.value, &mut subs, &self.word_budget)
+                && !heredoc_substitutions(&heredoc.doc.value, &mut subs, &self.budget)
             {
                 self.word_failed();
             }
@@ -1034,13 +1067,13 @@ impl<'l> Walker<'l> {
                 self.redirect(redirect, collected);
             }
             ast::CommandPrefixOrSuffixItem::Word(word) => {
-                push_word(&word.value, collected, &self.word_budget, &self.variables);
+                push_word(&word.value, collected, &self.budget, &self.variables);
             }
             ast::CommandPrefixOrSuffixItem::AssignmentWord(assignment, word) => {
                 if prefix && collected.fields.is_empty() {
-                    push_assignment(assignment, collected, &self.word_budget, &self.variables);
+                    push_assignment(assignment, collected, &self.budget, &self.variables);
                 } else {
-                    push_word(&word.value, collected, &self.word_budget, &self.variables);
+                    push_word(&word.value, collected, &self.budget, &self.variables);
                 }
             }
             ast::CommandPrefixOrSuffixItem::ProcessSubstitution(kind, subshell) => {
@@ -1055,9 +1088,9 @@ impl<'l> Walker<'l> {
     }
 
     fn redirect<'a>(&mut self, redirect: &'a ast::IoRedirect, collected: &mut Collected<'a>) {
-        let budget = &self.word_budget;
+        let budget = &self.budget;
         let variables = &self.variables;
-        let normalize = |raw: &str, subs: &mut Vec<String>, budget: &WordBudget| {
+        let normalize = |raw: &str, subs: &mut Vec<String>, budget: &Budget| {
             normalize_with(raw, subs, budget, variables)
         };
         match redirect {
@@ -1113,7 +1146,12 @@ impl<'l> Walker<'l> {
                         collected.process_subs.push(subshell);
                         if reads_stdin && matches!(kind, ast::IoFileRedirectKind::Read) {
                             collected.stdin.process_substitution = true;
-                            let names = super::listed_names(&subshell.list.to_string());
+                            let body = subshell.list.to_string();
+                            let names = if budget.burn_text(&body) {
+                                super::listed_names(&body)
+                            } else {
+                                Vec::new()
+                            };
                             collected.stdin.listed = (!names.is_empty()).then(|| names.join("\n"));
                         }
                     }
@@ -1168,6 +1206,9 @@ impl<'l> Walker<'l> {
         if self.runs > MAX_RUNS {
             self.full = true;
             self.unresolved(Unresolved::TooManyCommands);
+            return false;
+        }
+        if !self.burn(run_cost(&fields, &base)) {
             return false;
         }
         let mut stripped = strip(&fields);
@@ -1298,7 +1339,7 @@ impl<'l> Walker<'l> {
         let outer_dirs = std::mem::replace(&mut self.inherited_dirs, dirs);
         // The command's own assignments (`HOME=~/.ssh bash -c 'cat ~/id_rsa'`, `env X=.env sh
         // -c 'cat $X'`) are in the environment of what it runs, not in its own words.
-        let outer_variables = (!environment.is_empty()).then(|| self.variables.clone());
+        let outer_variables = (!environment.is_empty()).then(|| self.saved_variables());
         for (name, value) in environment {
             self.bind_variable(&name, value);
         }
@@ -1453,7 +1494,12 @@ impl<'l> Walker<'l> {
     /// runs in its caller's shell, though: a `cd` in it leaves the caller in a directory the walk
     /// cannot say (the `cd` may not be reached).
     fn function_body(&mut self, body: &ast::FunctionBody, ctx: Ctx) {
-        let budget = nesting_budget(&body.to_string());
+        let text = body.to_string();
+        let budget = nesting_budget(&text);
+        // The stack it may need, as a parse of that nesting would; the walk burns the rest.
+        if !self.burn(parse_cost(0, budget)) {
+            return;
+        }
         let outer = self.stack;
         let before = self.dir.clone();
         let mut after = None;
@@ -1555,7 +1601,7 @@ impl<'l> Walker<'l> {
             }
         }
         self.calling.push(name.text.clone());
-        let outer = self.variables.clone();
+        let outer = self.saved_variables();
         self.variables.retain(|(known, _)| !is_positional(known));
         self.variables.extend(positional);
         self.function_body(&body, inner);
@@ -1711,6 +1757,29 @@ impl<'l> Walker<'l> {
     }
 }
 
+/// The fuel parsing `len` bytes burns, given their nesting budget (see [`nesting_budget`]): a
+/// step, [`PARSE`] a byte, and four times that for every level the parser may recurse into
+/// (each touches more of the stack, on a thread of its own past a few dozen).
+fn parse_cost(len: usize, nesting: usize) -> u64 {
+    let bytes = len.saturating_add(nesting.saturating_mul(4)) as u64;
+    STEP.saturating_add(PARSE.saturating_mul(bytes))
+}
+
+/// The fuel a run of `fields` in `base` burns: a step, the text of its words and wrappers once
+/// for each view built of them (three deny views and the allow view) and once for the
+/// wrappers' grammars, and the text fed to its standard input, which the nested analyses read.
+fn run_cost(fields: &[Field], base: &Base) -> u64 {
+    let words: usize = fields.iter().map(|field| field.text.len()).sum();
+    let wrappers: usize = base
+        .segments
+        .iter()
+        .flat_map(|segment| &segment.tokens)
+        .map(String::len)
+        .sum();
+    let fed = base.stdin_text.as_ref().map_or(0, String::len);
+    STEP.saturating_add(5 * (words + wrappers) as u64 + fed as u64)
+}
+
 /// The first word of a simple command as written, for a pipeline element the walk emitted nothing
 /// for (a dynamic command name such as `$CMD`).
 fn written_name(command: &ast::Command) -> Option<String> {
@@ -1842,7 +1911,7 @@ fn is_variable_name(name: &str) -> bool {
 fn push_word(
     raw: &str,
     collected: &mut Collected<'_>,
-    budget: &WordBudget,
+    budget: &Budget,
     variables: &[(String, String)],
 ) {
     let word = normalize_with(raw, &mut collected.subs, budget, variables);
@@ -1861,7 +1930,7 @@ fn push_word(
 fn push_assignment(
     assignment: &ast::Assignment,
     collected: &mut Collected<'_>,
-    budget: &WordBudget,
+    budget: &Budget,
     variables: &[(String, String)],
 ) {
     let name = match &assignment.name {

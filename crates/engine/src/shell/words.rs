@@ -14,7 +14,7 @@ use brush_parser::word::{
     self, BraceExpressionMember, BraceExpressionOrText, TildeExpr, WordPiece, WordPieceWithSource,
 };
 
-use super::parse::{OPTIONS, WordBudget, WordSyntax, guarded, nesting_depth};
+use super::parse::{Budget, OPTIONS, WordSyntax, guarded, nesting_depth};
 
 /// Most fields one word may brace-expand to; a larger expansion is left unexpanded.
 const MAX_BRACE_FIELDS: usize = 256;
@@ -57,7 +57,7 @@ pub(super) struct NormWord {
 
 /// Normalises `raw`, pushing every command-substitution body found in it onto `subs`. The word
 /// parser's work is taken from `budget`; a word that does not fit is unparseable.
-pub(super) fn normalize(raw: &str, subs: &mut Vec<String>, budget: &WordBudget) -> NormWord {
+pub(super) fn normalize(raw: &str, subs: &mut Vec<String>, budget: &Budget) -> NormWord {
     normalize_with(raw, subs, budget, &[])
 }
 
@@ -68,7 +68,7 @@ pub(super) fn normalize(raw: &str, subs: &mut Vec<String>, budget: &WordBudget) 
 pub(super) fn normalize_with(
     raw: &str,
     subs: &mut Vec<String>,
-    budget: &WordBudget,
+    budget: &Budget,
     variables: &[(String, String)],
 ) -> NormWord {
     normalize_in(raw, subs, budget, variables, &[])
@@ -79,7 +79,7 @@ pub(super) fn normalize_with(
 /// them; see [`defaulted_names`]).
 pub(super) fn normalize_unset(
     raw: &str,
-    budget: &WordBudget,
+    budget: &Budget,
     variables: &[(String, String)],
     unset: &[String],
 ) -> NormWord {
@@ -122,10 +122,12 @@ fn always_set(source: &str) -> Option<&'static str> {
 fn normalize_in(
     raw: &str,
     subs: &mut Vec<String>,
-    budget: &WordBudget,
+    budget: &Budget,
     variables: &[(String, String)],
     unset: &[String],
 ) -> NormWord {
+    // The walk notices when this runs out, at its next step.
+    budget.burn_text(raw);
     if is_plain(raw) {
         return NormWord {
             text: raw.to_owned(),
@@ -186,11 +188,7 @@ fn normalize_in(
 /// Collects the command substitutions in a here-doc body whose delimiter was unquoted
 /// (the outer shell expands those before the command reads the body). `false` when the body
 /// could not be parsed or its parse does not fit in `budget`.
-pub(super) fn heredoc_substitutions(
-    body: &str,
-    subs: &mut Vec<String>,
-    budget: &WordBudget,
-) -> bool {
+pub(super) fn heredoc_substitutions(body: &str, subs: &mut Vec<String>, budget: &Budget) -> bool {
     if !body.contains('$') && !body.contains('`') {
         return true;
     }
@@ -229,7 +227,7 @@ fn has_long_digit_run(text: &str) -> bool {
 /// Parses one word with brush-parser, unless it holds a digit run that would overflow there or
 /// its parse does not fit in what is left of `budget` (the word grammar backtracks
 /// exponentially with nesting: see [`super::parse::word_work`]).
-fn parse_word(raw: &str, budget: &WordBudget) -> Option<Vec<WordPieceWithSource>> {
+fn parse_word(raw: &str, budget: &Budget) -> Option<Vec<WordPieceWithSource>> {
     if has_long_digit_run(raw) || !budget.spend(raw, WordSyntax::Word) {
         return None;
     }
@@ -253,11 +251,11 @@ struct Rendered<'b> {
     unset: &'b [String],
     /// Whether the pieces being rendered are inside double quotes, where a value is one field.
     quoted: bool,
-    budget: &'b WordBudget,
+    budget: &'b Budget,
 }
 
 impl<'b> Rendered<'b> {
-    fn new(budget: &'b WordBudget) -> Self {
+    fn new(budget: &'b Budget) -> Self {
         Self {
             text: String::new(),
             dynamic: false,
@@ -691,7 +689,7 @@ fn quoted_whole(raw: &str) -> bool {
 
 /// Brace-expands a static word, returning its unquoted fields, or `None` when the word holds no
 /// brace expression (or expands past [`MAX_BRACE_FIELDS`]).
-fn brace_fields(raw: &str, budget: &WordBudget) -> Option<Vec<String>> {
+fn brace_fields(raw: &str, budget: &Budget) -> Option<Vec<String>> {
     if !raw.contains('{') || !(raw.contains(',') || raw.contains("..")) {
         return None;
     }
@@ -884,7 +882,7 @@ mod tests {
 
     fn norm(raw: &str) -> (NormWord, Vec<String>) {
         let mut subs = Vec::new();
-        let word = normalize(raw, &mut subs, &WordBudget::default());
+        let word = normalize(raw, &mut subs, &Budget::default());
         (word, subs)
     }
 
@@ -920,7 +918,7 @@ mod tests {
 
     #[test]
     fn defaults_of_unset_variables() {
-        let budget = WordBudget::default();
+        let budget = Budget::default();
         let unset = ["GEN".to_owned()];
         let read = |raw: &str| normalize_unset(raw, &budget, &[], &unset).text;
         assert_eq!(read("${GEN:-gen.sh}"), "gen.sh");
@@ -1015,7 +1013,7 @@ mod tests {
     #[test]
     fn words_past_the_parse_budget_are_not_parsed() {
         // Minimised from a fuzzing timeout: ~0.3 s in brush-parser, one more `${_[` ~15 s.
-        let budget = WordBudget::default();
+        let budget = Budget::default();
         let mut subs = Vec::new();
         let word = normalize("${_[''${_[''${_[${_['' '", &mut subs, &budget);
         assert!(word.failed && word.dynamic);
@@ -1032,7 +1030,7 @@ mod tests {
         assert!(heredoc_substitutions(
             "a $(rm -rf /) `id`\n",
             &mut subs,
-            &WordBudget::default()
+            &Budget::default()
         ));
         assert_eq!(subs, ["rm -rf /", "id"]);
     }

@@ -8,6 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 use toolgate_engine::bundle::Format;
 use toolgate_engine::protocol::HookEvent;
+use toolgate_engine::shell::{ShellLimits, Unresolved, analyze};
 use toolgate_engine::{Bundle, CompiledPolicy, Outcome, evaluate};
 
 const CWD: &str = "/home/user/project";
@@ -93,4 +94,24 @@ fn benign_corpus_is_never_denied() {
         denies.len(),
         denies.join("\n")
     );
+}
+
+/// Every benign command is analysed within a tenth of the analysis's fuel: the budget that
+/// stops inputs which multiply work stays far from everyday commands.
+#[test]
+fn benign_commands_use_a_tenth_of_the_fuel_at_most() {
+    let tenth = ShellLimits {
+        max_fuel: ShellLimits::default().max_fuel / 10,
+        ..ShellLimits::default()
+    };
+    for (label, event) in entries() {
+        let Some(command) = event["tool_input"]["command"].as_str() else {
+            continue;
+        };
+        let analysis = analyze(command, &tenth);
+        assert!(
+            !analysis.unresolved.contains(&Unresolved::TooMuchWork),
+            "{label}"
+        );
+    }
 }

@@ -62,6 +62,7 @@ fn substituted(text: &str) -> (bool, bool) {
         max_len: 4096,
         max_depth: 4,
         max_commands: 64,
+        ..ShellLimits::default()
     };
     let inner = shell::analyze(text, &limits);
     let fetch = inner

@@ -101,6 +101,7 @@ fn runs_environment_lister(simple: &shell::SimpleCommand) -> bool {
         max_len: 4096,
         max_depth: 4,
         max_commands: 64,
+        ..ShellLimits::default()
     };
     shell::shell_scripts_of(simple).iter().any(|script| {
         shell::analyze(script, &limits)
@@ -328,6 +329,7 @@ fn substitutes_environment(arg: &str) -> bool {
         max_len: 4096,
         max_depth: 4,
         max_commands: 64,
+        ..ShellLimits::default()
     };
     shell::analyze(arg, &limits)
         .commands

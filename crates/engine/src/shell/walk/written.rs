@@ -14,7 +14,9 @@ use crate::paths::{self, PathContext};
 
 use super::super::exec::{self, SHELLS};
 use super::super::{Origin, SimpleCommand, Unresolved, basename, interp, runners};
-use super::{Base, Ctx, Field, MAX_WRITTEN_FILES, MAX_WRITTEN_TEXT, Stdin, UNKNOWN_HOME, Walker};
+use super::{
+    Base, Ctx, Field, MAX_WRITTEN_FILES, MAX_WRITTEN_TEXT, STEP, Stdin, UNKNOWN_HOME, Walker,
+};
 use crate::evaluate::file_effects;
 
 mod conventions;
@@ -280,6 +282,7 @@ impl Walker<'_> {
     /// path; where the walk cannot resolve it, or it is a pattern (`./**/x.sh`), any written file
     /// it may name makes it unsure, as does a file the walk forgot.
     fn find_written(&self, path: &str, dirs: &[String]) -> Found {
+        self.budget.burn(self.written.len() as u64 * STEP);
         let resolved = self.resolve(path, dirs);
         let exact = resolved.as_deref().filter(|path| !places::has_glob(path));
         if let Some(at) = exact.and_then(|exact| {
@@ -593,6 +596,7 @@ impl Walker<'_> {
             };
             command.assignments.iter().any(|a| a.name == name) || (sets && args.iter().any(named))
         };
+        self.budget.burn(self.out.commands.len() as u64 * STEP);
         self.assigned_many
             || self.assigned_names.iter().any(|known| known == name)
             || self.out.commands.iter().any(names_it)
@@ -746,6 +750,7 @@ impl Walker<'_> {
             None => self.unknown_text(file),
             Some(contents) => {
                 for text in contents.readings() {
+                    self.budget.burn(text.len() as u64);
                     self.run_reading(text, runner, file, ctx);
                 }
             }
