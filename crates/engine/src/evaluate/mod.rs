@@ -264,15 +264,15 @@ impl<'a> Evaluation<'a> {
     }
 
     /// The PowerShell tool's command, judged as the POSIX script it translates to (see
-    /// [`shell::powershell_to_posix`]; code the translation cannot read is judged as Bash text).
+    /// [`shell::analyze_powershell_at`]; code the translation cannot read is judged as Bash
+    /// text).
     /// The bundle's `PowerShell(…)` command rules match the command as written: the whole text
     /// or any one command of it (see [`shell::powershell::command_texts`]) for deny and ask;
     /// allows must cover every command (`PowerShell(git *)` does not allow
     /// `git status; Remove-Item x`).
     fn powershell(&mut self) -> Option<RuleHit> {
         let command = self.event.input_str("command").unwrap_or("");
-        let posix = shell::powershell_to_posix(command);
-        let analysed = self.shell(posix.as_deref().unwrap_or(command), ShellTool::PowerShell);
+        let analysed = self.shell(command, ShellTool::PowerShell);
         let whole = command.trim();
         let parts = shell::powershell::command_texts(command)
             .filter(|parts| !parts.is_empty())
@@ -310,9 +310,16 @@ impl<'a> Evaluation<'a> {
         allowed.map(allow_hit).or(analysed)
     }
 
-    /// A shell command: every simple command judged on its own.
+    /// A shell command: every simple command judged on its own. A PowerShell command is
+    /// analysed as the POSIX script it translates to.
     fn shell(&mut self, command: &str, tool: ShellTool) -> Option<RuleHit> {
-        let analysis = shell::analyze_at(command, &ShellLimits::default(), Some(&self.ctx));
+        let limits = ShellLimits::default();
+        let analysis = match tool {
+            ShellTool::PowerShell => {
+                shell::analyze_powershell_at(command, &limits, Some(&self.ctx))
+            }
+            _ => shell::analyze_at(command, &limits, Some(&self.ctx)),
+        };
         let mut cover: Option<RuleHit> = None;
         let mut all_covered = !analysis.commands.is_empty();
         let dirs = working_dirs(&analysis, &self.ctx);

@@ -15,6 +15,7 @@
 //! that may not be there (a question for the user), never the other way round.
 
 use super::exec::{Nested, SHELLS, joined, script_or_dynamic};
+use super::parse::Budget;
 use super::wrappers::Field;
 use super::{Origin, basename};
 use crate::argv::{
@@ -38,7 +39,7 @@ const AWK_NAMES: &[&str] = &[
 const MAX_FOUND: usize = 16;
 
 /// What `program ARGS` runs through a shell, for awk, sed and git.
-pub(super) fn nested(name: &str, args: &[Field]) -> Vec<Nested> {
+pub(super) fn nested(name: &str, args: &[Field], budget: &Budget) -> Vec<Nested> {
     let found = match name {
         name if AWK_NAMES.contains(&name) => {
             programs(args, &AWK).into_iter().flat_map(awk).collect()
@@ -74,15 +75,15 @@ pub(super) fn nested(name: &str, args: &[Field]) -> Vec<Nested> {
             .flat_map(|(code, dynamic)| apple_shell_scripts(code, *dynamic))
             .collect(),
         "pwsh" | "powershell" | "pwsh.exe" | "powershell.exe" | "cmd" | "cmd.exe" => {
-            windows_shell(name, args)
+            windows_shell(name, args, budget)
         }
         // Git Bash runs Windows programs: a Run key set, a task or a service made is judged as
         // the PowerShell front end judges it.
         "reg" | "reg.exe" | "schtasks" | "schtasks.exe" | "sc" | "sc.exe" => {
-            windows_native(name, args)
+            windows_native(name, args, budget)
         }
         "apt" | "apt-get" | "aptitude" => apt(args),
-        "rpm" | "rpmbuild" | "rpmspec" => rpm(args),
+        "rpm" | "rpmbuild" | "rpmspec" => rpm(args, budget),
         "less" | "more" => args
             .iter()
             .filter_map(|arg| Some((arg.text.strip_prefix('+')?, arg.dynamic)))
@@ -1115,13 +1116,13 @@ fn apple_shell_scripts(code: &str, dynamic: bool) -> Vec<Nested> {
 /// cmd given a line (`/c`, `/k`): the POSIX script the PowerShell front end makes of it (see
 /// [`super::powershell`]); code only known at run time, or that the front end cannot read, is
 /// dynamic. A script file (`-File x.ps1`) is like `bash x.sh`.
-fn windows_shell(program: &str, args: &[Field]) -> Vec<Nested> {
+fn windows_shell(program: &str, args: &[Field], budget: &Budget) -> Vec<Nested> {
     let literal: Option<Vec<&str>> = args
         .iter()
         .map(|arg| (!arg.dynamic).then_some(arg.text.as_str()))
         .collect();
     if let Some(text) =
-        literal.and_then(|args| super::powershell::invocation_to_posix(program, &args))
+        literal.and_then(|args| super::powershell::invocation_to_posix(program, &args, budget))
     {
         return vec![Nested::Script {
             text,
@@ -1153,9 +1154,9 @@ fn windows_shell(program: &str, args: &[Field]) -> Vec<Nested> {
 /// `reg`, `schtasks` and `sc` as the PowerShell front end reads them (`reg add …\Run` is
 /// `crontab -`); a word only known at run time stands as it is written (`reg add
 /// 'HKCU\…\Run' /d "$P"` still names the Run key).
-fn windows_native(program: &str, args: &[Field]) -> Vec<Nested> {
+fn windows_native(program: &str, args: &[Field], budget: &Budget) -> Vec<Nested> {
     let texts: Vec<&str> = args.iter().map(|arg| arg.text.as_str()).collect();
-    super::powershell::invocation_to_posix(program, &texts)
+    super::powershell::invocation_to_posix(program, &texts, budget)
         .map(|text| Nested::Script {
             text,
             origin: Origin::ShellString,
@@ -1424,12 +1425,12 @@ const RPM_VALUED: &[char] = &['D', 'E', 'r'];
 /// What rpm, rpmbuild and rpmspec run of the macro text they are given: `--eval`/`-E`
 /// expressions and `--define`/`-D` bodies (see [`rpm_macros`]), and `--pipe CMD`, rpm's output
 /// piped to a shell command.
-fn rpm(args: &[Field]) -> Vec<Nested> {
+fn rpm(args: &[Field], budget: &Budget) -> Vec<Nested> {
     let mut texts = option_texts(args, Some('E'), RPM_VALUED, Some("eval"));
     texts.extend(option_texts(args, Some('D'), RPM_VALUED, Some("define")));
     let mut found: Vec<Nested> = texts
         .iter()
-        .flat_map(|(text, dynamic)| rpm_macros(text, *dynamic))
+        .flat_map(|(text, dynamic)| rpm_macros(text, *dynamic, budget))
         .collect();
     found.extend(option_values(args, None, RPM_VALUED, Some("pipe")));
     found
@@ -1438,7 +1439,7 @@ fn rpm(args: &[Field]) -> Vec<Nested> {
 /// The commands of rpm macro text: `%(CMD)` is shell text, only known at run time when it
 /// expands macros of its own (rpm expands them first; `%%` is a `%`, see [`expands_macros`]); `%{lua:CODE}` is Lua code,
 /// read as `lua -e CODE` is. Macros nested in others (`%{expand:%(…)}`) are found too.
-fn rpm_macros(text: &str, dynamic: bool) -> Vec<Nested> {
+fn rpm_macros(text: &str, dynamic: bool, budget: &Budget) -> Vec<Nested> {
     let mut found = Vec::new();
     let mut at = 0;
     while let Some(offset) = text.get(at..).and_then(|rest| rest.find('%')) {
@@ -1454,13 +1455,16 @@ fn rpm_macros(text: &str, dynamic: bool) -> Vec<Nested> {
                 dynamic || expands_macros(&body.replace("%%", "")),
                 Origin::ShellString,
             ));
-        } else if let Some(code) = after
-            .starts_with('{')
-            .then(|| balanced(after, '{', '}'))
-            .and_then(|inner| inner.strip_prefix("lua:"))
-        {
-            let args = ["-e".to_owned(), code.to_owned()];
-            found.extend(super::interp::nested("lua", &args, None));
+        } else if after.starts_with('{') {
+            // Each macro is read to its end, a nested one again inside the one around it.
+            let inner = balanced(after, '{', '}');
+            if !budget.burn_text(inner) {
+                break;
+            }
+            if let Some(code) = inner.strip_prefix("lua:") {
+                let args = ["-e".to_owned(), code.to_owned()];
+                found.extend(super::interp::nested("lua", &args, None, budget));
+            }
         }
         if found.len() > MAX_FOUND {
             break;
@@ -1521,7 +1525,7 @@ mod tests {
             })
             .collect();
         let (program, args) = fields.split_first().expect("a program");
-        nested(&program.text, args)
+        nested(&program.text, args, &Budget::default())
             .into_iter()
             .map(|nested| match nested {
                 Nested::Script { text, .. } => text,

@@ -10,6 +10,7 @@
 //!
 //! This module must not parse shell text; the walker does that with the right origin and depth.
 
+use super::parse::Budget;
 use super::wrappers::Field;
 use super::{Origin, basename};
 use super::{embedded, runners};
@@ -50,8 +51,9 @@ pub(super) enum Nested {
 }
 
 /// What `argv` (wrappers stripped) runs besides itself. `stdin` is the text the command line
-/// feeds to its standard input, when it says (see [`super::SimpleCommand::stdin_text`]).
-pub(super) fn nested(argv: &[Field], stdin: Option<&str>) -> Vec<Nested> {
+/// feeds to its standard input, when it says (see [`super::SimpleCommand::stdin_text`]). The
+/// scanners of program text burn `budget`'s fuel.
+pub(super) fn nested(argv: &[Field], stdin: Option<&str>, budget: &Budget) -> Vec<Nested> {
     let Some((program, args)) = argv.split_first() else {
         return Vec::new();
     };
@@ -85,7 +87,7 @@ pub(super) fn nested(argv: &[Field], stdin: Option<&str>) -> Vec<Nested> {
         "mysql" | "mariadb" => runners::mysql(args, stdin),
         "sqlite3" | "sqlite" | "duckdb" => runners::sqlite(args, stdin),
         "ed" => runners::ed(args, stdin),
-        _ => embedded::nested(name, args),
+        _ => embedded::nested(name, args, budget),
     }
 }
 
@@ -809,6 +811,11 @@ fn mispipe(args: &[Field]) -> Vec<Nested> {
 mod tests {
     use super::*;
     use crate::shell::wrappers::tests::fields;
+
+    /// [`super::nested`] with a whole budget.
+    fn nested(argv: &[Field], stdin: Option<&str>) -> Vec<Nested> {
+        super::nested(argv, stdin, &Budget::default())
+    }
 
     fn script(text: &str, origin: Origin) -> Nested {
         Nested::Script {

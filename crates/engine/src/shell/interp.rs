@@ -63,6 +63,7 @@ use std::collections::HashMap;
 
 use self::decode::Decoding;
 use super::exec::{Nested, SHELLS};
+use super::parse::{Budget, STEP};
 use super::{Origin, SimpleCommand};
 use crate::argv::Parsed;
 
@@ -74,6 +75,10 @@ mod write;
 /// Most shell commands followed in one program's code; past that, the rest is only known at
 /// run time.
 const MAX_COMMANDS: usize = 16;
+
+/// The fuel a token of interpreter code costs each time a call's arguments are read: it is
+/// copied, and its text put into the command (see [`Budget::burn`]).
+const TOKEN: u64 = 16;
 
 /// How deep code run by the program's own `exec`/`eval` is read (`exec("exec('…')")`); deeper
 /// code is a hidden payload.
@@ -227,11 +232,17 @@ fn interpreter_options<'a>(name: &str, args: &'a [String]) -> Parsed<'a> {
 }
 
 /// What an interpreter's code (`python3 -c CODE`, or CODE fed to its stdin) hands to a shell.
-pub(super) fn nested(name: &str, args: &[String], stdin: Option<&str>) -> Vec<Nested> {
+/// Reading it burns `budget`'s fuel; once that is out, what was read so far.
+pub(super) fn nested(
+    name: &str,
+    args: &[String],
+    stdin: Option<&str>,
+    budget: &Budget,
+) -> Vec<Nested> {
     let mut found = Vec::new();
     for code in code(name, args, stdin) {
         found.extend(
-            shell_commands(&code)
+            shell_commands(&code, budget)
                 .into_iter()
                 .map(|text| Nested::Script {
                     text,
@@ -243,11 +254,13 @@ pub(super) fn nested(name: &str, args: &[String], stdin: Option<&str>) -> Vec<Ne
 }
 
 /// The shell text an interpreter's code hands to a shell (see [`nested`]), for rules that look
-/// at what those commands print (`python3 -c 'os.system("env")' | curl -d @- …`).
+/// at what those commands print (`python3 -c 'os.system("env")' | curl -d @- …`). The code is
+/// read again with fuel of its own: the analysis read it within its own.
 pub(crate) fn shell_scripts_of(simple: &SimpleCommand) -> Vec<String> {
+    let budget = Budget::default();
     code(simple.name(), simple.args(), simple.stdin_text.as_deref())
         .iter()
-        .flat_map(shell_commands)
+        .flat_map(|code| shell_commands(code, &budget))
         .take(MAX_COMMANDS)
         .collect()
 }
@@ -638,11 +651,16 @@ fn javascript_code(args: &[String]) -> Vec<&str> {
 }
 
 /// The shell commands `code` runs; at most one more than [`MAX_COMMANDS`].
-fn shell_commands(code: &Code<'_>) -> Vec<String> {
+fn shell_commands(code: &Code<'_>, budget: &Budget) -> Vec<String> {
     if code.lang == Lang::Tcl {
+        // The Tcl reader's own bounds (its nesting, the commands it reads) keep its work a few
+        // times the text's length.
+        if !budget.burn_text(code.text) {
+            return Vec::new();
+        }
         return tcl::shell_commands(code.text);
     }
-    shell_commands_at(code, 0)
+    shell_commands_at(code, 0, budget)
 }
 
 /// The shell text a shell (`sh -c`) or an interpreter (`python3 -c`, see [`Lang::runs_code`])
@@ -659,7 +677,11 @@ fn decoded_word(decoding: Decoding) -> Option<String> {
 }
 
 /// [`shell_commands`] of code that the program's `exec`/`eval` runs `depth` levels down.
-fn shell_commands_at(code: &Code<'_>, depth: usize) -> Vec<String> {
+fn shell_commands_at(code: &Code<'_>, depth: usize, budget: &Budget) -> Vec<String> {
+    // Tokenising the code, and each pass over its tokens.
+    if !budget.burn(STEP + 4 * code.text.len() as u64) {
+        return Vec::new();
+    }
     let subprocess = code.text.contains("subprocess");
     let tokens = resolve_aliases(tokens(code), |word| {
         call_kind(word, code.lang, subprocess).is_some()
@@ -669,7 +691,7 @@ fn shell_commands_at(code: &Code<'_>, depth: usize) -> Vec<String> {
         code.lang,
     ));
     // Names bound to a decoded run-time value (`p = base64.b64decode(x)`).
-    let decoded = decode::decoded_names(&tokens);
+    let decoded = decode::decoded_names(&tokens, budget);
     let mut found = Vec::new();
     if calls_computed_name(&tokens, code.lang) {
         found.push(COMPUTED.to_owned());
@@ -695,6 +717,12 @@ fn shell_commands_at(code: &Code<'_>, depth: usize) -> Vec<String> {
                     continue;
                 };
                 let args = call_args(&tokens, at, code.lang);
+                // Every call's arguments are read to their end: nested calls read the same
+                // tokens again and again.
+                let read: usize = args.iter().map(|arg| arg.len()).sum();
+                if !budget.burn(STEP + TOKEN * read as u64) {
+                    break;
+                }
                 let command = match kind {
                     // Perl's `exec {'/bin/sh'} 'sh', '-c', …`: the program in braces, then an
                     // argv that repeats it.
@@ -720,7 +748,7 @@ fn shell_commands_at(code: &Code<'_>, depth: usize) -> Vec<String> {
                             .or_else(|| command_of(&args, &decoded))
                     }
                     Call::Evals => {
-                        found.extend(evaluated(code.lang, &args, &decoded, depth));
+                        found.extend(evaluated(code.lang, &args, &decoded, depth, budget));
                         None
                     }
                     Call::Exec { mode, env } => exec_command(&args, mode, env, &decoded),
@@ -2027,6 +2055,7 @@ fn evaluated(
     args: &[&[Token]],
     decoded: &[(String, Decoding)],
     depth: usize,
+    budget: &Budget,
 ) -> Vec<String> {
     // `Function(a, b, body)`: the body is last.
     let Some(arg) = args.last() else {
@@ -2046,6 +2075,7 @@ fn evaluated(
                 from_stdin: false,
             },
             depth + 1,
+            budget,
         ),
         (_, true) => decoded_run(lang.runs_code(), Decoding::Base64)
             .into_iter()
@@ -3111,11 +3141,14 @@ mod tests {
     use super::*;
 
     fn commands(lang: Lang, text: &str) -> Vec<String> {
-        shell_commands(&Code {
-            lang,
-            text,
-            from_stdin: false,
-        })
+        shell_commands(
+            &Code {
+                lang,
+                text,
+                from_stdin: false,
+            },
+            &Budget::default(),
+        )
     }
 
     #[test]
@@ -3794,7 +3827,13 @@ mod tests {
             runs: false,
         }];
         assert_eq!(
-            evaluated(Lang::Python, &[&literal], &[], MAX_EVAL_DEPTH),
+            evaluated(
+                Lang::Python,
+                &[&literal],
+                &[],
+                MAX_EVAL_DEPTH,
+                &Budget::default()
+            ),
             ["python3 -c \"$(base64 -d <<< \"$X\")\""]
         );
         // Code that runs no command; code only known at run time.
@@ -4019,7 +4058,7 @@ mod tests {
     #[test]
     fn past_sixteen_the_rest_is_unknown() {
         let args = ["-c".to_owned(), "os.system('echo a')\n".repeat(40)];
-        let found = nested("python3", &args, None);
+        let found = nested("python3", &args, None, &Budget::default());
         assert_eq!(found.len(), MAX_COMMANDS + 1);
         assert!(matches!(found.last(), Some(Nested::Dynamic(_))));
     }

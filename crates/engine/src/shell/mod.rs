@@ -43,9 +43,9 @@ pub struct ShellLimits {
     /// Most simple commands reported. More is unresolved.
     pub max_commands: usize,
     /// The work the analysis may do, in units of fuel that every part of it burns as it goes
-    /// (steps of the walk, bytes of text parsed and read). More is unresolved
-    /// ([`Unresolved::TooMuchWork`]). Counted, not timed: the same input gets the same answer on
-    /// any machine.
+    /// (steps of the walk, bytes of text read, tokens of interpreter code, parts of PowerShell
+    /// words). More is unresolved ([`Unresolved::TooMuchWork`]). Counted, not timed: the same
+    /// input gets the same answer on any machine.
     pub max_fuel: u64,
 }
 
@@ -265,13 +265,38 @@ pub fn analyze_at(
     limits: &ShellLimits,
     place: Option<&PathContext<'_>>,
 ) -> Analysis {
+    walk_at(walk::Walker::new(limits), command, limits, place)
+}
+
+/// [`analyze_at`] for a PowerShell command: the POSIX script the front end writes for it (see
+/// [`powershell::to_posix`]), or the command itself as Bash text when the front end cannot read
+/// it. The translation and the walk burn the same fuel.
+pub(crate) fn analyze_powershell_at(
+    command: &str,
+    limits: &ShellLimits,
+    place: Option<&PathContext<'_>>,
+) -> Analysis {
+    let walker = walk::Walker::new(limits);
+    let posix = powershell::to_posix(command, walker.budget());
+    if walker.budget().out_of_fuel() {
+        return walker.into_analysis();
+    }
+    walk_at(walker, posix.as_deref().unwrap_or(command), limits, place)
+}
+
+/// Walks `command` with `walker`, from `place`.
+fn walk_at(
+    mut walker: walk::Walker<'_>,
+    command: &str,
+    limits: &ShellLimits,
+    place: Option<&PathContext<'_>>,
+) -> Analysis {
     if command.len() > limits.max_len {
         return Analysis {
             commands: Vec::new(),
             unresolved: vec![Unresolved::TooLong],
         };
     }
-    let mut walker = walk::Walker::new(limits);
     if let Some(place) = place {
         walker.place(place);
     }
@@ -363,7 +388,6 @@ mod exec;
 mod interp;
 mod parse;
 pub(crate) mod powershell;
-pub(crate) use powershell::to_posix as powershell_to_posix;
 mod runners;
 mod views;
 mod walk;

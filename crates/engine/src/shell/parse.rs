@@ -434,8 +434,8 @@ fn skip_quoted(bytes: &[u8], from: usize, quote: u8, escapes: bool) -> usize {
     bytes.len() + 1
 }
 
-/// What one analysis may still spend, shared by the walk and every script nested in it
-/// (payloads, substitutions):
+/// What one analysis may still spend, shared by the walk and every analysis nested in it
+/// (payloads, substitutions, interpreter code, the PowerShell front end):
 ///
 /// - the word parser's work, from [`WORD_WORK_BUDGET`]: every call into brush-parser's word
 ///   parser spends its [`word_work`] first; once that is spent the word is not parsed;
@@ -481,11 +481,12 @@ impl Budget {
     /// Spends `units` of fuel, or returns `false` once there is not that much left (and from
     /// then on: the analysis is out of fuel for good).
     ///
-    /// A unit is a small, fixed amount of work, such as reading a byte of text; a step of the
-    /// walk (a node of a script's syntax tree, a command run) costs [`STEP`]. Every loop whose
-    /// trip count can grow with the input faster than the input itself (readings of wrappers,
-    /// function calls, loop bodies, values copied into values) burns fuel as it goes, so that
-    /// any such path stops after the same bounded work on every machine.
+    /// A unit is a small, fixed amount of work: a byte of text a scanner reads, a token of
+    /// interpreter code, a part of a PowerShell word; a step of the walk (a node of a script's
+    /// syntax tree, a command run) costs [`STEP`]. Every loop whose trip count can grow with the
+    /// input faster than the input itself (readings of wrappers, function calls, loop bodies,
+    /// values copied into values) burns fuel as it goes, so that any such path stops after the
+    /// same bounded work on every machine.
     pub(super) fn burn(&self, units: u64) -> bool {
         match self.fuel_left.get().checked_sub(units) {
             Some(left) if !self.out_of_fuel.get() => {

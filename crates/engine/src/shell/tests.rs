@@ -176,12 +176,15 @@ fn ordinary_commands_stay_far_below_the_fuel() {
 }
 
 /// Paths that multiply work with no local cap of their own, each stopped by the fuel: a
-/// function whose long body is walked at every call, arithmetic parsed again (on a deep stack)
-/// at each call.
+/// function whose long body is walked at every call, Perl's parenless `system` read to the end
+/// of the statement at each of its words, assignment chains whose values are read again at
+/// each `=`, arithmetic parsed again (on a deep stack) at each call.
 #[test]
 fn multiplying_paths_stop_by_fuel() {
     for command in [
         format!("f() {{ {}}}; {}", "a=1; ".repeat(2500), "f; ".repeat(400)),
+        format!("perl -e '{}'", "system ".repeat(2000)),
+        format!("python3 -c '{}'; ", "x=".repeat(3000)).repeat(2),
         format!(
             "f() {{ (( {} )); }}; {}",
             "!".repeat(1500),
@@ -196,6 +199,23 @@ fn multiplying_paths_stop_by_fuel() {
             analysis.unresolved
         );
     }
+}
+
+/// The PowerShell front end burns the same fuel as the walk of what it writes. A value built of
+/// another twice doubles at every assignment (24 of them took seconds and gigabytes before the
+/// fuel); a listing's arguments are written once for the command and once for what it lists, so
+/// nested listings double at every level.
+#[test]
+fn powershell_that_multiplies_stops_by_fuel() {
+    let doubled = format!("$a = 'xx'; {}Get-Content $a", "$a = \"$a$a\"; ".repeat(24));
+    let listings = format!("gci {}x{}", "(gci ".repeat(15), ")".repeat(15));
+    for command in [doubled, listings] {
+        let analysis = analyze_powershell_at(&command, &ShellLimits::default(), None);
+        assert_eq!(analysis.unresolved, [Unresolved::TooMuchWork], "{command}");
+    }
+    let ordinary = "$p = \"$HOME\\.ssh\"; gci $p | Remove-Item -Recurse";
+    let analysis = analyze_powershell_at(ordinary, &ShellLimits::default(), None);
+    assert_eq!(analysis.unresolved, []);
 }
 
 #[test]

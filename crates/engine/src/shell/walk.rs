@@ -318,6 +318,11 @@ impl<'l> Walker<'l> {
         self.out
     }
 
+    /// What the analysis may still spend, for the analyses that run before the walk.
+    pub(super) fn budget(&self) -> &Budget {
+        &self.budget
+    }
+
     /// Burns `units` of fuel (see [`Budget::burn`]); once it is out, the walk stops.
     fn burn(&mut self, units: u64) -> bool {
         if self.budget.burn(units) {
@@ -1302,9 +1307,14 @@ impl<'l> Walker<'l> {
         // there as they are (`f=~/.ssh/id_rsa; echo $f | xargs cat`).
         let valued_input = base.stdin_valued && basename(&program.text) == "xargs";
         let known_stdin = stdin_text.filter(|_| !base.stdin_dynamic || valued_input);
-        let nested: Vec<Nested> = exec::nested(inner, known_stdin)
+        let nested: Vec<Nested> = exec::nested(inner, known_stdin, &self.budget)
             .into_iter()
-            .chain(interp::nested(basename(&program.text), &args, stdin_text))
+            .chain(interp::nested(
+                basename(&program.text),
+                &args,
+                stdin_text,
+                &self.budget,
+            ))
             .collect();
         let command = SimpleCommand {
             deny_views: deny_views(&segments, &argv),

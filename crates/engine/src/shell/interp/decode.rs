@@ -16,6 +16,7 @@
 
 use super::{Lang, RUN_TIME, Token, opening};
 use crate::secrets::{decode_base64, is_text};
+use crate::shell::parse::Budget;
 
 /// Longest literal decoded (and longest list of character codes read).
 const MAX_LITERAL: usize = 16 * 1024;
@@ -949,8 +950,10 @@ pub(super) fn runtime(tokens: &[&Token], decoded: &[(String, Decoding)]) -> Opti
 }
 
 /// The names the code binds to a decoded run-time value (`p = base64.b64decode(sys.argv[1])`,
-/// `my $p = decode_base64($x);`).
-pub(super) fn decoded_names(tokens: &[Token]) -> Vec<(String, Decoding)> {
+/// `my $p = decode_base64($x);`). Each assignment's value is read to the statement's end
+/// (`a = b = c = …` reads the same tokens again and again): that burns `budget`'s fuel; once it
+/// is out, the names found so far.
+pub(super) fn decoded_names(tokens: &[Token], budget: &Budget) -> Vec<(String, Decoding)> {
     let mut names = Vec::new();
     for (at, token) in tokens.iter().enumerate() {
         if *token != Token::Punct(b'=') || tokens.get(at + 1) == Some(&Token::Punct(b'=')) {
@@ -966,6 +969,9 @@ pub(super) fn decoded_names(tokens: &[Token]) -> Vec<(String, Decoding)> {
             .take_while(|t| !matches!(t, Token::Punct(b';' | b'\n')))
             .take(super::MAX_BRACKET_SCAN)
             .collect();
+        if !budget.burn(super::TOKEN * value.len() as u64) {
+            break;
+        }
         if let Some(decoding) = runtime(&value, &names) {
             names.push((name.clone(), decoding));
         }
@@ -1171,7 +1177,7 @@ mod tests {
         let found = |lang, text| {
             let tokens = folded(lang, text);
             let refs: Vec<&Token> = tokens.iter().collect();
-            runtime(&refs, &decoded_names(&tokens))
+            runtime(&refs, &decoded_names(&tokens, &Budget::default()))
         };
         assert_eq!(
             found(Lang::Python, "base64.b64decode(sys.argv[1])"),
@@ -1202,7 +1208,10 @@ mod tests {
         assert_eq!(found(Lang::Python, "codecs.decode(x, 'rot13')"), None);
         assert_eq!(found(Lang::Python, "base64.b64encode(x)"), None);
         assert_eq!(
-            decoded_names(&folded(Lang::Python, "p = base64.b64decode(x); q = 1")),
+            decoded_names(
+                &folded(Lang::Python, "p = base64.b64decode(x); q = 1"),
+                &Budget::default()
+            ),
             [("p".to_owned(), Decoding::Base64)]
         );
     }

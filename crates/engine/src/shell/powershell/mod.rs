@@ -25,21 +25,28 @@ mod dotnet;
 mod read;
 mod variables;
 
+use super::parse::{Budget, STEP};
 use cmdlets::{CMDLETS, Cmdlet, Effect, KEYWORDS, Param, find_param};
 use dotnet::Call;
 use read::{Command, Join, Part, Pipeline, Script, Static, Word, read};
+
+/// The fuel a part of a word costs each time it is copied or written: it is allocated, quoted
+/// and freed (see [`Budget::burn`]).
+const PART: u64 = 32;
 
 /// Deepest nesting of PowerShell in PowerShell (`pwsh -c`, `iex '…'`, `cmd /c`) followed.
 const MAX_NESTING: usize = 4;
 
 /// The POSIX shell script equivalent to PowerShell `code`, or `None` when it cannot be read.
+/// Reading and writing burn `budget`'s fuel; once that is out, what comes out is not to be
+/// trusted (the caller asks [`Budget::out_of_fuel`]).
 ///
 /// ```text
 /// Remove-Item -Recurse -Force ~      →  rm -r -f -- "$HOME"
 /// iwr https://x/a.ps1 | iex          →  curl -- https://x/a.ps1 | sh
 /// ```
-pub(crate) fn to_posix(code: &str) -> Option<String> {
-    translate(code, 0)
+pub(super) fn to_posix(code: &str, budget: &Budget) -> Option<String> {
+    translate(code, 0, budget)
 }
 
 /// The POSIX script of what `program` (`pwsh`, `powershell`, `cmd`, by base name, `.exe` or
@@ -51,9 +58,9 @@ pub(crate) fn to_posix(code: &str) -> Option<String> {
 /// pwsh ["-NoProfile", "-c", "Get-Content ~/.ssh/id_rsa"]  →  { cat -- "$HOME"/.ssh/id_rsa }
 /// cmd ["/c", "rd /s /q build"]                             →  { rm -r -f -- build }
 /// ```
-pub(crate) fn invocation_to_posix(program: &str, args: &[&str]) -> Option<String> {
+pub(super) fn invocation_to_posix(program: &str, args: &[&str], budget: &Budget) -> Option<String> {
     let words: Vec<Word> = args.iter().map(|arg| Word::text(arg)).collect();
-    let writer = Writer { nesting: 0 };
+    let writer = Writer { nesting: 0, budget };
     match windows_program(program).as_str() {
         "cmd" => writer.cmd(&words),
         "pwsh" | "powershell" => writer.nested_powershell(&words),
@@ -116,18 +123,22 @@ fn collect_sources(script: &Script, texts: &mut Vec<String>) {
 }
 
 /// [`to_posix`] of code `nesting` levels of PowerShell-in-PowerShell down.
-fn translate(code: &str, nesting: usize) -> Option<String> {
-    if nesting > MAX_NESTING {
+fn translate(code: &str, nesting: usize, budget: &Budget) -> Option<String> {
+    if nesting > MAX_NESTING || !budget.burn_text(code) {
         return None;
     }
     let mut script = read(code)?;
-    variables::substitute(&mut script);
-    Some(Writer { nesting }.script(&script))
+    variables::substitute(&mut script, budget);
+    Some(Writer { nesting, budget }.script(&script))
 }
 
 /// Writes the POSIX form of what was read.
-struct Writer {
+struct Writer<'b> {
     nesting: usize,
+    /// Every command and word written burns its fuel: a command's arguments may be written
+    /// several times (bound for its own effect and for the listing it feeds a pipeline), and
+    /// the code nested in them with them.
+    budget: &'b Budget,
 }
 
 /// The arguments of a cmdlet call, bound to its parameters.
@@ -144,7 +155,7 @@ struct Bound {
 
 impl Bound {
     /// Binds `words` to the parameter `name`.
-    fn push(&mut self, writer: &Writer, name: &'static str, words: Vec<Word>) {
+    fn push(&mut self, writer: &Writer<'_>, name: &'static str, words: Vec<Word>) {
         self.values
             .push((name, words.iter().map(|w| writer.word(w)).collect()));
         self.literals
@@ -192,7 +203,7 @@ fn bound_to<T: Clone>(bound: &[(&'static str, Vec<T>)], names: &[&str]) -> Vec<T
         .collect()
 }
 
-impl Writer {
+impl Writer<'_> {
     /// Statements, one a line or joined by `&&` / `||`.
     fn script(&self, script: &Script) -> String {
         let mut out = String::new();
@@ -265,8 +276,12 @@ impl Writer {
         Some(fed)
     }
 
-    /// One command with its script blocks (run first, in a group) and redirections.
+    /// One command with its script blocks (run first, in a group) and redirections; nothing
+    /// once the fuel is out.
     fn command(&self, command: &Command) -> String {
+        if !self.budget.burn(STEP) {
+            return String::new();
+        }
         let blocks: Vec<String> = command
             .words
             .iter()
@@ -415,6 +430,7 @@ impl Writer {
 
     /// One word in POSIX quoting.
     fn word(&self, word: &Word) -> String {
+        self.budget.burn(PART * word.parts.len() as u64);
         let mut out = String::new();
         let mut download = None;
         let mut parts = word.parts.iter().enumerate().peekable();
@@ -773,7 +789,7 @@ impl Writer {
     fn expression(&self, bound: &Bound) -> String {
         let code = bound.words(&["Command"]).first().and_then(code_text);
         if let Some(code) = code
-            && let Some(posix) = translate(&code, self.nesting + 1)
+            && let Some(posix) = translate(&code, self.nesting + 1, self.budget)
         {
             return format!("{{ {}\n}}", posix.trim_end());
         }
@@ -829,6 +845,7 @@ impl Writer {
         }
         Writer {
             nesting: self.nesting + 1,
+            budget: self.budget,
         }
         .argv(&command)
     }
@@ -843,7 +860,7 @@ impl Writer {
             })
         })?;
         let line = self.literal_line(args.get(at + 1..)?)?;
-        let posix = translate(&cmd_variables(&line), self.nesting + 1)?;
+        let posix = translate(&cmd_variables(&line), self.nesting + 1, self.budget)?;
         Some(format!("{{ {}\n}}", posix.trim_end()))
     }
 
@@ -869,7 +886,7 @@ impl Writer {
                 }
                 PwshOption::Flag => continue,
             };
-            let posix = translate(&code, self.nesting + 1)?;
+            let posix = translate(&code, self.nesting + 1, self.budget)?;
             return Some(format!("{{ {}\n}}", posix.trim_end()));
         }
         None

@@ -1,6 +1,17 @@
 //! The PowerShell front end: what it reads, and the POSIX script it writes.
 
-use super::{cmd_variables, command_texts, invocation_to_posix, read::read, to_posix};
+use super::{cmd_variables, command_texts, read::read};
+use crate::shell::parse::Budget;
+
+/// [`super::to_posix`] with a whole budget.
+fn to_posix(code: &str) -> Option<String> {
+    super::to_posix(code, &Budget::default())
+}
+
+/// [`super::invocation_to_posix`] with a whole budget.
+fn invocation_to_posix(program: &str, args: &[&str]) -> Option<String> {
+    super::invocation_to_posix(program, args, &Budget::default())
+}
 
 /// The POSIX script of `code`, trimmed (`<none>` when it cannot be read).
 fn posix(code: &str) -> String {

@@ -10,8 +10,9 @@
 //! by name (`Set-Variable`). Variables whose value the front end already knows (`$HOME`,
 //! `$PROFILE`, `$env:USERPROFILE`) are never rebound: PowerShell refuses to change most of them.
 
-use super::known_variable;
 use super::read::{Command, Join, Part, Script, Word};
+use super::{PART, known_variable};
+use crate::shell::parse::Budget;
 
 /// Most variables followed at once (the oldest is forgotten first).
 const MAX_KNOWN: usize = 32;
@@ -32,13 +33,15 @@ const VARIABLE_SETTERS: &[&str] = &[
 /// Variables and their known values, newest last (names in lowercase, without a scope).
 type Known = Vec<(String, Word)>;
 
-/// Replaces the uses of variables with a known value in `script` by that value.
-pub(super) fn substitute(script: &mut Script) {
-    walk(script, Vec::new());
+/// Replaces the uses of variables with a known value in `script` by that value. Every part
+/// copied burns `budget`'s fuel (a value built of another twice, `$a = "$a$a"`, doubles at each
+/// assignment); once that is out, the uses stay variables.
+pub(super) fn substitute(script: &mut Script, budget: &Budget) {
+    walk(script, Vec::new(), budget);
 }
 
 /// Follows `script`'s statements in order from the values `known` before it.
-fn walk(script: &mut Script, mut known: Known) {
+fn walk(script: &mut Script, mut known: Known, budget: &Budget) {
     let mut conditional = false;
     for (pipeline, join) in &mut script.statements {
         // What the statement's own code may assign (in a block, a loop's head, by name) has no
@@ -52,16 +55,16 @@ fn walk(script: &mut Script, mut known: Known) {
         }
         for command in &mut pipeline.commands {
             for word in &mut command.words {
-                replace_in_word(word, &known);
+                replace_in_word(word, &known, budget);
             }
             for target in command
                 .redirects
                 .iter_mut()
                 .filter_map(|r| r.target.as_mut())
             {
-                replace_in_word(target, &known);
+                replace_in_word(target, &known, budget);
             }
-            command.words = expand_splats(std::mem::take(&mut command.words), &known);
+            command.words = expand_splats(std::mem::take(&mut command.words), &known, budget);
         }
         if let [command] = pipeline.commands.as_slice()
             && let Some(name) = &command.assigns
@@ -79,25 +82,27 @@ fn walk(script: &mut Script, mut known: Known) {
 
 /// Replaces the known variables in a word, and in the code nested in it (which starts from the
 /// same values and binds its own).
-fn replace_in_word(word: &mut Word, known: &Known) {
+fn replace_in_word(word: &mut Word, known: &Known, budget: &Budget) {
     let mut parts = Vec::with_capacity(word.parts.len());
     for part in std::mem::take(&mut word.parts) {
         match part {
             Part::Var(name) => match lookup(known, &name) {
-                Some(value) => parts.extend(value.parts.iter().cloned()),
-                None => parts.push(Part::Var(name)),
+                Some(value) if budget.burn(size(value)) => {
+                    parts.extend(value.parts.iter().cloned());
+                }
+                _ => parts.push(Part::Var(name)),
             },
             Part::Sub(mut nested) => {
-                walk(&mut nested, known.clone());
+                walk(&mut nested, copied(known, budget), budget);
                 parts.push(Part::Sub(nested));
             }
             Part::Block(mut nested) => {
-                walk(&mut nested, known.clone());
+                walk(&mut nested, copied(known, budget), budget);
                 parts.push(Part::Block(nested));
             }
             Part::Hash(mut entries) => {
                 for value in entries.iter_mut().flat_map(|(_, values)| values.iter_mut()) {
-                    replace_in_word(value, known);
+                    replace_in_word(value, known, budget);
                 }
                 parts.push(Part::Hash(entries));
             }
@@ -139,7 +144,7 @@ fn assignments(script: &Script, names: &mut Vec<String>) {
 
 /// `@name` arguments whose variable holds a known hash table, as the parameters it names
 /// (`-Path ~ -Recurse`); other words as they are.
-fn expand_splats(words: Vec<Word>, known: &Known) -> Vec<Word> {
+fn expand_splats(words: Vec<Word>, known: &Known, budget: &Budget) -> Vec<Word> {
     let mut out = Vec::with_capacity(words.len());
     for word in words {
         let splatted = word
@@ -151,6 +156,7 @@ fn expand_splats(words: Vec<Word>, known: &Known) -> Vec<Word> {
             out.push(word);
             continue;
         };
+        budget.burn(PART * entries.len() as u64);
         for (key, values) in entries {
             match values.as_slice() {
                 [switch] if is_var(switch, "true") => out.push(Word::text(&format!("-{key}"))),
@@ -215,6 +221,29 @@ fn forget(known: &mut Known, name: &str) {
         let name = normal_name(name);
         known.retain(|(bound, _)| *bound != name);
     }
+}
+
+/// The fuel a known value costs where it is copied: its parts, and its hash table's values'.
+fn size(value: &Word) -> u64 {
+    let hashed: usize = value
+        .parts
+        .iter()
+        .map(|part| match part {
+            Part::Hash(entries) => entries
+                .iter()
+                .flat_map(|(_, values)| values)
+                .map(|value| value.parts.len())
+                .sum(),
+            _ => 0,
+        })
+        .sum();
+    PART * (value.parts.len() + hashed) as u64
+}
+
+/// A copy of the known values for nested code, which burns fuel for every part copied.
+fn copied(known: &Known, budget: &Budget) -> Known {
+    budget.burn(known.iter().map(|(_, value)| size(value)).sum());
+    known.clone()
 }
 
 /// The value `name` is known to have.
