@@ -30,7 +30,7 @@ use crate::paths::PathContext;
 
 /// The fuel of an analysis under the default limits (see [`ShellLimits::max_fuel`]). The
 /// heaviest ordinary command line of the tests (an 11 KiB here-doc script, three substitutions a
-/// line) burns 0.6M; the benign and case corpora 32K at most.
+/// line, written and then run) burns 1.4M; the benign and case corpora 32K at most.
 const DEFAULT_FUEL: u64 = 1 << 23;
 
 /// Bounds on the work [`analyze`] does for one command string.

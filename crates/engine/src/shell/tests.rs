@@ -141,12 +141,12 @@ fn a_tiny_fuel_budget_makes_an_ordinary_command_ask() {
     assert_eq!(analyze("git status && ls -la", &limits), analysis);
 }
 
-/// Ordinary command lines use less than a tenth of the fuel, the heaviest of these tests (an
-/// 11 KiB here-doc script expanding on every line) included.
+/// Ordinary command lines use less than a fifth of the fuel, the heaviest of these tests (an
+/// 11 KiB here-doc script expanding on every line, written and then run: 1.4M) included.
 #[test]
 fn ordinary_commands_stay_far_below_the_fuel() {
-    let tenth = ShellLimits {
-        max_fuel: ShellLimits::default().max_fuel / 10,
+    let fifth = ShellLimits {
+        max_fuel: ShellLimits::default().max_fuel / 5,
         ..ShellLimits::default()
     };
     let line = "URL_N=\"$(git config --get \"remote.origin.url\" | sed -e 's/x/[y]/')\"; \
@@ -167,7 +167,7 @@ fn ordinary_commands_stay_far_below_the_fuel() {
         &heredoc,
         &python,
     ] {
-        let analysis = analyze(command, &tenth);
+        let analysis = analyze(command, &fifth);
         assert!(
             !analysis.unresolved.contains(&Unresolved::TooMuchWork),
             "{command}"

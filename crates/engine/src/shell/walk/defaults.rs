@@ -94,7 +94,7 @@ impl Walker<'_> {
         for word in words {
             match word {
                 FieldWord::Raw(raw) => {
-                    let word = normalize_unset(raw, &self.word_budget, &self.variables, &unset);
+                    let word = normalize_unset(raw, &self.budget, &self.variables, &unset);
                     if word.failed {
                         return None;
                     }
