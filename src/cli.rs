@@ -228,6 +228,7 @@ pub enum TokenCommand {
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    toolgate_engine::shell::quiet_parser_panics();
     match cli.command {
         Command::Eval { bundle, explain } => crate::offline::eval(&bundle, explain),
         Command::Lint { bundle } => crate::offline::lint(&bundle),

@@ -21,11 +21,8 @@ static POLICY: LazyLock<CompiledPolicy> = LazyLock::new(|| {
     .expect("the fuzz bundle compiles")
 });
 
-#[path = "parser_panics.rs"]
-mod parser_panics;
-
 fuzz_target!(
-    init: parser_panics::ignore_brush_parser_panics(),
+    init: toolgate_engine::shell::quiet_parser_panics(),
     |data: &[u8]| {
         let decoded = HookEvent::from_slice(data);
         // Read straight from the text, the event is the event read through a JSON value.

@@ -23,11 +23,8 @@ static POLICY: LazyLock<CompiledPolicy> = LazyLock::new(|| {
     .expect("the fuzz bundle compiles")
 });
 
-#[path = "parser_panics.rs"]
-mod parser_panics;
-
 fuzz_target!(
-    init: parser_panics::ignore_brush_parser_panics(),
+    init: toolgate_engine::shell::quiet_parser_panics(),
     |data: &[u8]| {
         let Ok(command) = std::str::from_utf8(data) else { return };
         let body = serde_json::json!({

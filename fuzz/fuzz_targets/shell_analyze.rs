@@ -5,11 +5,8 @@
 use libfuzzer_sys::fuzz_target;
 use toolgate_engine::shell::{ShellLimits, analyze};
 
-#[path = "parser_panics.rs"]
-mod parser_panics;
-
 fuzz_target!(
-    init: parser_panics::ignore_brush_parser_panics(),
+    init: toolgate_engine::shell::quiet_parser_panics(),
     |data: &[u8]| {
     let Ok(command) = std::str::from_utf8(data) else { return };
     let limits = ShellLimits::default();

@@ -6,7 +6,13 @@ use std::process::{Command, Output, Stdio};
 use serde_json::{Value, json};
 
 fn toolgate(args: &[&str], stdin: &str) -> Output {
+    toolgate_with(&[], args, stdin)
+}
+
+/// [`toolgate`] with `env` added to its environment.
+fn toolgate_with(env: &[(&str, &str)], args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .envs(env.iter().copied())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -177,4 +183,22 @@ fn lint_reports_rules_claude_code_would_ignore() {
     ] {
         assert!(stdout.contains(location), "missing {location} in {stdout}");
     }
+}
+
+/// brush-parser panics on a few inputs (an fd number past `i32`); the analysis catches that and
+/// asks. The panic stays out of stderr, and no backtrace is captured for it even with
+/// `RUST_BACKTRACE` set.
+#[test]
+fn a_parser_panic_is_caught_quietly() {
+    let bundle = bundle_file(r#"{"name":"cli","include":["baseline"]}"#, ".json");
+    let output = toolgate_with(
+        &[("RUST_BACKTRACE", "1")],
+        &["eval", "--bundle", bundle.to_str().expect("utf-8")],
+        &pre_tool_use("echo 99999999999>x").to_string(),
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(stderr, "", "nothing on stderr");
+    let reply: Value = serde_json::from_slice(&output.stdout).expect("JSON reply");
+    assert_eq!(reply["hookSpecificOutput"]["permissionDecision"], "ask");
 }
