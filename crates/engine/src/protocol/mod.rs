@@ -652,23 +652,24 @@ mod tests {
     fn the_nesting_scan_reads_strings_as_a_byte_by_byte_scan_does() {
         fn byte_by_byte(body: &[u8], limit: usize) -> bool {
             let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-            for &byte in body {
+            body.iter().any(|&byte| {
+                if in_string {
+                    (in_string, escaped) = match byte {
+                        _ if escaped => (true, false),
+                        b'\\' => (true, true),
+                        b'"' => (false, false),
+                        _ => (true, false),
+                    };
+                    return false;
+                }
                 match byte {
-                    _ if in_string && escaped => escaped = false,
-                    b'\\' if in_string => escaped = true,
-                    b'"' => in_string = !in_string,
-                    _ if in_string => {}
-                    b'[' | b'{' => {
-                        depth += 1;
-                        if depth > limit {
-                            return true;
-                        }
-                    }
+                    b'"' => in_string = true,
+                    b'[' | b'{' => depth += 1,
                     b']' | b'}' => depth = depth.saturating_sub(1),
                     _ => {}
                 }
-            }
-            false
+                depth > limit
+            })
         }
         const BYTES: [u8; 7] = [b'"', b'\\', b'[', b']', b'{', b'}', b'a'];
         let mut body = Vec::new();
