@@ -255,6 +255,19 @@ impl<'a> Evaluation<'a> {
         );
     }
 
+    /// Records what the analysis of a shell command could not decide: the bundle's
+    /// `unresolvable` answer, and a warning.
+    fn unresolvable(&mut self, unresolved: &shell::Unresolved) {
+        let outcome = self.policy.options.unresolvable;
+        self.hit(
+            UNRESOLVABLE,
+            outcome,
+            Mode::Enforce,
+            format!("toolgate cannot analyse this command: {unresolved}"),
+        );
+        self.warnings.push(unresolved.to_string());
+    }
+
     /// The Bash tool's command.
     fn bash(&mut self) -> Option<RuleHit> {
         self.shell(
@@ -264,7 +277,7 @@ impl<'a> Evaluation<'a> {
     }
 
     /// The PowerShell tool's command, judged as the POSIX script it translates to (see
-    /// [`shell::analyze_powershell_at`]; code the translation cannot read is judged as Bash
+    /// [`shell::Fuel::analyze_powershell_at`]; code the translation cannot read is judged as Bash
     /// text).
     /// The bundle's `PowerShell(…)` command rules match the command as written: the whole text
     /// or any one command of it (see [`shell::powershell::command_texts`]) for deny and ask;
@@ -311,14 +324,15 @@ impl<'a> Evaluation<'a> {
     }
 
     /// A shell command: every simple command judged on its own. A PowerShell command is
-    /// analysed as the POSIX script it translates to.
+    /// analysed as the POSIX script it translates to. The analysis and the packs' analyses of
+    /// parts of its text again share one analysis's fuel: once that is burnt, the command is
+    /// unresolved ([`shell::Unresolved::TooMuchWork`]).
     fn shell(&mut self, command: &str, tool: ShellTool) -> Option<RuleHit> {
         let limits = ShellLimits::default();
+        let fuel = shell::Fuel::new(limits.max_fuel);
         let analysis = match tool {
-            ShellTool::PowerShell => {
-                shell::analyze_powershell_at(command, &limits, Some(&self.ctx))
-            }
-            _ => shell::analyze_at(command, &limits, Some(&self.ctx)),
+            ShellTool::PowerShell => fuel.analyze_powershell_at(command, &limits, Some(&self.ctx)),
+            _ => fuel.analyze_at(command, &limits, Some(&self.ctx)),
         };
         let mut cover: Option<RuleHit> = None;
         let mut all_covered = !analysis.commands.is_empty();
@@ -409,19 +423,17 @@ impl<'a> Evaluation<'a> {
             if tool == ShellTool::Mcp && matches!(unresolved, shell::Unresolved::Parse(_)) {
                 continue;
             }
-            let outcome = self.policy.options.unresolvable;
-            self.hit(
-                UNRESOLVABLE,
-                outcome,
-                Mode::Enforce,
-                format!("toolgate cannot analyse this command: {unresolved}"),
-            );
-            self.warnings.push(unresolved.to_string());
+            self.unresolvable(unresolved);
         }
         for pack in self.policy.packs.clone() {
-            crate::packs::check_shell(pack, self, &analysis);
+            crate::packs::check_shell(pack, self, &analysis, &fuel);
         }
-        if all_covered && analysis.unresolved.is_empty() {
+        let too_much_work = shell::Unresolved::TooMuchWork;
+        let packs_ran_out = fuel.ran_out() && !analysis.unresolved.contains(&too_much_work);
+        if packs_ran_out {
+            self.unresolvable(&too_much_work);
+        }
+        if all_covered && analysis.unresolved.is_empty() && !packs_ran_out {
             cover
         } else {
             None

@@ -19,7 +19,7 @@ pub use catalog::{RuleInfo, catalog};
 
 use crate::decision::Mode;
 use crate::evaluate::Evaluation;
-use crate::shell::Analysis;
+use crate::shell::{Analysis, Fuel};
 
 /// A built-in pack.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,10 +57,11 @@ pub(crate) fn check_gate(pack: Pack, eval: &mut Evaluation<'_>) {
     }
 }
 
-/// Pack rules that judge an analysed shell command.
-pub(crate) fn check_shell(pack: Pack, eval: &mut Evaluation<'_>, analysis: &Analysis) {
+/// Pack rules that judge an analysed shell command. Their analyses of parts of its text again
+/// burn the evaluation's `fuel`.
+pub(crate) fn check_shell(pack: Pack, eval: &mut Evaluation<'_>, analysis: &Analysis, fuel: &Fuel) {
     match pack {
-        Pack::Baseline => baseline::check_shell(eval, analysis),
+        Pack::Baseline => baseline::check_shell(eval, analysis, fuel),
         // The command text is scanned with every other tool input in `check_gate`.
         Pack::Secrets => {}
     }

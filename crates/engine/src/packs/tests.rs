@@ -337,3 +337,48 @@ fn catalogue_corpus_is_in_sync() {
         "tests/cases/packs/catalogue.yaml is stale; run `TOOLGATE_BLESS=1 cargo test -p toolgate-engine --lib packs`"
     );
 }
+
+/// A line whose substitution the analysis skips at its depth limit, which the baseline pack
+/// would otherwise analyse again for each of its 128 `eval`s: see [`heavy_line`].
+fn heavy_line() -> String {
+    let g = format!("g(){{ {}}}; ", "a=1; ".repeat(600));
+    let h = format!("h(){{ eval \"$({g}{})\"; }}; ", "g; ".repeat(100));
+    format!(
+        "{h}k(){{ {}}}; eval eval eval eval eval eval k",
+        "h; ".repeat(250)
+    )
+}
+
+/// The analysis of [`heavy_line`] stops at its depth limit, skipping the substitution `eval`
+/// runs; the pack's analyses of that text again, one for each `eval` the line makes, share the
+/// evaluation's fuel, which runs out: the command asks, and says so (23 s in a debug build
+/// when each had fuel of its own, 0.4 s now).
+#[test]
+fn repeated_analyses_of_a_line_share_its_fuel() {
+    let decision = decide(&policy(), &heavy_line());
+    assert_eq!(decision.outcome, Outcome::Ask);
+    let too_much = "the command takes more work to analyse than the analysis limit allows";
+    assert!(
+        decision.warnings.iter().any(|warning| warning == too_much),
+        "{:?}",
+        decision.warnings
+    );
+}
+
+/// Times the evaluation of [`heavy_line`] (`cargo test -p toolgate-engine -- --ignored
+/// heavy_line_timing --nocapture`).
+#[test]
+#[ignore = "timing probe"]
+fn heavy_line_timing() {
+    let policy = policy();
+    let line = heavy_line();
+    let start = std::time::Instant::now();
+    let decision = decide(&policy, &line);
+    println!(
+        "{} bytes: {:?} in {:?}; {:?}",
+        line.len(),
+        decision.outcome,
+        start.elapsed(),
+        decision.warnings
+    );
+}

@@ -255,14 +255,15 @@ pub(super) fn nested(
 
 /// The shell text an interpreter's code hands to a shell (see [`nested`]), for rules that look
 /// at what those commands print (`python3 -c 'os.system("env")' | curl -d @- …`). The code is
-/// read again with fuel of its own: the analysis read it within its own.
-pub(crate) fn shell_scripts_of(simple: &SimpleCommand) -> Vec<String> {
-    let budget = Budget::default();
-    code(simple.name(), simple.args(), simple.stdin_text.as_deref())
-        .iter()
-        .flat_map(|code| shell_commands(code, &budget))
-        .take(MAX_COMMANDS)
-        .collect()
+/// read again with the evaluation's `fuel`.
+pub(crate) fn shell_scripts_of(simple: &SimpleCommand, fuel: &super::Fuel) -> Vec<String> {
+    fuel.read(|budget| {
+        code(simple.name(), simple.args(), simple.stdin_text.as_deref())
+            .iter()
+            .flat_map(|code| shell_commands(code, budget))
+            .take(MAX_COMMANDS)
+            .collect()
+    })
 }
 
 /// The file names the code an interpreter runs reads (`open('.env')`): in a one-liner every

@@ -283,43 +283,141 @@ pub fn analyze_at(
     limits: &ShellLimits,
     place: Option<&PathContext<'_>>,
 ) -> Analysis {
-    walk_at(walk::Walker::new(limits), command, limits, place)
+    walk_at(walk::Walker::new(limits), command, limits, place).0
 }
 
 /// [`analyze_at`] for a PowerShell command: the POSIX script the front end writes for it (see
 /// [`powershell::to_posix`]), or the command itself as Bash text when the front end cannot read
-/// it. The translation and the walk burn the same fuel.
-pub(crate) fn analyze_powershell_at(
+/// it. The translation and the walk burn the same fuel. The analysis, and the fuel it left.
+fn powershell_at(
     command: &str,
     limits: &ShellLimits,
     place: Option<&PathContext<'_>>,
-) -> Analysis {
+) -> (Analysis, u64) {
     let walker = walk::Walker::new(limits);
     let posix = powershell::to_posix(command, walker.budget());
     if walker.budget().out_of_fuel() {
-        return walker.into_analysis();
+        return (walker.into_analysis(), 0);
     }
     walk_at(walker, posix.as_deref().unwrap_or(command), limits, place)
 }
 
-/// Walks `command` with `walker`, from `place`.
+/// Walks `command` with `walker`, from `place`: the analysis, and the fuel it left.
 fn walk_at(
     mut walker: walk::Walker<'_>,
     command: &str,
     limits: &ShellLimits,
     place: Option<&PathContext<'_>>,
-) -> Analysis {
+) -> (Analysis, u64) {
     if command.len() > limits.max_len {
-        return Analysis {
+        let analysis = Analysis {
             commands: Vec::new(),
             unresolved: vec![Unresolved::TooLong],
         };
+        return (analysis, walker.budget().fuel_left());
     }
     if let Some(place) = place {
         walker.place(place);
     }
     walker.script(command, Origin::TopLevel, 0);
-    walker.into_analysis()
+    let left = walker.budget().fuel_left();
+    (walker.into_analysis(), left)
+}
+
+/// The fuel one evaluation has for all its analyses: the analysis of the command, and the
+/// packs' analyses of parts of its text again (the substitution `eval "$(…)"` runs, a word
+/// `curl -d` sends), which would otherwise each get [`ShellLimits::max_fuel`] of their own, so
+/// that a line of many commands (`eval eval k`, `k` calling `h` 250 times) multiplies the work.
+/// Each analysis made through it gets at most what is left and takes from it what it burns.
+#[derive(Debug)]
+pub(crate) struct Fuel {
+    /// The units left.
+    left: std::cell::Cell<u64>,
+}
+
+impl Fuel {
+    /// `units` of fuel, for one evaluation.
+    pub(crate) fn new(units: u64) -> Self {
+        Self {
+            left: std::cell::Cell::new(units),
+        }
+    }
+
+    /// Whether it is all burnt: the evaluation's analyses did more work than one analysis may.
+    pub(crate) fn ran_out(&self) -> bool {
+        self.left.get() == 0
+    }
+
+    /// [`analyze`] with at most the fuel left (and `limits.max_fuel`). Once it is all burnt,
+    /// every analysis is [`Unresolved::TooMuchWork`] at once.
+    pub(crate) fn analyze(&self, command: &str, limits: &ShellLimits) -> Analysis {
+        self.analyze_at(command, limits, None)
+    }
+
+    /// [`analyze_at`] with at most the fuel left (see [`Fuel::analyze`]).
+    pub(crate) fn analyze_at(
+        &self,
+        command: &str,
+        limits: &ShellLimits,
+        place: Option<&PathContext<'_>>,
+    ) -> Analysis {
+        self.walk(limits, |limits| {
+            walk_at(walk::Walker::new(limits), command, limits, place)
+        })
+    }
+
+    /// [`analyze_at`] for a PowerShell command, with at most the fuel left (see
+    /// [`Fuel::analyze`]): the POSIX script the front end writes for it (see
+    /// [`powershell::to_posix`]), or the command itself as Bash text when the front end cannot
+    /// read it. The translation and the walk burn the same fuel.
+    pub(crate) fn analyze_powershell_at(
+        &self,
+        command: &str,
+        limits: &ShellLimits,
+        place: Option<&PathContext<'_>>,
+    ) -> Analysis {
+        self.walk(limits, |limits| powershell_at(command, limits, place))
+    }
+
+    /// Runs `analyse` under `limits` with at most the fuel left.
+    fn walk(
+        &self,
+        limits: &ShellLimits,
+        analyse: impl FnOnce(&ShellLimits) -> (Analysis, u64),
+    ) -> Analysis {
+        if self.ran_out() {
+            return Analysis {
+                commands: Vec::new(),
+                unresolved: vec![Unresolved::TooMuchWork],
+            };
+        }
+        self.lend(limits.max_fuel, |units| {
+            analyse(&ShellLimits {
+                max_fuel: units,
+                ..*limits
+            })
+        })
+    }
+
+    /// Runs `read`, a reader of program text, with a budget of at most an analysis's fuel out
+    /// of what is left.
+    fn read<T>(&self, read: impl FnOnce(&parse::Budget) -> T) -> T {
+        self.lend(DEFAULT_FUEL, |units| {
+            let budget = parse::Budget::new(units);
+            let found = read(&budget);
+            (found, budget.fuel_left())
+        })
+    }
+
+    /// Runs `work` with at most `cap` units of what is left; `work` says what it left of
+    /// them, and what it burnt is taken.
+    fn lend<T>(&self, cap: u64, work: impl FnOnce(u64) -> (T, u64)) -> T {
+        let lent = cap.min(self.left.get());
+        let (found, unburnt) = work(lent);
+        let burnt = lent.saturating_sub(unburnt);
+        self.left.set(self.left.get().saturating_sub(burnt));
+        found
+    }
 }
 
 /// The basename of a program path: `/bin//rm` → `rm`, `./script.sh` → `script.sh`,

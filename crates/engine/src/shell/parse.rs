@@ -506,6 +506,11 @@ impl Budget {
         self.burn(text.len() as u64)
     }
 
+    /// The fuel left.
+    pub(super) fn fuel_left(&self) -> u64 {
+        self.fuel_left.get()
+    }
+
     /// Whether the analysis ran out of fuel.
     pub(super) fn out_of_fuel(&self) -> bool {
         self.out_of_fuel.get()

@@ -141,6 +141,24 @@ fn a_tiny_fuel_budget_makes_an_ordinary_command_ask() {
     assert_eq!(analyze("git status && ls -la", &limits), analysis);
 }
 
+/// The analyses made through one [`Fuel`] share it: each gets what the ones before left, and
+/// once it is burnt every further analysis is out of fuel at once.
+#[test]
+fn analyses_through_one_fuel_share_it() {
+    let limits = ShellLimits::default();
+    let command = "git status && ls -la";
+    let (alone, left) = walk_at(walk::Walker::new(&limits), command, &limits, None);
+    let burnt = limits.max_fuel - left;
+    let fuel = Fuel::new(burnt * 2);
+    for _ in 0..2 {
+        assert_eq!(fuel.analyze(command, &limits), alone);
+    }
+    assert!(fuel.ran_out());
+    let analysis = fuel.analyze(command, &limits);
+    assert_eq!(analysis.unresolved, [Unresolved::TooMuchWork]);
+    assert_eq!(analysis.commands, []);
+}
+
 /// Ordinary command lines use less than a fifth of the fuel, the heaviest of these tests (an
 /// 11 KiB here-doc script expanding on every line, written and then run: 1.4M) included.
 #[test]
@@ -210,11 +228,11 @@ fn powershell_that_multiplies_stops_by_fuel() {
     let doubled = format!("$a = 'xx'; {}Get-Content $a", "$a = \"$a$a\"; ".repeat(24));
     let listings = format!("gci {}x{}", "(gci ".repeat(15), ")".repeat(15));
     for command in [doubled, listings] {
-        let analysis = analyze_powershell_at(&command, &ShellLimits::default(), None);
+        let analysis = powershell_at(&command, &ShellLimits::default(), None).0;
         assert_eq!(analysis.unresolved, [Unresolved::TooMuchWork], "{command}");
     }
     let ordinary = "$p = \"$HOME\\.ssh\"; gci $p | Remove-Item -Recurse";
-    let analysis = analyze_powershell_at(ordinary, &ShellLimits::default(), None);
+    let analysis = powershell_at(ordinary, &ShellLimits::default(), None).0;
     assert_eq!(analysis.unresolved, []);
 }
 

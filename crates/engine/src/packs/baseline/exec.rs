@@ -14,7 +14,7 @@ use crate::packs::{Findings, places};
 use crate::paths::{self, PathContext};
 pub(super) use crate::shell::is_interpreter;
 use crate::shell::reads_program_from_stdin;
-use crate::shell::{self, Analysis, Origin, SHELLS, ShellLimits, Unresolved};
+use crate::shell::{self, Analysis, Fuel, Origin, SHELLS, ShellLimits, Unresolved};
 
 /// Programs that fetch content from the network.
 const FETCHERS: &[&str] = &[
@@ -54,7 +54,8 @@ fn reads_script_from_stdin(simple: &shell::SimpleCommand) -> bool {
 }
 
 /// What the shell text inside a word (`$(…)`, `<(…)`, backticks) runs: fetchers, decoders.
-fn substituted(text: &str) -> (bool, bool) {
+/// The analysis of that text burns the evaluation's `fuel`.
+fn substituted(text: &str, fuel: &Fuel) -> (bool, bool) {
     if !(text.contains("$(") || text.contains('`') || text.contains("<(")) {
         return (false, false);
     }
@@ -64,7 +65,7 @@ fn substituted(text: &str) -> (bool, bool) {
         max_commands: 64,
         ..ShellLimits::default()
     };
-    let inner = shell::analyze(text, &limits);
+    let inner = fuel.analyze(text, &limits);
     let fetch = inner
         .commands
         .iter()
@@ -110,7 +111,7 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
             .map(String::as_str)
             .chain(simple.redirects.iter().map(|r| r.target.as_str()));
         for word in words {
-            let (fetch, decode) = substituted(word);
+            let (fetch, decode) = substituted(word, cmd.fuel);
             if fetch {
                 out.add(
                     "execute-downloaded-script",
@@ -129,10 +130,15 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
 }
 
 /// Rules over the whole analysis: payloads only known at run time, download-then-run.
-pub(super) fn check_analysis(analysis: &Analysis, ctx: &PathContext<'_>, out: &mut Findings) {
+pub(super) fn check_analysis(
+    analysis: &Analysis,
+    ctx: &PathContext<'_>,
+    fuel: &Fuel,
+    out: &mut Findings,
+) {
     for unresolved in &analysis.unresolved {
         if let Unresolved::DynamicScript(text) | Unresolved::DynamicCommand(text) = unresolved {
-            let (fetch, decode) = substituted(text);
+            let (fetch, decode) = substituted(text, fuel);
             if fetch {
                 out.add(
                     "execute-downloaded-script",

@@ -13,7 +13,7 @@ use crate::argv::{self, Parsed};
 use crate::evaluate::is_harmless_device;
 use crate::packs::Findings;
 use crate::packs::places;
-use crate::shell::{self, Origin, RedirectKind, ShellLimits};
+use crate::shell::{self, Fuel, Origin, RedirectKind, ShellLimits};
 
 /// Programs that send their stdin or files over the network.
 const NETWORK: &[&str] = &[
@@ -71,9 +71,10 @@ const ENVIRONMENT_IN_CODE: &[&str] = &["ENV"];
 /// Programs that print the environment: one of [`ENVIRONMENT_PRINTERS`] given no operand, a
 /// program whose own code lists it (`awk 'BEGIN{for (k in ENVIRON) print k, ENVIRON[k]}'`,
 /// `python -c 'print(os.environ)'`), or interpreter code that runs such a program, whose
-/// output is the interpreter's (`python3 -c 'import os; os.system("env")'`).
-pub(super) fn dumps_environment(simple: &shell::SimpleCommand) -> bool {
-    lists_environment(simple) || runs_environment_lister(simple)
+/// output is the interpreter's (`python3 -c 'import os; os.system("env")'`). Reading that code
+/// and the shell text it runs again burns the evaluation's `fuel`.
+pub(super) fn dumps_environment(simple: &shell::SimpleCommand, fuel: &Fuel) -> bool {
+    lists_environment(simple) || runs_environment_lister(simple, fuel)
 }
 
 /// [`dumps_environment`] of the program itself.
@@ -93,7 +94,7 @@ fn lists_environment(simple: &shell::SimpleCommand) -> bool {
 /// Whether interpreter code hands a shell a command that lists the environment (`os.system(
 /// "env")`, `subprocess.run(["printenv"])`, Ruby's `system("env")`). The analysis of that
 /// text holds the commands nested in it too, so one level is looked at.
-fn runs_environment_lister(simple: &shell::SimpleCommand) -> bool {
+fn runs_environment_lister(simple: &shell::SimpleCommand, fuel: &Fuel) -> bool {
     if !shell::is_interpreter(simple.name()) {
         return false;
     }
@@ -103,8 +104,8 @@ fn runs_environment_lister(simple: &shell::SimpleCommand) -> bool {
         max_commands: 64,
         ..ShellLimits::default()
     };
-    shell::shell_scripts_of(simple).iter().any(|script| {
-        shell::analyze(script, &limits)
+    shell::shell_scripts_of(simple, fuel).iter().any(|script| {
+        fuel.analyze(script, &limits)
             .commands
             .iter()
             .any(lists_environment)
@@ -285,7 +286,7 @@ fn payload(cmd: &Cmd<'_>, path: &str, recursive: bool, remote: bool, out: &mut F
 fn stdin_payload(cmd: &Cmd<'_>, remote: bool, out: &mut Findings) {
     let upstream = cmd.upstream();
     for (_, up) in &upstream {
-        if dumps_environment(up) {
+        if dumps_environment(up, cmd.fuel) {
             out.add(
                 "environment-to-network",
                 format!(
@@ -311,8 +312,9 @@ fn stdin_payload(cmd: &Cmd<'_>, remote: bool, out: &mut Findings) {
     }
 }
 
-/// Whether an argument's substitutions print the environment (`-d "$(env)"`).
-fn substitutes_environment(arg: &str) -> bool {
+/// Whether an argument's substitutions print the environment (`-d "$(env)"`). Analysing them
+/// again burns the evaluation's `fuel`.
+fn substitutes_environment(arg: &str, fuel: &Fuel) -> bool {
     if !(arg.contains("$(") || arg.contains('`')) {
         return false;
     }
@@ -331,10 +333,10 @@ fn substitutes_environment(arg: &str) -> bool {
         max_commands: 64,
         ..ShellLimits::default()
     };
-    shell::analyze(arg, &limits)
+    fuel.analyze(arg, &limits)
         .commands
         .iter()
-        .any(dumps_environment)
+        .any(|simple| dumps_environment(simple, fuel))
 }
 
 /// Whether an `xargs` of the command line is fed the environment (`env | xargs …`).
@@ -345,7 +347,7 @@ fn xargs_fed_environment(cmd: &Cmd<'_>) -> bool {
             && xargs.stdin_pipe_from.as_deref().is_some_and(|from| {
                 commands
                     .iter()
-                    .any(|feeder| feeder.name() == from && dumps_environment(feeder))
+                    .any(|feeder| feeder.name() == from && dumps_environment(feeder, cmd.fuel))
             })
     })
 }
@@ -365,7 +367,7 @@ fn dev_tcp(cmd: &Cmd<'_>, out: &mut Findings) {
     if !redirected {
         return;
     }
-    if dumps_environment(cmd.simple) {
+    if dumps_environment(cmd.simple, cmd.fuel) {
         out.add(
             "environment-to-network",
             "the environment (and every token in it) would be sent to a `/dev/tcp` socket",
@@ -556,7 +558,11 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
     dev_tcp(cmd, out);
     let name = cmd.name();
     let args = cmd.args();
-    if NETWORK_ARGUMENTS.contains(&name) && args.iter().any(|arg| substitutes_environment(arg)) {
+    if NETWORK_ARGUMENTS.contains(&name)
+        && args
+            .iter()
+            .any(|arg| substitutes_environment(arg, cmd.fuel))
+    {
         out.add(
             "environment-to-network",
             format!("the environment (and every token in it) would be sent out by `{name}`"),

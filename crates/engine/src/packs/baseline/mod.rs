@@ -25,7 +25,7 @@ use serde_json::Value;
 use super::Findings;
 use crate::evaluate::{Effects, Evaluation, file_effects, working_dirs};
 use crate::paths::{self, PathContext};
-use crate::shell::{Analysis, SimpleCommand};
+use crate::shell::{Analysis, Fuel, ShellLimits, SimpleCommand};
 
 /// Most pipeline elements walked back from one command.
 const MAX_PIPELINE: usize = 32;
@@ -47,6 +47,8 @@ pub(super) struct Cmd<'a> {
     pub dir: Option<&'a str>,
     /// What the command reads and writes (computed once, shared by the rules).
     pub effects: &'a Effects,
+    /// The evaluation's fuel, which the rules' analyses of parts of the command again burn.
+    pub fuel: &'a Fuel,
 }
 
 impl<'a> Cmd<'a> {
@@ -120,10 +122,10 @@ impl<'a> Cmd<'a> {
 }
 
 /// Baseline rules for an analysed shell command.
-pub(crate) fn check_shell(eval: &mut Evaluation<'_>, analysis: &Analysis) {
+pub(crate) fn check_shell(eval: &mut Evaluation<'_>, analysis: &Analysis, fuel: &Fuel) {
     let mut findings = Findings::default();
     let raw = eval.event.input_str("command").unwrap_or("");
-    check_commands(analysis, &eval.ctx, raw, 0, &mut findings);
+    check_commands(analysis, &eval.ctx, raw, 0, fuel, &mut findings);
     findings.report(eval);
 }
 
@@ -134,6 +136,7 @@ fn check_commands(
     ctx: &PathContext<'_>,
     raw: &str,
     nesting: usize,
+    fuel: &Fuel,
     findings: &mut Findings,
 ) {
     let dirs = working_dirs(analysis, ctx);
@@ -147,6 +150,7 @@ fn check_commands(
             raw,
             dir: None,
             effects: &effects,
+            fuel,
         };
         check_command(&cmd, findings);
         // Again where an earlier `cd` may have moved it (the `cd` may have run in a subshell:
@@ -163,11 +167,11 @@ fn check_commands(
         if nesting == 0
             && let Some(script) = exec::echoed_script(&cmd)
         {
-            let inner = crate::shell::analyze(&script, &crate::shell::ShellLimits::default());
-            check_commands(&inner, ctx, &script, nesting + 1, findings);
+            let inner = fuel.analyze(&script, &ShellLimits::default());
+            check_commands(&inner, ctx, &script, nesting + 1, fuel, findings);
         }
     }
-    exec::check_analysis(analysis, ctx, findings);
+    exec::check_analysis(analysis, ctx, fuel, findings);
     net::check_analysis(analysis, findings);
 }
 

@@ -335,7 +335,7 @@ fn check_loaded_env_file(cmd: &Cmd<'_>, file: &str, out: &mut Findings) {
     let Some((secret, path)) = loaded_secret(cmd, file) else {
         return;
     };
-    if super::exfil::dumps_environment(cmd.simple) {
+    if super::exfil::dumps_environment(cmd.simple, cmd.fuel) {
         report(secret, &path, out);
     } else {
         out.add(
