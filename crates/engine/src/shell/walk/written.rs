@@ -666,6 +666,12 @@ impl Walker<'_> {
             self.run_found(runner, ctx);
             return;
         }
+        self.load(file, runner, dirs, ctx);
+    }
+
+    /// Runs the written file at `file` with `runner`, or reports it as only known at run time
+    /// when the walk cannot tell whether it is the one loaded.
+    fn load(&mut self, file: &str, runner: Runner<'_>, dirs: &[String], ctx: Ctx) {
         match self.find_run(file, dirs) {
             Found::Nothing => {}
             Found::Unsure => self.unresolved(Unresolved::DynamicScript(format!(

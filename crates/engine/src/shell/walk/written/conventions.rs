@@ -206,19 +206,6 @@ impl Walker<'_> {
         }
     }
 
-    /// Runs the written file at `file` with `runner`, or reports it as only known at run time
-    /// when the walk cannot tell whether it is the one loaded.
-    fn load(&mut self, file: &str, runner: Runner<'_>, dirs: &[String], ctx: Ctx) {
-        match self.find_run(file, dirs) {
-            Found::Nothing => {}
-            Found::Unsure => self.unresolved(Unresolved::DynamicScript(format!(
-                "<{file} as this command line may have written it>"
-            ))),
-            Found::One(at) => self.run_text(at, runner, file, ctx),
-            Found::Each(paths) => self.run_each(paths, runner, ctx),
-        }
-    }
-
     /// `npm pkg set scripts.NAME=VALUE…` (pnpm's too): package.json in the project's directory
     /// holds those scripts from now on. Where the line wrote it, the rest of its text stays;
     /// otherwise only they are known of it (the project's own scripts are the project's). A
