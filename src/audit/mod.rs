@@ -172,11 +172,15 @@ impl Audit {
             shared: shared.clone(),
             store: store.clone(),
             replica_id: replica_id.to_owned(),
-            // Only this replica's own rows continue its chain: a spool left by another id (the
-            // default id is new in every process) holds rows to ship, not this chain's head.
-            spool_head: recovered
-                .head
-                .and_then(|(writer, head)| (writer == replica_id).then_some(head)),
+            local: writer::LocalHead {
+                spooled: recovered
+                    .head
+                    .and_then(|(writer, head)| (writer == replica_id).then_some(head)),
+                recorded: recovered
+                    .recorded
+                    .filter(|record| record.replica_id == replica_id)
+                    .map(|record| (record.settled, record.claimed)),
+            },
             metrics: metrics.clone(),
             db_timeout: settings.db_timeout,
             inserter: None,

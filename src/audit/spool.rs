@@ -1,13 +1,13 @@
 //! The local append-only spool: numbered segment files (`000000000001.seg`, …) of checksummed
-//! records, a `shipped` file saying how far the database has them, and the shared positions the
-//! writer and the shipper agree on.
+//! records, a `shipped` file saying how far the database has them, a `head` file with the
+//! writer's chain head, and the shared positions the writer and the shipper agree on.
 //!
-//! Every batch the writer chains is appended here first (one `write`), before it is sent to the
-//! database. Whether the append is also `fdatasync`'d depends on what makes the batch durable:
-//! a database commit needs no sync; when the database cannot take the batch the spool is synced
-//! and that is what the answer waits for. So after a SIGKILL the spool always holds this
-//! replica's chain head, and rows that reached neither the database nor a synced spool were never
-//! acknowledged.
+//! A batch reaches the spool only when the database did not take it (its insert failed or timed
+//! out), or while earlier spooled rows still wait for the database (order is kept). Every append
+//! is `fdatasync`'d before the batch is acknowledged. While the database takes the inserts, the
+//! writer touches only the `head` file: one small write per batch before its insert (the seq it
+//! sends) and one after its commit (the new head), so that a restart knows where the chain goes
+//! on, and whether a batch was in flight when the process died.
 //!
 //! Record: `b"TGA1"`, payload length (u32 LE), the first 8 bytes of the row's chain hash, payload
 //! (the row as JSON). A record checks when its payload parses and the row's recomputed hash
@@ -18,6 +18,7 @@
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -27,6 +28,7 @@ use tokio::sync::Notify;
 use super::record::Row;
 
 const MAGIC: &[u8; 4] = b"TGA1";
+const HEAD_MAGIC: &[u8; 4] = b"TGH1";
 const HEADER: usize = 16;
 /// Largest record accepted when reading (a row is far smaller; this only bounds a corrupt length).
 const MAX_RECORD: usize = 8 * 1024 * 1024;
@@ -130,8 +132,65 @@ impl SpoolShared {
 pub struct Recovered {
     /// The last row in the spool: the replica that wrote it, and its chain head.
     pub head: Option<(String, Head)>,
+    /// What the `head` file says, when it is whole.
+    pub recorded: Option<HeadRecord>,
     /// Bytes cut from the end of the last segment (a torn, unacknowledged write).
     pub truncated_bytes: u64,
+}
+
+/// The `head` file's content: the writer's chain head as far as it knows it reached the
+/// database or the spool (`settled`), and the last seq it sent to the database (`claimed`).
+/// `claimed` above `settled` means an insert was in flight: its rows may be committed or not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeadRecord {
+    /// The replica that wrote it.
+    pub replica_id: String,
+    /// The last row known durable.
+    pub settled: Head,
+    /// The last seq sent to the database.
+    pub claimed: i64,
+}
+
+impl HeadRecord {
+    fn encode(&self, buf: &mut Vec<u8>) {
+        buf.clear();
+        buf.extend_from_slice(HEAD_MAGIC);
+        buf.extend_from_slice(&self.claimed.to_le_bytes());
+        buf.extend_from_slice(&self.settled.seq.to_le_bytes());
+        buf.extend_from_slice(&self.settled.time_us.to_le_bytes());
+        buf.extend_from_slice(&self.settled.hash);
+        let replica = self.replica_id.as_bytes();
+        buf.extend_from_slice(
+            &u32::try_from(replica.len())
+                .unwrap_or(u32::MAX)
+                .to_le_bytes(),
+        );
+        buf.extend_from_slice(replica);
+        let check = checksum(buf);
+        buf.extend_from_slice(&check);
+    }
+
+    fn decode(bytes: &[u8]) -> Option<Self> {
+        let i64_at = |at: usize| Some(i64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?));
+        if bytes.get(..4)? != HEAD_MAGIC {
+            return None;
+        }
+        let len = u32::from_le_bytes(bytes.get(60..64)?.try_into().ok()?) as usize;
+        let end = 64usize.checked_add(len)?;
+        let check = bytes.get(end..end.checked_add(8)?)?;
+        if checksum(&bytes[..end]) != check {
+            return None;
+        }
+        Some(Self {
+            replica_id: String::from_utf8(bytes[64..end].to_vec()).ok()?,
+            settled: Head {
+                seq: i64_at(12)?,
+                time_us: i64_at(20)?,
+                hash: bytes[28..60].try_into().ok()?,
+            },
+            claimed: i64_at(4)?,
+        })
+    }
 }
 
 /// Why the spool could not take a batch.
@@ -157,8 +216,6 @@ struct Current {
     len: u64,
     /// Its directory entry has been synced.
     dir_synced: bool,
-    /// It holds bytes appended since its last sync.
-    dirty: bool,
 }
 
 /// The writer's side of the spool.
@@ -167,10 +224,10 @@ pub struct Spool {
     segment_bytes: u64,
     max_bytes: u64,
     current: Option<Current>,
-    /// Full segments left with unsynced appends: a batch appended there whose insert is still
-    /// in flight may yet be acknowledged by a sync, so [`Spool::sync`] covers them too until
-    /// they are shipped. Rotation itself never waits for the disk.
-    sealed: Vec<Current>,
+    /// `dir/head`, rewritten in place ([`Spool::record_head`]).
+    head: File,
+    /// The `head` file's bytes, kept to write them without an allocation.
+    head_buf: Vec<u8>,
     /// The next append starts a new segment: the last one was abandoned after an error.
     fresh: bool,
     shared: Arc<SpoolShared>,
@@ -180,9 +237,6 @@ pub struct Spool {
     /// Tests make every sync fail.
     #[cfg(test)]
     fail_syncs: bool,
-    /// The segments each sync covered, for tests.
-    #[cfg(test)]
-    synced: Vec<Vec<u64>>,
 }
 
 fn segment_path(dir: &Path, number: u64) -> PathBuf {
@@ -191,6 +245,10 @@ fn segment_path(dir: &Path, number: u64) -> PathBuf {
 
 fn shipped_path(dir: &Path) -> PathBuf {
     dir.join("shipped")
+}
+
+fn head_path(dir: &Path) -> PathBuf {
+    dir.join("head")
 }
 
 fn checksum(payload: &[u8]) -> [u8; 8] {
@@ -348,6 +406,14 @@ impl Spool {
                 offset: 0,
             },
         };
+        recovered.recorded = fs::read(head_path(dir))
+            .ok()
+            .and_then(|bytes| HeadRecord::decode(&bytes));
+        let head = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(head_path(dir))?;
         let shared = Arc::new(SpoolShared::default());
         {
             let mut state = shared.lock();
@@ -361,14 +427,13 @@ impl Spool {
             segment_bytes: segment_bytes.max(4096),
             max_bytes,
             current: None,
-            sealed: Vec::new(),
+            head,
+            head_buf: Vec::with_capacity(128),
             fresh: false,
             shared: shared.clone(),
             _lock: lock,
             #[cfg(test)]
             fail_syncs: false,
-            #[cfg(test)]
-            synced: Vec::new(),
         };
         Ok((spool, shared, recovered))
     }
@@ -378,15 +443,22 @@ impl Spool {
         &self.dir
     }
 
-    /// Appends `frames` (whole records) in one write; with `sync`, also `fdatasync`s them (and
-    /// the directory, once per new segment). Refuses when the size cap would be exceeded.
-    /// Returns the new end.
+    /// Rewrites the `head` file in place (one `pwrite`, no sync). A record from an earlier
+    /// process with a longer replica id leaves bytes behind it; the record's own length and
+    /// checksum end it.
+    pub fn record_head(&mut self, record: &HeadRecord) -> io::Result<()> {
+        record.encode(&mut self.head_buf);
+        self.head.write_all_at(&self.head_buf, 0)
+    }
+
+    /// Appends `frames` (whole records) in one write and `fdatasync`s them (and the directory,
+    /// once per new segment). Refuses when the size cap would be exceeded. Returns the new end.
     ///
     /// A failed write, or a failed sync, leaves the spool as it was before the call: the end
     /// does not move and the segment is cut back, so rows that were refused are not shipped.
     /// The segment is then abandoned (after a failed `fdatasync` the state of its cached pages
     /// is unknown) and the next append starts a new one.
-    pub async fn append(&mut self, frames: &[u8], sync: bool) -> Result<Position, SpoolError> {
+    pub async fn append(&mut self, frames: &[u8]) -> Result<Position, SpoolError> {
         {
             let state = self.shared.lock();
             let bytes = state.bytes();
@@ -402,34 +474,29 @@ impl Spool {
             return Err(SpoolError::Io(io::Error::other("no open segment")));
         };
         let before = current.len;
-        let was_dirty = current.dirty;
         if let Err(error) = (&*current.file).write_all(frames) {
-            self.abandon(before, was_dirty);
+            self.abandon(before);
             return Err(error.into());
         }
         current.len += frames.len() as u64;
-        current.dirty = true;
         let end = Position {
             segment: current.number,
             offset: current.len,
         };
-        let number = current.number;
-        // The end moves only once the rows are as durable as asked: the shipper reads up to it.
-        if sync && let Err(error) = self.sync().await {
-            self.abandon(before, was_dirty);
+        // The end moves only once the rows are synced: the shipper reads up to it.
+        if let Err(error) = self.sync().await {
+            self.abandon(before);
             return Err(error);
         }
         let mut state = self.shared.lock();
-        state.segments.insert(number, end.offset);
+        state.segments.insert(end.segment, end.offset);
         state.end = end;
         Ok(end)
     }
 
     /// Cuts the current segment back to `len` and makes the next append start a new segment.
-    /// When earlier appends there were still unsynced (`was_dirty`), the segment is kept for
-    /// [`Spool::sync`]: their batches' inserts may yet fail and be acknowledged by a sync.
-    fn abandon(&mut self, len: u64, was_dirty: bool) {
-        let Some(mut current) = self.current.take() else {
+    fn abandon(&mut self, len: u64) {
+        let Some(current) = self.current.take() else {
             return;
         };
         let kept = match current.file.set_len(len) {
@@ -441,40 +508,21 @@ impl Spool {
         };
         self.shared.lock().segments.insert(current.number, kept);
         self.fresh = true;
-        if was_dirty {
-            current.len = kept;
-            current.dirty = true;
-            self.sealed.push(current);
-        }
     }
 
-    /// `fdatasync`s every segment with unsynced appends not yet shipped (the one appended to,
-    /// and full ones left behind by rotation), and the directory once per new segment.
-    pub async fn sync(&mut self) -> Result<(), SpoolError> {
+    /// `fdatasync`s the segment appended to, and the directory once per new segment.
+    async fn sync(&mut self) -> Result<(), SpoolError> {
         #[cfg(test)]
         if self.fail_syncs {
             return Err(SpoolError::Io(io::Error::other("injected sync failure")));
         }
-        self.forget_shipped();
-        let mut segments = self.sealed.iter().chain(&self.current);
-        let dirty: Vec<(u64, Arc<File>)> = segments
-            .clone()
-            .filter(|segment| segment.dirty)
-            .map(|segment| (segment.number, segment.file.clone()))
-            .collect();
-        let dir = segments
-            .any(|segment| !segment.dir_synced)
-            .then(|| self.dir.clone());
-        #[cfg(test)]
-        self.synced
-            .push(dirty.iter().map(|(number, _)| *number).collect());
-        if dirty.is_empty() && dir.is_none() {
+        let Some(current) = self.current.as_mut() else {
             return Ok(());
-        }
+        };
+        let file = current.file.clone();
+        let dir = (!current.dir_synced).then(|| self.dir.clone());
         tokio::task::spawn_blocking(move || {
-            for (_, file) in dirty {
-                file.sync_data()?;
-            }
+            file.sync_data()?;
             if let Some(dir) = dir {
                 sync_dir(&dir)?;
             }
@@ -482,36 +530,18 @@ impl Spool {
         })
         .await
         .map_err(io::Error::other)??;
-        self.sealed.clear();
-        if let Some(current) = self.current.as_mut() {
-            current.dir_synced = true;
-            current.dirty = false;
-        }
+        current.dir_synced = true;
         Ok(())
     }
 
-    /// Drops the full segments whose rows are all in the database: they need no sync.
-    fn forget_shipped(&mut self) {
-        let shipped = self.shared.lock().shipped.segment;
-        self.sealed.retain(|segment| segment.number >= shipped);
-    }
-
-    /// Opens the segment to append to: the current one while it has room; else a new one. A full
-    /// segment with unsynced appends is kept for [`Spool::sync`] until it is shipped: syncing it
-    /// here (16 MiB at a time) stalled every evaluation waiting on the writer for tens of
-    /// milliseconds.
+    /// Opens the segment to append to: the current one while it has room; else a new one.
     fn rotate_if_needed(&mut self) -> io::Result<()> {
         if let Some(current) = &self.current
             && current.len < self.segment_bytes
         {
             return Ok(());
         }
-        if let Some(full) = self.current.take()
-            && (full.dirty || !full.dir_synced)
-        {
-            self.forget_shipped();
-            self.sealed.push(full);
-        }
+        self.current = None;
         let number = {
             let state = self.shared.lock();
             match state.segments.last_key_value() {
@@ -529,7 +559,6 @@ impl Spool {
             file: Arc::new(file),
             len,
             dir_synced: false,
-            dirty: false,
         });
         self.fresh = false;
         self.shared.lock().segments.insert(number, len);
@@ -704,7 +733,7 @@ mod tests {
         assert!(recovered.head.is_none());
         for batch in 0..20 {
             spool
-                .append(&frames(batch * 5 + 1..=batch * 5 + 5), batch % 2 == 0)
+                .append(&frames(batch * 5 + 1..=batch * 5 + 5))
                 .await
                 .unwrap();
         }
@@ -744,10 +773,7 @@ mod tests {
         let (mut spool, shared, _) = Spool::open(dir.path(), 4096, 8192).unwrap();
         let mut refused = false;
         for batch in 0..100 {
-            match spool
-                .append(&frames(batch * 5 + 1..=batch * 5 + 5), false)
-                .await
-            {
+            match spool.append(&frames(batch * 5 + 1..=batch * 5 + 5)).await {
                 Ok(_) => {}
                 Err(SpoolError::Full { .. }) => {
                     refused = true;
@@ -761,16 +787,16 @@ mod tests {
         shared.lock().shipped = end;
         let left = delete_shipped(dir.path(), &shared, spool.current_segment());
         assert!(left <= 4096 + 2048, "{left}");
-        spool.append(&frames(1..=1), false).await.unwrap();
+        spool.append(&frames(1..=1)).await.unwrap();
     }
 
     #[tokio::test]
     async fn a_failed_sync_keeps_the_refused_rows_out_and_starts_a_new_segment() {
         let dir = tempfile::tempdir().unwrap();
         let (mut spool, shared, _) = Spool::open(dir.path(), 1 << 20, 1 << 24).unwrap();
-        let first = spool.append(&frames(1..=3), false).await.unwrap();
+        let first = spool.append(&frames(1..=3)).await.unwrap();
         spool.fail_syncs = true;
-        let refused = spool.append(&frames(4..=6), true).await;
+        let refused = spool.append(&frames(4..=6)).await;
         assert!(matches!(refused, Err(SpoolError::Io(_))), "{refused:?}");
         assert_eq!(
             shared.lock().end,
@@ -785,7 +811,7 @@ mod tests {
             "the refused rows are cut from the segment"
         );
         spool.fail_syncs = false;
-        let next = spool.append(&frames(4..=5), true).await.unwrap();
+        let next = spool.append(&frames(4..=5)).await.unwrap();
         assert_eq!(
             next.segment,
             first.segment + 1,
@@ -800,52 +826,39 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn rotation_never_waits_for_the_disk_and_a_sync_covers_what_it_left_behind() {
+    async fn the_head_file_reads_back_what_was_recorded_last() {
         let dir = tempfile::tempdir().unwrap();
-        let (mut spool, shared, _) = Spool::open(dir.path(), 4096, 1 << 20).unwrap();
-        let mut seq = 0;
-        // Unsynced batches of 5 rows until `segment` is the one appended to.
-        let mut append_until = async |spool: &mut Spool, segment: u64| loop {
-            let end = spool
-                .append(&frames(seq + 1..=seq + 5), false)
-                .await
-                .unwrap();
-            seq += 5;
-            if end.segment >= segment {
-                break;
-            }
+        let (mut spool, _, recovered) = Spool::open(dir.path(), 4096, 1 << 20).unwrap();
+        assert_eq!(recovered.recorded, None);
+        let record = |replica: &str, seq, claimed| HeadRecord {
+            replica_id: replica.into(),
+            settled: Head {
+                seq,
+                hash: [seq as u8; 32],
+                time_us: seq * 10,
+            },
+            claimed,
         };
-        append_until(&mut spool, 3).await;
-        assert!(
-            spool.synced.is_empty(),
-            "rotation synced: {:?}",
-            spool.synced
+        spool
+            .record_head(&record("a-longer-replica-id", 7, 9))
+            .unwrap();
+        spool.record_head(&record("b", 9, 9)).unwrap();
+        drop(spool);
+        let (_spool, _, recovered) = Spool::open(dir.path(), 4096, 1 << 20).unwrap();
+        assert_eq!(
+            recovered.recorded,
+            Some(record("b", 9, 9)),
+            "the shorter record written over the longer one"
         );
-        // An insert of a batch in segment 1 fails: its sync must reach segment 1.
-        spool.sync().await.unwrap();
-        assert_eq!(spool.synced, [vec![1, 2, 3]]);
-        spool.sync().await.unwrap();
-        assert_eq!(spool.synced[1], Vec::<u64>::new(), "nothing left to sync");
 
-        // Segments wholly in the database need no sync.
-        append_until(&mut spool, 5).await;
-        shared.lock().shipped = Position {
-            segment: 4,
-            offset: 0,
-        };
-        spool.sync().await.unwrap();
-        assert_eq!(spool.synced[2], [4, 5]);
-    }
-
-    #[tokio::test]
-    async fn a_failed_write_leaves_earlier_unsynced_rows_to_the_next_sync() {
-        let dir = tempfile::tempdir().unwrap();
-        let (mut spool, _, _) = Spool::open(dir.path(), 1 << 20, 1 << 24).unwrap();
-        let first = spool.append(&frames(1..=3), false).await.unwrap();
-        // What `append` does when the write of the next batch fails.
-        spool.abandon(first.offset, true);
-        spool.sync().await.unwrap();
-        assert_eq!(spool.synced, [vec![first.segment]]);
+        // A torn or foreign file is no head at all.
+        let path = head_path(dir.path());
+        let mut bytes = fs::read(&path).unwrap();
+        bytes[13] ^= 1;
+        fs::write(&path, &bytes).unwrap();
+        assert_eq!(HeadRecord::decode(&bytes), None);
+        assert_eq!(HeadRecord::decode(b"TGH1"), None);
+        assert_eq!(HeadRecord::decode(&[0xff; 100]), None);
     }
 
     #[tokio::test]

@@ -1,17 +1,22 @@
 //! The writer task (group commit) and the shipper task (spool → database).
 //!
 //! The writer takes everything queued (up to [`MAX_BATCH`] rows), gives the rows this replica's
-//! next seqs, times that never go backwards, repeat flags and chain hashes, appends the batch to
-//! the spool in one write, and makes it durable with one flush: a database insert, or — when the
-//! database fails or rows are already waiting in the spool — an `fdatasync` of the spool. Then it
-//! acknowledges every row of the batch at once. Up to [`MAX_IN_FLIGHT`] inserts run at once (one:
-//! the next batch forms while the last commits, and grows with the load); they complete in batch
-//! order. A batch
-//! that can be made durable nowhere is refused: its rows get an error and the evaluations that
-//! waited for them are answered with the failure decision. A batch the spool refuses while
-//! spooling (full, or its sync failed) is cut from it and does not move the chain head; one whose
-//! insert and then spool sync both fail (disk and database down together) leaves a gap that
-//! `verify` reports, and its rows are not shipped unless earlier spooled rows were waiting.
+//! next seqs, times that never go backwards, repeat flags and chain hashes, and makes the batch
+//! durable with one flush: a database insert; when that fails or times out, an append to the
+//! spool and its `fdatasync`. While spooled rows wait for the database, new batches go to the
+//! spool too, so that rows reach the database in chain order. Then it acknowledges every row of
+//! the batch at once. Up to [`MAX_IN_FLIGHT`] inserts run at once (one: the next batch forms
+//! while the last commits, and grows with the load); they complete in batch order.
+//!
+//! Before each insert the writer records in the spool's `head` file the last seq it sends, and
+//! after the commit the new head ([`LocalHead`]), so that a restart knows where the chain goes
+//! on even with the database away, and knows when a batch was in flight as the process died.
+//!
+//! A batch that can be made durable nowhere is refused: its rows get an error and the
+//! evaluations that waited for them are answered with the failure decision. One the spool
+//! refuses while spooling (full, or its sync failed) does not move the chain head; one whose
+//! insert and then spool append both fail (disk and database down together) leaves a gap that
+//! `verify` reports.
 //!
 //! The shipper drains spooled rows into the database in spool order, and hands the writer back
 //! to direct inserts once the spool is empty. Neither task runs on the request path.
@@ -21,12 +26,12 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use futures_util::stream::FuturesOrdered;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 
 use super::AuditError;
 use super::queue::{Pending, RecentKeys};
-use super::record::GENESIS;
-use super::spool::{self, Head, Spool, SpoolError, SpoolShared};
+use super::record::{GENESIS, Row};
+use super::spool::{self, Head, HeadRecord, Spool, SpoolError, SpoolShared};
 use super::store::{AuditStore, Inserter};
 use crate::metrics::AuditMetrics;
 
@@ -41,6 +46,17 @@ pub const MAX_IN_FLIGHT: usize = 1;
 /// Most rows the shipper sends in one insert.
 const SHIP_BATCH: usize = 1000;
 
+/// What the spool directory knows of this replica's chain at start. Only what this replica
+/// wrote counts: a spool left by another id (the default id is new in every process) holds rows
+/// to ship, not this chain's head.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LocalHead {
+    /// The last row in the spool.
+    pub spooled: Option<Head>,
+    /// The `head` file: the last row known durable, and the last seq sent to the database.
+    pub recorded: Option<(Head, i64)>,
+}
+
 /// The writer task's state.
 pub struct Writer {
     /// The queue.
@@ -53,8 +69,8 @@ pub struct Writer {
     pub store: AuditStore,
     /// This replica.
     pub replica_id: String,
-    /// The head found in the spool at open.
-    pub spool_head: Option<Head>,
+    /// The chain head as the spool directory had it at open.
+    pub local: LocalHead,
     /// Metrics.
     pub metrics: AuditMetrics,
     /// How long a database insert may take before the batch goes to the spool.
@@ -64,16 +80,25 @@ pub struct Writer {
 }
 
 struct Chainer {
+    /// The last row chained (durable, in flight, or refused).
     head: Head,
+    /// The last row known durable.
+    settled: Head,
+    /// The last seq sent to the database.
+    claimed: i64,
+    /// The last write of the `head` file failed (warned once until one succeeds).
+    head_failing: bool,
     recent: RecentKeys,
 }
 
+type Ack = oneshot::Sender<Result<(), AuditError>>;
+
 /// A batch whose insert is in flight.
 struct InFlight {
-    rows: u64,
-    acks: Vec<Option<tokio::sync::oneshot::Sender<Result<(), AuditError>>>>,
-    /// The spool end after this batch's append (`None`: the append failed).
-    end: Option<spool::Position>,
+    rows: Vec<Row>,
+    acks: Vec<Option<Ack>>,
+    /// The chain head after this batch.
+    head: Head,
     started: Instant,
 }
 
@@ -86,6 +111,9 @@ impl Writer {
         let head = self.resolve_head().await;
         let mut chainer = Chainer {
             head,
+            settled: head,
+            claimed: head.seq,
+            head_failing: false,
             recent: RecentKeys::default(),
         };
         let mut batch = Vec::with_capacity(MAX_BATCH);
@@ -97,7 +125,7 @@ impl Writer {
                 biased;
                 Some((flight, inserter, result)) = inflight.next(), if !inflight.is_empty() => {
                     self.inserter = Some(inserter);
-                    self.complete(flight, result).await;
+                    self.complete(&mut chainer, flight, result).await;
                 }
                 n = self.rx.recv_many(&mut batch, MAX_BATCH), if inflight.len() < MAX_IN_FLIGHT => {
                     if n == 0 {
@@ -121,7 +149,7 @@ impl Writer {
             }
         }
         while let Some((flight, _, result)) = inflight.next().await {
-            self.complete(flight, result).await;
+            self.complete(&mut chainer, flight, result).await;
         }
         self.persist_shipped();
         tracing::info!("audit writer stopped; queue drained");
@@ -133,9 +161,7 @@ impl Writer {
         }
     }
 
-    /// The chain head: the later of the spool's and the database's. With neither (a replica
-    /// that never wrote and cannot reach the database, or whose spool is gone), the chain
-    /// restarts at a time-based seq above any earlier one, with a zero `prev_hash`.
+    /// The chain head at start, from the spool directory and the database ([`resolve_head`]).
     async fn resolve_head(&self) -> Head {
         let db = tokio::time::timeout(self.db_timeout * 2, self.store.head(&self.replica_id)).await;
         let db = match db {
@@ -143,34 +169,38 @@ impl Writer {
             Ok(Err(error)) => Err(error.to_string()),
             Err(_) => Err("timed out".to_owned()),
         };
-        match (self.spool_head, db) {
-            (Some(spool), Ok(Some(db))) if db.seq > spool.seq => db,
-            (Some(spool), _) => spool,
-            (None, Ok(Some(db))) => db,
-            (None, Ok(None)) => Head {
-                seq: 0,
-                hash: GENESIS,
-                time_us: 0,
-            },
-            (None, Err(error)) => {
-                let now = chrono::Utc::now().timestamp_micros();
-                tracing::warn!(
-                    error = %error,
-                    "the audit chain head is unknown (no spool, database unreachable); \
-                     the chain restarts at a time-based seq"
-                );
-                Head {
-                    seq: now,
-                    hash: GENESIS,
-                    time_us: 0,
+        let now = chrono::Utc::now().timestamp_micros();
+        let (head, restart) = resolve_head(self.local, db, self.store.head_is_final(), now);
+        if let Some(why) = restart {
+            tracing::warn!(
+                seq = head.seq + 1,
+                "the audit chain restarts at a time-based seq: {why}"
+            );
+        }
+        head
+    }
+
+    /// Records the chain's settled head and claimed seq in the spool's `head` file.
+    fn record_head(&mut self, chainer: &mut Chainer) {
+        let record = HeadRecord {
+            replica_id: self.replica_id.clone(),
+            settled: chainer.settled,
+            claimed: chainer.claimed,
+        };
+        match self.spool.record_head(&record) {
+            Ok(()) => chainer.head_failing = false,
+            Err(error) => {
+                if !std::mem::replace(&mut chainer.head_failing, true) {
+                    tracing::warn!(error = %error, "cannot record the audit chain head in the spool directory");
                 }
             }
         }
     }
 
-    /// Chains a batch and appends it to the spool. While spooling, syncs it and acknowledges
-    /// at once; otherwise returns its insert, to run beside at most [`MAX_IN_FLIGHT`] - 1
-    /// others. A batch the spool refuses (full) is refused without moving the chain head.
+    /// Chains a batch. While spooling, appends and syncs it there and acknowledges at once;
+    /// otherwise records the claim and returns its insert, to run beside at most
+    /// [`MAX_IN_FLIGHT`] - 1 others. A batch the spool refuses is refused without moving the
+    /// chain head.
     async fn process(&mut self, chainer: &mut Chainer, batch: &mut Vec<Pending>) -> Option<Insert> {
         let started = Instant::now();
         let n = batch.len();
@@ -191,11 +221,13 @@ impl Writer {
             rows.push(row);
             acks.push(pending.ack);
         }
-        let mut frames = Vec::with_capacity(n * 1024);
-        for row in &rows {
-            spool::encode(row, &mut frames);
-        }
         self.metrics.batch_rows.observe(n as f64);
+        let flight = InFlight {
+            rows,
+            acks,
+            head,
+            started,
+        };
 
         let spooling = {
             let mut state = self.shared.lock();
@@ -204,65 +236,62 @@ impl Writer {
             }
             state.spooling
         };
-        let mut flight = InFlight {
-            rows: n as u64,
-            acks,
-            end: None,
-            started,
-        };
         if spooling {
-            let result = self.spool.append(&frames, true).await;
+            let result = self.spool_batch(&flight).await;
             if result.is_ok() {
                 chainer.head = head;
-                self.metrics.rows_spooled.inc_by(flight.rows);
-                self.shared.wake.notify_one();
+                chainer.settled = head;
             }
-            self.finish(flight, result.map(|_| ()).map_err(AuditError::from));
+            self.finish(flight, result);
             return None;
         }
-        match self.spool.append(&frames, false).await {
-            Ok(end) => flight.end = Some(end),
-            Err(SpoolError::Full { .. }) => {
-                self.finish(flight, Err(AuditError::SpoolFull));
-                return None;
-            }
-            Err(error) => {
-                tracing::warn!(error = %error, "cannot append to the audit spool; inserting directly");
-            }
-        }
         chainer.head = head;
+        chainer.claimed = head.seq;
+        self.record_head(chainer);
         let mut inserter = self
             .inserter
             .take()
             .unwrap_or_else(|| self.store.inserter());
         let timeout = self.db_timeout;
         Some(Box::pin(async move {
-            let result = match tokio::time::timeout(timeout, inserter.insert_new(&rows)).await {
-                Ok(Ok(())) => Ok(()),
-                Ok(Err(error)) => Err(error.to_string()),
-                Err(_) => Err("timed out".to_owned()),
-            };
+            let result =
+                match tokio::time::timeout(timeout, inserter.insert_new(&flight.rows)).await {
+                    Ok(Ok(())) => Ok(()),
+                    Ok(Err(error)) => Err(error.to_string()),
+                    Err(_) => Err("timed out".to_owned()),
+                };
             (flight, inserter, result)
         }))
     }
 
-    /// An insert finished (in batch order). Committed: the spool is shipped up to its end. Failed:
-    /// the batch is in the spool already, so sync it there and switch to spooling.
-    async fn complete(&mut self, flight: InFlight, inserted: Result<(), String>) {
-        let result = match (inserted, flight.end) {
-            (Ok(()), end) => {
-                if let Some(end) = end {
-                    let mut state = self.shared.lock();
-                    if !state.spooling && end > state.shipped {
-                        state.shipped = end;
-                    }
-                }
-                spool::delete_shipped(self.spool.dir(), &self.shared, self.spool.current_segment());
-                self.metrics.rows_written.inc_by(flight.rows);
+    /// Appends a batch to the spool and syncs it; wakes the shipper.
+    async fn spool_batch(&mut self, flight: &InFlight) -> Result<(), AuditError> {
+        let mut frames = Vec::with_capacity(flight.rows.len() * 1024);
+        for row in &flight.rows {
+            spool::encode(row, &mut frames);
+        }
+        self.spool.append(&frames).await?;
+        self.metrics.rows_spooled.inc_by(flight.rows.len() as u64);
+        self.shared.wake.notify_one();
+        Ok(())
+    }
+
+    /// An insert finished (in batch order). Committed: the head moves on. Failed: the batch goes
+    /// to the spool, synced, and the writer spools until the shipper has caught up.
+    async fn complete(
+        &mut self,
+        chainer: &mut Chainer,
+        flight: InFlight,
+        inserted: Result<(), String>,
+    ) {
+        let result = match inserted {
+            Ok(()) => {
+                self.metrics.rows_written.inc_by(flight.rows.len() as u64);
                 Ok(())
             }
-            (Err(why), Some(_)) => match self.spool.sync().await {
-                Ok(()) => {
+            Err(why) => {
+                let spooled = self.spool_batch(&flight).await;
+                if spooled.is_ok() {
                     let newly = {
                         let mut state = self.shared.lock();
                         !std::mem::replace(&mut state.spooling, true)
@@ -270,34 +299,23 @@ impl Writer {
                     if newly {
                         tracing::warn!(error = %why, "audit insert failed; spooling to disk until the database is back");
                     }
-                    self.metrics.rows_spooled.inc_by(flight.rows);
-                    self.shared.wake.notify_one();
-                    Ok(())
                 }
-                Err(error) => {
-                    // Refused: the rows stay in the spool unsynced. Move past them, so that a
-                    // later switch to spooling does not ship rows whose evaluations got the
-                    // failure decision; the chain keeps the gap. (While rows already wait in
-                    // the spool they cannot be skipped, and are shipped with the rest.)
-                    if let Some(end) = flight.end {
-                        let mut state = self.shared.lock();
-                        if !state.spooling && end > state.shipped {
-                            state.shipped = end;
-                        }
-                    }
-                    Err(AuditError::from(error))
-                }
-            },
-            (Err(why), None) => Err(AuditError::Unavailable(why)),
+                spooled
+            }
         };
+        if result.is_ok() {
+            chainer.settled = flight.head;
+            self.record_head(chainer);
+        }
         self.finish(flight, result);
     }
 
     /// Acknowledges a batch and records its metrics.
     fn finish(&self, flight: InFlight, result: Result<(), AuditError>) {
+        let rows = flight.rows.len() as u64;
         if let Err(error) = &result {
-            self.metrics.rows_failed.inc_by(flight.rows);
-            tracing::error!(rows = flight.rows, error = %error, "audit rows could not be made durable; their evaluations get the failure decision");
+            self.metrics.rows_failed.inc_by(rows);
+            tracing::error!(rows, error = %error, "audit rows could not be made durable; their evaluations get the failure decision");
         }
         let bytes = self.shared.lock().bytes();
         self.metrics.spool_bytes.set(bytes as i64);
@@ -308,6 +326,58 @@ impl Writer {
             let _ = ack.send(result.clone());
         }
     }
+}
+
+/// Where the chain goes on at start: after the latest head the spool, the `head` file and the
+/// database know of. Returns the head and, when the chain restarts instead (at a time-based seq
+/// above every earlier one, with a zero `prev_hash`, which `verify` notes), why:
+///
+/// - the `head` file says a batch was in flight when the process stopped (its claimed seq is
+///   past every known head), and the database cannot say for certain whether it was committed:
+///   it is unreachable, or a PostgreSQL backend may still be committing it. Going on from either
+///   side of that batch could leave a gap or fork the chain; a restart does neither.
+/// - nothing is known (no spool, no `head` file) and the database is unreachable.
+pub fn resolve_head(
+    local: LocalHead,
+    db: Result<Option<Head>, String>,
+    db_is_final: bool,
+    now_us: i64,
+) -> (Head, Option<String>) {
+    let db_head = db.as_ref().ok().copied().flatten();
+    let known = [local.spooled, local.recorded.map(|(head, _)| head), db_head]
+        .into_iter()
+        .flatten()
+        .max_by_key(|head| head.seq);
+    let claimed = local.recorded.map_or(0, |(_, claimed)| claimed);
+    let in_doubt = claimed > known.map_or(0, |head| head.seq);
+    let why = match (&db, known) {
+        (Ok(_), _) if in_doubt && !db_is_final => {
+            "a batch was in flight when the replica stopped, and the database may yet commit it"
+                .to_owned()
+        }
+        (Err(error), _) if in_doubt => format!(
+            "a batch was in flight when the replica stopped, and the database is unreachable \
+             ({error})"
+        ),
+        (Ok(_), known) => {
+            return (
+                known.unwrap_or(Head {
+                    seq: 0,
+                    hash: GENESIS,
+                    time_us: 0,
+                }),
+                None,
+            );
+        }
+        (Err(_), Some(known)) => return (known, None),
+        (Err(error), None) => format!("no spool and the database is unreachable ({error})"),
+    };
+    let restart = Head {
+        seq: now_us.max(claimed).max(known.map_or(0, |head| head.seq)),
+        hash: GENESIS,
+        time_us: known.map_or(0, |head| head.time_us),
+    };
+    (restart, Some(why))
 }
 
 impl From<SpoolError> for AuditError {
@@ -412,6 +482,103 @@ impl Shipper {
                     backoff = (backoff * 2).min(Duration::from_secs(5));
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn head(seq: i64) -> Head {
+        Head {
+            seq,
+            hash: [seq as u8; 32],
+            time_us: seq * 10,
+        }
+    }
+
+    const NOW: i64 = 1_000_000;
+
+    fn resolve(local: LocalHead, db: Result<Option<i64>, &str>, final_: bool) -> (Head, bool) {
+        let db = db.map(|seq| seq.map(head)).map_err(str::to_owned);
+        let (head, why) = resolve_head(local, db, final_, NOW);
+        (head, why.is_some())
+    }
+
+    fn recorded(settled: i64, claimed: i64) -> Option<(Head, i64)> {
+        Some((head(settled), claimed))
+    }
+
+    #[test]
+    fn the_chain_goes_on_after_the_latest_head_anyone_knows() {
+        let none = LocalHead::default();
+        assert_eq!(
+            resolve(none, Ok(None), false),
+            (head(0).with_genesis(), false)
+        );
+        assert_eq!(resolve(none, Ok(Some(5)), false), (head(5), false));
+        let spooled = LocalHead {
+            spooled: Some(head(9)),
+            recorded: recorded(7, 7),
+        };
+        assert_eq!(resolve(spooled, Ok(Some(5)), false), (head(9), false));
+        assert_eq!(resolve(spooled, Ok(Some(12)), false), (head(12), false));
+        // The database away: the spool directory alone tells.
+        assert_eq!(resolve(spooled, Err("down"), false), (head(9), false));
+        let settled = LocalHead {
+            spooled: Some(head(3)),
+            recorded: recorded(8, 8),
+        };
+        assert_eq!(resolve(settled, Err("down"), false), (head(8), false));
+        // A batch spooled after its insert failed covers its claim.
+        let spooled_claim = LocalHead {
+            spooled: Some(head(10)),
+            recorded: recorded(6, 10),
+        };
+        assert_eq!(
+            resolve(spooled_claim, Err("down"), false),
+            (head(10), false)
+        );
+    }
+
+    #[test]
+    fn a_batch_in_flight_at_the_stop_restarts_the_chain_unless_the_database_settles_it() {
+        let in_flight = LocalHead {
+            spooled: None,
+            recorded: recorded(8, 12),
+        };
+        // PostgreSQL has it: nothing was in doubt.
+        assert_eq!(resolve(in_flight, Ok(Some(12)), false), (head(12), false));
+        // PostgreSQL lacks it, but a backend may still commit it; or it is away.
+        for db in [Ok(Some(8)), Ok(None), Err("down")] {
+            let (start, restarted) = resolve(in_flight, db, false);
+            assert!(restarted, "{db:?}");
+            assert_eq!(start.hash, GENESIS);
+            assert_eq!(start.seq, NOW);
+            assert_eq!(start.time_us, head(8).time_us, "time never goes back");
+        }
+        // The embedded file's head is final: the batch was rolled back.
+        assert_eq!(resolve(in_flight, Ok(Some(8)), true), (head(8), false));
+        // A restart seq is above every seq claimed, even one past the clock.
+        let far = LocalHead {
+            spooled: None,
+            recorded: recorded(NOW + 5, NOW + 9),
+        };
+        assert_eq!(resolve(far, Err("down"), false).0.seq, NOW + 9);
+    }
+
+    #[test]
+    fn nothing_known_and_no_database_restarts_the_chain() {
+        let (start, restarted) = resolve(LocalHead::default(), Err("down"), false);
+        assert!(restarted);
+        assert_eq!((start.seq, start.hash), (NOW, GENESIS));
+    }
+
+    impl Head {
+        fn with_genesis(mut self) -> Self {
+            self.hash = GENESIS;
+            self
         }
     }
 }

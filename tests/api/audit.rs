@@ -270,6 +270,11 @@ async fn every_evaluation_is_recorded_with_its_decision_bundles_and_chain(backen
     assert_eq!(seqs, vec![1, 2, 3]);
     assert_eq!(rows[1]["prev_hash"], rows[0]["hash"]);
     assert_eq!(rows[2]["prev_hash"], rows[1]["hash"]);
+    // The database took them: nothing went through the spool.
+    let metrics = app.state().metrics.audit();
+    assert_eq!(metrics.rows_written.get(), 3);
+    assert_eq!(metrics.rows_spooled.get(), 0);
+    assert_eq!(metrics.spool_bytes.get(), 0);
 
     let (code, out) = verify_cli(&app.database_url).await;
     assert_eq!(code, Some(0), "{out}");

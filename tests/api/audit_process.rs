@@ -4,6 +4,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -145,6 +146,67 @@ async fn evaluate(
     response.json().await.ok()
 }
 
+/// `n` clients firing evaluations (tool use ids `{prefix}-{c}-{i}`) until the server stops
+/// answering. Each returns the ids it got an answer for; `answered` counts them as they come.
+fn fire(
+    n: usize,
+    client: &reqwest::Client,
+    address: &str,
+    token: &str,
+    prefix: &str,
+) -> (Vec<tokio::task::JoinHandle<Vec<String>>>, Arc<AtomicUsize>) {
+    let answered = Arc::new(AtomicUsize::new(0));
+    let clients = (0..n)
+        .map(|c| {
+            let (client, address, token, prefix, answered) = (
+                client.clone(),
+                address.to_owned(),
+                token.to_owned(),
+                prefix.to_owned(),
+                answered.clone(),
+            );
+            tokio::spawn(async move {
+                let mut ids = Vec::new();
+                for i in 0.. {
+                    let id = format!("{prefix}-{c}-{i}");
+                    match evaluate(&client, &address, &token, &bash_call("s", &id, "ls")).await {
+                        Some(reply) => {
+                            assert_eq!(reply, json!({}), "nothing may be refused");
+                            ids.push(id);
+                            answered.fetch_add(1, Ordering::Relaxed);
+                        }
+                        None => break,
+                    }
+                }
+                ids
+            })
+        })
+        .collect();
+    (clients, answered)
+}
+
+/// Every id the clients of [`fire`] got an answer for, once they have stopped.
+async fn answered_by(clients: Vec<tokio::task::JoinHandle<Vec<String>>>) -> Vec<String> {
+    let mut ids = Vec::new();
+    for client in clients {
+        ids.extend(client.await.unwrap());
+    }
+    ids
+}
+
+/// One more evaluation (id `after`), answered.
+async fn one_more(client: &reqwest::Client, server: &Server, token: &str) -> String {
+    let reply = evaluate(
+        client,
+        &server.address,
+        token,
+        &bash_call("s", "after", "ls"),
+    )
+    .await;
+    assert_eq!(reply, Some(json!({})));
+    "after".to_owned()
+}
+
 async fn recorded_ids(pool: &PgPool) -> Vec<String> {
     sqlx::query_scalar("SELECT tool_use_id FROM audit WHERE tool_use_id IS NOT NULL")
         .fetch_all(pool)
@@ -182,33 +244,7 @@ async fn every_evaluation_answered_before_a_sigkill_is_in_the_audit_after_a_rest
             .unwrap();
     }
     // Concurrent clients keep firing; the kill lands while requests are in flight.
-    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let mut clients = Vec::new();
-    for c in 0..4 {
-        let (client, address, token, stop) = (
-            client.clone(),
-            server.address.clone(),
-            token.clone(),
-            stop.clone(),
-        );
-        clients.push(tokio::spawn(async move {
-            let mut answered = Vec::new();
-            for i in 0.. {
-                if stop.load(std::sync::atomic::Ordering::Relaxed) {
-                    break;
-                }
-                let id = format!("down-{c}-{i}");
-                match evaluate(&client, &address, &token, &bash_call("s", &id, "ls")).await {
-                    Some(reply) => {
-                        assert_eq!(reply, json!({}), "nothing may be refused");
-                        answered.push(id);
-                    }
-                    None => break,
-                }
-            }
-            answered
-        }));
-    }
+    let (clients, _) = fire(4, &client, &server.address, &token, "down");
     eventually(Duration::from_secs(60), "rows to be spooled", || async {
         let spool = dir.path().join("spool");
         let bytes: u64 = std::fs::read_dir(&spool)
@@ -220,10 +256,7 @@ async fn every_evaluation_answered_before_a_sigkill_is_in_the_audit_after_a_rest
     })
     .await;
     server.kill();
-    stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    for client in clients {
-        answered.extend(client.await.unwrap());
-    }
+    answered.extend(answered_by(clients).await);
     assert!(answered.len() > 40, "{} answered", answered.len());
 
     {
@@ -234,15 +267,7 @@ async fn every_evaluation_answered_before_a_sigkill_is_in_the_audit_after_a_rest
     }
     let server = Server::start(&url, dir.path(), "killed-replica", "info").await;
     // New evaluations continue the same chain.
-    let reply = evaluate(
-        &client,
-        &server.address,
-        &token,
-        &bash_call("s", "after", "ls"),
-    )
-    .await;
-    assert_eq!(reply, Some(json!({})));
-    answered.push("after".into());
+    answered.push(one_more(&client, &server, &token).await);
     let missing = eventually(
         Duration::from_secs(60),
         "every answered evaluation to be in the audit",
@@ -264,6 +289,54 @@ async fn every_evaluation_answered_before_a_sigkill_is_in_the_audit_after_a_rest
         .await
         .unwrap();
     assert_eq!(replicas, vec!["killed-replica".to_owned()]);
+}
+
+/// With the database up, rows go straight to it and the spool stays empty. A SIGKILL lands
+/// with inserts in flight; after a restart with the same replica id every answered evaluation is
+/// in the audit and `verify` passes: the chain either goes on after the last committed row or
+/// restarts (noted), but never forks or leaves a gap.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sigkill_with_inserts_in_flight_loses_nothing_and_forks_no_chain() {
+    let url = create_database(&std::env::var("DATABASE_URL").unwrap()).await;
+    let db = pool(&url).await;
+    let token = agent_token(&db).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(&url, dir.path(), "busy-replica", "info").await;
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    let (clients, answered) = fire(8, &client, &server.address, &token, "busy");
+    eventually(
+        Duration::from_secs(60),
+        "500 answered evaluations",
+        || async { (answered.load(Ordering::Relaxed) >= 500).then_some(()) },
+    )
+    .await;
+    let spool = dir.path().join("spool");
+    let segments = || {
+        std::fs::read_dir(&spool)
+            .unwrap()
+            .filter_map(|entry| entry.ok())
+            .filter(|entry| entry.file_name().to_string_lossy().ends_with(".seg"))
+            .count()
+    };
+    assert_eq!(
+        segments(),
+        0,
+        "the database took every batch; nothing was spooled"
+    );
+    server.kill();
+    let mut ids = answered_by(clients).await;
+
+    let server = Server::start(&url, dir.path(), "busy-replica", "info").await;
+    ids.push(one_more(&client, &server, &token).await);
+    let recorded = recorded_ids(&db).await;
+    let missing: Vec<&String> = ids.iter().filter(|id| !recorded.contains(id)).collect();
+    assert!(missing.is_empty(), "answered but not recorded: {missing:?}");
+    let (code, out) = verify_cli(&url).await;
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(segments(), 0);
 }
 
 /// A replica started under a new id on an old spool (the default id is new in every process)
@@ -313,8 +386,7 @@ async fn a_new_replica_id_on_an_old_spool_starts_its_own_chain() {
     let second = Server::start(&url, dir.path(), "second-run", "info").await;
     let reply = evaluate(&client, &second.address, &token, &bash_call("s", "b", "ls")).await;
     assert_eq!(reply, Some(json!({})));
-    // The old spool holds rows the killed process never marked shipped, so the new one starts
-    // by spooling: its row is durable at once and reaches the table when the shipper runs.
+    // The spool directory's head is the first run's: the second starts its own chain at 1.
     let expected = [("first-run".to_owned(), 1), ("second-run".to_owned(), 1)];
     let chains = eventually(
         Duration::from_secs(30),

@@ -181,7 +181,8 @@ pub struct VerifyReport {
     pub rows: u64,
     /// What is wrong.
     pub findings: Vec<Finding>,
-    /// Chains that restart (a replica that started with its head unknown: no spool, no database).
+    /// Chains that restart (a replica that started with its head unknown: a batch in flight when
+    /// it stopped, or neither spool nor database).
     pub restarts: Vec<String>,
 }
 
@@ -221,6 +222,14 @@ impl AuditStore {
             Database::Postgres(pool) => postgres::head(pool, replica).await,
             Database::Sqlite(pool) => sqlite::head(pool, replica).await,
         }
+    }
+
+    /// Whether [`AuditStore::head`] at start has every batch a stopped process of this replica
+    /// ever sent. The embedded file is written by this one process, and a transaction it did not
+    /// finish is rolled back when the file is opened. A PostgreSQL backend can still be committing
+    /// a batch whose client was killed, after the restarted replica has read the head.
+    pub fn head_is_final(&self) -> bool {
+        matches!(self.0, Database::Sqlite(_))
     }
 
     /// Rows matching `filter`, newest first, at most `limit`.
@@ -419,7 +428,7 @@ impl Chain {
         let restart = row.prev_hash == GENESIS && row.seq != 1;
         if restart {
             report.restarts.push(format!(
-                "replica `{}` restarts its chain at seq {} (row {}): it started with no spool and no database",
+                "replica `{}` restarts its chain at seq {} (row {}): it started without its chain's head (a batch was in flight when it stopped, or it had neither spool nor database)",
                 self.replica, row.seq, row.id
             ));
         } else if row.seq > self.next_seq {
