@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A/B of two toolgate binaries: server (and PostgreSQL) CPU per request, req/s and p99 with wrk, alternating runs
 # against one database. bench/ab.sh BIN_A BIN_B [ROUNDS=6] [SECS=3] [AUDIT_MODE=off]; LUA= picks
-# the event mix (bench/events.lua). Needs wrk; see bench/README.md.
+# the event mix (bench/events.lua); BENCH_SPLIT=1 puts PostgreSQL on CPU 1 and the servers and
+# wrk on CPU 0, as bench/run.sh does. Needs wrk; see bench/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 A="$1"; B="$2"; ROUNDS="${3:-6}"; SECS="${4:-3}"; MODE="${5:-off}"
@@ -11,12 +12,18 @@ WORK="$(mktemp -d /tmp/toolgate-ab.XXXX)"
 cleanup() { kill "${PA:-}" "${PB:-}" 2>/dev/null || true; toolgate_pg_stop >/dev/null 2>&1; rm -rf "$WORK"; }
 trap cleanup EXIT
 toolgate_pg_start >/dev/null 2>&1
+ON_SERVER_CPU=()
+if [ "${BENCH_SPLIT:-0}" = 1 ]; then
+  ON_SERVER_CPU=(taskset -c 0)
+  main="$(head -n 1 "$TOOLGATE_PG_DIR/data/postmaster.pid")"
+  for pid in "$main" $(pgrep -P "$main"); do taskset -apc 1 "$pid" >/dev/null; done
+fi
 "$A" migrate >/dev/null 2>&1
 export TOOLGATE_BENCH_TOKEN="$("$A" token create --role agent --tenant bench | tail -n 1 | awk '{print $NF}')"
 ADMIN_TOKEN="tg_bench_admin_$RANDOM$RANDOM"
 start() { # bin name -> port
   local port; port="$(toolgate_pg_free_port)"
-  TOOLGATE_ADMIN_TOKEN="$ADMIN_TOKEN" RUST_LOG=warn "$1" serve --listen "127.0.0.1:$port" --no-migrate \
+  TOOLGATE_ADMIN_TOKEN="$ADMIN_TOKEN" RUST_LOG=warn "${ON_SERVER_CPU[@]}" "$1" serve --listen "127.0.0.1:$port" --no-migrate \
     --cache-dir "$WORK/cache-$2" --audit-spool-dir "$WORK/spool-$2" --audit-mode "$MODE" --replica-id "$2" >"$WORK/$2.log" 2>&1 &
   echo "$! $port"
 }
@@ -41,7 +48,7 @@ pg_ticks() {
 }
 run() { # pid port -> "rps cpu_us p99 pg_cpu_us"
   local b a pb pa out; b=$(ticks $1); pb=$(pg_ticks)
-  out="$(wrk -t2 -c32 -d"${SECS}s" --latency -s "$LUA" "http://127.0.0.1:$2")"; a=$(ticks $1); pa=$(pg_ticks)
+  out="$("${ON_SERVER_CPU[@]}" wrk -t2 -c32 -d"${SECS}s" --latency -s "$LUA" "http://127.0.0.1:$2")"; a=$(ticks $1); pa=$(pg_ticks)
   echo "$out" | awk -v t=$((a-b)) -v pt=$((pa-pb)) '/requests in/ {n=$1} /Requests\/sec/ {r=$2} $1=="99%" {p=$2} END {printf "%.0f %.1f %s %.1f\n", r, t*1e4/n, p, pt*1e4/n}'
 }
 wrk -t2 -c32 -d2s -s "$LUA" "http://127.0.0.1:$PORTA" >/dev/null; wrk -t2 -c32 -d2s -s "$LUA" "http://127.0.0.1:$PORTB" >/dev/null
