@@ -2,7 +2,9 @@
 # A/B of two toolgate binaries: server (and PostgreSQL) CPU per request, req/s and p99 with wrk, alternating runs
 # against one database. bench/ab.sh BIN_A BIN_B [ROUNDS=6] [SECS=3] [AUDIT_MODE=off]; LUA= picks
 # the event mix (bench/events.lua); BENCH_SPLIT=1 puts PostgreSQL on CPU 1 and the servers and
-# wrk on CPU 0, as bench/run.sh does. Needs wrk; see bench/README.md.
+# wrk on CPU 0, as bench/run.sh does. BENCH_RATE=N measures at a fixed rate with bench/loadgen.rs
+# (built by bench/run.sh) instead of wrk's saturation, and prints p50/p99 too. Needs wrk; see
+# bench/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 A="$1"; B="$2"; ROUNDS="${3:-6}"; SECS="${4:-3}"; MODE="${5:-off}"
@@ -11,6 +13,7 @@ source scripts/pg.sh
 WORK="$(mktemp -d /tmp/toolgate-ab.XXXX)"
 cleanup() { kill "${PA:-}" "${PB:-}" 2>/dev/null || true; toolgate_pg_stop >/dev/null 2>&1; rm -rf "$WORK"; }
 trap cleanup EXIT
+[ "${BENCH_PG_ON_DISK:-0}" = 1 ] || toolgate_pg_prefer_memory
 toolgate_pg_start >/dev/null 2>&1
 ON_SERVER_CPU=()
 if [ "${BENCH_SPLIT:-0}" = 1 ]; then
@@ -48,6 +51,13 @@ pg_ticks() {
 }
 run() { # pid port -> "rps cpu_us p99 pg_cpu_us"
   local b a pb pa out; b=$(ticks $1); pb=$(pg_ticks)
+  if [ -n "${BENCH_RATE:-}" ]; then
+    out="$("${ON_SERVER_CPU[@]}" target/release/examples/loadgen --url "http://127.0.0.1:$2/v1/evaluate" \
+      --rate "$BENCH_RATE" --duration "$SECS" --warmup 1 --bodies "${LUA%.lua}.jsonl")"; a=$(ticks $1); pa=$(pg_ticks)
+    echo "$out" | awk -v t=$((a-b)) -v pt=$((pa-pb)) -v secs="$SECS" '{ for (i = 1; i < NF; i += 2) v[$i] = $(i + 1)
+      n = v["requests"] * (secs + 1) / secs; printf "%.0f %.1f %.2fms %.1f p50 %.2fms p99.9 %.2fms\n", v["achieved"], t*1e4/n, v["p99_us"]/1000, pt*1e4/n, v["p50_us"]/1000, v["p999_us"]/1000 }'
+    return
+  fi
   out="$("${ON_SERVER_CPU[@]}" wrk -t2 -c32 -d"${SECS}s" --latency -s "$LUA" "http://127.0.0.1:$2")"; a=$(ticks $1); pa=$(pg_ticks)
   echo "$out" | awk -v t=$((a-b)) -v pt=$((pa-pb)) '/requests in/ {n=$1} /Requests\/sec/ {r=$2} $1=="99%" {p=$2} END {printf "%.0f %.1f %s %.1f\n", r, t*1e4/n, p, pt*1e4/n}'
 }
@@ -58,9 +68,13 @@ done | tee "$WORK/res" >&2
 python3 - "$WORK/res" <<'PY'
 import sys, statistics as st
 rows = {}
+def ms(text):
+    for unit, scale in (("us", 1e-3), ("ms", 1.0), ("s", 1e3)):
+        if text.endswith(unit):
+            return float(text[: -len(unit)]) * scale
 for line in open(sys.argv[1]):
-    k, rps, cpu, p99, pg = line.split(); rows.setdefault(k, []).append((float(rps), float(cpu), float(pg)))
+    k, rps, cpu, p99, pg = line.split()[:5]; rows.setdefault(k, []).append((float(rps), float(cpu), float(pg), ms(p99)))
 for k, v in rows.items():
-    print(f"{k}: median rps {st.median(r for r,_,_ in v):.0f}  median CPU {st.median(c for _,c,_ in v):.1f} µs/req  (min {min(c for _,c,_ in v):.1f})"
-          f"  PostgreSQL {st.median(p for _,_,p in v):.1f} µs/req")
+    print(f"{k}: median rps {st.median(r for r,_,_,_ in v):.0f}  median CPU {st.median(c for _,c,_,_ in v):.1f} µs/req  (min {min(c for _,c,_,_ in v):.1f})"
+          f"  PostgreSQL {st.median(p for _,_,p,_ in v):.1f} µs/req  median p99 {st.median(p for _,_,_,p in v):.2f} ms")
 PY

@@ -21,11 +21,15 @@ WORK="$(mktemp -d /tmp/toolgate-bench.XXXXXX)"
 echo "==> building release binaries" >&2
 # The server's build, as the container image has it (see Dockerfile), kept aside: a default
 # build (bench/hook.sh's client) writes the same path.
-cargo build --release --features mimalloc --bin toolgate --example noop_server >&2
+cargo build --release --features mimalloc --bin toolgate --example noop_server --example loadgen >&2
 cp target/release/toolgate "$WORK/toolgate"
 TOOLGATE="$WORK/toolgate"
 NOOP="$PWD/target/release/examples/noop_server"
+LOADGEN="$PWD/target/release/examples/loadgen"
 
+# The throwaway PostgreSQL keeps its data in memory when there is room
+# (toolgate_pg_prefer_memory); BENCH_PG_ON_DISK=1 keeps it under /tmp.
+[ "${BENCH_PG_ON_DISK:-0}" = 1 ] || toolgate_pg_prefer_memory
 toolgate_pg_start
 # BENCH_SPLIT=1: PostgreSQL gets CPU 1 to itself, and the servers and wrk share CPU 0, as they
 # would with PostgreSQL on a host of its own (the audit's cost to toolgate alone). Backends

@@ -71,5 +71,33 @@ for mode in "${MODES[@]}" new; do
         "$(python3 -c "print(f'{float(\"$RPS\")/float(\"$OFF_RPS\")*100:.1f} %')")" \
         "$(python3 -c "n=float('$RPS')*$SECONDS_RUN; print(f'{${CPU_TG[$mode]}/$HZ*1e6/n:.0f} + {${CPU_PG[$mode]}/$HZ*1e6/n:.0f}')")"
 done
+
+# Fixed rates (bench/loadgen.rs): the latency below saturation, where wrk's rows above show it
+# at saturation. A server that cannot keep up with a rate (answers fewer than 99 % of the requests
+# in time, or a median over 10 ms: a backlog) is not run at the higher ones.
+RATES=(${BENCH_RATES:-5000 10000 20000 30000})
+loadgen_field() { echo "$1" | awk "{ for (i = 1; i < NF; i += 2) v[\$i] = \$(i + 1); $2 }"; }
+kept_up() { loadgen_field "$1" 'exit (v["achieved"] < 0.99 * v["rate"] || v["p50_us"] > 10000 || v["errors"] > 0)'; }
+RATE_SECONDS="${BENCH_RATE_SECONDS:-5}"
+echo
+echo "fixed rates, $CONNECTIONS connections, ${RATE_SECONDS} s each: p50 / p99 / p99.9 in ms"
+printf "%-18s" ""; for rate in "${RATES[@]}"; do printf "%24s" "$rate req/s"; done; echo
+for name in noop off async durable; do
+    if [ "$name" = noop ]; then port="$NOOP_PORT"; label="no-op axum"; else port="${PORTS[$name]}"; label="toolgate $name"; fi
+    printf "%-18s" "$label"
+    saturated=""
+    for rate in "${RATES[@]}"; do
+        if [ -n "$saturated" ]; then printf "%24s" "—"; continue; fi
+        line="$("${ON_SERVER_CPU[@]}" "$LOADGEN" --url "http://127.0.0.1:$port/v1/evaluate" --rate "$rate" \
+            --connections "$CONNECTIONS" --duration "$RATE_SECONDS" --warmup 1)"
+        if kept_up "$line"; then
+            printf "%24s" "$(loadgen_field "$line" 'printf "%.2f / %.2f / %.2f", v["p50_us"] / 1000, v["p99_us"] / 1000, v["p999_us"] / 1000')"
+        else
+            printf "%24s" "saturated ($(loadgen_field "$line" 'printf "%d/s", v["achieved"]'))"
+            saturated=1
+        fi
+    done
+    echo
+done
 ROWS="$(psql "$DATABASE_URL" -At -F ' ' -c "SELECT replica_id, count(*) FROM audit GROUP BY replica_id ORDER BY 1" 2>&1 || true)"
 echo "audit rows per replica: $(echo "$ROWS" | tr '\n' ';')"
