@@ -395,6 +395,14 @@ impl Spool {
             }
             if let Some(last) = rows.last() {
                 recovered.head = Some((last.replica_id.clone(), Head::of(last)));
+                // Newer segments are empty (made by a rotation whose first append failed, or
+                // was cut as torn): the rows end here, and this segment is not shipped past.
+                if i > 0 {
+                    end = Position {
+                        segment: *number,
+                        offset: valid as u64,
+                    };
+                }
                 break;
             }
         }
@@ -823,6 +831,40 @@ mod tests {
             rows.iter().map(|r| r.seq).collect::<Vec<_>>(),
             [1, 2, 3, 4, 5]
         );
+    }
+
+    #[tokio::test]
+    async fn an_empty_newest_segment_neither_ends_the_spool_nor_hides_its_last_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut spool, shared, _) = Spool::open(dir.path(), 4096, 1 << 20).unwrap();
+        for batch in 0..10 {
+            spool
+                .append(&frames(batch * 5 + 1..=batch * 5 + 5))
+                .await
+                .unwrap();
+        }
+        let end = shared.lock().end;
+        drop(spool);
+        write_shipped(dir.path(), end).unwrap();
+        // A rotation whose first append then failed left the next segment empty.
+        File::create(segment_path(dir.path(), end.segment + 1)).unwrap();
+
+        let (mut spool, shared, recovered) = Spool::open(dir.path(), 4096, 1 << 20).unwrap();
+        assert_eq!(recovered.head.map(|(_, head)| head.seq), Some(50));
+        {
+            let state = shared.lock();
+            assert_eq!(state.end, end);
+            assert!(!state.spooling, "every row is shipped: nothing to spool");
+        }
+        delete_shipped(dir.path(), &shared, spool.current_segment());
+        assert!(
+            segment_path(dir.path(), end.segment).exists(),
+            "the segment with the last row is kept"
+        );
+        let next = spool.append(&frames(51..=51)).await.unwrap();
+        assert!(next > end);
+        let (rows, _, _) = read_range(dir.path(), end, next, 10).unwrap();
+        assert_eq!(rows.iter().map(|r| r.seq).collect::<Vec<_>>(), [51]);
     }
 
     #[tokio::test]

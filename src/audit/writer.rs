@@ -42,7 +42,12 @@ pub const MAX_BATCH: usize = 1024;
 /// in flight split the waiting rows into batches half as large (9.5 rows on average at 32
 /// connections), and each statement has a fixed cost about that of 15 rows' own. With one, both
 /// toolgate and PostgreSQL spent less CPU per row and the p99 was lower.
+///
+/// The chain's bookkeeping counts on one: a failed insert's batch is spooled after it, and the
+/// `head` file's settled head is the last batch made durable. With two in flight, a later batch
+/// could reach the spool before an earlier one whose insert then failed.
 pub const MAX_IN_FLIGHT: usize = 1;
+const _: () = assert!(MAX_IN_FLIGHT == 1, "see MAX_IN_FLIGHT");
 /// Most rows the shipper sends in one insert.
 const SHIP_BATCH: usize = 1000;
 
@@ -180,21 +185,35 @@ impl Writer {
         head
     }
 
-    /// Records the chain's settled head and claimed seq in the spool's `head` file.
-    fn record_head(&mut self, chainer: &mut Chainer) {
+    /// Records the chain's settled head and claimed seq in the spool's `head` file; says whether
+    /// it could.
+    fn record_head(&mut self, chainer: &mut Chainer) -> bool {
         let record = HeadRecord {
             replica_id: self.replica_id.clone(),
             settled: chainer.settled,
             claimed: chainer.claimed,
         };
         match self.spool.record_head(&record) {
-            Ok(()) => chainer.head_failing = false,
+            Ok(()) => {
+                chainer.head_failing = false;
+                true
+            }
             Err(error) => {
                 if !std::mem::replace(&mut chainer.head_failing, true) {
-                    tracing::warn!(error = %error, "cannot record the audit chain head in the spool directory");
+                    tracing::warn!(error = %error, "cannot record the audit chain head in the spool directory; spooling instead of inserting");
                 }
+                false
             }
         }
+    }
+
+    /// A batch ending at `head` is durable: the settled head moves on (never back) and is
+    /// recorded.
+    fn settle(&mut self, chainer: &mut Chainer, head: Head) {
+        if head.seq > chainer.settled.seq {
+            chainer.settled = head;
+        }
+        self.record_head(chainer);
     }
 
     /// Chains a batch. While spooling, appends and syncs it there and acknowledges at once;
@@ -236,18 +255,22 @@ impl Writer {
             }
             state.spooling
         };
-        if spooling {
+        let claimed = chainer.claimed;
+        chainer.claimed = head.seq;
+        // An insert goes out only once its claim is recorded: otherwise a restart could not
+        // tell that it was in flight. Without the `head` file the spool, synced, holds the head.
+        if spooling || !self.record_head(chainer) {
+            chainer.claimed = claimed;
             let result = self.spool_batch(&flight).await;
             if result.is_ok() {
                 chainer.head = head;
-                chainer.settled = head;
+                self.shared.lock().spooling = true;
+                self.settle(chainer, head);
             }
             self.finish(flight, result);
             return None;
         }
         chainer.head = head;
-        chainer.claimed = head.seq;
-        self.record_head(chainer);
         let mut inserter = self
             .inserter
             .take()
@@ -289,9 +312,8 @@ impl Writer {
                 self.metrics.rows_written.inc_by(flight.rows.len() as u64);
                 Ok(())
             }
-            Err(why) => {
-                let spooled = self.spool_batch(&flight).await;
-                if spooled.is_ok() {
+            Err(why) => match self.spool_batch(&flight).await {
+                Ok(()) => {
                     let newly = {
                         let mut state = self.shared.lock();
                         !std::mem::replace(&mut state.spooling, true)
@@ -299,13 +321,16 @@ impl Writer {
                     if newly {
                         tracing::warn!(error = %why, "audit insert failed; spooling to disk until the database is back");
                     }
+                    Ok(())
                 }
-                spooled
-            }
+                Err(AuditError::Disk(disk)) => Err(AuditError::Unavailable(format!(
+                    "{why}; and the spool: {disk}"
+                ))),
+                Err(error) => Err(error),
+            },
         };
         if result.is_ok() {
-            chainer.settled = flight.head;
-            self.record_head(chainer);
+            self.settle(chainer, flight.head);
         }
         self.finish(flight, result);
     }
