@@ -486,6 +486,42 @@ mod hex32 {
     }
 }
 
+/// A minimal row of replica `r` with `seq` (its time too), hashed over a zero `prev_hash`.
+#[cfg(test)]
+pub(crate) fn sample(seq: i64) -> Row {
+    let mut row = Row {
+        id: format!("id-{seq}"),
+        time_us: seq,
+        replica_id: "r".into(),
+        seq,
+        prev_hash: [0; 32],
+        hash: [seq as u8; 32],
+        tenant: None,
+        agent: "claude-code".into(),
+        session_id: None,
+        tool_use_id: None,
+        prompt_id: None,
+        event: "PreToolUse".into(),
+        tool: None,
+        decision: "none".into(),
+        mode: "enforced".into(),
+        shadow_decision: None,
+        winner: None,
+        rules: vec![],
+        shadow_rules: vec![],
+        reason: None,
+        bundles: vec![],
+        input: "{}".into(),
+        cwd: None,
+        permission_mode: None,
+        latency_us: 1,
+        repeat: false,
+        failure: false,
+    };
+    row.hash = row.compute_hash();
+    row
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

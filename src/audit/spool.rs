@@ -236,7 +236,10 @@ pub struct Spool {
     _lock: File,
     /// Tests make every sync fail.
     #[cfg(test)]
-    fail_syncs: bool,
+    pub(super) fail_syncs: bool,
+    /// Tests make every write of the `head` file fail.
+    #[cfg(test)]
+    pub(super) fail_head: bool,
 }
 
 fn segment_path(dir: &Path, number: u64) -> PathBuf {
@@ -249,6 +252,11 @@ fn shipped_path(dir: &Path) -> PathBuf {
 
 fn head_path(dir: &Path) -> PathBuf {
     dir.join("head")
+}
+
+/// What the `head` file in `dir` says, when it is there and whole.
+pub fn read_head(dir: &Path) -> Option<HeadRecord> {
+    HeadRecord::decode(&fs::read(head_path(dir)).ok()?)
 }
 
 fn checksum(payload: &[u8]) -> [u8; 8] {
@@ -414,9 +422,7 @@ impl Spool {
                 offset: 0,
             },
         };
-        recovered.recorded = fs::read(head_path(dir))
-            .ok()
-            .and_then(|bytes| HeadRecord::decode(&bytes));
+        recovered.recorded = read_head(dir);
         let head = OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -442,6 +448,8 @@ impl Spool {
             _lock: lock,
             #[cfg(test)]
             fail_syncs: false,
+            #[cfg(test)]
+            fail_head: false,
         };
         Ok((spool, shared, recovered))
     }
@@ -455,6 +463,10 @@ impl Spool {
     /// process with a longer replica id leaves bytes behind it; the record's own length and
     /// checksum end it.
     pub fn record_head(&mut self, record: &HeadRecord) -> io::Result<()> {
+        #[cfg(test)]
+        if self.fail_head {
+            return Err(io::Error::other("injected head failure"));
+        }
         record.encode(&mut self.head_buf);
         self.head.write_all_at(&self.head_buf, 0)
     }
@@ -691,40 +703,7 @@ fn next_segment(dir: &Path, after: u64, to: Position) -> io::Result<Position> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn row(seq: i64) -> Row {
-        let mut row = Row {
-            id: format!("id-{seq}"),
-            time_us: seq,
-            replica_id: "r".into(),
-            seq,
-            prev_hash: [0; 32],
-            hash: [seq as u8; 32],
-            tenant: None,
-            agent: "claude-code".into(),
-            session_id: None,
-            tool_use_id: None,
-            prompt_id: None,
-            event: "PreToolUse".into(),
-            tool: None,
-            decision: "none".into(),
-            mode: "enforced".into(),
-            shadow_decision: None,
-            winner: None,
-            rules: vec![],
-            shadow_rules: vec![],
-            reason: None,
-            bundles: vec![],
-            input: "{}".into(),
-            cwd: None,
-            permission_mode: None,
-            latency_us: 1,
-            repeat: false,
-            failure: false,
-        };
-        row.hash = row.compute_hash();
-        row
-    }
+    use crate::audit::record::sample as row;
 
     fn frames(seqs: std::ops::RangeInclusive<i64>) -> Vec<u8> {
         let mut buf = Vec::new();
