@@ -56,8 +56,11 @@ impl Application {
                     1,
                     config.db_acquire_timeout,
                 );
+                // Named per replica, so that a restarted replica can tell when the connections
+                // of the process it replaces have finished (audit::writer, `resolve_head`).
                 let writer_pool = postgres::writer_pool(
-                    options.application_name("toolgate-audit"),
+                    options
+                        .application_name(&application_name("toolgate-audit", &config.replica_id)),
                     config.db_acquire_timeout,
                 );
                 (
@@ -281,7 +284,13 @@ async fn activate_starter(db: &Database) -> anyhow::Result<()> {
 
 /// The `application_name` of a replica's LISTEN connection (PostgreSQL keeps 63 bytes).
 pub fn listener_application_name(replica_id: &str) -> String {
-    let mut name = format!("toolgate-listener {replica_id}");
+    application_name("toolgate-listener", replica_id)
+}
+
+/// The `application_name` of a replica's connections of one `kind` (`toolgate-listener`,
+/// `toolgate-audit`), cut to PostgreSQL's 63 bytes.
+fn application_name(kind: &str, replica_id: &str) -> String {
+    let mut name = format!("{kind} {replica_id}");
     while name.len() > 63 {
         name.pop();
     }

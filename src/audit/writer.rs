@@ -62,6 +62,27 @@ pub struct LocalHead {
     pub recorded: Option<(Head, i64)>,
 }
 
+impl LocalHead {
+    /// The latest head known here or in the database.
+    fn known(&self, db: Option<Head>) -> Option<Head> {
+        [self.spooled, self.recorded.map(|(head, _)| head), db]
+            .into_iter()
+            .flatten()
+            .max_by_key(|head| head.seq)
+    }
+
+    /// The last seq sent to the database.
+    fn claimed(&self) -> i64 {
+        self.recorded.map_or(0, |(_, claimed)| claimed)
+    }
+
+    /// Whether a batch was in flight when the last process stopped: its claim is past every
+    /// head known.
+    fn in_doubt(&self, db: Option<Head>) -> bool {
+        self.claimed() > self.known(db).map_or(0, |head| head.seq)
+    }
+}
+
 /// The writer task's state.
 pub struct Writer {
     /// The queue.
@@ -166,16 +187,36 @@ impl Writer {
         }
     }
 
-    /// The chain head at start, from the spool directory and the database ([`resolve_head`]).
-    async fn resolve_head(&self) -> Head {
-        let db = tokio::time::timeout(self.db_timeout * 2, self.store.head(&self.replica_id)).await;
-        let db = match db {
+    /// The database's head of this replica's chain.
+    async fn database_head(&self) -> Result<Option<Head>, String> {
+        match tokio::time::timeout(self.db_timeout * 2, self.store.head(&self.replica_id)).await {
             Ok(Ok(head)) => Ok(head),
             Ok(Err(error)) => Err(error.to_string()),
             Err(_) => Err("timed out".to_owned()),
-        };
+        }
+    }
+
+    /// The chain head at start, from the spool directory and the database ([`resolve_head`]).
+    /// When a batch was in flight as the last process stopped, the database's head is final
+    /// once no connection of that process runs a statement any more: wait for that (5 s at
+    /// most), then read the head again.
+    async fn resolve_head(&self) -> Head {
+        let mut db = self.database_head().await;
+        let mut db_is_final = self.store.head_is_final();
+        if let Ok(db_head) = &db
+            && !db_is_final
+            && self.local.in_doubt(*db_head)
+        {
+            let limit = self.db_timeout * 5;
+            let waited =
+                tokio::time::timeout(limit * 2, self.store.wait_for_stopped_writers(limit)).await;
+            if let Ok(Ok(true)) = waited {
+                db = self.database_head().await;
+                db_is_final = true;
+            }
+        }
         let now = chrono::Utc::now().timestamp_micros();
-        let (head, restart) = resolve_head(self.local, db, self.store.head_is_final(), now);
+        let (head, restart) = resolve_head(self.local, db, db_is_final, now);
         if let Some(why) = restart {
             tracing::warn!(
                 seq = head.seq + 1,
@@ -359,8 +400,9 @@ impl Writer {
 ///
 /// - the `head` file says a batch was in flight when the process stopped (its claimed seq is
 ///   past every known head), and the database cannot say for certain whether it was committed:
-///   it is unreachable, or a PostgreSQL backend may still be committing it. Going on from either
-///   side of that batch could leave a gap or fork the chain; a restart does neither.
+///   it is unreachable, or a PostgreSQL backend may still be committing it (`db_is_final`
+///   false: the wait for the stopped process's connections did not finish). Going on from
+///   either side of that batch could leave a gap or fork the chain; a restart does neither.
 /// - nothing is known (no spool, no `head` file) and the database is unreachable.
 pub fn resolve_head(
     local: LocalHead,
@@ -369,12 +411,9 @@ pub fn resolve_head(
     now_us: i64,
 ) -> (Head, Option<String>) {
     let db_head = db.as_ref().ok().copied().flatten();
-    let known = [local.spooled, local.recorded.map(|(head, _)| head), db_head]
-        .into_iter()
-        .flatten()
-        .max_by_key(|head| head.seq);
-    let claimed = local.recorded.map_or(0, |(_, claimed)| claimed);
-    let in_doubt = claimed > known.map_or(0, |head| head.seq);
+    let known = local.known(db_head);
+    let claimed = local.claimed();
+    let in_doubt = local.in_doubt(db_head);
     let why = match (&db, known) {
         (Ok(_), _) if in_doubt && !db_is_final => {
             "a batch was in flight when the replica stopped, and the database may yet commit it"

@@ -7,6 +7,8 @@
 mod postgres;
 mod sqlite;
 
+use std::time::Duration;
+
 use chrono::{DateTime, Utc};
 
 use super::record::{GENESIS, Row};
@@ -221,6 +223,19 @@ impl AuditStore {
         match &self.0 {
             Database::Postgres(pool) => postgres::head(pool, replica).await,
             Database::Sqlite(pool) => sqlite::head(pool, replica).await,
+        }
+    }
+
+    /// Waits, at most `limit`, until no other connection with this pool's `application_name`
+    /// (the writer's, named per replica) is running a statement. A batch that a stopped process
+    /// of this replica sent is then committed or never will be, and [`AuditStore::head`] has
+    /// every batch it ever will. `false` when `limit` passed first, or when the server hides
+    /// other sessions' state (a role without `pg_read_all_stats` sees its own sessions only).
+    /// The embedded file has nothing to wait for ([`AuditStore::head_is_final`]).
+    pub async fn wait_for_stopped_writers(&self, limit: Duration) -> Result<bool, sqlx::Error> {
+        match &self.0 {
+            Database::Postgres(pool) => postgres::wait_for_stopped_writers(pool, limit).await,
+            Database::Sqlite(_) => Ok(true),
         }
     }
 

@@ -7,6 +7,7 @@
 //! drops whole month partitions.
 
 use std::sync::LazyLock;
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use futures_util::TryStreamExt as _;
@@ -378,6 +379,37 @@ async fn insert_small(
     }
     query.execute(conn).await?;
     Ok(())
+}
+
+/// See [`super::AuditStore::wait_for_stopped_writers`]. Polls `pg_stat_activity` every 50 ms.
+pub(super) async fn wait_for_stopped_writers(
+    pool: &PgPool,
+    limit: Duration,
+) -> Result<bool, sqlx::Error> {
+    let options = pool.connect_options();
+    let Some(name) = options.get_application_name() else {
+        return Ok(false);
+    };
+    let deadline = tokio::time::Instant::now() + limit;
+    loop {
+        let (hidden, active): (i64, i64) = sqlx::query_as(
+            "SELECT count(*) FILTER (WHERE state IS NULL), count(*) FILTER (WHERE state = 'active') \
+             FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()",
+        )
+        .bind(name)
+        .fetch_one(pool)
+        .await?;
+        if hidden > 0 {
+            return Ok(false);
+        }
+        if active == 0 {
+            return Ok(true);
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Ok(false);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 /// The last row of `replica`'s chain in the database (or its pruned checkpoint); `None` when
