@@ -688,11 +688,12 @@ fn pipes_into_shells_are_recorded() {
     piped("echo '~ fr- mr' | rev | sh", "rev");
     piped("gzip -dc x.gz | bash", "gzip");
     piped("curl -s u | source /dev/stdin", "curl");
-    // A literal pipe is read, a printf format's escapes decoded; text that escapes or
-    // conversions rewrite is not.
+    // A literal pipe is read, a printf format's and echo's escapes decoded; text that escapes
+    // or conversions rewrite in ways not modelled is not.
     assert_eq!(lines("echo ls | sh"), ["echo ls", "sh", "ls"]);
     assert!(lines(r#"printf "\x72\x6d -rf ~" | sh"#).contains(&"rm -rf ~".to_owned()));
-    let analysis = run(r#"echo -e "\x72\x6d -rf ~" | sh"#);
+    assert!(lines(r#"echo -e "\x72\x6d -rf ~" | sh"#).contains(&"rm -rf ~".to_owned()));
+    let analysis = run(r#"echo -e "\u0072m -rf ~" | sh"#);
     assert!(
         matches!(
             analysis.unresolved.as_slice(),

@@ -33,8 +33,10 @@ use super::{
 };
 
 mod defaults;
+mod echo;
 mod written;
 
+use echo::echo_output;
 use written::{Contents, UNKNOWN_CWD, WorkingDir, Written};
 
 /// Deepest structural recursion of the walk itself (compound commands inside compound commands).
@@ -209,8 +211,8 @@ struct Piped {
     /// Whether a dynamic text is all given by values the command line assigned (`f=~/.ssh/id_rsa;
     /// echo $f`): what xargs hands on as arguments, which stay dynamic fields.
     valued: bool,
-    /// An `echo` of known words with escapes (`echo 'a\nb'`): the text as sh's and zsh's echo
-    /// print it, decoded, while bash's prints `text`, which is dynamic (see [`echo_decoded`]).
+    /// An `echo` of known words with escapes (`echo 'a\nb'`): the text another shell's echo
+    /// prints, where bash's prints `text`, which is dynamic (see [`echo_output`]).
     decoded: Option<String>,
 }
 
@@ -1821,72 +1823,6 @@ fn printf_output(args: &[String], dynamic: bool) -> (String, bool) {
     let mut text = String::new();
     decode_ansi_c(format, &mut text);
     (text, false)
-}
-
-/// What `echo ARGS` prints, whether that is only known at run time, and, where the shell
-/// decides it, a second text: escapes (`echo 'a\nb'`) are printed as they are by bash's echo and
-/// decoded by sh's (dash's) and zsh's (see [`echo_decoded`]); with `-e` bash's decodes them
-/// too, and dash's prints `-e` as a word. Another option, or an escape the shells read in other
-/// ways, leaves the text only known at run time.
-fn echo_output(args: &[String], dynamic: bool) -> (String, bool, Option<String>) {
-    let options: Vec<&str> = args
-        .iter()
-        .take_while(|arg| arg.starts_with('-'))
-        .map(String::as_str)
-        .collect();
-    let words = args.get(options.len()..).unwrap_or_default().join(" ");
-    let newline = match options.iter().any(|option| option.contains('n')) {
-        true => "",
-        false => "\n",
-    };
-    let literal = format!("{words}{newline}");
-    if !literal.contains('\\') {
-        return (literal, dynamic, None);
-    }
-    let decoded = match echo_decoded(&literal) {
-        Some(decoded) if !dynamic => decoded,
-        _ => return (literal, true, None),
-    };
-    if decoded == literal {
-        return (literal, false, None);
-    }
-    match options.as_slice() {
-        [] | ["-n"] => (literal, true, Some(decoded)),
-        ["-e"] => {
-            let dash = format!("-e {decoded}");
-            (decoded, true, Some(dash))
-        }
-        _ => (literal, true, None),
-    }
-}
-
-/// What sh's (dash's) and zsh's `echo` print of `text`, which bash's prints as it is: `\n`,
-/// `\t` and `\r` decoded, `\\` one backslash, another escape of punctuation (`\$`) as it is.
-/// `None` where an escape the shells read in other ways (`\x41`, `\0101`, `\c`, `\e`) makes
-/// it unsure.
-fn echo_decoded(text: &str) -> Option<String> {
-    let mut decoded = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            decoded.push(c);
-            continue;
-        }
-        let escaped = match chars.next() {
-            Some('n') => '\n',
-            Some('t') => '\t',
-            Some('r') => '\r',
-            Some('\\') => '\\',
-            Some(other) if other.is_ascii_alphanumeric() => return None,
-            Some(other) => {
-                decoded.push('\\');
-                other
-            }
-            None => '\\',
-        };
-        decoded.push(escaped);
-    }
-    Some(decoded)
 }
 
 /// Whether a program name is a pattern the shell expands to whatever file matches at run time

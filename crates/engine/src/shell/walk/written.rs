@@ -114,8 +114,8 @@ pub(super) struct Written {
 pub(super) struct Contents {
     /// Its text (as bash's `echo` writes it).
     text: String,
-    /// Where an `echo` wrote escapes (`echo 'a\nb' > f`): the text as sh's and zsh's `echo`
-    /// write it, which decode them, while bash's writes them as they are.
+    /// Where an `echo` wrote escapes (`echo 'a\nb' > f`): the text another shell's `echo`
+    /// writes (sh's and zsh's decode `\n`, bash's writes it as it is; see `echo_output`).
     decoded: Option<String>,
 }
 
@@ -129,7 +129,7 @@ impl From<String> for Contents {
 }
 
 impl Contents {
-    /// What an `echo` with escapes writes: `text` in bash, `decoded` in sh and zsh.
+    /// What an `echo` with escapes writes: `text` in one shell, `decoded` in another.
     pub(super) fn echoed(text: String, decoded: String) -> Self {
         Self {
             text,
@@ -1004,9 +1004,11 @@ mod tests {
         // Bash's text is one line: a comment, or one command.
         assert!(!unsure("echo '#!/bin/sh\\nls' > f; ./f"));
         assert!(lines("echo 'ls\\npwd' > f; bash f").contains(&"lsnpwd".to_owned()));
-        // An escape the shells read in other ways is not followed.
-        assert!(unsure("echo 'ls\\x0apwd' > f; bash f"));
-        assert!(unsure("echo -E 'ls\\npwd' > f; bash f"));
+        // `\x0a` is a new line to zsh's echo, text to bash's and dash's.
+        assert!(lines("echo 'ls\\x0arm -rf ~' > f; bash f").contains(&"rm -rf ~".to_owned()));
+        // Three texts, or an escape read in ways not modelled, are not followed.
+        assert!(unsure("echo 'ls\\x0a\\npwd' > f; bash f"));
+        assert!(unsure("echo -e 'ls\\e[0mpwd' > f; bash f"));
     }
 
     #[test]
