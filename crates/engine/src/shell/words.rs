@@ -86,6 +86,22 @@ pub(super) fn normalize_unset(
     normalize_in(raw, &mut Vec::new(), budget, variables, unset)
 }
 
+/// The text of `word`, the WORD of a `${NAME:-WORD}`, when it is known: plain text, variables
+/// with the values the command line gave them (`$D.sh`), the home's or the working directory's
+/// (`$HOME/gen.sh`), and defaults of the variables named in `unset` read as unset
+/// (`${ALT:-gen.sh}`), to the same depth and with the same fuel as a word's own operators.
+pub(super) fn known_default(
+    word: &str,
+    budget: &Budget,
+    variables: &[(String, String)],
+    unset: &[String],
+) -> Option<String> {
+    let mut rendered = Rendered::new(budget);
+    rendered.variables = variables;
+    rendered.unset = unset;
+    rendered.operand(word, 0)
+}
+
 /// The names a word gives a default value (`GEN` of `${GEN:-gen.sh}`, `${GEN-…}`, `${GEN:=…}`,
 /// `${GEN=…}`), as its text shows them; a name in single quotes is listed too, and reads the
 /// same either way.
@@ -933,6 +949,29 @@ mod tests {
             ["A", "B", "C", "D"]
         );
         assert!(defaulted_names("${HOME}").is_empty());
+    }
+
+    #[test]
+    fn known_defaults_are_expanded() {
+        let budget = Budget::default();
+        let variables = [("D".to_owned(), "/tmp/x".to_owned())];
+        let unset = ["ALT".to_owned()];
+        let known = |word: &str| known_default(word, &budget, &variables, &unset);
+        assert_eq!(known("gen.sh").as_deref(), Some("gen.sh"));
+        assert_eq!(known("$D.sh").as_deref(), Some("/tmp/x.sh"));
+        assert_eq!(known("\"$D\"/gen.sh").as_deref(), Some("/tmp/x/gen.sh"));
+        assert_eq!(known("$HOME/gen.sh").as_deref(), Some("$HOME/gen.sh"));
+        assert_eq!(known("${ALT:-$D.sh}").as_deref(), Some("/tmp/x.sh"));
+        assert_eq!(
+            known("${ALT:-${ALT-./gen.sh}}").as_deref(),
+            Some("./gen.sh")
+        );
+        assert_eq!(known("$X/gen.sh"), None);
+        assert_eq!(known("${OTHER:-gen.sh}"), None);
+        assert_eq!(known("$(pwd)/gen.sh"), None);
+        // Nested past the scan depth, a default is not known.
+        let deep = format!("{}x{}", "${ALT:-".repeat(40), "}".repeat(40));
+        assert_eq!(known(&deep), None);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 
 use brush_parser::ast;
 
-use super::super::words::{defaulted_names, normalize_unset};
+use super::super::words::{defaulted_names, known_default, normalize_unset};
 use super::{
     Base, Ctx, Field, MAX_VARIABLES, Stdin, Walker, is_variable_name, process_substitution_text,
 };
@@ -200,13 +200,38 @@ impl Walker<'_> {
                 .iter()
                 .find_map(|prefix| operator.strip_prefix(prefix));
             // The default reading names the file only when the default is known.
-            let plain = default.is_some_and(|word| !word.contains(['$', '`']));
-            if !plain || !self.never_sets(name) {
+            let known = default.is_some_and(|word| self.default_is_known(word));
+            if !known || !self.never_sets(name) {
                 return false;
             }
             any = true;
             rest = inner.get(end..).unwrap_or_default();
         }
         any
+    }
+
+    /// Whether the WORD of a `${NAME:-WORD}` is known (see [`known_default`]): plain text, or
+    /// expansions of variables with known values (`$D.sh`), of `$HOME` and `$PWD`, and defaults
+    /// of variables the command line never sets (`${ALT:-gen.sh}`), as the command's default
+    /// reading expands them.
+    fn default_is_known(&self, word: &str) -> bool {
+        if !word.contains(['$', '`']) {
+            return true;
+        }
+        let known = |name: &&str| {
+            self.variables.iter().any(|(known, _)| known == name) || matches!(*name, "HOME" | "PWD")
+        };
+        let mut unset = Vec::new();
+        for name in defaulted_names(word)
+            .into_iter()
+            .filter(|name| !known(name))
+        {
+            if !self.never_sets(name) {
+                return false;
+            }
+            unset.push(name.to_owned());
+        }
+        unset.truncate(MAX_VARIABLES);
+        known_default(word, &self.budget, &self.variables, &unset).is_some()
     }
 }
