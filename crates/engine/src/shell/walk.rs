@@ -1268,7 +1268,14 @@ impl<'l> Walker<'l> {
         // `CC=gcc; $CC -o app`: a name whose text the command line's known values give is judged
         // as that program; one with an expansion left (`$X -rf ~`) is not known.
         let named_by_value = program.dynamic && program.valued;
-        if (program.dynamic && !named_by_value) || names_by_pattern(&program.text) {
+        let mut dirs = self.inherited_dirs.clone();
+        dirs.extend(stripped.dirs.iter().map(|dir| dir.text.clone()));
+        // `./*.sh` runs what the pattern matches: the scripts the line wrote, where it knows them.
+        let by_pattern = !program.dynamic && names_by_pattern(&program.text);
+        if by_pattern && self.run_matching_program(&program.text, &dirs, ctx) {
+            return false;
+        }
+        if (program.dynamic && !named_by_value) || by_pattern {
             self.unresolved(Unresolved::DynamicCommand(program.text.clone()));
             return false;
         }
@@ -1298,8 +1305,6 @@ impl<'l> Walker<'l> {
         wrappers.extend(stripped.wrappers);
         let mut redirects = base.redirects;
         redirects.extend(self.inherited.iter().cloned());
-        let mut dirs = self.inherited_dirs.clone();
-        dirs.extend(stripped.dirs.iter().map(|dir| dir.text.clone()));
         let args: Vec<String> = inner.iter().skip(1).map(|f| f.text.clone()).collect();
         let mut argv = Vec::with_capacity(inner.len());
         argv.push(basename(&program.text).to_owned());

@@ -189,6 +189,20 @@ enum Found {
     Each(Vec<String>),
 }
 
+/// Whether programs of the system's or the user's may sit in the canonical directory `dir`,
+/// which a pattern there may match before a written script (`/bin/rm*`, `~/.local/bin/r?`): one
+/// under a system directory (`/usr`, `/bin`, `/opt`), or one named as the directories on a
+/// `PATH` are (`bin`, `sbin`, `shims`).
+fn holds_programs(dir: &str) -> bool {
+    let dir = dir.to_ascii_lowercase();
+    let system = places::SYSTEM_DIRS.iter().any(|system| {
+        let system = system.to_ascii_lowercase();
+        dir == system || dir.starts_with(&format!("{system}/"))
+    });
+    let name = dir.rsplit('/').next().unwrap_or_default();
+    dir.is_empty() || system || matches!(name, "bin" | "sbin" | "shims")
+}
+
 /// How a written file is run.
 #[derive(Clone, Copy)]
 enum Runner<'a> {
@@ -652,6 +666,41 @@ impl Walker<'_> {
         self.run_convention_files(argv, dirs, ctx);
     }
 
+    /// A command named by a pattern of a path (`./*.sh`, `scripts/*.sh`), run in the directories
+    /// `dirs` its wrappers give: the shell runs the first file it matches, with the others as
+    /// its arguments. Where the walk knows each written file it matches and where (see
+    /// [`Walker::find_matching`]), each is run as `./x.sh` runs it, and `true` is returned; a
+    /// file of the user's it may match is the user's to run. `false` where it matches no written
+    /// file, the walk cannot tell which, the pattern holds no `/` (`*.sh` is looked up on the
+    /// PATH), its directory is a pattern too, or programs live there (see [`holds_programs`]:
+    /// `/bin/rm*` may run `rm`): the name is then only known at run time.
+    pub(super) fn run_matching_program(
+        &mut self,
+        pattern: &str,
+        dirs: &[String],
+        ctx: Ctx,
+    ) -> bool {
+        if !pattern.contains('/') {
+            return false;
+        }
+        let Some(resolved) = self.resolve(pattern, dirs) else {
+            return false;
+        };
+        let Some((dir, _)) = resolved.rsplit_once('/') else {
+            return false;
+        };
+        if places::has_glob(dir) || holds_programs(dir) {
+            return false;
+        }
+        match self.find_matching(pattern, &resolved) {
+            Found::Each(paths) => {
+                self.run_each(paths, Runner::Path, ctx);
+                true
+            }
+            Found::Nothing | Found::Unsure | Found::One(_) => false,
+        }
+    }
+
     /// A shell reads `file` as its script (`bash < x.sh`): see [`Walker::run_file`].
     pub(super) fn run_written_shell_script(&mut self, file: &str, ctx: Ctx) {
         self.run_file(file, Runner::Shell, &[], ctx);
@@ -1050,6 +1099,38 @@ mod tests {
             "cd \"$D\"; echo 'ls' > a.sh; cd /tmp; for f in *.sh; do bash \"$f\"; done"
         ));
         assert!(unsure("echo 'ls' > a.sh; mv a.sh \"$D\"; bash \"$D\"/*.sh"));
+    }
+
+    #[test]
+    fn a_pattern_naming_the_program_runs_the_written_files_it_matches() {
+        let dynamic_name = |command: &str| {
+            analyze_at(command, &ShellLimits::default(), None)
+                .unresolved
+                .iter()
+                .any(|item| matches!(item, Unresolved::DynamicCommand(_)))
+        };
+        for command in [
+            "echo 'rm -rf ~' > a.sh; ./*.sh",
+            "echo 'rm -rf ~' > s/a.sh; s/*.sh -x",
+            "cd /tmp; echo 'rm -rf ~' > a.sh; sudo ./a*",
+            "echo 'rm -rf ~' > a.sh; echo ls > b.sh; ./[ab].sh",
+        ] {
+            assert!(lines(command).contains(&"rm -rf ~".to_owned()), "{command}");
+            assert!(!dynamic_name(command), "{command}");
+        }
+        for command in [
+            // It matches no written file, the walk cannot tell where, no `/` (a PATH lookup),
+            // a pattern of directories, a place where programs live.
+            "echo 'rm -rf ~' > a.sh; ./*.py",
+            "echo 'rm -rf ~' > a.sh; mv a.sh \"$D\"; ./*.sh",
+            "echo 'rm -rf ~' > a.sh; *.sh",
+            "echo 'rm -rf ~' > s/a.sh; ./*/a.sh",
+            "echo x > /usr/local/bin/rmz; /usr/local/bin/rm* -rf ~",
+            "echo x > ~/.local/bin/rmz; ~/.local/bin/rm* -rf ~",
+            "echo x > /rmz; /rm* -rf ~",
+        ] {
+            assert!(dynamic_name(command), "{command}");
+        }
     }
 
     #[test]
