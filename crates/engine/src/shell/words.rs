@@ -816,42 +816,95 @@ fn sequence(start: i64, end: i64, increment: i64) -> Option<Vec<i64>> {
     Some(values)
 }
 
-/// Decodes the body of a `$'…'` string (bash's ANSI-C quoting).
-pub(super) fn decode_ansi_c(text: &str, out: &mut String) {
+/// The character of a one-letter escape that `$'…'` and `echo` decode alike: `\a`, `\b`, `\f`,
+/// `\n`, `\r`, `\t`, `\v`.
+pub(super) fn letter_escape(letter: char) -> Option<char> {
+    Some(match letter {
+        'a' => '\u{7}',
+        'b' => '\u{8}',
+        'f' => '\u{c}',
+        'n' => '\n',
+        'r' => '\r',
+        't' => '\t',
+        'v' => '\u{b}',
+        _ => return None,
+    })
+}
+
+/// The value of up to `max` digits in `radix` at the front of `chars` (`\x41`, `\0101`), and
+/// how many there were.
+pub(super) fn escape_digits(
+    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+    radix: u32,
+    max: usize,
+) -> (u32, usize) {
+    let mut value = 0u32;
+    let mut count = 0;
+    while count < max {
+        let Some(digit) = chars.peek().and_then(|c| c.to_digit(radix)) else {
+            break;
+        };
+        value = value.saturating_mul(radix).saturating_add(digit);
+        chars.next();
+        count += 1;
+    }
+    (value, count)
+}
+
+/// What an escape's reader made of it (see [`decode_escapes`]).
+pub(super) enum Escape {
+    /// Decoded (written to the output); go on.
+    Next,
+    /// The output ends here (`echo`'s `\c`).
+    Stop,
+    /// Not an escape the reader knows how to decode: the text is unknown.
+    Unknown,
+}
+
+/// Copies `text` to `out`, decoding its backslash escapes: the letters of [`letter_escape`]
+/// here, any other by `escape` (given the letter and the rest of the text, for escapes that read
+/// digits). A lone backslash at the end is copied. `false` where `escape` found one unknown.
+pub(super) fn decode_escapes(
+    text: &str,
+    out: &mut String,
+    mut escape: impl FnMut(char, &mut std::iter::Peekable<std::str::Chars<'_>>, &mut String) -> Escape,
+) -> bool {
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         if c != '\\' {
             out.push(c);
             continue;
         }
-        let Some(escape) = chars.next() else {
+        let Some(letter) = chars.next() else {
             out.push('\\');
             break;
         };
-        match escape {
-            'a' => out.push('\u{7}'),
-            'b' => out.push('\u{8}'),
+        if let Some(decoded) = letter_escape(letter) {
+            out.push(decoded);
+            continue;
+        }
+        match escape(letter, &mut chars, out) {
+            Escape::Next => {}
+            Escape::Stop => break,
+            Escape::Unknown => return false,
+        }
+    }
+    true
+}
+
+/// Decodes the body of a `$'…'` string (bash's ANSI-C quoting).
+pub(super) fn decode_ansi_c(text: &str, out: &mut String) {
+    decode_escapes(text, out, |letter, chars, out| {
+        match letter {
             'e' | 'E' => out.push('\u{1b}'),
-            'f' => out.push('\u{c}'),
-            'n' => out.push('\n'),
-            'r' => out.push('\r'),
-            't' => out.push('\t'),
-            'v' => out.push('\u{b}'),
-            '\\' | '\'' | '"' | '?' => out.push(escape),
-            'x' => push_code(&mut chars, 16, 2, out),
-            'u' => push_code(&mut chars, 16, 4, out),
-            'U' => push_code(&mut chars, 16, 8, out),
+            '\\' | '\'' | '"' | '?' => out.push(letter),
+            'x' => push_code(chars, 16, 2, out),
+            'u' => push_code(chars, 16, 4, out),
+            'U' => push_code(chars, 16, 8, out),
             '0'..='7' => {
-                let mut value = escape.to_digit(8).unwrap_or(0);
-                for _ in 0..2 {
-                    match chars.peek().and_then(|d| d.to_digit(8)) {
-                        Some(d) => {
-                            value = value * 8 + d;
-                            chars.next();
-                        }
-                        None => break,
-                    }
-                }
+                let first = letter.to_digit(8).unwrap_or(0);
+                let (rest, count) = escape_digits(chars, 8, 2);
+                let value = first * 8u32.pow(count as u32) + rest;
                 out.extend(char::from_u32(value & 0xff));
             }
             'c' => {
@@ -864,7 +917,8 @@ pub(super) fn decode_ansi_c(text: &str, out: &mut String) {
                 out.push(other);
             }
         }
-    }
+        Escape::Next
+    });
 }
 
 fn push_code(
@@ -873,23 +927,10 @@ fn push_code(
     max_digits: usize,
     out: &mut String,
 ) {
-    let mut value = 0u32;
-    let mut digits = 0;
-    while digits < max_digits {
-        match chars.peek().and_then(|d| d.to_digit(radix)) {
-            Some(d) => {
-                value = value.saturating_mul(radix).saturating_add(d);
-                chars.next();
-                digits += 1;
-            }
-            None => break,
-        }
+    match escape_digits(chars, radix, max_digits) {
+        (_, 0) => out.push('\\'),
+        (value, _) => out.extend(char::from_u32(value)),
     }
-    if digits == 0 {
-        out.push('\\');
-        return;
-    }
-    out.extend(char::from_u32(value));
 }
 
 #[cfg(test)]

@@ -7,6 +7,8 @@
 //! one text, two, or (where they are three, or an escape is read in ways this module does not
 //! model) only known at run time.
 
+use super::super::words::{Escape, decode_escapes, escape_digits};
+
 /// A shell whose `echo` prints a text.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Shell {
@@ -129,64 +131,35 @@ fn printed(args: &[String], shell: Shell) -> Option<String> {
 /// `\C` and `\M`), or decodes to a byte that is NUL or not ASCII.
 fn decoded(text: &str, shell: Shell) -> Option<String> {
     let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        let Some(escape) = chars.next() else {
-            out.push('\\');
-            break;
-        };
-        let byte = match escape {
-            'n' => '\n',
-            't' => '\t',
-            'r' => '\r',
-            'a' => '\u{7}',
-            'b' => '\u{8}',
-            'f' => '\u{c}',
-            'v' => '\u{b}',
-            '\\' => '\\',
-            'c' => return Some(out),
-            '0' => ascii(digits(&mut chars, 8, 3))?,
+    let known = decode_escapes(text, &mut out, |letter, chars, out| {
+        let byte = match letter {
+            '\\' => Some('\\'),
+            'c' => return Escape::Stop,
+            '0' => ascii(escape_digits(chars, 8, 3)),
             'x' if shell == Shell::Dash => {
                 out.push('\\');
-                'x'
+                Some('x')
             }
-            'x' => match digits(&mut chars, 16, 2) {
-                (_, 0) => return None,
-                code => ascii(code)?,
+            'x' => match escape_digits(chars, 16, 2) {
+                (_, 0) => None,
+                code => ascii(code),
             },
-            'e' | 'E' | 'u' | 'U' | '1'..='9' => return None,
-            'C' | 'M' if shell == Shell::Zsh => return None,
+            'e' | 'E' | 'u' | 'U' | '1'..='9' => None,
+            'C' | 'M' if shell == Shell::Zsh => None,
             other => {
                 out.push('\\');
-                other
+                Some(other)
             }
         };
-        out.push(byte);
-    }
-    Some(out)
-}
-
-/// The value of up to `max` digits in `radix` at the front of `chars`, and how many there were.
-fn digits(
-    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
-    radix: u32,
-    max: usize,
-) -> (u32, usize) {
-    let mut value = 0;
-    let mut count = 0;
-    while count < max {
-        let Some(digit) = chars.peek().and_then(|c| c.to_digit(radix)) else {
-            break;
-        };
-        value = value * radix + digit;
-        chars.next();
-        count += 1;
-    }
-    (value, count)
+        match byte {
+            Some(byte) => {
+                out.push(byte);
+                Escape::Next
+            }
+            None => Escape::Unknown,
+        }
+    });
+    known.then_some(out)
 }
 
 /// The character of a decoded byte, when it is ASCII and not NUL (which a script's text cannot
