@@ -14,7 +14,7 @@ use crate::packs::{Findings, places};
 use crate::paths::{self, PathContext};
 pub(super) use crate::shell::is_interpreter;
 use crate::shell::reads_program_from_stdin;
-use crate::shell::{self, Analysis, Fuel, Origin, SHELLS, ShellLimits, Unresolved};
+use crate::shell::{self, Analysis, Fuel, Origin, ShellLimits, Unresolved};
 
 /// Programs that fetch content from the network.
 const FETCHERS: &[&str] = &[
@@ -551,26 +551,6 @@ fn env(cmd: &Cmd<'_>, out: &mut Findings) {
             }
         }
     }
-}
-
-/// The script a shell reads from `echo …` or `printf …` piped into it (`echo "rm -rf /" | sh`).
-pub(super) fn echoed_script(cmd: &Cmd<'_>) -> Option<String> {
-    if !SHELLS.contains(&cmd.name()) || !reads_script_from_stdin(cmd.simple) {
-        return None;
-    }
-    let (_, producer) = cmd.upstream().into_iter().next()?;
-    let words: Vec<&str> = match producer.name() {
-        "echo" => producer
-            .args()
-            .iter()
-            .map(String::as_str)
-            .skip_while(|arg| matches!(*arg, "-e" | "-n" | "-E" | "-ne" | "-en"))
-            .collect(),
-        "printf" => producer.args().iter().map(String::as_str).collect(),
-        _ => return None,
-    };
-    let script = words.join(" ").replace("\\n", "\n");
-    (!script.trim().is_empty()).then_some(script)
 }
 
 #[cfg(test)]

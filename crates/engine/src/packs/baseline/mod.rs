@@ -25,7 +25,7 @@ use serde_json::Value;
 use super::Findings;
 use crate::evaluate::{Effects, Evaluation, file_effects, working_dirs};
 use crate::paths::{self, PathContext};
-use crate::shell::{Analysis, Fuel, ShellLimits, SimpleCommand};
+use crate::shell::{Analysis, Fuel, SimpleCommand};
 
 /// Most pipeline elements walked back from one command.
 const MAX_PIPELINE: usize = 32;
@@ -125,17 +125,16 @@ impl<'a> Cmd<'a> {
 pub(crate) fn check_shell(eval: &mut Evaluation<'_>, analysis: &Analysis, fuel: &Fuel) {
     let mut findings = Findings::default();
     let raw = eval.event.input_str("command").unwrap_or("");
-    check_commands(analysis, &eval.ctx, raw, 0, fuel, &mut findings);
+    check_commands(analysis, &eval.ctx, raw, fuel, &mut findings);
     findings.report(eval);
 }
 
-/// Runs every shell rule over one analysis. `nesting` counts how many scripts echoed into a
-/// shell (`echo '…' | sh`) led here; they are judged once, not deeper.
+/// Runs every shell rule over one analysis. A script echoed into a shell (`echo '…' | sh`) is in
+/// it already: the analyser reads what each shell's `echo` prints and walks it.
 fn check_commands(
     analysis: &Analysis,
     ctx: &PathContext<'_>,
     raw: &str,
-    nesting: usize,
     fuel: &Fuel,
     findings: &mut Findings,
 ) {
@@ -163,12 +162,6 @@ fn check_commands(
                 },
                 findings,
             );
-        }
-        if nesting == 0
-            && let Some(script) = exec::echoed_script(&cmd)
-        {
-            let inner = fuel.analyze(&script, &ShellLimits::default());
-            check_commands(&inner, ctx, &script, nesting + 1, fuel, findings);
         }
     }
     exec::check_analysis(analysis, ctx, fuel, findings);
