@@ -584,22 +584,14 @@ impl Spool {
         self.shared.lock().segments.insert(number, len);
         Ok(())
     }
-
-    /// The segment being appended to.
-    pub fn current_segment(&self) -> Option<u64> {
-        self.current.as_ref().map(|current| current.number)
-    }
 }
 
-/// Deletes every segment wholly before `shipped` (never the one being appended to). Returns the
-/// bytes left on disk.
-pub fn delete_shipped(dir: &Path, shared: &SpoolShared, current: Option<u64>) -> u64 {
+/// Deletes every segment wholly before `shipped`. Never the one being appended to: that is
+/// the end's segment or a later one, and `shipped` is never past the end. Returns the bytes left
+/// on disk.
+pub fn delete_shipped(dir: &Path, shared: &SpoolShared) -> u64 {
     let mut state = shared.lock();
-    let keep_from = state
-        .shipped
-        .segment
-        .min(current.unwrap_or(u64::MAX))
-        .min(state.end.segment);
+    let keep_from = state.shipped.segment.min(state.end.segment);
     let old: Vec<u64> = state.segments.range(..keep_from).map(|(n, _)| *n).collect();
     for number in old {
         match fs::remove_file(segment_path(dir, number)) {
@@ -772,7 +764,7 @@ mod tests {
         assert!(refused);
         let end = shared.lock().end;
         shared.lock().shipped = end;
-        let left = delete_shipped(dir.path(), &shared, spool.current_segment());
+        let left = delete_shipped(dir.path(), &shared);
         assert!(left <= 4096 + 2048, "{left}");
         spool.append(&frames(1..=1)).await.unwrap();
     }
@@ -835,7 +827,7 @@ mod tests {
             assert_eq!(state.end, end);
             assert!(!state.spooling, "every row is shipped: nothing to spool");
         }
-        delete_shipped(dir.path(), &shared, spool.current_segment());
+        delete_shipped(dir.path(), &shared);
         assert!(
             segment_path(dir.path(), end.segment).exists(),
             "the segment with the last row is kept"

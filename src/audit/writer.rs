@@ -108,10 +108,8 @@ pub struct Writer {
 struct Chainer {
     /// The last row chained (durable, in flight, or refused).
     head: Head,
-    /// The last row known durable.
-    settled: Head,
-    /// The last seq sent to the database.
-    claimed: i64,
+    /// What the `head` file is to say: the last row known durable, the last seq sent.
+    record: HeadRecord,
     /// The last write of the `head` file failed (warned once until one succeeds).
     head_failing: bool,
     recent: RecentKeys,
@@ -137,8 +135,11 @@ impl Writer {
         let head = self.resolve_head().await;
         let mut chainer = Chainer {
             head,
-            settled: head,
-            claimed: head.seq,
+            record: HeadRecord {
+                replica_id: self.replica_id.clone(),
+                settled: head,
+                claimed: head.seq,
+            },
             head_failing: false,
             recent: RecentKeys::default(),
         };
@@ -202,9 +203,8 @@ impl Writer {
     /// most), then read the head again.
     async fn resolve_head(&self) -> Head {
         let mut db = self.database_head().await;
-        let mut db_is_final = self.store.head_is_final();
+        let mut db_is_final = false;
         if let Ok(db_head) = &db
-            && !db_is_final
             && self.local.in_doubt(*db_head)
         {
             let limit = self.db_timeout * 5;
@@ -229,12 +229,7 @@ impl Writer {
     /// Records the chain's settled head and claimed seq in the spool's `head` file; says whether
     /// it could.
     fn record_head(&mut self, chainer: &mut Chainer) -> bool {
-        let record = HeadRecord {
-            replica_id: self.replica_id.clone(),
-            settled: chainer.settled,
-            claimed: chainer.claimed,
-        };
-        match self.spool.record_head(&record) {
+        match self.spool.record_head(&chainer.record) {
             Ok(()) => {
                 chainer.head_failing = false;
                 true
@@ -251,8 +246,8 @@ impl Writer {
     /// A batch ending at `head` is durable: the settled head moves on (never back) and is
     /// recorded.
     fn settle(&mut self, chainer: &mut Chainer, head: Head) {
-        if head.seq > chainer.settled.seq {
-            chainer.settled = head;
+        if head.seq > chainer.record.settled.seq {
+            chainer.record.settled = head;
         }
         self.record_head(chainer);
     }
@@ -296,12 +291,12 @@ impl Writer {
             }
             state.spooling
         };
-        let claimed = chainer.claimed;
-        chainer.claimed = head.seq;
+        let claimed = chainer.record.claimed;
+        chainer.record.claimed = head.seq;
         // An insert goes out only once its claim is recorded: otherwise a restart could not
         // tell that it was in flight. Without the `head` file the spool, synced, holds the head.
         if spooling || !self.record_head(chainer) {
-            chainer.claimed = claimed;
+            chainer.record.claimed = claimed;
             let result = self.spool_batch(&flight).await;
             if result.is_ok() {
                 chainer.head = head;
@@ -521,7 +516,7 @@ impl Shipper {
                         }
                     }
                     self.metrics.rows_replayed.inc_by(rows.len() as u64);
-                    let bytes = spool::delete_shipped(&self.dir, &self.shared, Some(to.segment));
+                    let bytes = spool::delete_shipped(&self.dir, &self.shared);
                     self.metrics.spool_bytes.set(bytes as i64);
                     let _ = self.shared.persist_shipped(&self.dir);
                     if failing {

@@ -231,20 +231,13 @@ impl AuditStore {
     /// of this replica sent is then committed or never will be, and [`AuditStore::head`] has
     /// every batch it ever will. `false` when `limit` passed first, or when the server hides
     /// other sessions' state (a role without `pg_read_all_stats` sees its own sessions only).
-    /// The embedded file has nothing to wait for ([`AuditStore::head_is_final`]).
+    /// The embedded file has nothing to wait for: one process writes it, and a transaction it
+    /// did not finish is rolled back when the file is opened.
     pub async fn wait_for_stopped_writers(&self, limit: Duration) -> Result<bool, sqlx::Error> {
         match &self.0 {
             Database::Postgres(pool) => postgres::wait_for_stopped_writers(pool, limit).await,
             Database::Sqlite(_) => Ok(true),
         }
-    }
-
-    /// Whether [`AuditStore::head`] at start has every batch a stopped process of this replica
-    /// ever sent. The embedded file is written by this one process, and a transaction it did not
-    /// finish is rolled back when the file is opened. A PostgreSQL backend can still be committing
-    /// a batch whose client was killed, after the restarted replica has read the head.
-    pub fn head_is_final(&self) -> bool {
-        matches!(self.0, Database::Sqlite(_))
     }
 
     /// Rows matching `filter`, newest first, at most `limit`.
