@@ -6,6 +6,10 @@
 //! ```sh
 //! cargo run --release -p toolgate-engine --example cold_caches -- BUNDLE.json EVENTS.jsonl
 //! ```
+//!
+//! With `--warm-only N` it only runs the whole file N times, warm, and times nothing: the run to
+//! count instructions of under `valgrind --tool=callgrind` (this machine's VM exposes no
+//! hardware counters, and the count, unlike a time, is the same from run to run).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -21,24 +25,35 @@ const EVICTION_BYTES: usize = 32 << 20;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let (Some(bundle), Some(events)) = (args.next(), args.next()) else {
-        return Err("usage: cold_caches BUNDLE.json EVENTS.jsonl".into());
+        return Err("usage: cold_caches BUNDLE.json EVENTS.jsonl [--warm-only N]".into());
+    };
+    let warm_only: Option<u32> = match (args.next().as_deref(), args.next()) {
+        (None, _) => None,
+        (Some("--warm-only"), Some(runs)) => Some(runs.parse()?),
+        _ => return Err("usage: cold_caches BUNDLE.json EVENTS.jsonl [--warm-only N]".into()),
     };
     let bundle = Bundle::parse(&std::fs::read_to_string(bundle)?, Format::Json)?;
     let policy = CompiledPolicy::compile(&bundle).map_err(|errors| format!("{errors:?}"))?;
     let events = std::fs::read_to_string(events)?;
-    let mut eviction = vec![0u8; EVICTION_BYTES];
+    let bodies: Vec<&str> = events
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect();
     let once = |body: &str| -> Result<(), Box<dyn std::error::Error>> {
         let event = protocol::decode(Agent::ClaudeCode, body.as_bytes())?;
         let decision = evaluate(&policy, &event);
         black_box(protocol::render(Agent::ClaudeCode, &event, &decision));
         Ok(())
     };
+    if let Some(runs) = warm_only {
+        for _ in 0..runs {
+            bodies.iter().try_for_each(|body| once(body))?;
+        }
+        return Ok(());
+    }
+    let mut eviction = vec![0u8; EVICTION_BYTES];
     println!("{:>3} {:>9} {:>9}  event", "#", "warm µs", "cold µs");
-    for (n, body) in events
-        .lines()
-        .filter(|line| !line.trim().is_empty())
-        .enumerate()
-    {
+    for (n, body) in bodies.iter().enumerate() {
         let started = Instant::now();
         for _ in 0..WARM_RUNS {
             once(body)?;
