@@ -645,6 +645,10 @@ impl Walker<'_> {
     /// [`Walker::run_file`]; or one it loads by convention (`npm test`, `pytest`, see
     /// [`conventions`]).
     pub(super) fn run_written_script(&mut self, argv: &[Field], dirs: &[String], ctx: Ctx) {
+        // Most command lines write nothing before they run something: nothing to look for.
+        if self.written.is_empty() {
+            return;
+        }
         let Some((program, args)) = argv.split_first() else {
             return;
         };
