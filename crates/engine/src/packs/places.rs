@@ -6,6 +6,7 @@
 //! This module must not read the file system or record hits; it only classifies strings.
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 use crate::argv::Parsed;
 use crate::paths::{self, PathContext};
@@ -367,7 +368,7 @@ const SERVICE_ACCOUNT_KEY: Secret = Secret {
 
 /// Credential files relative to a home directory (exact files, or `dir/` for a whole tree; a `*`
 /// stands for part of a name, as in a glob).
-const HOME_CREDENTIALS: &[&str] = &[
+static HOME_CREDENTIALS: Places = Places::new(&[
     ".aws/credentials",
     ".aws/sso/cache/",
     ".aws/cli/cache/",
@@ -446,14 +447,14 @@ const HOME_CREDENTIALS: &[&str] = &[
     ".bundle/config",
     ".nuget/NuGet/NuGet.Config",
     ".config/NuGet/NuGet.Config",
-];
+]);
 
 /// What lies under a [`HOME_CREDENTIALS`] tree and holds no secret: kubectl's discovery caches.
-const HOME_NOT_CREDENTIALS: &[&str] = &[".kube/cache/", ".kube/http-cache/"];
+static HOME_NOT_CREDENTIALS: Places = Places::new(&[".kube/cache/", ".kube/http-cache/"]);
 
 /// Shell and REPL histories relative to a home directory: `mysql -pSECRET`, `export
 /// GITHUB_TOKEN=…` and a password typed at the wrong prompt stay there.
-const HOME_HISTORIES: &[&str] = &[
+static HOME_HISTORIES: Places = Places::new(&[
     ".bash_history",
     ".zsh_history",
     ".zhistory",
@@ -473,7 +474,7 @@ const HOME_HISTORIES: &[&str] = &[
     ".config/zsh/.zsh_history",
     ".zsh_sessions/",
     ".ipython/profile_default/history.sqlite",
-];
+]);
 
 /// Browser profile roots relative to a home directory (Firefox, and Chromium's family).
 const BROWSER_PROFILES: &[&str] = &[
@@ -512,10 +513,10 @@ fn is_browser_secret(rel: &str) -> bool {
 }
 
 /// Keychains relative to a home directory.
-const HOME_KEYCHAINS: &[&str] = &["Library/Keychains/", ".local/share/keyrings/"];
+static HOME_KEYCHAINS: Places = Places::new(&["Library/Keychains/", ".local/share/keyrings/"]);
 
 /// Absolute system secrets (exact files, or `dir/` for a whole tree).
-const SYSTEM_SECRETS: &[&str] = &[
+static SYSTEM_SECRETS: Places = Places::new(&[
     "/etc/shadow",
     "/etc/shadow-",
     "/etc/gshadow",
@@ -524,12 +525,12 @@ const SYSTEM_SECRETS: &[&str] = &[
     "/etc/security/opasswd",
     "/Library/Keychains/",
     "/private/etc/master.passwd",
-];
+]);
 
 /// The machine's own keys: TLS private keys (the certificates beside them are public), Kerberos
 /// keytabs, WireGuard's and NetworkManager's connection secrets (exact files, `dir/`, or a `*`
 /// for part of a name).
-const SYSTEM_KEYS: &[&str] = &[
+static SYSTEM_KEYS: Places = Places::new(&[
     "/etc/ssl/private/",
     "/etc/pki/tls/private/",
     "/etc/letsencrypt/live/*/privkey.pem",
@@ -539,12 +540,13 @@ const SYSTEM_KEYS: &[&str] = &[
     "/etc/krb5.keytab",
     "/etc/wireguard/",
     "/etc/NetworkManager/system-connections/",
-];
+]);
 
 /// Absolute credential stores: the secrets a container runtime mounts (Kubernetes service
 /// account tokens, Docker's and Compose's secrets).
 /// Kerberos's ticket caches (`/tmp/krb5cc_UID`) are a user's login to every kerberised service.
-const SYSTEM_CREDENTIALS: &[&str] = &["/var/run/secrets/", "/run/secrets/", "/tmp/krb5cc_*"];
+static SYSTEM_CREDENTIALS: Places =
+    Places::new(&["/var/run/secrets/", "/run/secrets/", "/tmp/krb5cc_*"]);
 
 /// Concrete paths probed when a glob or a recursive read might reach a secret (home-relative
 /// ones are prefixed with each home-like root).
@@ -612,19 +614,107 @@ fn home_relative<'p>(path: &'p str, ctx: &PathContext<'_>) -> Option<&'p str> {
     None
 }
 
+/// A list of places [`listed`] looks paths up in: file entries (`.aws/credentials`), directory
+/// entries ending in `/` (`.kube/`), either with `*` segments or globs (`/tmp/krb5cc_*`).
+///
+/// The lists are long (eighty credential files) and every path an evaluation classifies is
+/// looked up in a dozen of them, so each is indexed on first use: the entries' common prefix
+/// (`/etc/` in a list of files under `/etc`) is skipped, and they are sorted by the byte that
+/// follows it. A path is then compared only with the entries whose byte there is its own.
+pub(crate) struct Places {
+    entries: &'static [&'static str],
+    index: OnceLock<PlacesIndex>,
+}
+
+/// See [`Places`].
+struct PlacesIndex {
+    /// The length of the entries' common prefix (ASCII case aside), `*`s excluded.
+    at: usize,
+    /// The entries with a byte at `at` and no `*` up to it, by that byte (ASCII-lowercased).
+    keyed: Vec<(u8, &'static str)>,
+    /// The other entries (a `*` at or before `at`, or no byte there): tried for every path.
+    always: Vec<&'static str>,
+}
+
+impl Places {
+    const fn new(entries: &'static [&'static str]) -> Self {
+        Self {
+            entries,
+            index: OnceLock::new(),
+        }
+    }
+
+    /// The entries `rel` may be listed under: every other entry differs from `rel` before its
+    /// first `*`, at the byte the index is keyed on. An entry with no `*` before that byte
+    /// needs `rel` to hold the same byte there, whether it is a file (the whole entry is
+    /// compared), a directory (`rel` goes on past it) or a glob (compared up to its `*`).
+    fn candidates<'a>(&'a self, rel: &str) -> impl Iterator<Item = &'static str> + 'a {
+        let index = self.index.get_or_init(|| PlacesIndex::new(self.entries));
+        let keyed = match rel.as_bytes().get(index.at) {
+            Some(byte) => {
+                let byte = byte.to_ascii_lowercase();
+                let from = index.keyed.partition_point(|(key, _)| *key < byte);
+                let to = index.keyed.partition_point(|(key, _)| *key <= byte);
+                index.keyed.get(from..to).unwrap_or_default()
+            }
+            None => &[],
+        };
+        index
+            .always
+            .iter()
+            .copied()
+            .chain(keyed.iter().map(|(_, entry)| *entry))
+    }
+}
+
+impl PlacesIndex {
+    fn new(entries: &'static [&'static str]) -> Self {
+        let stars = |entry: &str| entry.find('*').unwrap_or(entry.len());
+        let at = entries
+            .iter()
+            .map(|entry| stars(entry))
+            .min()
+            .map_or(0, |shortest| {
+                (0..shortest)
+                    .take_while(|&i| {
+                        let byte =
+                            |entry: &str| entry.as_bytes().get(i).map(u8::to_ascii_lowercase);
+                        let first = entries.first().and_then(|entry| byte(entry));
+                        entries.iter().all(|entry| byte(entry) == first)
+                    })
+                    .count()
+            });
+        let mut keyed = Vec::with_capacity(entries.len());
+        let mut always = Vec::new();
+        for entry in entries {
+            match entry.as_bytes().get(at) {
+                Some(byte) if stars(entry) > at => keyed.push((byte.to_ascii_lowercase(), *entry)),
+                _ => always.push(*entry),
+            }
+        }
+        keyed.sort_unstable_by_key(|(byte, _)| *byte);
+        Self { at, keyed, always }
+    }
+}
+
 /// Whether `rel` is an entry of `list` (a file, or anything under a `dir/` entry), ignoring ASCII
 /// case: macOS and Windows file systems do (`~/.SSH/id_rsa` is `~/.ssh/id_rsa` there), and on
 /// the others such a spelling is no one's real file. A file entry with a `*` is a glob, segment
 /// by segment (`.minikube/profiles/*/client.key`, `/tmp/krb5cc_*`).
-fn listed(rel: &str, list: &[&str]) -> bool {
-    list.iter().any(|entry| match entry.strip_suffix('/') {
+fn listed(rel: &str, list: &Places) -> bool {
+    list.candidates(rel).any(|entry| listed_as(rel, entry))
+}
+
+/// Whether `rel` is the one entry `entry`, as [`listed`] compares them.
+fn listed_as(rel: &str, entry: &str) -> bool {
+    match entry.strip_suffix('/') {
         Some(dir) => strictly_under_ignoring_case(rel, dir),
         None => match start(rel, entry) {
             Start::Whole => rel.len() == entry.len(),
             Start::Wildcard => glob_ignoring_case(rel, entry),
             Start::Differs => false,
         },
-    })
+    }
 }
 
 /// How `rel` begins against a listed entry, ASCII case aside (see [`start`]).
@@ -765,13 +855,13 @@ fn secret_of_concrete(path: &str, ctx: &PathContext<'_>) -> Option<Secret> {
     if let Some(secret) = project_secret(basename(path)) {
         return Some(secret);
     }
-    if listed(path, SYSTEM_SECRETS) {
+    if listed(path, &SYSTEM_SECRETS) {
         return Some(SYSTEM);
     }
-    if listed(path, SYSTEM_KEYS) {
+    if listed(path, &SYSTEM_KEYS) {
         return Some(MACHINE_KEY);
     }
-    if listed(path, SYSTEM_CREDENTIALS) {
+    if listed(path, &SYSTEM_CREDENTIALS) {
         return Some(CREDENTIALS);
     }
     if let Some(name) = path.strip_prefix("/etc/ssh/")
@@ -792,13 +882,13 @@ fn secret_of_concrete(path: &str, ctx: &PathContext<'_>) -> Option<Secret> {
             || base == "rc";
         return (!public && !name.is_empty()).then_some(SSH_KEY);
     }
-    if listed(rel, HOME_CREDENTIALS) && !listed(rel, HOME_NOT_CREDENTIALS) {
+    if listed(rel, &HOME_CREDENTIALS) && !listed(rel, &HOME_NOT_CREDENTIALS) {
         return Some(CREDENTIALS);
     }
-    if listed(rel, HOME_HISTORIES) {
+    if listed(rel, &HOME_HISTORIES) {
         return Some(HISTORY);
     }
-    if listed(rel, HOME_KEYCHAINS) {
+    if listed(rel, &HOME_KEYCHAINS) {
         return Some(SYSTEM);
     }
     if is_browser_secret(rel) {
@@ -999,7 +1089,7 @@ const AUTO_RUN: Persistence = Persistence {
     armed_by_execute: false,
 };
 
-const SYSTEM_SHELL_INIT: &[&str] = &[
+static SYSTEM_SHELL_INIT: Places = Places::new(&[
     "/etc/profile",
     "/etc/profile.d/",
     "/etc/bash.bashrc",
@@ -1021,9 +1111,9 @@ const SYSTEM_SHELL_INIT: &[&str] = &[
     // `powershell.config.json` holds the machine's execution policy.
     "/c/Program Files/PowerShell/",
     "/c/Windows/System32/WindowsPowerShell/v1.0/",
-];
+]);
 /// The files that decide who may log in or act as whom (exact files, or `dir/`).
-const SYSTEM_PRIVILEGE: &[&str] = &[
+static SYSTEM_PRIVILEGE: Places = Places::new(&[
     "/etc/sudoers",
     "/etc/sudoers.d/",
     "/etc/doas.conf",
@@ -1042,31 +1132,31 @@ const SYSTEM_PRIVILEGE: &[&str] = &[
     "/private/etc/sudoers",
     "/private/etc/sudoers.d/",
     "/private/etc/pam.d/",
-];
+]);
 /// The kernel's knobs that name a program it runs as root: on a crash (`core_pattern` with a
 /// `|`), to load a module, on a device event; and the interpreters it runs for every file of a
 /// given kind (binfmt_misc's `register`, and `/etc/binfmt.d/`, which registers them at boot).
-const KERNEL_HELPERS: &[&str] = &[
+static KERNEL_HELPERS: Places = Places::new(&[
     "/proc/sys/kernel/core_pattern",
     "/proc/sys/kernel/modprobe",
     "/sys/kernel/uevent_helper",
     "/proc/sys/fs/binfmt_misc/",
     "/etc/binfmt.d/",
     "/usr/lib/binfmt.d/",
-];
+]);
 /// The SSH server's configuration, and the script it runs at every login (`/etc/ssh/sshrc`).
-const SYSTEM_SSH_ACCESS: &[&str] = &[
+static SYSTEM_SSH_ACCESS: Places = Places::new(&[
     "/etc/ssh/sshd_config",
     "/etc/ssh/sshd_config.d/",
     "/etc/ssh/sshrc",
-];
+]);
 /// The directories of the programs git runs for its subcommands (`git foo` runs `git-foo`).
-const GIT_PROGRAM_DIRS: &[&str] = &["/usr/lib/git-core/", "/usr/libexec/git-core/"];
+static GIT_PROGRAM_DIRS: Places = Places::new(&["/usr/lib/git-core/", "/usr/libexec/git-core/"]);
 /// Shell start-up files and the folders they source, relative to a home directory, beside
 /// the names in `SHELL_INIT_FILES` (which count anywhere outside the project): fish's, nushell's,
 /// elvish's, xonsh's and PowerShell's; `~/.bashrc.d/`, `~/.zshrc.d/` and oh-my-zsh, which
 /// common start-up files source; the login and X session scripts.
-const HOME_SHELL_INIT: &[&str] = &[
+static HOME_SHELL_INIT: Places = Places::new(&[
     ".config/fish/config.fish",
     ".config/fish/conf.d/",
     ".config/fish/functions/",
@@ -1096,8 +1186,8 @@ const HOME_SHELL_INIT: &[&str] = &[
     ".xsession",
     ".xsessionrc",
     ".pam_environment",
-];
-const SYSTEM_SCHEDULED: &[&str] = &[
+]);
+static SYSTEM_SCHEDULED: Places = Places::new(&[
     "/etc/crontab",
     "/etc/anacrontab",
     "/etc/cron.d/",
@@ -1127,11 +1217,11 @@ const SYSTEM_SCHEDULED: &[&str] = &[
     "/etc/logrotate.conf",
     "/etc/logrotate.d/",
     "/etc/init/",
-];
+]);
 /// The system's files that decide what runs as root later: the package managers' sources (where
 /// every later install comes from, and the keys trusted to sign it), APT's hooks
 /// (`DPkg::Pre-Invoke`), and the system-wide configuration of git, pip and npm.
-const SYSTEM_AUTO_RUN: &[&str] = &[
+static SYSTEM_AUTO_RUN: Places = Places::new(&[
     "/etc/apt/sources.list",
     "/etc/apt/sources.list.d/",
     "/etc/apt/apt.conf",
@@ -1149,7 +1239,7 @@ const SYSTEM_AUTO_RUN: &[&str] = &[
     "/etc/npmrc",
     "/etc/vim/",
     "/etc/vimrc",
-];
+]);
 /// Files under a home directory that run code automatically: git's global configuration
 /// (`core.pager`, `core.sshCommand`, aliases), editors' and REPLs' start-up files and plugin
 /// folders (vim's, neovim's, Emacs', VS Code's user settings and tasks), debuggers' and database
@@ -1158,7 +1248,7 @@ const SYSTEM_AUTO_RUN: &[&str] = &[
 /// plugin); and the package managers' user configuration, which says where every later install
 /// comes from (pip's `index-url`, npm's and yarn's registry, yarn's `yarnPath`, Gradle's init
 /// scripts, Maven's mirrors).
-const HOME_AUTO_RUN: &[&str] = &[
+static HOME_AUTO_RUN: Places = Places::new(&[
     ".config/pip/pip.conf",
     ".pip/pip.conf",
     "Library/Application Support/pip/pip.conf",
@@ -1216,10 +1306,10 @@ const HOME_AUTO_RUN: &[&str] = &[
     ".cargo/config.toml",
     ".cargo/config",
     ".kube/config",
-];
+]);
 /// The directories on a usual `PATH`: a file there runs whenever a command names it, ahead of
 /// the system's own program of that name when the directory comes first.
-const SYSTEM_PATH_DIRS: &[&str] = &[
+static SYSTEM_PATH_DIRS: Places = Places::new(&[
     "/usr/local/bin/",
     "/usr/local/sbin/",
     "/usr/bin/",
@@ -1228,10 +1318,10 @@ const SYSTEM_PATH_DIRS: &[&str] = &[
     "/sbin/",
     "/opt/homebrew/bin/",
     "/opt/homebrew/sbin/",
-];
+]);
 /// See [`SYSTEM_PATH_DIRS`]: the per-user ones, which installers put first, and the version
 /// managers' shims and installed versions' `bin` directories (`*` is one segment: a version).
-const HOME_PATH_DIRS: &[&str] = &[
+static HOME_PATH_DIRS: Places = Places::new(&[
     ".local/bin/",
     "bin/",
     ".cargo/bin/",
@@ -1267,14 +1357,34 @@ const HOME_PATH_DIRS: &[&str] = &[
     ".juliaup/bin/",
     ".foundry/bin/",
     ".opam/*/bin/",
-];
-const HOME_SCHEDULED: &[&str] = &[
+]);
+static HOME_SCHEDULED: Places = Places::new(&[
     ".config/systemd/user/",
     ".local/share/systemd/user/",
     ".config/autostart/",
     "Library/LaunchAgents/",
     // Windows' per-user Startup folder (`shell:startup`).
     "AppData/Roaming/Microsoft/Windows/Start Menu/Programs/Startup/",
+]);
+
+/// The system's lists of persistence places (see [`holds_persistence`]).
+const SYSTEM_PERSISTENCE: [&Places; 8] = [
+    &SYSTEM_SHELL_INIT,
+    &SYSTEM_SCHEDULED,
+    &SYSTEM_PRIVILEGE,
+    &KERNEL_HELPERS,
+    &SYSTEM_SSH_ACCESS,
+    &SYSTEM_PATH_DIRS,
+    &GIT_PROGRAM_DIRS,
+    &SYSTEM_AUTO_RUN,
+];
+
+/// The home's lists of persistence places, relative to it (see [`holds_persistence`]).
+const HOME_PERSISTENCE: [&Places; 4] = [
+    &HOME_SHELL_INIT,
+    &HOME_SCHEDULED,
+    &HOME_AUTO_RUN,
+    &HOME_PATH_DIRS,
 ];
 
 /// Whether a canonical directory holds persistence places below it: the home (its shell
@@ -1296,19 +1406,9 @@ pub(crate) fn holds_persistence(dir: &str, ctx: &PathContext<'_>) -> bool {
             .to_owned()
     };
     let below = |place: &str| strictly_under_ignoring_case(&literal(place), dir);
-    let system = [
-        SYSTEM_SHELL_INIT,
-        SYSTEM_SCHEDULED,
-        SYSTEM_PRIVILEGE,
-        KERNEL_HELPERS,
-        SYSTEM_SSH_ACCESS,
-        SYSTEM_PATH_DIRS,
-        GIT_PROGRAM_DIRS,
-        SYSTEM_AUTO_RUN,
-    ];
-    if system
+    if SYSTEM_PERSISTENCE
         .iter()
-        .any(|list| list.iter().any(|place| below(place)))
+        .any(|list| list.entries.iter().any(|place| below(place)))
     {
         return true;
     }
@@ -1317,26 +1417,24 @@ pub(crate) fn holds_persistence(dir: &str, ctx: &PathContext<'_>) -> bool {
     if same_dir_ignoring_case(home, dir) || strictly_under_ignoring_case(home, dir) {
         return true;
     }
-    [
-        HOME_SHELL_INIT,
-        HOME_SCHEDULED,
-        HOME_AUTO_RUN,
-        HOME_PATH_DIRS,
-    ]
-    .iter()
-    .any(|list| list.iter().any(|rel| below(&format!("{home}/{rel}"))))
+    HOME_PERSISTENCE.iter().any(|list| {
+        list.entries
+            .iter()
+            .any(|rel| below(&format!("{home}/{rel}")))
+    })
 }
 
 /// Whether a canonical path is one of the directories on a usual `PATH` (a write of the
 /// directory itself, `cp -r dist/. ~/.local/bin`, fills it).
 pub(crate) fn is_path_dir(path: &str, ctx: &PathContext<'_>) -> bool {
     let path = path.trim_end_matches('/');
-    let is = |rel: &str, list: &[&str]| {
-        list.iter()
+    let is = |rel: &str, list: &Places| {
+        list.entries
+            .iter()
             .any(|dir| same_dir_ignoring_case(rel, dir.trim_end_matches('/')))
     };
-    is(path, SYSTEM_PATH_DIRS)
-        || home_relative(path, ctx).is_some_and(|rel| is(rel, HOME_PATH_DIRS))
+    is(path, &SYSTEM_PATH_DIRS)
+        || home_relative(path, ctx).is_some_and(|rel| is(rel, &HOME_PATH_DIRS))
 }
 
 /// The persistence class of a write to the canonical path (globs: their literal part).
@@ -1372,38 +1470,38 @@ pub(crate) fn persistence(path: &str, ctx: &PathContext<'_>) -> Option<Persisten
     {
         return Some(SHELL_INIT);
     }
-    if listed(path, SYSTEM_SHELL_INIT) {
+    if listed(path, &SYSTEM_SHELL_INIT) {
         return Some(SHELL_INIT);
     }
-    if listed(path, SYSTEM_SCHEDULED) {
+    if listed(path, &SYSTEM_SCHEDULED) {
         return Some(SCHEDULED);
     }
-    if listed(path, SYSTEM_PRIVILEGE) || listed(path, KERNEL_HELPERS) {
+    if listed(path, &SYSTEM_PRIVILEGE) || listed(path, &KERNEL_HELPERS) {
         return Some(PRIVILEGE);
     }
-    if listed(path, SYSTEM_SSH_ACCESS) {
+    if listed(path, &SYSTEM_SSH_ACCESS) {
         return Some(SSH_ACCESS);
     }
-    if listed(path, SYSTEM_PATH_DIRS) {
+    if listed(path, &SYSTEM_PATH_DIRS) {
         return Some(PATH_EXECUTABLE);
     }
-    if listed(path, GIT_PROGRAM_DIRS) {
+    if listed(path, &GIT_PROGRAM_DIRS) {
         return Some(GIT_PROGRAM);
     }
-    if listed(path, SYSTEM_AUTO_RUN) {
+    if listed(path, &SYSTEM_AUTO_RUN) {
         return Some(AUTO_RUN);
     }
     if let Some(rel) = home_relative(path, ctx) {
-        if listed(rel, HOME_SHELL_INIT) {
+        if listed(rel, &HOME_SHELL_INIT) {
             return Some(SHELL_INIT);
         }
-        if listed(rel, HOME_SCHEDULED) {
+        if listed(rel, &HOME_SCHEDULED) {
             return Some(SCHEDULED);
         }
-        if listed(rel, HOME_AUTO_RUN) {
+        if listed(rel, &HOME_AUTO_RUN) {
             return Some(AUTO_RUN);
         }
-        if listed(rel, HOME_PATH_DIRS) {
+        if listed(rel, &HOME_PATH_DIRS) {
             return Some(PATH_EXECUTABLE);
         }
         if rel == ".ssh" {
@@ -1947,9 +2045,56 @@ mod tests {
         assert!(tree("/").is_some());
     }
 
+    /// The lists of secrets, for [`the_index_finds_what_a_scan_of_every_entry_finds`] beside
+    /// the persistence lists.
+    const SECRET_PLACES: [&Places; 7] = [
+        &SYSTEM_SECRETS,
+        &SYSTEM_KEYS,
+        &SYSTEM_CREDENTIALS,
+        &HOME_CREDENTIALS,
+        &HOME_NOT_CREDENTIALS,
+        &HOME_HISTORIES,
+        &HOME_KEYCHAINS,
+    ];
+
+    #[test]
+    fn the_index_finds_what_a_scan_of_every_entry_finds() {
+        // Paths near every entry of every list: the entry, its case changed, a path under it,
+        // one a byte longer or shorter, its parents, and ordinary paths listed nowhere.
+        let mut paths: Vec<String> = ["", "/", "/etc", "project/src/main.rs", "/home/u/p/.env"]
+            .map(str::to_owned)
+            .to_vec();
+        let lists = || {
+            SECRET_PLACES
+                .iter()
+                .chain(&SYSTEM_PERSISTENCE)
+                .chain(&HOME_PERSISTENCE)
+        };
+        for entry in lists().flat_map(|list| list.entries) {
+            let base = entry.trim_end_matches('/').replace('*', "dev");
+            let mut shorter = base.clone();
+            shorter.pop();
+            paths.extend([
+                base.to_uppercase(),
+                format!("{base}/x"),
+                format!("{base}x"),
+                shorter,
+            ]);
+            paths.extend(base.match_indices('/').map(|(at, _)| base[..at].to_owned()));
+            paths.push(base);
+        }
+        for list in lists() {
+            for path in &paths {
+                let scanned = list.entries.iter().any(|entry| listed_as(path, entry));
+                assert_eq!(listed(path, list), scanned, "{path} in {:?}", list.entries);
+            }
+        }
+        assert!(paths.iter().any(|path| listed(path, &HOME_CREDENTIALS)));
+    }
+
     #[test]
     fn listed_entries_with_a_star_are_globs() {
-        let list = &[".minikube/profiles/*/client.key", "/tmp/krb5cc_*", ".kube/"];
+        let list = &Places::new(&[".minikube/profiles/*/client.key", "/tmp/krb5cc_*", ".kube/"]);
         assert!(listed(".minikube/profiles/dev/client.key", list));
         assert!(listed(".MINIKUBE/profiles/dev/Client.key", list));
         assert!(!listed(".minikube/profiles/dev/x/client.key", list));
