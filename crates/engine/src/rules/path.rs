@@ -213,7 +213,10 @@ impl PathPattern {
         let Some(Segment::Literal(literal)) = self.segments.first() else {
             return true;
         };
-        let first = relative.split('/').next().unwrap_or(relative);
+        let end = relative.bytes().position(|byte| byte == b'/');
+        let first = relative
+            .get(..end.unwrap_or(relative.len()))
+            .unwrap_or(relative);
         if !literal.is_ascii() || !first.is_ascii() {
             return true;
         }
