@@ -49,10 +49,23 @@ pub fn encode_cursor(time_us: i64, id: &str) -> String {
     hex::encode(format!("{time_us}:{id}"))
 }
 
+/// The times a cursor may hold: those an RFC 3339 time can spell (years 0000 to 9999), as for
+/// `since` and `until`. chrono reaches far beyond, and PostgreSQL refuses a timestamp before
+/// 4713 BC with an error, which must not turn a forged cursor into a 500.
+fn cursor_time_range() -> std::ops::RangeInclusive<i64> {
+    const FIRST: i64 = -62_167_219_200_000_000; // 0000-01-01T00:00:00Z
+    const LAST: i64 = 253_402_300_799_999_999; // 9999-12-31T23:59:59.999999Z
+    FIRST..=LAST
+}
+
 fn decode_cursor(cursor: &str) -> Option<(DateTime<Utc>, String)> {
     let text = String::from_utf8(hex::decode(cursor).ok()?).ok()?;
     let (time, id) = text.split_once(':')?;
-    let time = DateTime::from_timestamp_micros(time.parse().ok()?)?;
+    let time_us: i64 = time.parse().ok()?;
+    if !cursor_time_range().contains(&time_us) {
+        return None;
+    }
+    let time = DateTime::from_timestamp_micros(time_us)?;
     is_uuid(id).then(|| (time, id.to_owned()))
 }
 
@@ -247,4 +260,43 @@ fn export(store: AuditStore, mut filter: Filter) -> Response {
         Body::from_stream(stream),
     )
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ID: &str = "0193a0e4-2b3c-7d4e-8f60-123456789abc";
+
+    #[test]
+    fn cursors_round_trip() {
+        let cursor = encode_cursor(1_764_000_000_123_456, ID);
+        let (time, id) = decode_cursor(&cursor).unwrap();
+        assert_eq!(time.timestamp_micros(), 1_764_000_000_123_456);
+        assert_eq!(id, ID);
+    }
+
+    #[test]
+    fn cursor_times_outside_years_0000_to_9999_are_refused() {
+        let first = parse_time("since", "0000-01-01T00:00:00Z").unwrap();
+        let last = parse_time("until", "9999-12-31T23:59:59.999999Z").unwrap();
+        for time_us in [first.timestamp_micros(), last.timestamp_micros()] {
+            assert!(
+                decode_cursor(&encode_cursor(time_us, ID)).is_some(),
+                "{time_us}"
+            );
+        }
+        // chrono takes these; PostgreSQL refuses a timestamp before 4713 BC with an error.
+        for time_us in [
+            first.timestamp_micros() - 1,
+            last.timestamp_micros() + 1,
+            -1_000_000_000_000_000_000,
+            8_000_000_000_000_000_000,
+        ] {
+            assert!(
+                decode_cursor(&encode_cursor(time_us, ID)).is_none(),
+                "{time_us}"
+            );
+        }
+    }
 }

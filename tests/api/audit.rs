@@ -529,6 +529,11 @@ async fn get_audit_filters_pages_and_keeps_tenants_apart(backend: Backend) {
     // Bad parameters are named: 400s, never the database's error as a 500.
     let dashes = format!("?cursor={}", hex::encode(format!("0:{}", "-".repeat(36))));
     let no_dashes = format!("?cursor={}", hex::encode(format!("0:{}", "a".repeat(36))));
+    // A time chrono reads but PostgreSQL refuses (before 4713 BC): not the database's 500.
+    let ancient = format!(
+        "?cursor={}",
+        hex::encode("-1000000000000000000:0193a0e4-2b3c-7d4e-8f60-123456789abc")
+    );
     for (query, field) in [
         ("?limit=0", "limit"),
         ("?limit=abc", "limit"),
@@ -537,6 +542,7 @@ async fn get_audit_filters_pages_and_keeps_tenants_apart(backend: Backend) {
         ("?cursor=zz", "cursor"),
         (dashes.as_str(), "cursor"),
         (no_dashes.as_str(), "cursor"),
+        (ancient.as_str(), "cursor"),
         ("?tool=%00", "tool"),
         ("?session_id=a%00b", "session_id"),
         ("?rule=%00", "rule"),
