@@ -139,8 +139,22 @@ impl Caller {
         self.tenant == GLOBAL_TENANT || self.tenant == tenant
     }
 
-    /// Refuses callers without `role` (403).
+    /// Refuses an anonymous loopback caller (401): it may only evaluate, and to every other
+    /// route it is a request without a token.
+    pub fn require_token(&self) -> Result<(), ApiError> {
+        if self.anonymous {
+            Err(ApiError::Unauthorized("a bearer token is required".into()))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Refuses callers without `role` (403), and anonymous callers of any route but evaluation
+    /// (401).
     pub fn require(&self, role: Role) -> Result<(), ApiError> {
+        if role != Role::Agent {
+            self.require_token()?;
+        }
         if self.role == role {
             Ok(())
         } else {
@@ -300,6 +314,29 @@ mod tests {
         assert_eq!(a.len(), TOKEN_PREFIX.len() + 64);
         assert_ne!(a, b);
         assert_ne!(hash_token(&a), hash_token(&b));
+    }
+
+    #[test]
+    fn an_anonymous_caller_may_evaluate_and_nothing_else() {
+        let anonymous = Caller {
+            token_id: None,
+            role: Role::Agent,
+            tenant: GLOBAL_TENANT.to_owned(),
+            anonymous: true,
+        };
+        assert!(anonymous.require(Role::Agent).is_ok());
+        for role in [Role::Admin, Role::Auditor] {
+            let error = anonymous.require(role).unwrap_err();
+            assert_eq!(error.status(), axum::http::StatusCode::UNAUTHORIZED);
+        }
+        assert!(anonymous.require_token().is_err());
+        let agent = Caller {
+            anonymous: false,
+            ..anonymous
+        };
+        assert!(agent.require_token().is_ok());
+        let error = agent.require(Role::Admin).unwrap_err();
+        assert_eq!(error.status(), axum::http::StatusCode::FORBIDDEN);
     }
 
     #[test]

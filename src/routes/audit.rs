@@ -196,6 +196,7 @@ pub async fn list_audit(
     caller: Caller,
     Query(params): Query<HashMap<String, String>>,
 ) -> Result<Response, ApiError> {
+    caller.require_token()?;
     if !matches!(caller.role, Role::Auditor | Role::Admin) {
         return Err(ApiError::Forbidden(format!(
             "reading the audit needs a token with role `auditor` or `admin`; this token has role `{}`",

@@ -379,6 +379,43 @@ async fn an_empty_store_starts_with_the_starter_bundle_for_global() {
 }
 
 #[tokio::test]
+async fn anonymous_loopback_opens_evaluation_only_other_routes_still_want_a_token() {
+    let data = tempfile::tempdir().unwrap();
+    let app = spawn_embedded(data.path(), |_| {}).await;
+    let reply = app.evaluate_anonymously(&bash("rm -rf ~")).await;
+    assert_eq!(decision_of(&reply), "deny", "{reply}");
+    for (method, path) in [
+        (reqwest::Method::GET, "/v1/tenants/global/bundles"),
+        (reqwest::Method::POST, "/v1/tenants/global/bundles"),
+        (reqwest::Method::GET, "/v1/tenants/global/bundles/1"),
+        (
+            reqwest::Method::POST,
+            "/v1/tenants/global/bundles/1/activate",
+        ),
+        (reqwest::Method::POST, "/v1/tenants/global/rollback"),
+        (reqwest::Method::GET, "/v1/tenants/global/policy"),
+        (reqwest::Method::GET, "/v1/audit"),
+    ] {
+        let response = app
+            .client
+            .request(method.clone(), app.url(path))
+            .json(&json!({"name": "x"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            response
+                .headers()
+                .get("www-authenticate")
+                .map(|v| v.as_bytes()),
+            Some(&b"Bearer"[..]),
+            "{method} {path}"
+        );
+        assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    }
+}
+
+#[tokio::test]
 async fn anonymous_loopback_evaluation_can_be_turned_off_on_the_embedded_store() {
     let data = tempfile::tempdir().unwrap();
     let app = spawn_embedded(data.path(), |config| {
