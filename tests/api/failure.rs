@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 
 use crate::audit::audit_rows;
 use crate::helpers::{
-    assert_error, decision_of, deny_bundle, eventually, spawn_app_with, spawn_replica, tool,
+    assert_error, decision_of, deny_bundle, eventually, spawn_app, spawn_app_with, spawn_replica,
+    tool,
 };
 
 /// A token of the right shape that no one created.
@@ -247,4 +248,33 @@ async fn with_no_database_and_no_cache_nothing_is_loaded_and_evaluation_fails_cl
         "database_unavailable",
     )
     .await;
+}
+
+/// A token lookup that fails with an error other than an outage (here the table is gone; a
+/// revoked privilege or a statement timeout does the same) must not be a 500, which the agent
+/// takes as "proceed": the event gets the failure decision, as while the database is away.
+#[tokio::test]
+async fn a_token_lookup_that_fails_gets_the_failure_decision_not_a_500() {
+    let app = spawn_app().await;
+    let agent = app.create_token("agent", "team").await;
+    assert_eq!(app.decide(&agent, &tool("WebFetch")).await, "none");
+    sqlx::query("ALTER TABLE tokens RENAME TO tokens_away")
+        .execute(app.pg())
+        .await
+        .unwrap();
+    let response = app
+        .evaluate_raw(
+            Some(UNKNOWN),
+            serde_json::to_vec(&tool("WebFetch")).unwrap(),
+        )
+        .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let reply: Value = response.json().await.unwrap();
+    assert_eq!(decision_of(&reply), "deny", "{reply}");
+    assert!(
+        reason_of(&reply).contains("could not be checked"),
+        "{reply}"
+    );
+    // A token the replica knows is still answered from memory.
+    assert_eq!(app.decide(&agent, &tool("WebFetch")).await, "none");
 }
