@@ -188,18 +188,23 @@ impl Caller {
     }
 }
 
+/// The bearer token of a request; `None` when there is none. `Bearer` with nothing after it is
+/// no token: it is what an agent sends when the variable its hook's header names is unset
+/// (Claude Code's `"Bearer $TOOLGATE_TOKEN"`), and it must be read as the anonymous loopback
+/// caller where that is allowed, not refused with a 401 the agent takes as "proceed".
 fn bearer(parts: &Parts) -> Result<Option<&str>, ApiError> {
     let Some(value) = parts.headers.get(AUTHORIZATION) else {
         return Ok(None);
     };
     let malformed =
         || ApiError::Unauthorized("the `Authorization` header must be `Bearer <token>`".into());
-    let value = value.to_str().map_err(|_| malformed())?;
-    let (scheme, token) = value.split_once(' ').ok_or_else(malformed)?;
-    if !scheme.eq_ignore_ascii_case("bearer") || token.trim().is_empty() {
+    let value = value.to_str().map_err(|_| malformed())?.trim();
+    let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
+    if !scheme.eq_ignore_ascii_case("bearer") {
         return Err(malformed());
     }
-    Ok(Some(token.trim()))
+    let token = token.trim();
+    Ok((!token.is_empty()).then_some(token))
 }
 
 /// What memory alone says of a request's credentials.
@@ -314,6 +319,39 @@ mod tests {
         assert_eq!(a.len(), TOKEN_PREFIX.len() + 64);
         assert_ne!(a, b);
         assert_ne!(hash_token(&a), hash_token(&b));
+    }
+
+    fn parts(authorization: Option<&str>) -> Parts {
+        let mut request = axum::http::Request::builder();
+        if let Some(value) = authorization {
+            request = request.header(AUTHORIZATION, value);
+        }
+        request.body(()).unwrap().into_parts().0
+    }
+
+    #[test]
+    fn bearer_reads_the_token_and_an_empty_one_as_none() {
+        let token = format!("tg_{}", "ab".repeat(32));
+        for header in [
+            format!("Bearer {token}"),
+            format!("bearer  {token} "),
+            format!("BEARER {token}"),
+        ] {
+            let parts = parts(Some(&header));
+            assert_eq!(bearer(&parts).unwrap(), Some(token.as_str()), "{header}");
+        }
+        // `Bearer $TOOLGATE_TOKEN` with the variable unset, and no header at all.
+        for header in [Some("Bearer "), Some("Bearer"), Some("bearer   "), None] {
+            assert_eq!(bearer(&parts(header)).unwrap(), None, "{header:?}");
+        }
+        for header in ["", "Basic dXNlcjpwdw==", "Token abc", "Bearertg_x"] {
+            let error = bearer(&parts(Some(header))).unwrap_err();
+            assert_eq!(
+                error.status(),
+                axum::http::StatusCode::UNAUTHORIZED,
+                "{header}"
+            );
+        }
     }
 
     #[test]

@@ -415,6 +415,51 @@ async fn anonymous_loopback_opens_evaluation_only_other_routes_still_want_a_toke
     }
 }
 
+/// Claude Code's hook header `Bearer $TOOLGATE_TOKEN` with the variable unset is `Bearer` and
+/// nothing: no token, so a loopback hook is evaluated anonymously, not refused with a 401 that
+/// lets the call through.
+#[tokio::test]
+async fn an_empty_bearer_token_from_loopback_is_evaluated_anonymously() {
+    let data = tempfile::tempdir().unwrap();
+    let app = spawn_embedded(data.path(), |_| {}).await;
+    for header in ["Bearer ", "Bearer"] {
+        let response = app
+            .client
+            .post(app.url("/v1/evaluate"))
+            .header("authorization", header)
+            .json(&bash("rm -rf ~"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{header:?}");
+        let reply: Value = response.json().await.unwrap();
+        assert_eq!(decision_of(&reply), "deny", "{header:?}: {reply}");
+    }
+    // Elsewhere it is a missing token, as before.
+    let response = app
+        .client
+        .get(app.url("/v1/tenants/global/bundles"))
+        .header("authorization", "Bearer ")
+        .send()
+        .await
+        .unwrap();
+    assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    let closed_data = tempfile::tempdir().unwrap();
+    let closed = spawn_embedded(closed_data.path(), |config| {
+        config.allow_anonymous_loopback = false;
+    })
+    .await;
+    let response = closed
+        .client
+        .post(closed.url("/v1/evaluate"))
+        .header("authorization", "Bearer ")
+        .json(&bash("rm -rf ~"))
+        .send()
+        .await
+        .unwrap();
+    assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
+}
+
 #[tokio::test]
 async fn anonymous_loopback_evaluation_can_be_turned_off_on_the_embedded_store() {
     let data = tempfile::tempdir().unwrap();
