@@ -26,6 +26,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::Notify;
 
 use super::record::Row;
+use crate::store::{create_private_dir, private_file};
 
 const MAGIC: &[u8; 4] = b"TGA1";
 const HEAD_MAGIC: &[u8; 4] = b"TGH1";
@@ -346,7 +347,12 @@ fn write_shipped(dir: &Path, position: Position) -> io::Result<()> {
     let check = checksum(&bytes);
     bytes.extend_from_slice(&check);
     let tmp = dir.join("shipped.tmp");
-    fs::write(&tmp, &bytes)?;
+    private_file()
+        .create(true)
+        .truncate(true)
+        .write(true)
+        .open(&tmp)?
+        .write_all(&bytes)?;
     fs::rename(tmp, shipped_path(dir))
 }
 
@@ -362,8 +368,8 @@ impl Spool {
         segment_bytes: u64,
         max_bytes: u64,
     ) -> io::Result<(Self, Arc<SpoolShared>, Recovered)> {
-        fs::create_dir_all(dir)?;
-        let lock = OpenOptions::new()
+        create_private_dir(dir)?;
+        let lock = private_file()
             .create(true)
             .truncate(false)
             .write(true)
@@ -423,7 +429,7 @@ impl Spool {
             },
         };
         recovered.recorded = read_head(dir);
-        let head = OpenOptions::new()
+        let head = private_file()
             .create(true)
             .truncate(false)
             .write(true)
@@ -572,7 +578,7 @@ impl Spool {
             }
         };
         let path = segment_path(&self.dir, number);
-        let file = OpenOptions::new().create(true).append(true).open(&path)?;
+        let file = private_file().create(true).append(true).open(&path)?;
         let len = file.metadata()?.len();
         self.current = Some(Current {
             number,
@@ -744,6 +750,29 @@ mod tests {
         let state = shared.lock();
         assert!(state.spooling, "unshipped rows wait for the database");
         assert_eq!(state.end, end);
+    }
+
+    /// Spooled rows hold tool input and prompts: the spool is its owner's alone, whatever the
+    /// umask.
+    #[tokio::test]
+    async fn the_spool_and_its_files_are_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let parent = tempfile::tempdir().unwrap();
+        let dir = parent.path().join("data/spool");
+        let (mut spool, shared, _) = Spool::open(&dir, 4096, 1 << 20).unwrap();
+        spool.append(&frames(1..=5)).await.unwrap();
+        write_shipped(&dir, shared.lock().end).unwrap();
+        let mode = |path: &Path| fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&parent.path().join("data")), 0o700);
+        let files: Vec<PathBuf> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .collect();
+        assert!(files.len() >= 4, "{files:?}");
+        for file in files {
+            assert_eq!(mode(&file), 0o600, "{}", file.display());
+        }
     }
 
     #[tokio::test]

@@ -64,14 +64,18 @@ impl Cache {
     /// Writes the contents atomically (temp file, fsync, rename, fsync of the directory).
     pub fn write(&self, contents: &CacheContents) -> anyhow::Result<()> {
         let dir = self.path.parent().unwrap_or_else(|| Path::new("."));
-        std::fs::create_dir_all(dir)
+        super::create_private_dir(dir)
             .with_context(|| format!("failed to create `{}`", dir.display()))?;
         let temp = dir.join(format!(".policies.json.{}.tmp", std::process::id()));
         let bytes = serde_json::to_vec(&CacheContents {
             format: FORMAT,
             ..contents.clone()
         })?;
-        let mut file = std::fs::File::create(&temp)
+        let mut file = super::private_file()
+            .create(true)
+            .truncate(true)
+            .write(true)
+            .open(&temp)
             .with_context(|| format!("failed to create `{}`", temp.display()))?;
         file.write_all(&bytes)?;
         file.sync_all()?;
@@ -130,5 +134,19 @@ mod tests {
         let read = cache.read().unwrap().unwrap();
         assert_eq!(read.written_by, "r1");
         assert_eq!(read.tokens, contents.tokens);
+    }
+
+    #[test]
+    fn the_cache_and_its_directory_are_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let nested = dir.path().join("data/cache");
+        Cache::new(&nested)
+            .write(&CacheContents::default())
+            .unwrap();
+        let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&nested), 0o700);
+        assert_eq!(mode(&dir.path().join("data")), 0o700);
+        assert_eq!(mode(&nested.join("policies.json")), 0o600);
     }
 }

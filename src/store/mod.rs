@@ -20,6 +20,27 @@ pub use database::{
     is_unavailable,
 };
 
+/// Creates `dir` (and its missing parents) for toolgate's own data — the embedded store, the
+/// policy cache, the audit spool — readable by the service's user only, whatever the umask: they
+/// hold prompts and tool input (masked), token hashes and policies, which a developer's usual
+/// umask would open to every local account. A directory that exists is left as it is.
+pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
+/// Options that create a file readable and writable by its owner only (see
+/// [`create_private_dir`]); a file that exists keeps its mode.
+pub fn private_file() -> std::fs::OpenOptions {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut options = std::fs::OpenOptions::new();
+    options.mode(0o600);
+    options
+}
+
 /// Where the store is, from `DATABASE_URL` and the data directory.
 #[derive(Debug, Clone)]
 pub enum Location {
@@ -79,12 +100,25 @@ impl Location {
         }
     }
 
-    /// Creates the directory an SQLite file goes in (nothing for PostgreSQL or in-memory SQLite).
+    /// Creates the directory an SQLite file goes in, and the file, empty, when it is missing —
+    /// both private ([`create_private_dir`], [`private_file`]; SQLite gives its `-wal` and
+    /// `-shm` files the database file's mode). Nothing for PostgreSQL or in-memory SQLite.
     pub fn create_dir(&self) -> std::io::Result<()> {
-        match self.sqlite_file().as_deref().and_then(Path::parent) {
-            Some(dir) if !dir.as_os_str().is_empty() => std::fs::create_dir_all(dir),
-            _ => Ok(()),
+        let Some(file) = self.sqlite_file() else {
+            return Ok(());
+        };
+        if file.as_os_str().is_empty() || file.as_os_str() == ":memory:" {
+            return Ok(());
         }
+        if let Some(dir) = file.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+            create_private_dir(dir)?;
+        }
+        private_file()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&file)
+            .map(drop)
     }
 }
 

@@ -460,6 +460,30 @@ async fn an_empty_bearer_token_from_loopback_is_evaluated_anonymously() {
     assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
 }
 
+/// The data directory holds prompts and tool input (masked, in the audit and its spool), token
+/// hashes and policies: what toolgate creates there is its user's alone, whatever the umask.
+#[tokio::test]
+async fn the_data_directory_and_what_it_holds_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let parent = tempfile::tempdir().unwrap();
+    let data = parent.path().join("home/.toolgate");
+    let app = spawn_embedded(&data, |_| {}).await;
+    let reply = app.evaluate_anonymously(&bash("rm -rf ~")).await;
+    assert_eq!(decision_of(&reply), "deny", "{reply}");
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    for dir in [data.clone(), data.join("cache"), data.join("spool")] {
+        assert_eq!(mode(&dir), 0o700, "{}", dir.display());
+    }
+    for file in [
+        "toolgate.db",
+        "toolgate.db-wal",
+        "cache/policies.json",
+        "spool/head",
+    ] {
+        assert_eq!(mode(&data.join(file)), 0o600, "{file}");
+    }
+}
+
 #[tokio::test]
 async fn anonymous_loopback_evaluation_can_be_turned_off_on_the_embedded_store() {
     let data = tempfile::tempdir().unwrap();
