@@ -363,13 +363,14 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
 }
 
 fn healthcheck(url: &str) -> anyhow::Result<ExitCode> {
+    let shown = crate::client::display_url(url);
     let answer = Http::new(url, std::time::Duration::from_secs(2), None)
         .get(url, None)
-        .with_context(|| format!("`{url}` did not answer"))?;
+        .with_context(|| format!("`{shown}` did not answer"))?;
     if answer.status.is_success() {
         Ok(ExitCode::SUCCESS)
     } else {
-        eprintln!("error: `{url}` answered {}", answer.status);
+        eprintln!("error: `{shown}` answered {}", answer.status);
         Ok(ExitCode::FAILURE)
     }
 }
@@ -549,7 +550,9 @@ impl Client {
     }
 
     fn read(answer: Result<Answer, Failure>, base: &str) -> anyhow::Result<(u16, Value)> {
-        let answer = answer.with_context(|| format!("failed to reach `{base}`"))?;
+        // Named without the credentials or query a `--server` URL may carry.
+        let answer = answer
+            .with_context(|| format!("failed to reach `{}`", crate::client::display_url(base)))?;
         let body = serde_json::from_slice(&answer.body).unwrap_or(Value::Null);
         Ok((answer.status.as_u16(), body))
     }

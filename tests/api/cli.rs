@@ -274,3 +274,47 @@ async fn migrate_and_token_create_default_to_the_embedded_store_in_the_data_dir(
     assert_eq!(decision_of(&reply), "deny", "{reply}");
     assert_eq!(app.evaluate(&agent, &bash("cargo test")).await, json!({}));
 }
+
+/// The admin commands and `healthcheck` name the server without the credentials or query its
+/// URL may carry, and never print the token.
+#[tokio::test]
+async fn client_commands_never_print_the_servers_credentials_or_the_token() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead = listener.local_addr().unwrap();
+    drop(listener);
+    let server = format!("http://admin:SECRETPW@{dead}/?key=SECRETQ");
+    let token = format!("tg_{}", "5ec7".repeat(16));
+    let mut runs = Vec::new();
+    for command in [
+        &["bundle", "list"][..],
+        &["bundle", "rollback"],
+        &["bundle", "activate", "1"],
+    ] {
+        let mut args = strings(command);
+        args.extend(strings(&["--server", &server, "--token", &token]));
+        runs.push(toolgate(args, vec![]).await);
+    }
+    runs.push(
+        toolgate(
+            strings(&["bundle", "list", "--server", &server]),
+            vec![("TOOLGATE_TOKEN", token.clone())],
+        )
+        .await,
+    );
+    runs.push(toolgate(strings(&["healthcheck", "--url", &server]), vec![]).await);
+    for output in runs {
+        assert!(!output.status.success());
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(
+            all.contains(&dead.to_string()),
+            "the server is named: {all}"
+        );
+        for secret in ["SECRETPW", "SECRETQ", token.as_str()] {
+            assert!(!all.contains(secret), "{secret} printed: {all}");
+        }
+    }
+}
