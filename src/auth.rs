@@ -223,7 +223,9 @@ pub fn authenticate_in_memory(state: &AppState, parts: &Parts) -> Result<Known, 
         let loopback = parts
             .extensions
             .get::<ConnectInfo<SocketAddr>>()
-            .is_some_and(|ConnectInfo(peer)| peer.ip().is_loopback());
+            // Canonical: on a dual-stack socket (`--listen [::]:8080`) 127.0.0.1 arrives as
+            // `::ffff:127.0.0.1`, which is no loopback address to `Ipv6Addr`.
+            .is_some_and(|ConnectInfo(peer)| peer.ip().to_canonical().is_loopback());
         if state.allow_anonymous_loopback && loopback {
             return Ok(Known::Caller(Caller {
                 token_id: None,

@@ -484,6 +484,31 @@ async fn the_data_directory_and_what_it_holds_are_private() {
     }
 }
 
+/// On a dual-stack socket (`--listen [::]:8080`) a hook on 127.0.0.1 arrives from
+/// `::ffff:127.0.0.1`: a loopback peer all the same, not a 401 that lets the call through.
+#[tokio::test]
+async fn a_loopback_peer_on_a_dual_stack_listener_is_loopback() {
+    if std::net::TcpListener::bind("[::]:0").is_err() {
+        eprintln!("no IPv6 here: skipped");
+        return;
+    }
+    let data = tempfile::tempdir().unwrap();
+    let app = spawn_embedded(data.path(), |config| config.listen = "[::]:0".into()).await;
+    let port = app.address.rsplit(':').next().unwrap().to_owned();
+    for host in ["127.0.0.1", "[::1]"] {
+        let response = app
+            .client
+            .post(format!("http://{host}:{port}/v1/evaluate"))
+            .json(&bash("rm -rf ~"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{host}");
+        let reply: Value = response.json().await.unwrap();
+        assert_eq!(decision_of(&reply), "deny", "{host}: {reply}");
+    }
+}
+
 #[tokio::test]
 async fn anonymous_loopback_evaluation_can_be_turned_off_on_the_embedded_store() {
     let data = tempfile::tempdir().unwrap();
