@@ -94,7 +94,7 @@ fn is_loopback(url: &str) -> bool {
     host.eq_ignore_ascii_case("localhost")
         || host
             .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
+            .is_ok_and(|ip| ip.to_canonical().is_loopback())
 }
 
 /// `url` without credentials or a query, to name it in messages (a reason may reach the model).
@@ -234,4 +234,32 @@ fn root_cause(error: &dyn std::error::Error) -> String {
         cause = source;
     }
     cause.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_servers_are_told_apart() {
+        for url in [
+            "http://127.0.0.1:8080",
+            "http://127.1.2.3/",
+            "http://localhost:8080/x",
+            "http://LOCALHOST",
+            "http://[::1]:8080",
+            // 127.0.0.1 as an IPv4-mapped IPv6 address: no proxy may see the token.
+            "http://[::ffff:127.0.0.1]:8080",
+        ] {
+            assert!(is_loopback(url), "{url}");
+        }
+        for url in [
+            "http://10.0.0.1",
+            "https://toolgate.example.com",
+            "http://[::ffff:10.0.0.1]",
+            "nonsense",
+        ] {
+            assert!(!is_loopback(url), "{url}");
+        }
+    }
 }
