@@ -304,8 +304,8 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
             dry_run,
         } => {
             let store = AuditStore::from(open_store(&database).await?);
-            let cutoff = chrono::Utc::now()
-                - chrono::Duration::from_std(older_than).context("`--older-than` is too large")?;
+            let cutoff = crate::audit::prune_cutoff(chrono::Utc::now(), older_than)
+                .context("`--older-than` is too large")?;
             let report = store
                 .prune(cutoff, dry_run)
                 .await

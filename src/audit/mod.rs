@@ -268,6 +268,18 @@ impl Audit {
     }
 }
 
+/// The cut-off `older_than` before `now`: rows before it may be pruned. `None` when it falls
+/// before the earliest time chrono holds (some 262 000 years ago), where `now - older_than`
+/// would panic: nothing is that old.
+pub fn prune_cutoff(
+    now: chrono::DateTime<chrono::Utc>,
+    older_than: Duration,
+) -> Option<chrono::DateTime<chrono::Utc>> {
+    chrono::Duration::from_std(older_than)
+        .ok()
+        .and_then(|age| now.checked_sub_signed(age))
+}
+
 /// Prunes audit months older than `retention` every hour (`serve --audit-retention`). Several
 /// replicas may run this: the prune takes a transaction-scoped advisory lock and skips when
 /// another replica holds it.
@@ -275,10 +287,12 @@ pub async fn prune_periodically(store: AuditStore, retention: Duration) {
     let mut interval = tokio::time::interval(Duration::from_secs(3600));
     loop {
         interval.tick().await;
-        let Ok(retention) = chrono::Duration::from_std(retention) else {
+        let Some(cutoff) = prune_cutoff(chrono::Utc::now(), retention) else {
+            tracing::warn!(
+                "--audit-retention reaches before any time a row can have; nothing is pruned"
+            );
             return;
         };
-        let cutoff = chrono::Utc::now() - retention;
         match store.prune(cutoff, false).await {
             Ok(report) if !report.partitions.is_empty() => {
                 tracing::info!(partitions = ?report.partitions, "pruned audit months past the retention");
@@ -286,5 +300,24 @@ pub async fn prune_periodically(store: AuditStore, retention: Duration) {
             Ok(_) => {}
             Err(error) => tracing::warn!(error = %error, "audit retention prune failed"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cutoff_too_far_back_is_none_not_a_panic() {
+        let now = chrono::Utc::now();
+        let day = Duration::from_secs(86_400);
+        assert_eq!(
+            prune_cutoff(now, day * 90),
+            Some(now - chrono::Duration::days(90))
+        );
+        // `--older-than 100000000d`: within chrono's durations, before its earliest date.
+        assert_eq!(prune_cutoff(now, day * 100_000_000), None);
+        // Past chrono's durations.
+        assert_eq!(prune_cutoff(now, Duration::MAX), None);
     }
 }

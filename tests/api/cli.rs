@@ -318,3 +318,25 @@ async fn client_commands_never_print_the_servers_credentials_or_the_token() {
         }
     }
 }
+
+/// A cut-off before the earliest date chrono holds is refused with a message, not a panic.
+#[tokio::test]
+async fn audit_prune_refuses_an_age_too_large_to_subtract() {
+    let data = tempfile::tempdir().unwrap();
+    let output = toolgate(
+        strings(&[
+            "audit",
+            "prune",
+            "--older-than",
+            "100000000d",
+            "--dry-run",
+            "--data-dir",
+            data.path().to_str().unwrap(),
+        ]),
+        vec![("RUST_BACKTRACE", "0".to_owned())],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("`--older-than` is too large"), "{stderr}");
+}
