@@ -188,11 +188,12 @@ impl Row {
                 .map(|hit| list_item(&hit.rule_id))
                 .collect(),
             shadow_rules,
-            // Reasons never quote the input (the engine's `RuleHit::reason` contract).
+            // A reason may quote a word of the input (the path of `rm -rf PATH`): masked as
+            // the input is.
             reason: decision
                 .reason
                 .as_deref()
-                .map(|reason| clean(reason, LONG_LIMIT)),
+                .map(|reason| clean(&Scanner::builtin().redact(reason), LONG_LIMIT)),
             bundles: evaluation.bundles.clone(),
             input,
             cwd: event
@@ -549,6 +550,41 @@ mod tests {
         let input = mask_input(&e);
         assert!(!input.contains(&token), "{input}");
         assert!(input.contains("[REDACTED:"), "{input}");
+    }
+
+    /// The baseline pack names the path it judged (`recursive or forced removal of `PATH`…`),
+    /// and a path may hold a credential: the row's reason is masked as its input is.
+    #[test]
+    fn secrets_in_the_reason_and_the_cwd_are_masked() {
+        let token = github_token();
+        let e = event(serde_json::json!({
+            "hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": format!("/w/{token}"),
+            "tool_input": {"command": format!("rm -rf /home/u/{token}")},
+        }));
+        let decision = Decision {
+            outcome: Outcome::Deny,
+            reason: Some(format!(
+                "recursive or forced removal of `/home/u/{token}` reaches outside the project"
+            )),
+            ..Decision::none()
+        };
+        let row = Row::build(&Evaluation {
+            tenant: Some("t"),
+            event: &e,
+            decision: &decision,
+            bundles: vec![],
+            latency_us: 1,
+            failure: false,
+        });
+        let reason = row.reason.as_deref().unwrap();
+        assert!(!reason.contains(&token), "{reason}");
+        assert!(reason.contains("[REDACTED:"), "{reason}");
+        assert!(
+            reason.starts_with("recursive or forced removal"),
+            "{reason}"
+        );
+        assert!(!row.cwd.as_deref().unwrap().contains(&token));
+        assert!(!row.input.contains(&token));
     }
 
     #[test]

@@ -281,6 +281,33 @@ async fn every_evaluation_is_recorded_with_its_decision_bundles_and_chain(backen
     assert!(out.contains("3 rows"), "{out}");
 }
 
+on_both_backends!(a_credential_the_reason_quotes_is_masked_in_the_row);
+/// The baseline pack's reason names the path it refuses to remove: a credential in that path
+/// is masked in the row's reason, as in its input (the agent's own answer keeps it).
+async fn a_credential_the_reason_quotes_is_masked_in_the_row(backend: Backend) {
+    let app = spawn_app_on(backend).await;
+    let agent = app.create_token("agent", "team").await;
+    let id = app
+        .push("team", &json!({"name": "b", "include": ["baseline"]}))
+        .await;
+    let activation = app.activate("team", id).await;
+    app.wait_served("team", activation).await;
+    // Assembled at run time; shaped like a classic personal access token.
+    let token: String = (0..36)
+        .map(|i| char::from(b"aZ3kQ9xLm2"[(i * 7 + 3) % 10]))
+        .collect();
+    let token = format!("ghp_{token}");
+    let call = bash_call("s", "t", &format!("rm -rf /home/u/{token}"));
+    let reply = app.evaluate(&agent, &call).await;
+    assert_eq!(decision_of(&reply), "deny", "{reply}");
+    let rows = audit_rows(&app.db).await;
+    assert_eq!(rows.len(), 1);
+    let row = rows[0].to_string();
+    assert!(!row.contains(&token), "{row}");
+    let reason = rows[0]["reason"].as_str().unwrap();
+    assert!(reason.contains("[REDACTED:"), "{reason}");
+}
+
 on_both_backends!(failure_answers_are_audited_too);
 async fn failure_answers_are_audited_too(backend: Backend) {
     let app = spawn_app_on(backend).await;
