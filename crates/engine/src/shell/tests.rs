@@ -98,6 +98,28 @@ fn command_names_from_known_values_are_those_programs() {
     assert!(!run("$X -rf ~").unresolved.is_empty());
 }
 
+#[test]
+fn set_and_shift_move_the_positional_parameters() {
+    assert_eq!(
+        lines("set -- -rf ~; rm \"$@\""),
+        ["set -- -rf ~", "rm -rf ~"]
+    );
+    assert_eq!(
+        lines("set a b c; shift 2; rm \"$1\" $#"),
+        ["set a b c", "shift 2", "rm c 1"]
+    );
+    assert_eq!(lines("f() { shift; rm \"$1\"; }; f x y")[2], "rm y");
+    // `set -e` gives none; a shift past the last fails and changes nothing.
+    assert_eq!(lines("set -- a; set -e; rm \"$1\"")[2], "rm a");
+    assert_eq!(lines("set -- a; shift 3; echo $# $1")[2], "echo 1 a");
+    assert_eq!(lines("set -- a; shift; echo $#")[2], "echo 0");
+    // Where `set` or `shift` may not run, they are unknown.
+    assert_eq!(
+        lines("set -- a b; [ -n \"$y\" ] && shift; rm \"$1\"")[3],
+        "rm $1"
+    );
+}
+
 /// A fuzzed line (9 KiB of `systemd-run --user`, `pnpm exec -` and control bytes) whose
 /// wrappers read two ways at every level: walking every reading took 33 s in a release build.
 /// The walk now stops once it has emitted as many commands as the limit allows (it went on

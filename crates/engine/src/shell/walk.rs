@@ -440,6 +440,7 @@ impl<'l> Walker<'l> {
                     self.forget_variable(&arg.text);
                 }
             }
+            "set" | "shift" => self.reposition(&program.text, args),
             _ => {}
         }
     }
@@ -1604,26 +1605,97 @@ impl<'l> Walker<'l> {
         let Some(inner) = self.deeper(ctx, ctx.origin) else {
             return;
         };
-        let known = args.len() <= MAX_POSITIONAL && args.iter().all(Field::is_known);
-        let mut positional: Vec<(String, String)> = Vec::new();
-        if known {
-            for (index, arg) in args.iter().enumerate() {
-                positional.push(((index + 1).to_string(), arg.text.clone()));
-            }
-            positional.push(("#".to_owned(), args.len().to_string()));
-            if !args.is_empty() {
-                let texts: Vec<&str> = args.iter().map(|arg| arg.text.as_str()).collect();
-                positional.push(("@".to_owned(), join_fields(&texts)));
-                positional.push(("*".to_owned(), texts.join(" ")));
-            }
-        }
+        let known = args.iter().all(Field::is_known);
+        let texts: Vec<&str> = args.iter().map(|arg| arg.text.as_str()).collect();
         self.calling.push(name.text.clone());
         let outer = self.saved_variables();
-        self.variables.retain(|(known, _)| !is_positional(known));
-        self.variables.extend(positional);
+        self.set_positional(known.then_some(texts.as_slice()));
         self.function_body(&body, inner);
         self.variables = outer;
         self.calling.pop();
+    }
+
+    /// Binds `$1`…`$9`, `$#`, `$@` and `$*` to `args` (a call's arguments, `set -- a b`), or
+    /// forgets them: when `args` is `None` (not all known) or there are more than
+    /// [`MAX_POSITIONAL`].
+    fn set_positional(&mut self, args: Option<&[&str]>) {
+        self.variables.retain(|(known, _)| !is_positional(known));
+        let Some(args) = args.filter(|args| args.len() <= MAX_POSITIONAL) else {
+            return;
+        };
+        for (index, arg) in args.iter().enumerate() {
+            self.variables
+                .push(((index + 1).to_string(), (*arg).to_owned()));
+        }
+        self.variables
+            .push(("#".to_owned(), args.len().to_string()));
+        if !args.is_empty() {
+            self.variables.push(("@".to_owned(), join_fields(args)));
+            self.variables.push(("*".to_owned(), args.join(" ")));
+        }
+    }
+
+    /// The positional parameters when all are known (see [`Walker::set_positional`]): `$#` and
+    /// each of `$1`…`$N`.
+    fn positional(&self) -> Option<Vec<String>> {
+        let value = |name: &str| {
+            self.variables
+                .iter()
+                .rev()
+                .find(|(known, _)| known == name)
+                .map(|(_, value)| value.clone())
+        };
+        let count: usize = value("#")?.parse().ok()?;
+        (1..=count.min(MAX_POSITIONAL))
+            .map(|index| value(&index.to_string()))
+            .collect()
+    }
+
+    /// What `set` and `shift` do to the positional parameters: `set -- a b` (or `set a b`)
+    /// gives them, `shift N` drops the first N. Other uses of `set` (`set -e`, `set -o
+    /// pipefail`) leave them as they are. Where the command may not run they are forgotten.
+    fn reposition(&mut self, program: &str, args: &[Field]) {
+        if self.conditional > 0 && matches!(program, "set" | "shift") {
+            self.set_positional(None);
+            return;
+        }
+        match program {
+            "set" => {
+                let given = match args.iter().position(|arg| arg.text == "--") {
+                    Some(end) => args.get(end + 1..).unwrap_or_default(),
+                    None if args
+                        .first()
+                        .is_some_and(|arg| !arg.text.starts_with(['-', '+'])) =>
+                    {
+                        args
+                    }
+                    None => return,
+                };
+                let known = given.iter().all(Field::is_known);
+                let texts: Vec<&str> = given.iter().map(|arg| arg.text.as_str()).collect();
+                self.set_positional(known.then_some(texts.as_slice()));
+            }
+            "shift" => {
+                let count = match args {
+                    [] => Some(1),
+                    [count] if !count.dynamic => count.text.parse::<usize>().ok(),
+                    _ => None,
+                };
+                // A shift past the last parameter fails and changes nothing.
+                let kept = count.zip(self.positional()).map(|(count, values)| {
+                    if count > values.len() {
+                        values
+                    } else {
+                        values.into_iter().skip(count).collect()
+                    }
+                });
+                let texts: Option<Vec<&str>> = kept
+                    .as_ref()
+                    .map(|kept| kept.iter().map(String::as_str).collect());
+                self.set_positional(texts.as_deref());
+            }
+            _ => {}
+        }
     }
 
     /// Remembers the files a just-walked command wrote (see [`Walker::written`]): its
