@@ -99,6 +99,33 @@ fn command_names_from_known_values_are_those_programs() {
 }
 
 #[test]
+fn variables_set_by_builtins_eval_functions_and_sourcing() {
+    // Builtins that set a variable from their input make it unknown.
+    for setter in [
+        "read c <<< rm",
+        "read -r -p x c",
+        "read -a c",
+        "mapfile -t c < f",
+        "printf -v c rm",
+        "getopts ab c",
+        "let c=1",
+    ] {
+        let line = format!("c=ls; {setter}; $c -rf ~");
+        assert!(!run(&line).unresolved.is_empty(), "{line}");
+    }
+    // A name reference may set any variable.
+    assert!(!run("c=ls; declare -n r=c; r=rm; $c").unresolved.is_empty());
+    // `eval`, a called function and a sourced script assign in this shell.
+    assert_eq!(lines("c=ls; eval c=rm; $c x")[1], "rm x");
+    assert_eq!(lines("f() { c=rm; }; c=ls; f; $c x")[1], "rm x");
+    assert_eq!(lines("f() { c=rm; }; c=ls; f x; echo $1")[1], "echo $1");
+    assert!(lines("echo c=rm > v; c=ls; . ./v; $c x").contains(&"rm x".to_owned()));
+    // A subshell or `bash -c` does not.
+    assert_eq!(lines("c=ls; (c=rm); $c x")[0], "ls x");
+    assert_eq!(lines("c=ls; bash -c 'c=rm'; $c x")[1], "ls x");
+}
+
+#[test]
 fn set_and_shift_move_the_positional_parameters() {
     assert_eq!(
         lines("set -- -rf ~; rm \"$@\""),

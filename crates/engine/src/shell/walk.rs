@@ -130,6 +130,10 @@ pub(super) struct Walker<'l> {
     assigned_names: Vec<String>,
     /// Whether the command line assigned more names than [`Walker::assigned_names`] holds.
     assigned_many: bool,
+    /// Whether the command line declared a name reference (`declare -n r=c`): an assignment
+    /// through it sets another variable, so every assignment after it makes all variables
+    /// unknown (see [`Walker::bind_variable`]).
+    name_references: bool,
     /// Functions the scripts being walked defined: a call walks the body with the call's
     /// arguments; a function never called is walked once when its script ends.
     functions: Vec<Function>,
@@ -302,6 +306,7 @@ impl<'l> Walker<'l> {
             written_forgotten: false,
             assigned_names: Vec::new(),
             assigned_many: false,
+            name_references: false,
             functions: Vec::new(),
             script_id: 0,
             scripts: 0,
@@ -354,11 +359,19 @@ impl<'l> Walker<'l> {
         {
             self.unresolved(Unresolved::TooDeep);
         }
-        let value = value.filter(|value| self.conditional == 0 && value.len() <= MAX_VALUE_LEN);
+        let value = value.filter(|value| {
+            self.conditional == 0 && value.len() <= MAX_VALUE_LEN && !self.name_references
+        });
         let value = match value {
             None if name == "HOME" => Some(UNKNOWN_HOME.to_owned()),
             value => value,
         };
+        if self.name_references {
+            // It may be a reference to any of them, HOME too.
+            self.variables.clear();
+            self.variables
+                .push(("HOME".to_owned(), UNKNOWN_HOME.to_owned()));
+        }
         self.forget_variable(name);
         self.note_assigned(name);
         if let Some(value) = value {
@@ -379,6 +392,15 @@ impl<'l> Walker<'l> {
         } else {
             self.assigned_names.push(name.to_owned());
         }
+    }
+
+    /// The value the command line gave `name`, when it is known.
+    fn variable(&self, name: &str) -> Option<String> {
+        self.variables
+            .iter()
+            .rev()
+            .find(|(known, _)| known == name)
+            .map(|(_, value)| value.clone())
     }
 
     /// Forgets what the command line gave `name` (`unset NAME`): an unset HOME is the user's
@@ -416,14 +438,25 @@ impl<'l> Walker<'l> {
         self.dir = dir;
     }
 
-    /// What `export`, `declare`, `local`, `readonly` and `typeset` assign (`export F=.env`), and
-    /// what `unset` forgets.
+    /// What `export`, `declare`, `local`, `readonly` and `typeset` assign (`export F=.env`),
+    /// what `unset` forgets, and the variables builtins set from their input or arguments
+    /// (`read c`, `printf -v c rm`), which are then unknown.
     fn declare(&mut self, fields: &[Field]) {
         let Some((program, args)) = fields.split_first() else {
             return;
         };
+        let texts: Vec<String> = args.iter().map(|arg| arg.text.clone()).collect();
+        if let Some(names) = set_by_builtin(&program.text, &texts) {
+            for name in names {
+                self.bind_variable(&name, None);
+            }
+            return;
+        }
         match program.text.as_str() {
             "export" | "declare" | "local" | "readonly" | "typeset" => {
+                if is_name_reference(&program.text, args) {
+                    self.name_references = true;
+                }
                 for arg in args {
                     let Some((name, value)) = arg.text.split_once('=') else {
                         continue;
@@ -561,6 +594,18 @@ impl<'l> Walker<'l> {
 
     /// Parses `text` and walks it; its commands get `origin` and `depth`.
     pub(super) fn script(&mut self, text: &str, origin: Origin, depth: usize) {
+        // `eval` runs in this shell: what it assigns stays (`eval c=rm; $c -rf ~`).
+        self.script_in(text, origin, depth, origin == Origin::Eval);
+    }
+
+    /// A script `.` or `source` runs: in this shell, so what it assigns stays.
+    pub(super) fn script_in_this_shell(&mut self, text: &str, depth: usize) {
+        self.script_in(text, Origin::ShellString, depth, true);
+    }
+
+    /// Walks `text`; the variables it assigns stay after it when it runs in this shell
+    /// (`in_this_shell`), and are the ones before it again otherwise.
+    fn script_in(&mut self, text: &str, origin: Origin, depth: usize, in_this_shell: bool) {
         if self.full {
             return;
         }
@@ -591,7 +636,9 @@ impl<'l> Walker<'l> {
             self.parse_and_walk(text, origin, depth);
         });
         self.stack = outer;
-        self.variables = variables;
+        if !in_this_shell {
+            self.variables = variables;
+        }
         self.dir = dir;
         self.script_id = script_id;
         if done.is_none() {
@@ -1357,7 +1404,11 @@ impl<'l> Walker<'l> {
         let outer_dirs = std::mem::replace(&mut self.inherited_dirs, dirs);
         // The command's own assignments (`HOME=~/.ssh bash -c 'cat ~/id_rsa'`, `env X=.env sh
         // -c 'cat $X'`) are in the environment of what it runs, not in its own words.
-        let outer_variables = (!environment.is_empty()).then(|| self.saved_variables());
+        // Only those: what an `eval` it runs assigns stays (`X=1 eval c=rm`).
+        let outer_values: Vec<(String, Option<String>)> = environment
+            .iter()
+            .map(|(name, _)| (name.clone(), self.variable(name)))
+            .collect();
         for (name, value) in environment {
             self.bind_variable(&name, value);
         }
@@ -1368,8 +1419,11 @@ impl<'l> Walker<'l> {
             ctx,
             stdin,
         );
-        if let Some(variables) = outer_variables {
-            self.variables = variables;
+        for (name, value) in outer_values {
+            self.forget_variable(&name);
+            if let Some(value) = value {
+                self.variables.push((name, value));
+            }
         }
         self.inherited_dirs = outer_dirs;
         // After its own nested scripts, so that an alias value is not expanded inside itself.
@@ -1507,11 +1561,12 @@ impl<'l> Walker<'l> {
         self.bindings = saved;
     }
 
-    /// Walks a function's body with its redirections, in a shell of its own, on a stack large
-    /// enough for it (a call may come from deeper in the walk than the definition). A function
-    /// runs in its caller's shell, though: a `cd` in it leaves the caller in a directory the walk
-    /// cannot say (the `cd` may not be reached).
-    fn function_body(&mut self, body: &ast::FunctionBody, ctx: Ctx) {
+    /// Walks a function's body with its redirections, on a stack large enough for it (a call
+    /// may come from deeper in the walk than the definition). A function runs in its caller's
+    /// shell: a `cd` in it leaves the caller in a directory the walk cannot say (the `cd` may not
+    /// be reached), and for a `call` the variables it assigns stay; the walk of a body no call
+    /// ran keeps none.
+    fn function_body(&mut self, body: &ast::FunctionBody, ctx: Ctx, call: bool) {
         let text = body.to_string();
         let budget = nesting_budget(&text);
         // The stack it may need, as a parse of that nesting would; the walk burns the rest.
@@ -1521,14 +1576,17 @@ impl<'l> Walker<'l> {
         let outer = self.stack;
         let before = self.dir.clone();
         let mut after = None;
+        let variables = (!call).then(|| self.saved_variables());
         let done = with_stack(budget, outer, |stack| {
             self.stack = stack;
-            self.own_shell(|w| {
-                let ast::FunctionBody(body, redirects) = body;
-                w.with_redirects(redirects.as_ref(), ctx, |w| w.compound(body, ctx));
-                after = Some(w.dir.clone());
-            });
+            let ast::FunctionBody(body, redirects) = body;
+            self.with_redirects(redirects.as_ref(), ctx, |w| w.compound(body, ctx));
+            after = Some(self.dir.clone());
         });
+        if let Some(variables) = variables {
+            self.variables = variables;
+        }
+        self.dir = before.clone();
         if let Some(after) = after {
             self.dir = after;
             self.unsure_of_dir_since(&before);
@@ -1576,7 +1634,7 @@ impl<'l> Walker<'l> {
     /// Walks a function no call walked, once, with its parameters unknown.
     fn walk_uncalled(&mut self, function: Function) {
         if !function.called {
-            self.function_body(&function.body, function.ctx);
+            self.function_body(&function.body, function.ctx, false);
         }
     }
 
@@ -1610,8 +1668,12 @@ impl<'l> Walker<'l> {
         self.calling.push(name.text.clone());
         let outer = self.saved_variables();
         self.set_positional(known.then_some(texts.as_slice()));
-        self.function_body(&body, inner);
-        self.variables = outer;
+        self.function_body(&body, inner, true);
+        // The body runs in this shell: what it assigns stays, but the parameters are the
+        // caller's again.
+        self.variables.retain(|(known, _)| !is_positional(known));
+        self.variables
+            .extend(outer.into_iter().filter(|(known, _)| is_positional(known)));
         self.calling.pop();
     }
 
@@ -1638,16 +1700,9 @@ impl<'l> Walker<'l> {
     /// The positional parameters when all are known (see [`Walker::set_positional`]): `$#` and
     /// each of `$1`…`$N`.
     fn positional(&self) -> Option<Vec<String>> {
-        let value = |name: &str| {
-            self.variables
-                .iter()
-                .rev()
-                .find(|(known, _)| known == name)
-                .map(|(_, value)| value.clone())
-        };
-        let count: usize = value("#")?.parse().ok()?;
+        let count: usize = self.variable("#")?.parse().ok()?;
         (1..=count.min(MAX_POSITIONAL))
-            .map(|index| value(&index.to_string()))
+            .map(|index| self.variable(&index.to_string()))
             .collect()
     }
 
@@ -1911,6 +1966,67 @@ fn names_by_pattern(program: &str) -> bool {
         || program
             .find('[')
             .is_some_and(|open| program[open + 1..].contains(']'))
+}
+
+/// The variables a builtin sets from its input or its arguments, which the command line does
+/// not say the values of: `read` (`REPLY` without a name; `-a NAME`), `mapfile` and
+/// `readarray` (`MAPFILE`), `printf -v NAME`, `getopts SPEC NAME` (and `OPTARG`), `let`'s and
+/// `wait -p`'s names. `None` for any other command.
+pub(super) fn set_by_builtin(program: &str, texts: &[String]) -> Option<Vec<String>> {
+    let names: Vec<String> = match program {
+        "read" => {
+            let parsed = Parsed::new(texts, &['d', 'p', 'n', 'N', 't', 'u', 'a', 'i'], &[]);
+            let mut names: Vec<String> = parsed.operands.iter().map(|n| (*n).to_owned()).collect();
+            names.extend(parsed.values(&['a'], &[]).into_iter().map(str::to_owned));
+            if names.is_empty() {
+                names.push("REPLY".to_owned());
+            }
+            names
+        }
+        "mapfile" | "readarray" => {
+            let parsed = Parsed::new(texts, &['d', 'n', 'O', 's', 'u', 'C', 'c'], &[]);
+            let name = parsed.operands.first().copied().unwrap_or("MAPFILE");
+            vec![name.to_owned()]
+        }
+        "printf" => Parsed::new(texts, &['v'], &[])
+            .values(&['v'], &[])
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
+        "getopts" => texts
+            .get(1)
+            .into_iter()
+            .cloned()
+            .chain(["OPTARG".to_owned(), "OPTIND".to_owned()])
+            .collect(),
+        "let" => texts
+            .iter()
+            .filter_map(|arg| arg.split_once('=').map(|(name, _)| name.to_owned()))
+            .collect(),
+        "wait" => Parsed::new(texts, &['p'], &[])
+            .values(&['p'], &[])
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
+        _ => return None,
+    };
+    Some(
+        names
+            .into_iter()
+            .filter(|name| is_variable_name(name))
+            .collect(),
+    )
+}
+
+/// Whether a declaration makes a name reference: `declare -n`, `typeset -n`, `local -n`
+/// (alone or among other flags: `-gn`).
+fn is_name_reference(program: &str, args: &[Field]) -> bool {
+    matches!(program, "declare" | "typeset" | "local")
+        && args.iter().any(|arg| {
+            arg.text
+                .strip_prefix('-')
+                .is_some_and(|flags| !flags.starts_with('-') && flags.contains('n'))
+        })
 }
 
 /// Whether `name` is a positional or special parameter a function call sets (`1`, `#`, `@`).

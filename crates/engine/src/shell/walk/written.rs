@@ -16,6 +16,7 @@ use super::super::exec::{self, SHELLS};
 use super::super::{Origin, SimpleCommand, Unresolved, basename, interp, runners};
 use super::{
     Base, Ctx, Field, MAX_WRITTEN_FILES, MAX_WRITTEN_TEXT, STEP, Stdin, UNKNOWN_HOME, Walker,
+    set_by_builtin,
 };
 use crate::evaluate::file_effects;
 
@@ -206,9 +207,12 @@ fn holds_programs(dir: &str) -> bool {
 /// How a written file is run.
 #[derive(Clone, Copy)]
 enum Runner<'a> {
-    /// By a shell (`bash x.sh`, `. x.sh`): a shell script, unless its `#!` line names another
-    /// program, which the walk does not take for the shell's.
+    /// By a shell (`bash x.sh`): a shell script, unless its `#!` line names another program,
+    /// which the walk does not take for the shell's.
     Shell,
+    /// By this shell (`. x.sh`, `source x.sh`): a shell script whatever its `#!` line, whose
+    /// assignments stay for the commands after it.
+    Source,
     /// By its path (`./x`): as its `#!` line says; a shell script without one.
     Path,
     /// By an interpreter (`python3 x.py`): that interpreter's program.
@@ -587,7 +591,6 @@ impl Walker<'_> {
     /// (`declare -n r=…`) may set any.
     pub(super) fn environment_may_set(&self, name: &str) -> bool {
         const DECLARES: &[&str] = &["export", "declare", "typeset", "readonly", "local"];
-        const SETTERS: &[&str] = &["read", "mapfile", "readarray", "getopts", "let"];
         let names_it = |command: &SimpleCommand| {
             let program = command.name();
             let args = command.args();
@@ -598,9 +601,10 @@ impl Walker<'_> {
             if reference {
                 return true;
             }
-            let sets = DECLARES.contains(&program)
-                || SETTERS.contains(&program)
-                || (program == "printf" && args.first().is_some_and(|arg| arg == "-v"));
+            if set_by_builtin(program, args).is_some_and(|names| names.iter().any(|n| n == name)) {
+                return true;
+            }
+            let sets = DECLARES.contains(&program);
             let named = |arg: &String| {
                 let assigned = arg.split_once('=').map_or(arg.as_str(), |(n, _)| n);
                 match name.is_empty() {
@@ -654,9 +658,12 @@ impl Walker<'_> {
         };
         let name = basename(&program.text);
         if let Some(file) = exec::script_file(argv) {
-            let runner = match std::ptr::eq(file, program) {
-                true => Runner::Path,
-                false => Runner::Shell,
+            let runner = if std::ptr::eq(file, program) {
+                Runner::Path
+            } else if matches!(name, "." | "source") {
+                Runner::Source
+            } else {
+                Runner::Shell
             };
             self.run_file(&file.text, runner, dirs, ctx);
         } else if matches!(name, "make" | "gmake") {
@@ -857,6 +864,7 @@ impl Walker<'_> {
                 let nested = runners::makefile_commands(text, &set_outside);
                 self.follow(Vec::new(), nested, None, ctx, &Stdin::default());
             }
+            Runner::Source => self.script_in_this_shell(text, ctx.depth + 1),
             Runner::Shell | Runner::Path => match shebang_program(text) {
                 None => self.script(text, Origin::ShellString, ctx.depth + 1),
                 // A `#!` line with a backslash in its program (`#!/bin/sh\\nls`, as bash's echo
