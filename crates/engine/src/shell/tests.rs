@@ -126,6 +126,24 @@ fn variables_set_by_builtins_eval_functions_and_sourcing() {
 }
 
 #[test]
+fn values_split_where_ifs_says() {
+    assert_eq!(lines("IFS=,; c=rm,-rf,x; $c")[0], "rm -rf x");
+    assert_eq!(
+        run("IFS=,; c=rm,-rf,x; $c").commands[0].argv,
+        ["rm", "-rf", "x"]
+    );
+    // An empty IFS splits nothing; unset, it is the blanks again.
+    assert_eq!(run("IFS=; c='rm x'; $c").commands[0].argv, ["rm x"]);
+    assert_eq!(
+        run("IFS=,; unset IFS; c='rm x'; $c").commands[1].argv,
+        ["rm", "x"]
+    );
+    // One only known at run time, or another variable's, makes the words unknown.
+    assert!(!run("IFS=$1; c=rm,x; $c").unresolved.is_empty());
+    assert!(!run("O=$IFS; IFS=$O; c=rm,x; $c").unresolved.is_empty());
+}
+
+#[test]
 fn set_and_shift_move_the_positional_parameters() {
     assert_eq!(
         lines("set -- -rf ~; rm \"$@\""),

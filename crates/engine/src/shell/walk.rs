@@ -23,8 +23,8 @@ use super::parse::{
 };
 use super::views::{allow_view, deny_views};
 use super::words::{
-    NormWord, decode_ansi_c, heredoc_substitutions, join_fields, normalize, normalize_with,
-    only_plain_parameters,
+    NormWord, UNKNOWN_IFS, decode_ansi_c, heredoc_substitutions, join_fields, normalize,
+    normalize_with, only_plain_parameters,
 };
 use super::wrappers::{Field, Payload, Reading, Segment, SegmentKind, Stripped, strip};
 use super::{
@@ -364,6 +364,7 @@ impl<'l> Walker<'l> {
         });
         let value = match value {
             None if name == "HOME" => Some(UNKNOWN_HOME.to_owned()),
+            None if name == "IFS" => Some(UNKNOWN_IFS.to_owned()),
             value => value,
         };
         if self.name_references {
@@ -371,6 +372,8 @@ impl<'l> Walker<'l> {
             self.variables.clear();
             self.variables
                 .push(("HOME".to_owned(), UNKNOWN_HOME.to_owned()));
+            self.variables
+                .push(("IFS".to_owned(), UNKNOWN_IFS.to_owned()));
         }
         self.forget_variable(name);
         self.note_assigned(name);

@@ -39,6 +39,10 @@ const MAX_EXPANDED_TEXT: usize = 64 * 1024;
 /// (see [`join_fields`]). It never stays in a word's text.
 const FIELD_BREAK: char = '\u{1f}';
 
+/// The value IFS stands for once the command line gave it one only known at run time
+/// (`IFS=$(…)`, `read IFS`): words split at it are unknown (see [`Rendered::push_value`]).
+pub(super) const UNKNOWN_IFS: &str = "${IFS:?}";
+
 /// One word after normalisation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct NormWord {
@@ -487,15 +491,32 @@ impl<'b> Rendered<'b> {
     }
 
     /// Appends a variable's known value: inside double quotes as it is, except that the
-    /// arguments of `"$@"` stay separate fields; unquoted, broken into fields at its blanks.
+    /// arguments of `"$@"` stay separate fields; unquoted, broken into fields where IFS says,
+    /// at its blanks unless the command line gave IFS a value (`IFS=,; c=rm,-rf,/home/u; $c`
+    /// runs `rm -rf /home/u`; an empty IFS splits nothing). Where IFS was given a value only
+    /// known at run time (or one of a variable's), so are the fields: the word is unknown.
     fn push_value(&mut self, value: &str) {
         if self.quoted {
             self.text.push_str(value);
             return;
         }
+        let ifs = self
+            .variables
+            .iter()
+            .rev()
+            .find(|(name, _)| name == "IFS")
+            .map(|(_, value)| value.as_str());
+        // A value holding an expansion (`IFS=$OLD`) stands for its text elsewhere, not here.
+        if ifs.is_some_and(|ifs| ifs == UNKNOWN_IFS || ifs.contains('$')) {
+            self.dynamic = true;
+            self.opaque = true;
+        }
         for c in value.chars() {
-            self.text
-                .push(if c.is_whitespace() { FIELD_BREAK } else { c });
+            let splits = match ifs {
+                None => c.is_whitespace(),
+                Some(ifs) => ifs.contains(c),
+            };
+            self.text.push(if splits { FIELD_BREAK } else { c });
         }
     }
 
