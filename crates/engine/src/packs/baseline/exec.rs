@@ -10,6 +10,7 @@
 
 use super::Cmd;
 use crate::argv::{self, Parsed};
+use crate::evaluate::working_dirs;
 use crate::packs::{Findings, places};
 use crate::paths::{self, PathContext};
 pub(super) use crate::shell::is_interpreter;
@@ -181,54 +182,163 @@ pub(super) fn check_analysis(
             }
         }
     }
-    // Files a fetcher writes, then executed in the same command.
+    // Files a fetcher writes, then executed in the same command: each path is read both from
+    // the event's cwd and from where an earlier `cd` may have moved the command.
+    let dirs = working_dirs(analysis, ctx);
+    let contexts = |index: usize| {
+        let moved = dirs
+            .get(index)
+            .and_then(Option::as_deref)
+            .map(|cwd| PathContext {
+                cwd,
+                home: ctx.home,
+            });
+        std::iter::once(*ctx).chain(moved)
+    };
     let mut downloads: Vec<String> = Vec::new();
-    for simple in &analysis.commands {
-        let parsed = match simple.name() {
-            "curl" => argv::curl(simple.args()),
-            "wget" => argv::wget(simple.args()),
-            _ => continue,
-        };
-        downloads.extend(
-            parsed
-                .values(&['o', 'O'], &["output", "output-document"])
-                .into_iter()
-                .filter(|path| *path != "-")
-                .map(|path| paths::canonicalize(path, ctx)),
-        );
-        downloads.extend(
+    for (index, simple) in analysis.commands.iter().enumerate() {
+        if !FETCHERS.contains(&simple.name()) {
+            continue;
+        }
+        let written = downloaded_files(simple).into_iter().chain(
             simple
                 .redirects
                 .iter()
                 .filter(|r| r.kind != crate::shell::RedirectKind::Read)
-                .map(|r| paths::canonicalize(&r.target, ctx)),
+                .map(|r| r.target.clone()),
         );
-        if simple.name() == "curl" && parsed.has(&['O'], &["remote-name"]) {
-            for url in &parsed.operands {
-                if let Some(file) = url.rsplit('/').next().filter(|f| !f.is_empty()) {
-                    downloads.push(paths::canonicalize(file, ctx));
-                }
-            }
+        for path in written.take(MAX_DOWNLOADS) {
+            downloads.extend(contexts(index).map(|place| paths::canonicalize(&path, &place)));
         }
     }
     if downloads.is_empty() {
         return;
     }
-    for simple in &analysis.commands {
-        let program = paths::canonicalize(&simple.program, ctx);
-        let runs_program = simple.program.contains('/') && downloads.contains(&program);
+    let downloaded = |index: usize, path: &str| {
+        contexts(index).any(|place| downloads.contains(&paths::canonicalize(path, &place)))
+    };
+    for (index, simple) in analysis.commands.iter().enumerate() {
+        let runs_program = simple.program.contains('/') && downloaded(index, &simple.program);
         let runs_script = (is_interpreter(simple.name())
             || matches!(simple.name(), "source" | "."))
             && Parsed::new(simple.args(), &['c'], &[])
                 .operands
                 .first()
-                .is_some_and(|script| downloads.contains(&paths::canonicalize(script, ctx)));
-        if runs_program || runs_script {
+                .is_some_and(|script| downloaded(index, script));
+        // `sh < i.sh`, `cat i.sh | sh`.
+        let reads_script = reads_script_from_stdin(simple)
+            && (simple.redirects.iter().any(|r| {
+                r.kind == crate::shell::RedirectKind::Read && downloaded(index, &r.target)
+            }) || piped_file(analysis, index)
+                .is_some_and(|(from, file)| downloaded(from, file)));
+        if runs_program || runs_script || reads_script {
             out.add(
                 "execute-downloaded-script",
                 "a file just downloaded from the network would run unreviewed",
             );
         }
+    }
+}
+
+/// Most files one fetcher is taken to write.
+const MAX_DOWNLOADS: usize = 16;
+
+/// The files a fetcher saves what it downloads to, as written: curl's `-o FILE` and `-O`
+/// (under `--output-dir`), wget's `-O FILE` or else each URL's last part (under `-P DIR`),
+/// aria2c's `-o FILE` or the URL's (under `-d DIR`), fetch's `-o FILE` or the URL's, and
+/// HTTPie's and xh's `-o FILE` or, with `--download`, the URL's. `-` is stdout.
+fn downloaded_files(simple: &shell::SimpleCommand) -> Vec<String> {
+    let args = simple.args();
+    let (parsed, output, remote_name, dir) = match simple.name() {
+        "curl" => {
+            let parsed = argv::curl(args);
+            let remote = parsed.has(&['O'], &["remote-name", "remote-name-all"]);
+            let dir = parsed.values(&[], &["output-dir"]).last().copied();
+            (parsed, (&['o'][..], &["output"][..]), remote, dir)
+        }
+        "wget" => {
+            let parsed = argv::wget(args);
+            let dir = parsed.values(&['P'], &["directory-prefix"]).last().copied();
+            let output: (&[char], &[&str]) = (&['O'], &["output-document"]);
+            let remote = parsed.values(output.0, output.1).is_empty();
+            (parsed, output, remote, dir)
+        }
+        "aria2c" => {
+            let parsed = Parsed::new(
+                args,
+                &['o', 'd', 'i', 'x', 's', 'j', 'k', 'l'],
+                &["out", "dir", "input-file"],
+            );
+            let dir = parsed.values(&['d'], &["dir"]).last().copied();
+            let output: (&[char], &[&str]) = (&['o'], &["out"]);
+            let remote = parsed.values(output.0, output.1).is_empty();
+            (parsed, output, remote, dir)
+        }
+        "fetch" => {
+            let parsed = Parsed::new(args, &['o', 'B', 'N', 'S', 'T', 'i'], &["output"]);
+            let output: (&[char], &[&str]) = (&['o'], &["output"]);
+            let remote = parsed.values(output.0, output.1).is_empty();
+            (parsed, output, remote, None)
+        }
+        "http" | "https" | "xh" => {
+            let parsed = Parsed::new(args, &['o', 'a', 'A', 'p', 'P', 's'], &["output"]);
+            let output: (&[char], &[&str]) = (&['o'], &["output"]);
+            let remote =
+                parsed.has(&['d'], &["download"]) && parsed.values(output.0, output.1).is_empty();
+            (parsed, output, remote, None)
+        }
+        _ => return Vec::new(),
+    };
+    let in_dir = |file: &str| match dir {
+        Some(dir) if !file.starts_with('/') => format!("{}/{file}", dir.trim_end_matches('/')),
+        _ => file.to_owned(),
+    };
+    let mut files: Vec<String> = parsed
+        .values(output.0, output.1)
+        .into_iter()
+        .filter(|file| *file != "-")
+        .map(in_dir)
+        .collect();
+    if remote_name {
+        files.extend(
+            parsed
+                .operands
+                .iter()
+                .filter_map(|url| url_file_name(url))
+                .map(in_dir),
+        );
+    }
+    files
+}
+
+/// The name a fetcher saves a URL under by default: its path's last part
+/// (`https://x/get/i.sh?v=1` gives `i.sh`); `None` for an operand that is no URL or ends in `/`.
+fn url_file_name(url: &str) -> Option<&str> {
+    let (_, rest) = url.split_once("://")?;
+    let path = rest.split(['?', '#']).next()?;
+    let (_, name) = path.split_once('/')?;
+    let name = name.rsplit('/').next()?;
+    (!name.is_empty() && name != "." && name != "..").then_some(name)
+}
+
+/// The file `cat FILE` pipes into command `index` (`cat i.sh | sh`), with the index of the
+/// `cat`: the pipeline's producer just before it at the same depth.
+fn piped_file(analysis: &Analysis, index: usize) -> Option<(usize, &str)> {
+    let consumer = analysis.commands.get(index)?;
+    let from = consumer.stdin_pipe_from.as_deref()?;
+    let (at, producer) = analysis
+        .commands
+        .iter()
+        .enumerate()
+        .take(index)
+        .rev()
+        .find(|(_, c)| c.name() == from && c.depth == consumer.depth)?;
+    if producer.name() != "cat" {
+        return None;
+    }
+    match Parsed::new(producer.args(), &[], &[]).operands.as_slice() {
+        [file] => Some((at, file)),
+        _ => None,
     }
 }
 
@@ -555,7 +665,39 @@ fn env(cmd: &Cmd<'_>, out: &mut Findings) {
 
 #[cfg(test)]
 mod tests {
-    use super::is_plain_viewer;
+    use super::{downloaded_files, is_plain_viewer, url_file_name};
+    use crate::shell::{ShellLimits, analyze};
+
+    #[test]
+    fn names_urls_are_saved_under() {
+        assert_eq!(url_file_name("https://x/get/i.sh?v=1#a"), Some("i.sh"));
+        assert_eq!(url_file_name("https://x/i.sh"), Some("i.sh"));
+        assert_eq!(url_file_name("https://x/"), None);
+        assert_eq!(url_file_name("https://x"), None);
+        assert_eq!(url_file_name("i.sh"), None);
+    }
+
+    #[test]
+    fn files_fetchers_save_to() {
+        let files = |line: &str| {
+            let analysis = analyze(line, &ShellLimits::default());
+            analysis
+                .commands
+                .first()
+                .map(downloaded_files)
+                .unwrap_or_default()
+        };
+        assert_eq!(files("curl -sSLo i.sh https://x/y"), ["i.sh"]);
+        assert_eq!(files("curl --output-dir d -O https://x/i.sh"), ["d/i.sh"]);
+        assert_eq!(files("curl https://x/i.sh"), Vec::<String>::new());
+        assert_eq!(files("wget -q https://x/i.sh"), ["i.sh"]);
+        assert_eq!(files("wget -P /tmp/ https://x/i.sh"), ["/tmp/i.sh"]);
+        assert_eq!(files("wget -qO- https://x/i.sh"), Vec::<String>::new());
+        assert_eq!(files("aria2c -d d -x 4 https://x/i.sh"), ["d/i.sh"]);
+        assert_eq!(files("fetch https://x/i.sh"), ["i.sh"]);
+        assert_eq!(files("http -v https://x/i.sh"), Vec::<String>::new());
+        assert_eq!(files("xh -d https://x/i.sh"), ["i.sh"]);
+    }
 
     #[test]
     fn plain_editors_and_pagers() {
