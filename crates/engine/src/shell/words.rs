@@ -676,8 +676,9 @@ pub(super) fn only_plain_parameters(text: &str) -> bool {
 }
 
 /// The output of a substitution that only echoes static text (`$(echo .env)`, `` `printf
-/// .env` ``), when it is one field whatever the quoting: no blank, glob or escape in it. Such a
-/// substitution hides a name from a reader of the command line, never from the shell.
+/// .env` ``), when it is one field whatever the quoting: no blank, glob or escape in it; or
+/// that prints a static path (see [`printed_path`]). Such a substitution hides a name from a
+/// reader of the command line, never from the shell.
 fn echoed(body: &str) -> Option<String> {
     const PLAIN: &[u8] = b"._/~+=:,@%^-";
     // One command line: after a newline another command would run, and print.
@@ -711,6 +712,41 @@ fn echoed(body: &str) -> Option<String> {
             [format] if !format.contains('%') && !format.starts_with('-') => Some(format.clone()),
             _ => None,
         },
+        _ => printed_path(program, &output),
+    }
+}
+
+/// The path a command prints for its static arguments: `realpath P` and `readlink -f P` print
+/// P made absolute (`$(realpath ~/.ssh/id_rsa)`), `git rev-parse --git-dir` (and
+/// `--git-common-dir`, `--absolute-git-dir`) the repository's `.git`, `git rev-parse --git-path
+/// P` `.git/P` (`$(git rev-parse --git-dir)/hooks/commit-msg` is a git hook).
+fn printed_path(program: &str, args: &[String]) -> Option<String> {
+    const REALPATH_FLAGS: &[&str] = &["-e", "-m", "-s", "-q", "-L", "-P"];
+    const READLINK_CANONICAL: &[&str] = &[
+        "-f",
+        "-e",
+        "-m",
+        "--canonicalize",
+        "--canonicalize-existing",
+        "--canonicalize-missing",
+    ];
+    const GIT_DIRS: &[&str] = &["--git-dir", "--git-common-dir", "--absolute-git-dir"];
+    let (path, flags) = args.split_last()?;
+    let flag_texts: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let plain_path = !path.starts_with('-');
+    match (program, flag_texts.as_slice()) {
+        ("realpath", flags) if plain_path && flags.iter().all(|f| REALPATH_FLAGS.contains(f)) => {
+            Some(path.clone())
+        }
+        ("readlink", flags)
+            if plain_path
+                && flags.iter().all(|f| READLINK_CANONICAL.contains(f))
+                && !flags.is_empty() =>
+        {
+            Some(path.clone())
+        }
+        ("git", ["rev-parse"]) if GIT_DIRS.contains(&path.as_str()) => Some(".git".to_owned()),
+        ("git", ["rev-parse", "--git-path"]) if plain_path => Some(format!(".git/{path}")),
         _ => None,
     }
 }
@@ -1055,6 +1091,17 @@ mod tests {
             norm("`printf '.aws'`/credentials").0.text,
             ".aws/credentials"
         );
+        // Commands that print a static path.
+        assert_eq!(norm("$(realpath ~/.ssh/id_rsa)").0.text, "~/.ssh/id_rsa");
+        assert_eq!(norm("$(readlink -f .env)").0.text, ".env");
+        assert_eq!(
+            norm("\"$(git rev-parse --git-dir)/hooks/x\"").0.text,
+            ".git/hooks/x"
+        );
+        assert_eq!(
+            norm("$(git rev-parse --git-path hooks)/x").0.text,
+            ".git/hooks/x"
+        );
         // Not folded: options, several fields, expansions, formats, other programs.
         for raw in [
             "$(echo -e .env)",
@@ -1065,6 +1112,10 @@ mod tests {
             "$(cat .env)",
             "$(echo *)",
             "$(echo\nls)",
+            "$(readlink x)",
+            "$(realpath --relative-to=/ x)",
+            "$(git rev-parse HEAD)",
+            "$(git rev-parse --show-toplevel)",
         ] {
             let (word, _) = norm(raw);
             assert_eq!(word.text, raw, "{raw}: {word:?}");
