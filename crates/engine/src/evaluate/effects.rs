@@ -406,6 +406,24 @@ fn python_module_extract(args: &[String]) -> Option<(&str, &str)> {
     }
 }
 
+/// The directories a recursive copy fills with names it does not choose: the target, where a
+/// source stands for a directory's contents (`cp -r dist/. ~/`, `rsync -a x/ ~/`, `cp -rT x
+/// ~`: `whole_target`); otherwise the directory each source becomes inside the target (`cp -r
+/// x/.claude ~` fills `~/.claude`).
+fn copied_trees(sources: &[&str], target: &str, suffix: &str, whole_target: bool) -> Vec<String> {
+    if whole_target || sources.iter().any(|source| is_contents(source, suffix)) {
+        return vec![target.to_owned()];
+    }
+    sources
+        .iter()
+        .filter_map(|source| {
+            let name = source.trim_end_matches('/').rsplit('/').next()?;
+            let plain = !name.is_empty() && name != "." && name != "..";
+            plain.then(|| format!("{}/{name}", target.trim_end_matches('/')))
+        })
+        .collect()
+}
+
 /// Whether a copy's source stands for a directory's contents rather than the directory: ends
 /// in `suffix` (`dist/.` for `cp`, `dist/` for `rsync`), or is the working directory itself.
 fn is_contents(source: &str, suffix: &str) -> bool {
@@ -903,9 +921,9 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                     read(&mut effects, source, true);
                 }
                 effects.writes.push((*target).to_owned());
-                if sources.iter().any(|source| is_contents(source, "/")) {
-                    effects.filled.push((*target).to_owned());
-                }
+                effects
+                    .filled
+                    .extend(copied_trees(sources, target, "/", false));
             }
         }
         // File servers publish a whole tree to the network.
@@ -965,8 +983,11 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                     read(&mut effects, source, recursive);
                 }
                 effects.writes.push((*target).to_owned());
-                if recursive && sources.iter().any(|source| is_contents(source, "/.")) {
-                    effects.filled.push((*target).to_owned());
+                if recursive {
+                    let no_target_dir = has_flag(args, &['T'], &["no-target-directory"]);
+                    effects
+                        .filled
+                        .extend(copied_trees(sources, target, "/.", no_target_dir));
                 }
             }
         }
@@ -1507,14 +1528,16 @@ mod tests {
             filled(&["rsync", "-a", "dist/", "host:/srv"]),
             ["host:/srv"]
         );
+        assert_eq!(filled(&["cp", "-rT", "x", "~"]), ["~"]);
+        // A directory copied into another fills the one it becomes.
+        assert_eq!(filled(&["cp", "-r", "x/.claude", "~"]), ["~/.claude"]);
+        assert_eq!(filled(&["rsync", "-a", "dir", "~/"]), ["~/dir"]);
         for argv in [
             &["tar", "-czf", "out.tgz", "-C", "~", "p"][..],
             &["tar", "-tf", "x.tar", "-C", "~"][..],
             &["unzip", "-l", "x.zip"][..],
             &["cpio", "-o"][..],
-            &["cp", "-r", "dir", "~"][..],
             &["cp", "dist/.", "~"][..],
-            &["rsync", "-a", "dir", "~"][..],
             &["dpkg", "-R", "-i", "debs"][..],
             &["dpkg-deb", "-c", "p.deb"][..],
             &["python3", "-m", "zipfile", "-e", "a.zip"][..],

@@ -1550,7 +1550,9 @@ pub(crate) fn persistence(path: &str, ctx: &PathContext<'_>) -> Option<Persisten
 /// Cline's `.clinerules/hooks/` and `Documents/Cline/Hooks/`.
 fn agent_config(dir: &str, rest: &[&str]) -> Option<Persistence> {
     let is = |name: &str| dir.eq_ignore_ascii_case(name);
-    let settings = |file: &str| file.starts_with("settings") && file.ends_with(".json");
+    // `*`: any name, as a directory filled whole is written (`tar -x -C ~/.claude`).
+    let settings =
+        |file: &str| file == "*" || (file.starts_with("settings") && file.ends_with(".json"));
     let hooks = |name: &str| name.eq_ignore_ascii_case("hooks");
     match rest {
         [file] if is(".claude") && settings(file) => Some(AGENT_SETTINGS),
@@ -1563,13 +1565,13 @@ fn agent_config(dir: &str, rest: &[&str]) -> Option<Persistence> {
             Some(AGENT_SETTINGS)
         }
         [file] if is(".copilot") && settings(file) => Some(AGENT_SETTINGS),
-        [file] if is(".codex") && matches!(*file, "hooks.json" | "config.toml") => {
+        [file] if is(".codex") && matches!(*file, "*" | "hooks.json" | "config.toml") => {
             Some(AGENT_SETTINGS)
         }
-        [file] if is(".gemini") && *file == "settings.json" => Some(AGENT_SETTINGS),
+        [file] if is(".gemini") && matches!(*file, "*" | "settings.json") => Some(AGENT_SETTINGS),
         [file]
             if (is(".cursor") || is("cursor") || is(".windsurf") || is("windsurf"))
-                && *file == "hooks.json" =>
+                && matches!(*file, "*" | "hooks.json") =>
         {
             Some(AGENT_SETTINGS)
         }
