@@ -23,8 +23,8 @@ use super::parse::{
 };
 use super::views::{allow_view, deny_views};
 use super::words::{
-    NormWord, UNKNOWN_IFS, decode_ansi_c, heredoc_substitutions, join_fields, normalize,
-    normalize_with, only_plain_parameters,
+    ARRAY_ELEMENTS, NormWord, UNKNOWN_IFS, decode_ansi_c, heredoc_substitutions, join_fields,
+    normalize, normalize_with, only_plain_parameters,
 };
 use super::wrappers::{Field, Payload, Reading, Segment, SegmentKind, Stripped, strip};
 use super::{
@@ -176,6 +176,8 @@ const MAX_FUNCTIONS: usize = 16;
 const MAX_CALL_DEPTH: usize = 4;
 /// Positional parameters a call binds (`$1` … `$9`).
 const MAX_POSITIONAL: usize = 9;
+/// Most elements of an array assignment whose values are kept (`a=(x y)`).
+const MAX_ARRAY_ELEMENTS: usize = 16;
 
 /// Most files one analysis remembers as written (see [`Walker::written`]).
 const MAX_WRITTEN_FILES: usize = 16;
@@ -407,9 +409,14 @@ impl<'l> Walker<'l> {
     }
 
     /// Forgets what the command line gave `name` (`unset NAME`): an unset HOME is the user's
-    /// home again, as `~` reads it from the password database.
+    /// home again, as `~` reads it from the password database. An array's name, element or
+    /// elements (`a`, `a[1]`, `a[@]`) forget all that is known of the array.
     fn forget_variable(&mut self, name: &str) {
-        self.variables.retain(|(known, _)| known != name);
+        let base = name.split('[').next().unwrap_or(name);
+        self.variables.retain(|(known, _)| {
+            let known_base = known.split('[').next().unwrap_or(known);
+            known_base != base
+        });
     }
 
     /// Walks `body` as code that may not run (see [`Walker::conditional`]). A `cd` there leaves
@@ -2085,6 +2092,7 @@ fn push_assignment(
     };
     let mut dynamic = false;
     let mut known = None;
+    let mut key = name.clone();
     let value = match &assignment.value {
         ast::AssignmentValue::Scalar(word) => {
             let value = normalize_with(&word.value, &mut collected.subs, budget, variables);
@@ -2099,10 +2107,18 @@ fn push_assignment(
         }
         ast::AssignmentValue::Array(items) => {
             let mut parts = Vec::with_capacity(items.len());
+            // `a=(x y)`: its elements, when all are known (see `ARRAY_ELEMENTS`).
+            let mut elements: Option<Vec<String>> = (!assignment.append).then(Vec::new);
             for (key, word) in items {
-                let value = normalize(&word.value, &mut collected.subs, budget);
+                let value = normalize_with(&word.value, &mut collected.subs, budget, variables);
                 collected.word_failed |= value.failed;
                 dynamic |= value.dynamic;
+                let bindable =
+                    value.resolved || (!value.failed && only_plain_parameters(&value.text));
+                elements = elements.filter(|_| key.is_none() && bindable);
+                if let Some(elements) = elements.as_mut() {
+                    elements.extend(value.fields.iter().cloned());
+                }
                 match key {
                     Some(key) => {
                         let key = normalize(&key.value, &mut collected.subs, budget);
@@ -2111,6 +2127,11 @@ fn push_assignment(
                     }
                     None => parts.push(value.text),
                 }
+            }
+            if let Some(elements) = elements.filter(|e| e.len() <= MAX_ARRAY_ELEMENTS) {
+                let texts: Vec<&str> = elements.iter().map(String::as_str).collect();
+                key = format!("{name}{ARRAY_ELEMENTS}");
+                known = Some(join_fields(&texts));
             }
             format!("({})", parts.join(" "))
         }
@@ -2121,7 +2142,7 @@ fn push_assignment(
         tokens: vec![format!("{name}{operator}{value}")],
         dynamic,
     });
-    collected.variables.push((name.clone(), known));
+    collected.variables.push((key, known));
     collected.assignments.push(Assignment { name, value });
 }
 

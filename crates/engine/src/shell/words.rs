@@ -39,6 +39,10 @@ const MAX_EXPANDED_TEXT: usize = 64 * 1024;
 /// (see [`join_fields`]). It never stays in a word's text.
 const FIELD_BREAK: char = '\u{1f}';
 
+/// The suffix of the name an array's known elements are kept under (`a[@]`), joined as `$@`'s
+/// are: `"${a[@]}"` gives each its own field, `${a[1]}` one of them, `$a` the first.
+pub(super) const ARRAY_ELEMENTS: &str = "[@]";
+
 /// The value IFS stands for once the command line gave it one only known at run time
 /// (`IFS=$(…)`, `read IFS`): words split at it are unknown (see [`Rendered::push_value`]).
 pub(super) const UNKNOWN_IFS: &str = "${IFS:?}";
@@ -312,15 +316,10 @@ impl<'b> Rendered<'b> {
             }
             None => (source.strip_prefix('$')?, ""),
         };
-        let variables: &'b [(String, String)] = self.variables;
-        let known = variables
-            .iter()
-            .rev()
-            .find(|(known, _)| known == name)
-            .map(|(_, value)| value.as_str());
+        let (known, operator) = self.element(name, operator)?;
         let (value, unset) = match known {
             Some(value) => (value, false),
-            None if self.unset.iter().any(|unset| unset == name) => ("", true),
+            None if self.unset.iter().any(|unset| unset == name) => (Cow::Borrowed(""), true),
             None => return None,
         };
         // Without the colon an empty value counts as set: `${x-/}` is empty when `x=`.
@@ -331,8 +330,8 @@ impl<'b> Rendered<'b> {
         let set = !unset && (!value.is_empty() || !colon);
         let mut chars = operator.chars();
         match chars.next() {
-            None => Some(Cow::Borrowed(value)),
-            Some('-' | '=' | '?') if set => Some(Cow::Borrowed(value)),
+            None => Some(value.clone()),
+            Some('-' | '=' | '?') if set => Some(value.clone()),
             Some('-' | '=') => self.operand(chars.as_str(), depth).map(Cow::Owned),
             Some('+') if !set => Some(Cow::Borrowed("")),
             Some('+') => self.operand(chars.as_str(), depth).map(Cow::Owned),
@@ -346,7 +345,7 @@ impl<'b> Rendered<'b> {
                     return None;
                 }
                 let from_end = operator.starts_with('%');
-                removed(value, &pattern, from_end, longest).map(Cow::Owned)
+                removed(&value, &pattern, from_end, longest).map(Cow::Owned)
             }
             Some('/') if !colon => {
                 let rest = chars.as_str();
@@ -358,10 +357,54 @@ impl<'b> Rendered<'b> {
                 let (pattern, replacement) = rest.split_once('/').unwrap_or((rest, ""));
                 let pattern = self.operand(pattern, depth)?;
                 let replacement = self.operand(replacement, depth)?;
-                replaced(value, &pattern, &replacement, all, anchor).map(Cow::Owned)
+                replaced(&value, &pattern, &replacement, all, anchor).map(Cow::Owned)
             }
             Some(_) => None,
         }
+    }
+
+    /// The known value of variable `name` before `operator` applies, and the operator left: an
+    /// array's element (`${a[1]}`, `${a[@]}`, `${a[*]}`, `$a` its first) when the command line
+    /// gave its elements (see [`ARRAY_ELEMENTS`]). `Some((None, …))` where the variable has no
+    /// known value; `None` for an index the walk does not read (`${a[$i]}`).
+    fn element<'s>(
+        &self,
+        name: &str,
+        operator: &'s str,
+    ) -> Option<(Option<Cow<'b, str>>, &'s str)> {
+        let variables: &'b [(String, String)] = self.variables;
+        let find = |key: &str| {
+            variables
+                .iter()
+                .rev()
+                .find(|(known, _)| known == key)
+                .map(|(_, value)| value.as_str())
+        };
+        let elements = find(&format!("{name}{ARRAY_ELEMENTS}"));
+        let nth = |index: usize| {
+            elements.map(|all| Cow::Borrowed(all.split(FIELD_BREAK).nth(index).unwrap_or("")))
+        };
+        let Some(indexed) = operator.strip_prefix('[') else {
+            return Some((find(name).map(Cow::Borrowed).or_else(|| nth(0)), operator));
+        };
+        let (index, rest) = indexed.split_once(']')?;
+        // A scalar is the array's only element.
+        let scalar = find(name).map(Cow::Borrowed);
+        let value = match index {
+            "@" => elements.map(Cow::Borrowed).or(scalar),
+            "*" => elements
+                .map(|all| Cow::Owned(all.replace(FIELD_BREAK, " ")))
+                .or(scalar),
+            _ => {
+                let index: usize = index.parse().ok()?;
+                match find(&format!("{name}[{index}]")) {
+                    Some(value) => Some(Cow::Borrowed(value)),
+                    None if index == 0 && elements.is_none() => scalar,
+                    None => nth(index),
+                }
+            }
+        };
+        Some((value, rest))
     }
 
     /// [`Self::known_value`], when the word stays within [`MAX_EXPANDED_TEXT`] with it and the
@@ -1047,6 +1090,21 @@ mod tests {
             ["A", "B", "C", "D"]
         );
         assert!(defaulted_names("${HOME}").is_empty());
+    }
+
+    #[test]
+    fn array_elements_are_read() {
+        let budget = Budget::default();
+        let all = format!("x{FIELD_BREAK}y z");
+        let variables = [("a[@]".to_owned(), all), ("s".to_owned(), "v".to_owned())];
+        let fields = |raw: &str| normalize_with(raw, &mut Vec::new(), &budget, &variables).fields;
+        assert_eq!(fields("\"${a[@]}\""), ["x", "y z"]);
+        assert_eq!(fields("${a[@]}"), ["x", "y", "z"]);
+        assert_eq!(fields("\"${a[*]}\""), ["x y z"]);
+        assert_eq!(fields("${a[1]}"), ["y", "z"]);
+        assert_eq!(fields("$a"), ["x"]);
+        assert_eq!(fields("\"${s[0]}${s[@]}\""), ["vv"]);
+        assert_eq!(fields("${a[$i]}"), ["${a[$i]}"]);
     }
 
     #[test]
