@@ -359,6 +359,17 @@ impl<'b> Rendered<'b> {
                 let replacement = self.operand(replacement, depth)?;
                 replaced(&value, &pattern, &replacement, all, anchor).map(Cow::Owned)
             }
+            // An array's elements are sliced, not its text.
+            Some(first)
+                if colon && (first.is_ascii_digit() || matches!(first, ' ' | '(' | ':')) =>
+            {
+                let single = !value.contains(FIELD_BREAK);
+                single
+                    .then(|| substring(&value, operator))
+                    .flatten()
+                    .map(Cow::Owned)
+            }
+            Some('^' | ',' | '@') if !colon => case_changed(&value, operator).map(Cow::Owned),
             Some(_) => None,
         }
     }
@@ -580,6 +591,71 @@ impl<'b> Rendered<'b> {
             }
             None => self.failed = true,
         }
+    }
+}
+
+/// `${x:OFFSET}` and `${x:OFFSET:LENGTH}` of a value, in characters, for whole numbers
+/// (`${x: -2}` and `${x:(-2)}` count from the end, as a negative LENGTH does); `None` for
+/// arithmetic the walk does not do (`${x:i}`) or a LENGTH that ends before the OFFSET (an
+/// error in bash).
+fn substring(value: &str, spec: &str) -> Option<String> {
+    let number = |text: &str| -> Option<i64> {
+        let text = text.trim();
+        let text = text
+            .strip_prefix('(')
+            .and_then(|inner| inner.strip_suffix(')'))
+            .unwrap_or(text)
+            .trim();
+        // An empty OFFSET is 0 (`${x::-2}`).
+        if text.is_empty() {
+            return Some(0);
+        }
+        text.parse().ok()
+    };
+    let (offset, length) = match spec.split_once(':') {
+        Some((offset, length)) => (number(offset)?, Some(number(length)?)),
+        None => (number(spec)?, None),
+    };
+    let chars: Vec<char> = value.chars().collect();
+    let len = i64::try_from(chars.len()).ok()?;
+    let start = if offset < 0 { len + offset } else { offset };
+    if start < 0 || start > len {
+        return Some(String::new());
+    }
+    let end = match length {
+        None => len,
+        Some(length) if length < 0 => len + length,
+        Some(length) => start.saturating_add(length).min(len),
+    };
+    if end < start {
+        return None;
+    }
+    let (start, end) = (usize::try_from(start).ok()?, usize::try_from(end).ok()?);
+    Some(chars.get(start..end)?.iter().collect())
+}
+
+/// A value with its case changed by `${x^^}`, `${x,,}`, `${x^}`, `${x,}` (without a pattern)
+/// or `${x@U}`, `${x@L}`, `${x@u}`; `None` for any other operator. The first letter of an
+/// array's joined elements is not each element's, so `^`, `,` and `@u` give `None` for one.
+fn case_changed(value: &str, operator: &str) -> Option<String> {
+    let first_only = |upper: bool| {
+        if value.contains(FIELD_BREAK) {
+            return None;
+        }
+        let mut chars = value.chars();
+        let first: String = match chars.next() {
+            Some(c) if upper => c.to_uppercase().collect(),
+            Some(c) => c.to_lowercase().collect(),
+            None => String::new(),
+        };
+        Some(first + chars.as_str())
+    };
+    match operator {
+        "^^" | "@U" => Some(value.to_uppercase()),
+        ",," | "@L" => Some(value.to_lowercase()),
+        "^" | "@u" => first_only(true),
+        "," => first_only(false),
+        _ => None,
     }
 }
 
@@ -1090,6 +1166,27 @@ mod tests {
             ["A", "B", "C", "D"]
         );
         assert!(defaulted_names("${HOME}").is_empty());
+    }
+
+    #[test]
+    fn substrings_and_case_changes_of_known_values() {
+        let budget = Budget::default();
+        let variables = [("S".to_owned(), "abcdef".to_owned())];
+        let text = |raw: &str| normalize_with(raw, &mut Vec::new(), &budget, &variables).text;
+        assert_eq!(text("${S:2}"), "cdef");
+        assert_eq!(text("${S:1:2}"), "bc");
+        assert_eq!(text("${S::-2}"), "abcd");
+        assert_eq!(text("${S: -2}"), "ef");
+        assert_eq!(text("${S:(-3):2}"), "de");
+        assert_eq!(text("${S:9}"), "");
+        assert_eq!(text("${S^^}"), "ABCDEF");
+        assert_eq!(text("${S^}"), "Abcdef");
+        assert_eq!(text("${S@U}"), "ABCDEF");
+        // `${S:-2}` is a default, not a substring; arithmetic and patterns are not read.
+        assert_eq!(text("${S:-2}"), "abcdef");
+        assert_eq!(text("${S:i}"), "${S:i}");
+        assert_eq!(text("${S:3:-4}"), "${S:3:-4}");
+        assert_eq!(text("${S^^[a-c]}"), "${S^^[a-c]}");
     }
 
     #[test]
