@@ -77,6 +77,7 @@ pub(super) fn nested(argv: &[Field], stdin: Option<&str>, budget: &Budget) -> Ve
         "trap" => trap(args).into_iter().collect(),
         "xargs" => xargs(args, stdin),
         "find" => find(args),
+        "fd" | "fdfind" => fd(args),
         "parallel" => parallel(args, stdin),
         "pee" => pee(args),
         "mispipe" => mispipe(args),
@@ -547,6 +548,135 @@ fn find(args: &[Field]) -> Vec<Nested> {
         }
     }
     out
+}
+
+/// fd's options that take a value (the pattern and the search paths are its operands).
+const FD_VALUE_OPTIONS: &[&str] = &[
+    "-e",
+    "--extension",
+    "-t",
+    "--type",
+    "-d",
+    "--max-depth",
+    "--min-depth",
+    "--exact-depth",
+    "-E",
+    "--exclude",
+    "-S",
+    "--size",
+    "-j",
+    "--threads",
+    "-c",
+    "--color",
+    "--changed-within",
+    "--changed-before",
+    "-o",
+    "--owner",
+    "--base-directory",
+    "--path-separator",
+    "--max-results",
+    "--ignore-file",
+    "--format",
+    "--batch-size",
+    "--and",
+];
+
+/// Most search paths of `fd` whose files its command is followed on.
+const MAX_FD_PATHS: usize = 4;
+
+/// `fd [OPTIONS] [PATTERN] [PATH…] -x|-X COMMAND…`: COMMAND (up to a `;`) runs on each file fd
+/// finds, or on all of them at once, so it is followed once per search path with every file
+/// below it (`PATH/**`) where it names the file (`{}`, `{/}`, `{//}`, `{.}`, `{/.}`) or, naming
+/// none, after its arguments: `fd . ~ -x rm -rf` is `rm -rf ~/**`. Everything after `-x` is the
+/// command, so `fd -x rm -rf {} . ~` runs `rm -rf FILE . ~`.
+pub(crate) fn fd(args: &[Field]) -> Vec<Nested> {
+    let exec = args
+        .iter()
+        .position(|arg| matches!(arg.text.as_str(), "-x" | "--exec" | "-X" | "--exec-batch"));
+    let Some(exec) = exec else {
+        return Vec::new();
+    };
+    let command: Vec<&Field> = args
+        .get(exec + 1..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|arg| arg.text != ";")
+        .collect();
+    if command.is_empty() {
+        return Vec::new();
+    }
+    // fd's own arguments: before the command, and after the `;` that ends it.
+    let after = args
+        .get(exec + 1 + command.len()..)
+        .unwrap_or_default()
+        .iter()
+        .skip(1);
+    let before: Vec<String> = args
+        .get(..exec)
+        .unwrap_or_default()
+        .iter()
+        .chain(after)
+        .map(|arg| arg.text.clone())
+        .collect();
+    fd_search_paths(&before)
+        .into_iter()
+        .take(MAX_FD_PATHS)
+        .map(|path| {
+            let files = format!("{}/**", path.trim_end_matches('/'));
+            let placeholder = |text: &str| matches!(text, "{}" | "{/}" | "{//}" | "{.}" | "{/.}");
+            let named = command.iter().any(|arg| placeholder(&arg.text));
+            let mut fields: Vec<Field> = command
+                .iter()
+                .map(|arg| match placeholder(&arg.text) {
+                    true => Field {
+                        text: files.clone(),
+                        dynamic: false,
+                        valued: false,
+                    },
+                    false => (*arg).clone(),
+                })
+                .collect();
+            if !named {
+                fields.push(Field {
+                    text: files,
+                    dynamic: false,
+                    valued: false,
+                });
+            }
+            Nested::Command {
+                fields,
+                origin: Origin::FindExec,
+            }
+        })
+        .collect()
+}
+
+/// The directories `fd ARGS` searches: its operands after the pattern and its `--search-path`
+/// values; `.` when it names none.
+pub(crate) fn fd_search_paths(args: &[String]) -> Vec<String> {
+    let mut operands = Vec::new();
+    let mut paths = Vec::new();
+    let mut iter = args.iter();
+    let mut options_done = false;
+    while let Some(arg) = iter.next() {
+        let text = arg.as_str();
+        if options_done || !text.starts_with('-') || text == "-" {
+            operands.push(text.to_owned());
+        } else if text == "--" {
+            options_done = true;
+        } else if text == "--search-path" {
+            paths.extend(iter.next().cloned());
+        } else if let Some(path) = text.strip_prefix("--search-path=") {
+            paths.push(path.to_owned());
+        } else if FD_VALUE_OPTIONS.contains(&text) {
+            iter.next();
+        }
+    }
+    paths.extend(operands.into_iter().skip(1));
+    if paths.is_empty() {
+        paths.push(".".to_owned());
+    }
+    paths
 }
 
 /// Most of `parallel`'s runs followed, one per `:::` argument.
@@ -1046,6 +1176,27 @@ mod tests {
             ]
         );
         assert!(nested(&fields(&["find", "/", "-delete"]), None).is_empty());
+    }
+
+    #[test]
+    fn fd_exec() {
+        let run = |words: &[&str]| nested(&fields(words), None);
+        assert_eq!(
+            run(&["fd", "-e", "x", ".", "~", "/tmp", "-x", "rm", "-rf"]),
+            [
+                command(&["rm", "-rf", "~/**"], Origin::FindExec),
+                command(&["rm", "-rf", "/tmp/**"], Origin::FindExec)
+            ]
+        );
+        assert_eq!(
+            run(&["fdfind", "-X", "cat", "{}", ";", "--search-path", "d"]),
+            [command(&["cat", "d/**"], Origin::FindExec)]
+        );
+        assert_eq!(
+            run(&["fd", "--search-path", "d", "-x", "cat", "{/}"]),
+            [command(&["cat", "d/**"], Origin::FindExec)]
+        );
+        assert!(run(&["fd", "-e", "rs", "src"]).is_empty());
     }
 
     #[test]

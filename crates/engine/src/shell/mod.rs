@@ -87,7 +87,8 @@ pub enum Origin {
     HereDoc,
     /// The command `xargs` runs.
     Xargs,
-    /// The command `find -exec`, `-execdir`, `-ok` or `-okdir` runs.
+    /// The command `find -exec`, `-execdir`, `-ok` or `-okdir` runs, or `fd -x`/`-X` (with the
+    /// files it finds as `DIR/**`).
     FindExec,
     /// Shell text that interpreter code hands to a shell (`python3 -c "os.system('…')"`,
     /// `perl -e 'system "…"'`, `node -e "execSync('…')"`, the same code in a here-doc).
@@ -451,7 +452,8 @@ pub(crate) fn substitution_body(word: &str) -> Option<&str> {
 /// The file names a command substitution's listing command prints, as patterns, when its
 /// arguments say them: `find . -name .env` prints `./**/.env`, `ls ~/.ssh/id_*` the pattern
 /// itself, `git ls-files '*.pem'` `**/*.pem` (a pathspec without a slash matches at any depth),
-/// `fd -g .env` `**/.env`. Empty for anything else, a pipeline or several commands.
+/// `fd -g .env` `**/.env`, `fd . ~/.ssh` and `rg --files ~/.ssh` `~/.ssh/**`. Empty for anything
+/// else, a pipeline or several commands.
 pub(crate) fn listed_names(body: &str) -> Vec<String> {
     if body.len() > MAX_LISTING_TEXT {
         return Vec::new();
@@ -470,7 +472,22 @@ pub(crate) fn listed_names(body: &str) -> Vec<String> {
         return Vec::new();
     }
     let args = command.args();
+    match command.name() {
+        "ls" => args
+            .iter()
+            .filter(|arg| !arg.starts_with('-'))
+            .cloned()
+            .collect(),
+        name => printed_paths(name, args),
+    }
+}
+
+/// The paths a listing command prints whole, one a line, as patterns (see [`listed_names`];
+/// `ls`, which prints a directory's entries without it, aside): `find`'s, `git ls-files`'s,
+/// `fd`'s and `rg --files`'s. A pipe into `xargs` hands them on.
+pub(crate) fn printed_paths(name: &str, args: &[String]) -> Vec<String> {
     let operands = || args.iter().filter(|arg| !arg.starts_with('-'));
+    let below = |dir: &str| format!("{}/**", dir.trim_end_matches('/'));
     let anywhere = |pattern: &String| {
         if pattern.contains('/') {
             pattern.clone()
@@ -478,14 +495,25 @@ pub(crate) fn listed_names(body: &str) -> Vec<String> {
             format!("**/{pattern}")
         }
     };
-    match command.name() {
+    match name {
         "find" => find_printed(args),
-        "ls" => operands().cloned().collect(),
         "git" if args.first().is_some_and(|sub| sub == "ls-files") => {
             operands().skip(1).map(anywhere).collect()
         }
         "fd" | "fdfind" if args.iter().any(|arg| arg == "-g" || arg == "--glob") => {
             operands().take(1).map(anywhere).collect()
+        }
+        // Any other pattern: every file below the paths it names (`fd . ~/.ssh`).
+        "fd" | "fdfind" => {
+            let paths = exec::fd_search_paths(args);
+            let named = paths.iter().any(|path| path != ".");
+            match named {
+                true => paths.iter().map(|path| below(path)).collect(),
+                false => Vec::new(),
+            }
+        }
+        "rg" | "ripgrep" if args.iter().any(|arg| arg == "--files") => {
+            operands().map(|path| below(path)).collect()
         }
         _ => Vec::new(),
     }

@@ -2019,12 +2019,25 @@ fn listed_names_of_listing_commands() {
         ["**/*.pem", "src/a.pem"]
     );
     assert_eq!(listed_names("fd -g .env"), ["**/.env"]);
+    assert_eq!(
+        listed_names("fd -H . ~/.ssh /etc/"),
+        ["~/.ssh/**", "/etc/**"]
+    );
+    assert_eq!(listed_names("rg --files ~/.aws"), ["~/.aws/**"]);
     // No name test: everything below the start directories.
     assert_eq!(
         listed_names("find ~/.aws /etc/x/ -type f"),
         ["~/.aws/**", "/etc/x/**"]
     );
-    for other in ["fd env", "echo .env", "ls $X", "ls | head", "cat x"] {
+    for other in [
+        "fd env",
+        "fd -e rs",
+        "rg --files",
+        "echo .env",
+        "ls $X",
+        "ls | head",
+        "cat x",
+    ] {
         assert_eq!(listed_names(other), Vec::<String>::new(), "{other:?}");
     }
 }

@@ -1068,10 +1068,10 @@ impl<'l> Walker<'l> {
                 (text, dynamic)
             }
             "printf" => printf_output(emitted.args(), emitted.has_dynamic_args),
-            // The names `find` prints, as patterns (`./**/.env`), one per line: `xargs` hands
-            // them on, and a shell reading them finds no plain command.
-            "find" => {
-                let names = exec::find_printed(emitted.args());
+            // The names `find` (or another listing) prints, as patterns (`./**/.env`), one per
+            // line: `xargs` hands them on, and a shell reading them finds no plain command.
+            "find" | "git" | "fd" | "fdfind" | "rg" | "ripgrep" => {
+                let names = super::printed_paths(emitted.name(), emitted.args());
                 if names.is_empty() {
                     return None;
                 }
