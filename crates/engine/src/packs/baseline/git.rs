@@ -329,7 +329,8 @@ fn check_git(args: &[String], depth: usize, out: &mut Findings) {
             "git-history-rewrite",
             format!("`git {subcommand}` rewrites the whole history of the repository"),
         ),
-        "push" => push(rest, out),
+        // `send-pack` is the plumbing under `push`, with the same refspecs and `--force`.
+        "push" | "send-pack" => push(rest, out),
         // A remote added with `--mirror=push` mirrors on every plain push.
         "remote"
             if rest.first().is_some_and(|arg| arg == "add")
