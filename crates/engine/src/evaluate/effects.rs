@@ -560,8 +560,8 @@ fn git_apply(args: &[String], stdin: Option<&str>, effects: &mut Effects) -> boo
     false
 }
 
-/// `git`: what it writes in the work tree. `apply`, `checkout` and `restore` write the paths
-/// they name, under the directories `-C` moves git to (`git -C ~ checkout -- .bashrc`
+/// `git`: what it writes in the work tree. `apply`, `checkout`, `restore`, `rm` and `mv` write
+/// the paths they name, under the directories `-C` moves git to (`git -C ~ checkout -- .bashrc`
 /// overwrites `~/.bashrc` from the index), and under the work tree `--work-tree`,
 /// `GIT_WORK_TREE` (`work_tree_env`) or `-c core.worktree=` names, where git takes them from
 /// when it runs outside that tree. A subcommand that rewrites the work tree with files of the
@@ -598,6 +598,22 @@ fn git(args: &[String], stdin: Option<&str>, work_tree_env: Option<&str>, effect
     match subcommand {
         "apply" => fills |= git_apply(rest, stdin, &mut written),
         "checkout" => written.writes.extend(checked_out_paths(rest)),
+        // `git rm` deletes what it names from the work tree (not with `--cached`); `git mv`
+        // moves it: the sources and the destination are written.
+        "rm" => {
+            let parsed = Parsed::new(rest, &[], &["pathspec-from-file"]);
+            if !parsed.has(&[], &["cached"]) {
+                written
+                    .writes
+                    .extend(parsed.operands.into_iter().map(str::to_owned));
+            }
+        }
+        "mv" => written.writes.extend(
+            Parsed::new(rest, &[], &[])
+                .operands
+                .into_iter()
+                .map(str::to_owned),
+        ),
         "restore" => {
             let parsed = Parsed::new(rest, &['s'], &["source", "pathspec-from-file"]);
             let worktree = parsed.has(&['W'], &["worktree"]) || !parsed.has(&['S'], &["staged"]);
@@ -1545,6 +1561,16 @@ mod tests {
         ] {
             assert!(filled(argv).is_empty(), "{argv:?}");
         }
+    }
+
+    #[test]
+    fn git_rm_and_mv_write_what_they_name() {
+        assert_eq!(writes(&["git", "rm", "-r", "-f", "a", "b"]), ["a", "b"]);
+        assert_eq!(
+            writes(&["git", "-C", "~", "mv", "x", ".bashrc"]),
+            ["~/x", "~/.bashrc"]
+        );
+        assert!(writes(&["git", "rm", "--cached", "a"]).is_empty());
     }
 
     #[test]
