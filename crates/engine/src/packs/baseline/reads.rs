@@ -308,7 +308,13 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
             check_file(&cmd.canonical(&path), recursive, &cmd.ctx, out);
         }
     }
-    for file in &cmd.simple.env_files {
+    for file in cmd
+        .simple
+        .env_files
+        .iter()
+        .map(String::as_str)
+        .chain(program_env_files(name, cmd.args()))
+    {
         check_loaded_env_file(cmd, file, out);
     }
     if cmd.effects.unknown_program {
@@ -316,28 +322,50 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
     }
 }
 
-/// The secret a file loaded into an environment holds, with the file's canonical path, unless
-/// it is one of the project's own dotenv files (`.env`, `.env.local` in the project), which is
-/// what dotenv loaders are for.
-fn loaded_secret(cmd: &Cmd<'_>, file: &str) -> Option<(Secret, String)> {
+/// The files a runtime loads into its own environment by option: node's `--env-file` and
+/// `--env-file-if-exists`, bun's and deno's `--env-file` (`node --env-file=.env app.js`).
+fn program_env_files<'a>(name: &str, args: &'a [String]) -> Vec<&'a str> {
+    if !matches!(name, "node" | "bun" | "deno") {
+        return Vec::new();
+    }
+    let mut files = Vec::new();
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        if matches!(arg.as_str(), "--env-file" | "--env-file-if-exists") {
+            files.extend(iter.next().map(String::as_str));
+        } else if let Some(file) = arg
+            .strip_prefix("--env-file=")
+            .or_else(|| arg.strip_prefix("--env-file-if-exists="))
+        {
+            files.push(file);
+        }
+    }
+    files
+}
+
+/// The secret a file loaded into an environment holds, with the file's canonical path, and
+/// whether it is one of the project's own dotenv files (`.env`, `.env.local` in the project),
+/// which is what dotenv loaders are for.
+fn loaded_secret(cmd: &Cmd<'_>, file: &str) -> Option<(Secret, String, bool)> {
     let path = cmd.canonical(&checkable(file)?);
     let secret = places::secret_file(&path, &cmd.ctx)?;
     let projects_own =
         places::is_dotenv_name(places::basename(&path)) && places::is_in_project(&path, &cmd.ctx);
-    (!projects_own).then_some((secret, path))
+    Some((secret, path, projects_own))
 }
 
-/// A file a wrapper loads into the command's environment (`dotenv -e FILE -- cmd`): another
-/// secret file than the project's dotenv files is read when the command prints the environment
-/// (`dotenv -e ~/.aws/credentials -- printenv`), and asked about otherwise, since whether the
-/// command shows it is unknown.
+/// A file a wrapper or the program's own option loads into the command's environment
+/// (`dotenv -e FILE -- cmd`, `node --env-file=FILE`): any secret file, the project's dotenv
+/// files too, is read when the command prints the environment (`dotenv -e .env -- printenv`
+/// is `cat .env`); another than the project's dotenv files is asked about otherwise, since
+/// whether the command shows it is unknown.
 fn check_loaded_env_file(cmd: &Cmd<'_>, file: &str, out: &mut Findings) {
-    let Some((secret, path)) = loaded_secret(cmd, file) else {
+    let Some((secret, path, projects_own)) = loaded_secret(cmd, file) else {
         return;
     };
     if super::exfil::dumps_environment(cmd.simple, cmd.fuel) {
         report(secret, &path, out);
-    } else {
+    } else if !projects_own {
         out.add(
             SECRET_ARGUMENT,
             format!(
@@ -401,7 +429,7 @@ fn check_unknown_program(cmd: &Cmd<'_>, out: &mut Findings) {
         let Some(path) = checkable(candidate) else {
             continue;
         };
-        if loader && loaded_secret(cmd, candidate).is_none() {
+        if loader && loaded_secret(cmd, candidate).is_none_or(|(_, _, projects_own)| projects_own) {
             continue;
         }
         let path = cmd.canonical(&path);
@@ -463,4 +491,32 @@ fn path_candidates(arg: &str) -> Vec<&str> {
         candidates.push(rest);
     }
     candidates
+}
+
+#[cfg(test)]
+mod tests {
+    use super::program_env_files;
+
+    #[test]
+    fn env_files_runtimes_load() {
+        let files = |name: &str, args: &[&str]| {
+            let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+            program_env_files(name, &args)
+                .into_iter()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            files(
+                "node",
+                &["--env-file=.env", "--env-file-if-exists", "a", "x.js"]
+            ),
+            [".env", "a"]
+        );
+        assert_eq!(
+            files("bun", &["--env-file", ".env.local", "run", "dev"]),
+            [".env.local"]
+        );
+        assert!(files("python3", &["--env-file=.env"]).is_empty());
+    }
 }
