@@ -126,6 +126,27 @@ fn variables_set_by_builtins_eval_functions_and_sourcing() {
 }
 
 #[test]
+fn printf_of_a_string_format_prints_each_argument() {
+    let analysis = run("printf '%s\\n' a b | xargs cat");
+    assert!(
+        analysis
+            .commands
+            .iter()
+            .any(|c| c.argv.join(" ") == "cat a b"),
+        "{:?}",
+        analysis.commands
+    );
+    // Another conversion is not followed.
+    let analysis = run("printf '%d\\n' a | xargs cat");
+    assert!(
+        !analysis
+            .commands
+            .iter()
+            .any(|c| c.argv.join(" ") == "cat a")
+    );
+}
+
+#[test]
 fn values_split_where_ifs_says() {
     assert_eq!(lines("IFS=,; c=rm,-rf,x; $c")[0], "rm -rf x");
     assert_eq!(

@@ -1951,14 +1951,29 @@ fn process_substitution_text(kind: &ast::ProcessSubstitutionKind) -> &'static st
 }
 
 /// What `printf` prints, and whether that is only known at run time: a format without
-/// conversions (`printf '#!/bin/sh\nnpm test\n'`) is printed with its escapes decoded; one with
-/// a `%`, `\c` (stop printing) or an option (`-v VAR` prints nothing) is not followed.
+/// conversions (`printf '#!/bin/sh\nnpm test\n'`) is printed with its escapes decoded, as is
+/// `%s` and a separator repeated for each argument (`printf '%s\n' ~/.ssh/*`); one with another
+/// `%`, `\c` (stop printing) or an option (`-v VAR` prints nothing) is not followed.
 fn printf_output(args: &[String], dynamic: bool) -> (String, bool) {
     let args = match args.split_first() {
         Some((first, rest)) if first == "--" => rest,
         _ => args,
     };
     let format = args.first().map(String::as_str).unwrap_or_default();
+    // `printf '%s\n' a b`: the format again for each argument, each printed as it is.
+    let separator = format
+        .strip_prefix("%s")
+        .filter(|sep| !sep.contains('%') && !sep.contains("\\c"));
+    if let (Some(separator), Some((_, printed)), false) = (separator, args.split_first(), dynamic)
+        && !printed.is_empty()
+    {
+        let mut after = String::new();
+        decode_ansi_c(separator, &mut after);
+        // NUL-separated names (for `xargs -0`) are one a line to what reads them here.
+        let after = after.replace('\0', "\n");
+        let text = printed.iter().map(|arg| format!("{arg}{after}")).collect();
+        return (text, false);
+    }
     if dynamic || format.starts_with('-') || format.contains('%') || format.contains("\\c") {
         return (args.join(" "), true);
     }
