@@ -490,6 +490,17 @@ impl<'b> Rendered<'b> {
                         None => self.text.push_str(source),
                     }
                 }
+                // `~-` and `~N`, `~+N`, `~-N` are `$OLDPWD` and the directory stack's entries:
+                // directories only known at run time.
+                WordPiece::TildeExpansion(
+                    TildeExpr::OldWorkingDir
+                    | TildeExpr::NthDirFromTopOfDirStack { .. }
+                    | TildeExpr::NthDirFromBottomOfDirStack { .. },
+                ) => {
+                    self.dynamic = true;
+                    self.opaque = true;
+                    self.text.push_str("$OLDPWD");
+                }
                 WordPiece::TildeExpansion(_) => self.text.push_str(source),
                 WordPiece::EscapeSequence(escaped) => {
                     let mut chars = escaped.chars();
@@ -1282,6 +1293,15 @@ mod tests {
         let (word, _) = norm("~/.bashrc");
         assert_eq!(word.text, "~/.bashrc");
         assert!(!word.dynamic);
+        // The previous directory and the directory stack's are.
+        for raw in ["~-/x", "~1/x", "~-2/x"] {
+            let (word, _) = norm(raw);
+            assert_eq!(
+                (word.text.as_str(), word.dynamic),
+                ("$OLDPWD/x", true),
+                "{raw}"
+            );
+        }
     }
 
     #[test]
