@@ -177,6 +177,14 @@ fn set_and_shift_move_the_positional_parameters() {
     assert_eq!(lines("f() { shift; rm \"$1\"; }; f x y")[2], "rm y");
     // `set -e` gives none; a shift past the last fails and changes nothing.
     assert_eq!(lines("set -- a; set -e; rm \"$1\"")[2], "rm a");
+    assert_eq!(lines("set -- a; set -euo pipefail; rm \"$1\"")[2], "rm a");
+    // Words after the options are the new parameters, as bash reads them.
+    assert_eq!(lines("set -- a; set -e ~; rm \"$1\"")[2], "rm ~");
+    assert_eq!(lines("set -- a; set -o pipefail ~; rm \"$1\"")[2], "rm ~");
+    assert_eq!(lines("set -- a; set +x - ~; rm \"$1\"")[2], "rm ~");
+    assert_eq!(lines("set -- a; set -; rm \"$1\"")[2], "rm a");
+    assert_eq!(lines("set -- a; set --; echo $#")[2], "echo 0");
+    assert_eq!(lines("set -- a; set $o ~; rm \"$1\"")[2], "rm $1");
     assert_eq!(lines("set -- a; shift 3; echo $# $1")[2], "echo 1 a");
     assert_eq!(lines("set -- a; shift; echo $#")[2], "echo 0");
     // Where `set` or `shift` may not run, they are unknown.

@@ -1717,8 +1717,12 @@ impl<'l> Walker<'l> {
     }
 
     /// What `set` and `shift` do to the positional parameters: `set -- a b` (or `set a b`)
-    /// gives them, `shift N` drops the first N. Other uses of `set` (`set -e`, `set -o
-    /// pipefail`) leave them as they are. Where the command may not run they are forgotten.
+    /// gives them, `shift N` drops the first N. Options come first (`-o NAME` and `+o NAME`
+    /// take a name, `-` and `--` end them), and the first word after them begins the new
+    /// parameters as bash reads it: `set -e ~` sets `$1` to `~`. Options alone (`set -e`,
+    /// `set -o pipefail`) leave the parameters as they are, and `set --` alone clears them.
+    /// Where the command may not run, or an option is only known at run time, they are
+    /// forgotten.
     fn reposition(&mut self, program: &str, args: &[Field]) {
         if self.conditional > 0 && matches!(program, "set" | "shift") {
             self.set_positional(None);
@@ -1726,15 +1730,32 @@ impl<'l> Walker<'l> {
         }
         match program {
             "set" => {
-                let given = match args.iter().position(|arg| arg.text == "--") {
-                    Some(end) => args.get(end + 1..).unwrap_or_default(),
-                    None if args
-                        .first()
-                        .is_some_and(|arg| !arg.text.starts_with(['-', '+'])) =>
-                    {
-                        args
+                let mut rest = args;
+                let given = loop {
+                    let Some((arg, tail)) = rest.split_first() else {
+                        return;
+                    };
+                    let text = arg.text.as_str();
+                    if !arg.is_known() {
+                        self.set_positional(None);
+                        return;
                     }
-                    None => return,
+                    match text {
+                        "--" => break tail,
+                        "-" if tail.is_empty() => return,
+                        "-" => break tail,
+                        _ if text.starts_with(['-', '+']) => {
+                            rest = tail;
+                            // `-o` lists the options when no name follows it.
+                            if text[1..].contains('o')
+                                && let Some((name, after)) = rest.split_first()
+                                && !name.text.starts_with(['-', '+'])
+                            {
+                                rest = after;
+                            }
+                        }
+                        _ => break rest,
+                    }
                 };
                 let known = given.iter().all(Field::is_known);
                 let texts: Vec<&str> = given.iter().map(|arg| arg.text.as_str()).collect();
