@@ -384,14 +384,19 @@ impl<'b> Rendered<'b> {
         operator: &'s str,
     ) -> Option<(Option<Cow<'b, str>>, &'s str)> {
         let variables: &'b [(String, String)] = self.variables;
-        let find = |key: &str| {
+        let find_by = |is_key: &dyn Fn(&str) -> bool| {
             variables
                 .iter()
                 .rev()
-                .find(|(known, _)| known == key)
+                .find(|(known, _)| is_key(known))
                 .map(|(_, value)| value.as_str())
         };
-        let elements = find(&format!("{name}{ARRAY_ELEMENTS}"));
+        let find = |key: &str| find_by(&|known| known == key);
+        let elements = find_by(&|known| {
+            known
+                .strip_suffix(ARRAY_ELEMENTS)
+                .is_some_and(|k| k == name)
+        });
         let nth = |index: usize| {
             elements.map(|all| Cow::Borrowed(all.split(FIELD_BREAK).nth(index).unwrap_or("")))
         };
