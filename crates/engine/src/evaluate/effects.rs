@@ -1008,10 +1008,20 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
             }
         }
         "mv" => {
-            for path in operands(args, &["-t", "-S", "--target-directory", "--suffix"]) {
-                read(&mut effects, path, true);
-                effects.writes.push(path.to_owned());
+            // What is moved goes with all it holds, and leaves its place; the destination is
+            // written, not read (`mv notes.txt ~/`).
+            let parsed = Parsed::new(args, &['t', 'S'], &["target-directory", "suffix"]);
+            let directory = parsed.values(&['t'], &["target-directory"]);
+            let (sources, target) = match (directory.first(), parsed.operands.split_last()) {
+                (Some(directory), _) => (parsed.operands.as_slice(), Some(*directory)),
+                (None, Some((target, sources))) if !sources.is_empty() => (sources, Some(*target)),
+                (None, _) => (parsed.operands.as_slice(), None),
+            };
+            for source in sources {
+                read(&mut effects, source, true);
+                effects.writes.push((*source).to_owned());
             }
+            effects.writes.extend(target.map(str::to_owned));
         }
         "tar" | "bsdtar" | "gtar" => tar(args, &mut effects),
         "unzip" => unzip(args, &mut effects),
@@ -1508,6 +1518,24 @@ mod tests {
         );
         assert_eq!(writes(&["7z", "a", "o.7z", "src"]), ["o.7z"]);
         assert!(writes(&["7z", "l", "x.7z"]).is_empty());
+    }
+
+    #[test]
+    fn mv_reads_what_it_moves_not_where_to() {
+        assert_eq!(
+            reads(&["mv", "a", "b", "~/"]),
+            [("a".into(), true), ("b".into(), true)]
+        );
+        assert_eq!(writes(&["mv", "a", "b", "~/"]), ["a", "b", "~/"]);
+        assert_eq!(
+            reads(&["mv", "-t", "/tmp", "a", "b"]),
+            [("a".into(), true), ("b".into(), true)]
+        );
+        assert_eq!(
+            writes(&["mv", "--target-directory=/tmp", "a"]),
+            ["a", "/tmp"]
+        );
+        assert_eq!(reads(&["mv", "-S", ".bak", "a", "b"]), [("a".into(), true)]);
     }
 
     #[test]
