@@ -997,6 +997,53 @@ pub(crate) fn secret_tree(dir: &str, ctx: &PathContext<'_>) -> Option<Secret> {
     })
     .filter(|probe| probe.as_ref() != dir && paths::is_within(probe, dir))
     .find_map(|probe| secret_of_concrete(&probe, ctx))
+    .or_else(|| secret_listed_below(dir, ctx))
+}
+
+/// The secret class of a listed secret location inside the canonical directory `dir`, beyond
+/// the probed few: `~/.gnupg` holds `private-keys-v1.d/`, `~/.claude` its `.credentials.json`,
+/// `/etc/letsencrypt` the machine's keys. A listed tree (`dir/`, `dir/*/…`) is inside its own
+/// directory too; files listed by a part of their name (`/tmp/krb5cc_*`) only make the
+/// directories above theirs hold a secret, not a shared one they lie in (`grep -r x /tmp`).
+fn secret_listed_below(dir: &str, ctx: &PathContext<'_>) -> Option<Secret> {
+    let dir = dir.trim_end_matches('/');
+    let inside = |rel: &str, entry: &str| {
+        let (literal, tree) = match entry.find('*') {
+            None => (entry, entry.ends_with('/')),
+            Some(star) => {
+                let head = entry.get(..star).unwrap_or(entry);
+                let whole_names = head.is_empty() || head.ends_with('/');
+                (
+                    head.get(..head.rfind('/').unwrap_or(0)).unwrap_or(""),
+                    whole_names,
+                )
+            }
+        };
+        let literal = literal.trim_end_matches('/');
+        strictly_under_ignoring_case(literal, rel) || (tree && same_dir_ignoring_case(literal, rel))
+    };
+    let holds = |rel: &str, entries: &[&str]| entries.iter().any(|entry| inside(rel, entry));
+    for (list, secret) in [
+        (&SYSTEM_SECRETS, SYSTEM),
+        (&SYSTEM_KEYS, MACHINE_KEY),
+        (&SYSTEM_CREDENTIALS, CREDENTIALS),
+    ] {
+        if holds(dir, list.entries) {
+            return Some(secret);
+        }
+    }
+    let rel = home_relative(dir, ctx)?;
+    for (entries, secret) in [
+        (HOME_CREDENTIALS.entries, CREDENTIALS),
+        (HOME_HISTORIES.entries, HISTORY),
+        (HOME_KEYCHAINS.entries, SYSTEM),
+        (BROWSER_PROFILES, CREDENTIALS),
+    ] {
+        if holds(rel, entries) {
+            return Some(secret);
+        }
+    }
+    None
 }
 
 /// The secret class of what the canonical directory `dir` holds when it is a store of secrets
@@ -1963,7 +2010,7 @@ mod tests {
     }
 
     /// `secret_tree` finds the first of the probes under a directory without building them
-    /// all; its answer is the one the whole list gives.
+    /// all; its answer is the one the whole list gives (then the listed places below it).
     #[test]
     fn a_tree_holds_the_first_probe_under_it() {
         let contexts = [
@@ -2003,6 +2050,7 @@ mod tests {
                         .into_iter()
                         .find(|(probe, _)| probe != dir && paths::is_within(probe, dir))
                         .map(|(_, secret)| secret)
+                        .or_else(|| secret_listed_below(dir, &ctx))
                 });
                 assert_eq!(
                     secret_tree(dir, &ctx).map(|s| s.rule),
@@ -2045,6 +2093,31 @@ mod tests {
         assert!(tree("/home/user").is_some());
         assert!(tree("/home/user/project").is_none());
         assert!(tree("/").is_some());
+        // Listed secrets below a directory, beyond the probes; not a shared directory that
+        // holds files listed by a part of their name (`/tmp/krb5cc_*`).
+        let holding = [
+            "/home/user/.gnupg",
+            "/home/user/.gnupg/private-keys-v1.d",
+            "/home/user/.claude",
+            "/home/user/.config/gh",
+            "/home/user/.mozilla",
+            "/home/user/.local/share",
+            "/etc/letsencrypt",
+            "/run",
+        ];
+        let not_holding = [
+            "/home/user/.config/nvim",
+            "/home/user/.claude/agents",
+            "/home/user/.local/bin",
+            "/etc/nginx",
+            "/usr",
+            "/tmp",
+        ];
+        for (dirs, holds) in [(&holding[..], true), (&not_holding[..], false)] {
+            for dir in dirs {
+                assert_eq!(tree(dir).is_some(), holds, "{dir}");
+            }
+        }
     }
 
     /// The lists of secrets, for [`the_index_finds_what_a_scan_of_every_entry_finds`] beside
