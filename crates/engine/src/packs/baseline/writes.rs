@@ -651,28 +651,47 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
             named
         };
         if let Some(target) = places::resolvable(&target) {
-            check_write(&cmd.canonical(&target), how, &cmd.ctx, out);
+            let target = cmd.canonical(&target);
+            check_write(&target, how, &cmd.ctx, out);
+            // A link opens all below its target to what later writes through it, under names
+            // the command line does not give (`ln -s ~/.claude c; echo x > c/settings.json`).
+            if how == Writing::Link {
+                check_fill(&target, Fill::Link, &cmd.ctx, out);
+            }
         }
     }
     for dir in &effects.filled {
         if let Some(dir) = places::resolvable(dir) {
-            check_fill(&cmd.canonical(&dir), &cmd.ctx, out);
+            check_fill(&cmd.canonical(&dir), Fill::Names, &cmd.ctx, out);
         }
     }
 }
 
+/// How a directory is opened to names the command line does not give.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fill {
+    /// Filled with them now (an archive unpacked, a tree copied).
+    Names,
+    /// Linked to, for later writes through the link.
+    Link,
+}
+
 /// A canonical directory filled with names the command does not choose (see
-/// [`crate::evaluate::Effects::filled`]): any file in it is written (`tar -x -C
+/// [`crate::evaluate::Effects::filled`]), or linked to: any file in it is written (`tar -x -C
 /// ~/.config/autostart`), and one that holds persistence places below it (the home, `/etc`, `/`)
 /// may see any of them overwritten.
-fn check_fill(dir: &str, ctx: &PathContext<'_>, out: &mut Findings) {
+fn check_fill(dir: &str, fill: Fill, ctx: &PathContext<'_>, out: &mut Findings) {
     let any_file = format!("{}/*", dir.trim_end_matches('/'));
-    check_write(&any_file, Writing::Content, ctx, out);
+    let (writing, how) = match fill {
+        Fill::Names => (Writing::Content, "filling"),
+        Fill::Link => (Writing::Link, "a link to"),
+    };
+    check_write(&any_file, writing, ctx, out);
     if places::holds_persistence(dir, ctx) {
         out.add(
             "write-unpack-over-config",
             format!(
-                "filling `{dir}` with files the command line does not name may overwrite the start-up files, scheduled tasks or access configuration below it"
+                "{how} `{dir}` opens the start-up files, scheduled tasks or access configuration below it to be overwritten under names the command line does not give"
             ),
         );
     }
