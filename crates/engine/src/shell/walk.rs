@@ -1348,6 +1348,13 @@ impl<'l> Walker<'l> {
         segments.extend(stripped.segments);
         let mut assignments = base.assignments;
         assignments.extend(stripped.assignments);
+        // `CDPATH=~ cd .ssh` goes to `~/.ssh`: the directory the search finds stands as the
+        // operand.
+        let searched: Vec<Field>;
+        if let Some(fields) = self.cdpath_operand(inner, &assignments) {
+            searched = fields;
+            inner = &searched;
+        }
         // What the command's nested scripts see of them: a value only known at run time makes
         // the variable unknown there.
         let environment: Vec<(String, Option<String>)> = assignments

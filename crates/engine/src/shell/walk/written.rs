@@ -13,10 +13,10 @@ use crate::packs::places;
 use crate::paths::{self, PathContext};
 
 use super::super::exec::{self, SHELLS};
-use super::super::{Origin, SimpleCommand, Unresolved, basename, interp, runners};
+use super::super::{Assignment, Origin, SimpleCommand, Unresolved, basename, interp, runners};
 use super::{
     Base, Ctx, Field, MAX_WRITTEN_FILES, MAX_WRITTEN_TEXT, STEP, Stdin, UNKNOWN_HOME, Walker,
-    set_by_builtin,
+    only_plain_parameters, set_by_builtin,
 };
 use crate::evaluate::file_effects;
 
@@ -644,6 +644,68 @@ impl Walker<'_> {
         })
     }
 
+    /// A `cd` or `pushd` to a relative directory after the command line set CDPATH (in the
+    /// command's own assignments, `assigned`, or before it): the shell looks the directory up in
+    /// CDPATH's entries first (`CDPATH=~ cd .ssh` goes to `~/.ssh`). The argument list with the
+    /// operand as the first entry that is not the working directory gives it, or as a directory
+    /// only known at run time where CDPATH's value is. `None` where CDPATH plays no part: no
+    /// operand, or one that starts with `/`, `.` or `..`, or a CDPATH the line did not set.
+    pub(super) fn cdpath_operand(
+        &self,
+        argv: &[Field],
+        assigned: &[Assignment],
+    ) -> Option<Vec<Field>> {
+        let (program, args) = argv.split_first()?;
+        if !matches!(basename(&program.text), "cd" | "pushd") {
+            return None;
+        }
+        let at = args
+            .iter()
+            .position(|arg| !arg.text.starts_with('-') || arg.text == "-")?;
+        let dir = args.get(at)?;
+        let searched = !dir.text.is_empty()
+            && !dir.text.starts_with(['/', '~', '+', '-'])
+            && dir.text != "."
+            && dir.text != ".."
+            && !dir.text.starts_with("./")
+            && !dir.text.starts_with("../");
+        if !searched {
+            return None;
+        }
+        let value = match assigned.iter().rev().find(|a| a.name == "CDPATH") {
+            Some(assignment) => {
+                only_plain_parameters(&assignment.value).then(|| assignment.value.clone())
+            }
+            None if self.assigned_names.iter().any(|name| name == "CDPATH") => {
+                self.variable("CDPATH")
+            }
+            None if self.assigned_many => None,
+            None => return None,
+        };
+        let entry = value.as_deref().map(|value| {
+            value
+                .split(':')
+                .find(|entry| !entry.is_empty() && *entry != ".")
+        });
+        let operand = match entry {
+            // Only the working directory is searched, as without CDPATH.
+            Some(None) => return None,
+            Some(Some(entry)) => Field {
+                text: format!("{}/{}", entry.trim_end_matches('/'), dir.text),
+                dynamic: true,
+                valued: !entry.contains(['$', '`']),
+            },
+            None => Field {
+                text: format!("${{CDPATH}}/{}", dir.text),
+                dynamic: true,
+                valued: false,
+            },
+        };
+        let mut searched: Vec<Field> = argv.to_vec();
+        *searched.get_mut(at + 1)? = operand;
+        Some(searched)
+    }
+
     /// A command that runs a file the command line wrote earlier (`bash x.sh`, `. x.sh`, `./x`,
     /// `python3 x.py`, `make`), in the directories `dirs` its wrappers give: see
     /// [`Walker::run_file`]; or one it loads by convention (`npm test`, `pytest`, see
@@ -1192,6 +1254,28 @@ mod tests {
             lines("echo 'rm -rf /' > /etc/x.sh; HOME=/etc; cd; bash x.sh")
                 .contains(&"rm -rf /".to_owned())
         );
+    }
+
+    #[test]
+    fn cd_searches_cdpath_as_the_line_set_it() {
+        assert_eq!(lines("CDPATH=~ cd .ssh")[0], "cd ~/.ssh");
+        assert_eq!(lines("CDPATH=/; cd etc"), ["cd /etc"]);
+        assert_eq!(
+            lines("export CDPATH=.:/srv; pushd app")[1],
+            "pushd /srv/app"
+        );
+        assert_eq!(lines("CDPATH=$X cd etc")[0], "cd $X/etc");
+        assert_eq!(lines("read CDPATH; cd etc")[1], "cd ${CDPATH}/etc");
+        for (line, cd) in [
+            ("cd etc", "cd etc"),
+            ("CDPATH=/ cd ./etc", "cd ./etc"),
+            ("CDPATH=/ cd /etc", "cd /etc"),
+            ("CDPATH=/ cd ..", "cd .."),
+            ("CDPATH=.: cd etc", "cd etc"),
+            ("CDPATH=/ cd -", "cd -"),
+        ] {
+            assert_eq!(lines(line), [cd], "{line}");
+        }
     }
 
     #[test]
