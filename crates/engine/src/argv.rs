@@ -30,6 +30,13 @@ pub(crate) const GIT_CLONE_LONG_VALUE: &[&str] = &[
     "separate-git-dir",
     "depth",
     "jobs",
+    "reference-if-able",
+    "shallow-since",
+    "shallow-exclude",
+    "filter",
+    "server-option",
+    "bundle-uri",
+    "ref-format",
 ];
 
 /// curl's short options that take a value, which may end a cluster of flags (`-fsSLo FILE`).

@@ -638,11 +638,51 @@ fn git(args: &[String], stdin: Option<&str>, work_tree_env: Option<&str>, effect
             effects.writes.push(path);
         }
     }
+    // A new work tree (`git clone URL DIR`, `git worktree add DIR`) is filled with the
+    // repository's files, as an archive's directory is.
+    if let Some(tree) = new_work_tree(subcommand, rest) {
+        let tree = under_dirs(&dirs, tree);
+        effects.writes.push(tree.clone());
+        effects.filled.push(tree);
+    }
     if fills {
         // A named tree is also written, as an archive's named directory is.
         let named = work_tree.or_else(|| (!dirs.is_empty()).then(|| last_dir(&dirs)));
         effects.writes.extend(named.clone());
         effects.filled.push(named.unwrap_or_else(|| ".".to_owned()));
+    }
+}
+
+/// The work tree a git subcommand makes and fills with a repository's files: `clone`'s
+/// directory (by default the repository's name, `git clone URL/dotfiles.git` makes
+/// `dotfiles`), `worktree add`'s path.
+fn new_work_tree(subcommand: &str, args: &[String]) -> Option<String> {
+    match subcommand {
+        "clone" => {
+            let parsed = Parsed::new(
+                args,
+                argv::GIT_CLONE_SHORT_VALUE,
+                argv::GIT_CLONE_LONG_VALUE,
+            );
+            match parsed.operands.as_slice() {
+                [_, dir, ..] => Some((*dir).to_owned()),
+                [url] => {
+                    let url = url.trim_end_matches('/');
+                    let name = url.rsplit(['/', ':']).next().unwrap_or(url);
+                    let name = name.strip_suffix(".git").unwrap_or(name);
+                    (!name.is_empty()).then(|| name.to_owned())
+                }
+                [] => None,
+            }
+        }
+        "worktree" => match args.split_first() {
+            Some((add, rest)) if add == "add" => {
+                let parsed = Parsed::new(rest, &['b', 'B'], &["reason", "orphan"]);
+                parsed.operands.first().map(|path| (*path).to_owned())
+            }
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -1599,6 +1639,27 @@ mod tests {
             ["~/x", "~/.bashrc"]
         );
         assert!(writes(&["git", "rm", "--cached", "a"]).is_empty());
+    }
+
+    #[test]
+    fn git_clone_and_worktree_add_fill_a_new_tree() {
+        let filled = |argv: &[&str]| file_effects(&command(argv)).filled;
+        assert_eq!(filled(&["git", "clone", "u", "~/.claude"]), ["~/.claude"]);
+        assert_eq!(
+            filled(&["git", "-C", "~", "clone", "-b", "x", "u", ".ssh"]),
+            ["~/.ssh"]
+        );
+        assert_eq!(
+            filled(&["git", "clone", "--depth", "1", "https://h/o/dots.git/"]),
+            ["dots"]
+        );
+        assert_eq!(filled(&["git", "clone", "git@h:o/.claude"]), [".claude"]);
+        assert_eq!(
+            filled(&["git", "worktree", "add", "-b", "f", "../wt", "main"]),
+            ["../wt"]
+        );
+        assert!(filled(&["git", "worktree", "list"]).is_empty());
+        assert!(filled(&["git", "clone"]).is_empty());
     }
 
     #[test]
