@@ -218,14 +218,15 @@ impl Writer<'_> {
         out
     }
 
-    /// Commands joined by `|`; a `Remove-Item` fed by a `Get-ChildItem` removes what it lists.
+    /// Commands joined by `|`; a `Remove-Item`, `Get-Content`, … fed by a `Get-ChildItem` acts
+    /// on what it lists.
     fn pipeline(&self, pipeline: &Pipeline) -> String {
         let mut texts = Vec::with_capacity(pipeline.commands.len());
         let mut listed: Option<Vec<Word>> = None;
         for command in &pipeline.commands {
             let fed = listed
                 .take()
-                .and_then(|paths| self.fed_removal(command, paths));
+                .and_then(|paths| self.fed_paths(command, paths));
             let command = fed.as_ref().unwrap_or(command);
             texts.push(self.command(command));
             listed = self.listing(command);
@@ -234,7 +235,7 @@ impl Writer<'_> {
     }
 
     /// What a `Get-ChildItem` command lists, as path patterns (`~/*`, `src/*.log`) for a
-    /// `Remove-Item` it feeds.
+    /// cmdlet it feeds.
     fn listing(&self, command: &Command) -> Option<Vec<Word>> {
         let (cmdlet, args) = cmdlet_call(command)?;
         if cmdlet.effect != Effect::List {
@@ -260,19 +261,41 @@ impl Writer<'_> {
         Some(listed.collect())
     }
 
-    /// A `Remove-Item` with no path of its own, fed a listing: the same command given the
-    /// listed paths (`gci ~ | Remove-Item -Recurse` is `Remove-Item -Recurse ~/*`).
-    fn fed_removal(&self, command: &Command, listed: Vec<Word>) -> Option<Command> {
+    /// A cmdlet that takes the paths piped to it (`Remove-Item`, `Get-Content`, `Copy-Item`,
+    /// `Select-String`, `Compress-Archive`, …) with no path of its own, fed a listing: the same
+    /// command given the listed paths (`gci ~ | Remove-Item -Recurse` is `Remove-Item -Recurse
+    /// ~/*`, `gci ~/.ssh | gc` is `gc ~/.ssh/*`).
+    fn fed_paths(&self, command: &Command, listed: Vec<Word>) -> Option<Command> {
         let (cmdlet, args) = cmdlet_call(command)?;
-        if cmdlet.effect != Effect::Remove {
+        let takes_paths = matches!(
+            cmdlet.effect,
+            Effect::Remove
+                | Effect::Read
+                | Effect::Copy
+                | Effect::Move
+                | Effect::Rename
+                | Effect::Search
+                | Effect::Compress
+                | Effect::Truncate
+                | Effect::SetContent
+                | Effect::AddContent
+        );
+        if !takes_paths {
             return None;
         }
         let bound = self.bind(cmdlet, args);
         if !bound.words(&["Path", "LiteralPath"]).is_empty() {
             return None;
         }
+        // By name: the first position may be another parameter's (`Select-String PATTERN`).
         let mut fed = command.clone();
-        fed.words.extend(listed);
+        fed.words.push(Word::text("-Path"));
+        let last = listed.len().saturating_sub(1);
+        fed.words
+            .extend(listed.into_iter().enumerate().map(|(at, mut word)| {
+                word.comma_after = at < last;
+                word
+            }));
         Some(fed)
     }
 

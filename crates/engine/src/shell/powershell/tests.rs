@@ -191,6 +191,28 @@ fn piped_removal_removes_the_listing() {
 }
 
 #[test]
+fn piped_paths_feed_the_cmdlets_that_take_them() {
+    for (code, expected) in [
+        (
+            "gci ~/.ssh | gc",
+            "ls -- \"$HOME\"/.ssh | cat -- \"$HOME\"/.ssh/*",
+        ),
+        (
+            "gci a | Select-String -Pattern x",
+            "ls -- a | grep -e x -- a/*",
+        ),
+        (
+            "gci a, b | Copy-Item -Destination c",
+            "ls -- a b | cp -- a/* b/* c",
+        ),
+        ("gci a | gc b", "ls -- a | cat -- b"),
+        ("gci a | Measure-Object", "ls -- a | Measure-Object"),
+    ] {
+        assert_eq!(posix(code), expected, "{code}");
+    }
+}
+
+#[test]
 fn cmdlets() {
     assert_eq!(posix("Copy-Item a -Destination b -Recurse"), "cp -r -- a b");
     assert_eq!(posix("mv a b"), "mv -- a b");
