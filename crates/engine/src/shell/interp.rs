@@ -2511,7 +2511,7 @@ fn word(token: Option<&Token>) -> String {
 }
 
 /// `text` as one shell word: as it is when it is plain, single-quoted otherwise.
-fn quote(text: &str) -> String {
+pub(super) fn quote(text: &str) -> String {
     let plain = !text.is_empty()
         && text
             .bytes()

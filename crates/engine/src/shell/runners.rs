@@ -895,7 +895,9 @@ fn abbreviates(given: &str, name: &str, min: usize) -> bool {
 /// The shell commands of sqlite3's (and duckdb's) dot-commands in script text, one a line:
 /// `.shell CMD…` and `.system CMD…`; `.once |CMD` and `.output |CMD`, output piped to a
 /// command (`.once -e`/`-x` open an editor or a spreadsheet: left alone); `.import '|CMD' T`
-/// and `.read '|CMD'`, input read from one.
+/// and `.read '|CMD'`, input read from one. The files they and `.backup`, `.save` and `.log`
+/// write, and `.import` and `.read` read, stand as the shell commands that do the same (`tee
+/// -- FILE`, `cat -- FILE`).
 fn dot_commands(text: &str) -> Vec<String> {
     let mut found = Vec::new();
     for line in text.lines() {
@@ -931,19 +933,45 @@ fn dot_commands(text: &str) -> Vec<String> {
                 continue;
             };
             let target = args.get(at..).unwrap_or(&[]).join(" ");
-            if let Some(command) = target.strip_prefix('|').filter(|_| !editor) {
-                found.push(command.to_owned());
+            match target.strip_prefix('|') {
+                Some(command) if !editor => found.push(command.to_owned()),
+                None if !editor && !is_standard_stream(&target) => found.push(writes(&target)),
+                _ => {}
             }
-        } else if (abbreviates(name, "import", 2) || abbreviates(name, "read", 3))
-            && let Some(command) = operands().next().and_then(|file| file.strip_prefix('|'))
+        } else if abbreviates(name, "import", 2) || abbreviates(name, "read", 3) {
+            if let Some(file) = operands().next() {
+                match file.strip_prefix('|') {
+                    Some(command) => found.push(command.to_owned()),
+                    None => found.push(format!("cat -- {}", super::interp::quote(file))),
+                }
+            }
+        } else if abbreviates(name, "backup", 2)
+            || abbreviates(name, "save", 2)
+            || abbreviates(name, "log", 3)
         {
-            found.push(command.to_owned());
+            // `.backup ?DB? FILE`, `.save FILE`, `.log FILE|on|off|stdout|stderr`.
+            // The operands are skipped in order (an option's value): not from the end.
+            let files: Vec<&String> = operands().collect();
+            if let Some(file) = files.last().filter(|file| !is_standard_stream(file)) {
+                found.push(writes(file));
+            }
         }
         if found.len() > MAX_SCRIPT_COMMANDS {
             break;
         }
     }
     found
+}
+
+/// Whether a dot-command's file is a standard stream or a switch, not a file (`.output stdout`,
+/// `.log off`).
+fn is_standard_stream(file: &str) -> bool {
+    matches!(file, "" | "stdout" | "stderr" | "on" | "off")
+}
+
+/// The shell command that writes what a dot-command sends to `file`: `tee` of it.
+fn writes(file: &str) -> String {
+    format!("tee -- {}", super::interp::quote(file))
 }
 
 /// A dot-command's words as sqlite3 splits them: at blanks, `'…'` taken as is, `"…"` with
@@ -1390,13 +1418,25 @@ mod tests {
         ] {
             assert_eq!(sqlite_args(words), [found], "{words:?}");
         }
+        // Files written and read, as the shell commands that do the same.
+        for (dot, found) in [
+            (".once out.csv", "tee -- out.csv"),
+            (".output '/a b'", "tee -- '/a b'"),
+            (".backup main /x/b.db", "tee -- /x/b.db"),
+            (".save b.db", "tee -- b.db"),
+            (".log /x/l", "tee -- /x/l"),
+            (".import --csv /x/data.csv t", "cat -- /x/data.csv"),
+            (".read schema.sql", "cat -- schema.sql"),
+        ] {
+            assert_eq!(sqlite_args(&["x.db", dot]), [found], "{dot}");
+        }
         for words in [
             &["x.db", ".tables"][..],
             &["x.db", "select * from t"],
-            &["x.db", ".once out.csv", "select 1"],
             &["x.db", ".once -e"],
-            &["x.db", ".import data.csv t"],
-            &["x.db", ".read schema.sql"],
+            &["x.db", ".output"],
+            &["x.db", ".output stdout"],
+            &["x.db", ".log off"],
             &["x.db", "select '.shell rm -rf ~'"],
             &[".shell rm -rf ~"],
             &["-A", "x.db", ".shell rm -rf ~"],
