@@ -1289,12 +1289,12 @@ static SYSTEM_AUTO_RUN: Places = Places::new(&[
 ]);
 /// Files under a home directory that run code automatically: git's global configuration
 /// (`core.pager`, `core.sshCommand`, aliases), editors' and REPLs' start-up files and plugin
-/// folders (vim's, neovim's, Emacs', VS Code's user settings and tasks), debuggers' and database
-/// shells' (`~/.gdbinit`, `~/.psqlrc`), direnv's library, sbt's global plugins, cargo's
-/// (`build.rustc-wrapper`, a target's `runner`) and kubectl's (a user's `exec` credential
-/// plugin); and the package managers' user configuration, which says where every later install
-/// comes from (pip's `index-url`, npm's and yarn's registry, yarn's `yarnPath`, Gradle's init
-/// scripts, Maven's mirrors).
+/// folders (vim's, neovim's, Emacs', VS Code's user settings, tasks and extensions), debuggers'
+/// and database shells' (`~/.gdbinit`, `~/.psqlrc`), direnv's library, sbt's global plugins,
+/// cargo's (`build.rustc-wrapper`, a target's `runner`) and kubectl's (a user's `exec`
+/// credential plugin); and the package managers' user configuration, which says where every
+/// later install comes from (pip's `index-url`, npm's and yarn's registry, yarn's `yarnPath`,
+/// Gradle's init scripts, Maven's mirrors).
 static HOME_AUTO_RUN: Places = Places::new(&[
     ".config/pip/pip.conf",
     ".pip/pip.conf",
@@ -1328,6 +1328,13 @@ static HOME_AUTO_RUN: Places = Places::new(&[
     ".config/Code/User/tasks.json",
     "Library/Application Support/Code/User/settings.json",
     "Library/Application Support/Code/User/tasks.json",
+    // Installed extensions, whose code VS Code and its forks load at every start.
+    ".vscode/extensions/",
+    ".vscode-insiders/extensions/",
+    ".vscode-oss/extensions/",
+    ".vscode-server/extensions/",
+    ".cursor/extensions/",
+    ".windsurf/extensions/",
     ".direnvrc",
     ".config/direnv/",
     ".sbt/",
