@@ -4,10 +4,18 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
 use axum::Router;
+use axum::extract::ConnectInfo;
+use axum::http::Request;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
+use tower::ServiceExt;
 
 use crate::audit::Audit;
 use crate::audit::store::AuditStore;
@@ -31,6 +39,8 @@ pub struct Application {
     metrics: Option<(TcpListener, Router)>,
     state: AppState,
     store: String,
+    /// `--request-timeout`: how long a connection may take to send a request head.
+    head_timeout: Duration,
 }
 
 impl Application {
@@ -131,6 +141,7 @@ impl Application {
             audit,
             decisions: Decisions::new(config.decision_cache_bytes),
         });
+        let head_timeout = config.request_timeout;
         let limits = Limits {
             max_body_bytes: config.max_body_bytes,
             request_timeout: config.request_timeout,
@@ -154,6 +165,7 @@ impl Application {
             metrics,
             state,
             store: location.describe(),
+            head_timeout,
         })
     }
 
@@ -201,21 +213,12 @@ impl Application {
             shutdown.await;
             let _ = stop.send(());
         });
-        let serve = |listener: TcpListener, router: Router| {
-            let mut stopped = stopped.clone();
-            axum::serve(
-                listener,
-                router.into_make_service_with_connect_info::<SocketAddr>(),
-            )
-            .with_graceful_shutdown(async move {
-                let _ = stopped.changed().await;
-            })
-            .into_future()
-        };
-        let main = serve(self.listener, self.router);
+        let head_timeout = self.head_timeout;
+        let main = serve(self.listener, self.router, head_timeout, stopped.clone());
         let served = match self.metrics {
             Some((listener, router)) => {
-                let (main, metrics) = tokio::join!(main, serve(listener, router));
+                let metrics = serve(listener, router, head_timeout, stopped);
+                let (main, metrics) = tokio::join!(main, metrics);
                 main.and(metrics)
             }
             None => main.await,
@@ -226,6 +229,68 @@ impl Application {
             .await;
         served
     }
+}
+
+/// Serves `router` on `listener` (HTTP/1.1) until `stopped` changes, then stops accepting and
+/// waits for the open connections to finish their requests.
+///
+/// Each connection must deliver every request head within `head_timeout` (`--request-timeout`),
+/// counted from when the server starts waiting for it — so an idle keep-alive connection too —
+/// or it is closed. axum's `serve` gives hyper no timer, under which its header timeout does
+/// nothing: a client that sent half a head, or nothing at all, held its connection (a task and
+/// a file descriptor) forever, and kept a graceful shutdown from ending.
+async fn serve(
+    listener: TcpListener,
+    router: Router,
+    head_timeout: Duration,
+    mut stopped: tokio::sync::watch::Receiver<()>,
+) -> std::io::Result<()> {
+    let graceful = GracefulShutdown::new();
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(head_timeout);
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    accept_failed(&error).await;
+                    continue;
+                }
+            },
+            _ = stopped.changed() => break,
+        };
+        let service = router
+            .clone()
+            .map_request(move |mut request: Request<Incoming>| {
+                request.extensions_mut().insert(ConnectInfo(peer));
+                request
+            });
+        let connection = graceful
+            .watch(http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service)));
+        // A connection's error (the peer went away, its head timed out) concerns it alone.
+        tokio::spawn(async move {
+            let _ = connection.await;
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+    Ok(())
+}
+
+/// After a failed `accept`: nothing for a connection that went away before it was taken; for
+/// anything else (`EMFILE`: out of file descriptors) a log line and a pause of a second, as
+/// hyper and axum do, rather than a loop that spins on the error.
+async fn accept_failed(error: &std::io::Error) {
+    use std::io::ErrorKind;
+    if matches!(
+        error.kind(),
+        ErrorKind::ConnectionRefused | ErrorKind::ConnectionAborted | ErrorKind::ConnectionReset
+    ) {
+        return;
+    }
+    tracing::error!(error = %error, "failed to accept a connection");
+    tokio::time::sleep(Duration::from_secs(1)).await;
 }
 
 /// Opens the SQLite store (creating its directory and file), applies its migrations unless told

@@ -150,6 +150,41 @@ async fn a_body_that_does_not_arrive_in_time_is_a_408() {
     assert_eq!(body["error"]["code"], "request_timeout", "{body}");
 }
 
+/// A connection whose request head has not arrived by `--request-timeout` — sent a byte at a
+/// time, cut short, or never begun (an idle keep-alive connection too) — is closed, so that
+/// slow clients cannot hold the server's connections (and its file descriptors) forever, nor
+/// keep a graceful shutdown from finishing.
+#[tokio::test]
+async fn a_request_head_that_does_not_arrive_in_time_closes_the_connection() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let app = spawn_app_with(|config| config.request_timeout = Duration::from_millis(300)).await;
+    let host = app.address.trim_start_matches("http://");
+    for sent in [
+        format!("POST /v1/evaluate HTTP/1.1\r\nHost: {host}\r\n"),
+        String::new(),
+    ] {
+        let mut socket = tokio::net::TcpStream::connect(host).await.unwrap();
+        socket.write_all(sent.as_bytes()).await.unwrap();
+        let mut response = Vec::new();
+        // Not a timing assertion: the guard only turns a connection held forever into a failure.
+        let closed =
+            tokio::time::timeout(Duration::from_secs(20), socket.read_to_end(&mut response)).await;
+        assert!(
+            closed.is_ok(),
+            "the server still holds a connection that sent {sent:?}"
+        );
+    }
+    // The server still answers.
+    let response = app
+        .client
+        .get(format!("{}/healthz", app.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+}
+
 #[tokio::test]
 async fn the_failure_decision_is_configurable() {
     let prompt = json!({"hook_event_name": "UserPromptSubmit", "session_id": "s",
