@@ -23,7 +23,7 @@ if [ "${BENCH_SPLIT:-0}" = 1 ]; then
 fi
 "$A" migrate >/dev/null 2>&1
 export TOOLGATE_BENCH_TOKEN="$("$A" token create --role agent --tenant bench | tail -n 1 | awk '{print $NF}')"
-ADMIN_TOKEN="tg_bench_admin_$RANDOM$RANDOM"
+ADMIN_TOKEN="tg_bench_admin_$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 start() { # bin name -> port
   local port; port="$(toolgate_pg_free_port)"
   TOOLGATE_ADMIN_TOKEN="$ADMIN_TOKEN" RUST_LOG=warn "${ON_SERVER_CPU[@]}" "$1" serve --listen "127.0.0.1:$port" --no-migrate \

@@ -44,7 +44,7 @@ fi
 "$TOOLGATE" migrate >&2
 TOOLGATE_BENCH_TOKEN="$("$TOOLGATE" token create --role agent --tenant bench | tail -n 1 | awk '{print $NF}')"
 export TOOLGATE_BENCH_TOKEN
-ADMIN_TOKEN="tg_bench_admin_$RANDOM$RANDOM"
+ADMIN_TOKEN="tg_bench_admin_$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 
 declare -A PORTS MODE_PID
 

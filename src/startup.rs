@@ -49,6 +49,7 @@ impl Application {
     /// live policies (from the database, or from the cache while it is away), starts the reload
     /// tasks and binds the listening socket.
     pub async fn build(config: Config) -> anyhow::Result<Self> {
+        check_admin_token(config.admin_token.as_deref())?;
         let location = config.location().map_err(anyhow::Error::msg)?;
         let (pool, listener_pool, writer_pool) = match &location {
             Location::Postgres(url) => {
@@ -229,6 +230,28 @@ impl Application {
             .await;
         served
     }
+}
+
+/// The fewest characters `TOOLGATE_ADMIN_TOKEN` may have (a generated token has 67).
+pub const MIN_ADMIN_TOKEN_CHARS: usize = 32;
+
+/// Refuses a bootstrap admin token that is short enough to guess over HTTP, or that has blanks
+/// around it, which a request can never present (the `Authorization` header is trimmed). The
+/// message names the variable, never the value.
+fn check_admin_token(token: Option<&str>) -> anyhow::Result<()> {
+    let Some(token) = token else {
+        return Ok(());
+    };
+    anyhow::ensure!(
+        token.trim() == token,
+        "TOOLGATE_ADMIN_TOKEN starts or ends with white space, which no request can send"
+    );
+    anyhow::ensure!(
+        token.chars().count() >= MIN_ADMIN_TOKEN_CHARS,
+        "TOOLGATE_ADMIN_TOKEN is shorter than {MIN_ADMIN_TOKEN_CHARS} characters; generate one \
+         with `openssl rand -hex 32`"
+    );
+    Ok(())
 }
 
 /// Serves `router` on `listener` (HTTP/1.1) until `stopped` changes, then stops accepting and

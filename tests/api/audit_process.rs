@@ -17,7 +17,7 @@ use crate::audit::{bash_call, verify_cli};
 use crate::helpers::{create_database, eventually};
 use crate::pg::PrivatePostgres;
 
-const ADMIN: &str = "tg_process_test_admin_token";
+const ADMIN: &str = "tg_process_test_admin_token_00000000";
 
 /// A `toolgate serve` child with its standard error captured.
 struct Server {

@@ -398,3 +398,34 @@ async fn a_bundle_with_a_nul_character_or_a_null_name_is_a_422_and_nothing_is_st
     let list = app.list_bundles("team").await;
     assert_eq!(list["bundles"], json!([]));
 }
+
+/// `TOOLGATE_ADMIN_TOKEN` is the `global` tenant's admin, which acts on every tenant: a short
+/// one could be guessed over HTTP, and one with blanks around it could never be presented
+/// (the `Authorization` header is trimmed). The server refuses to start with either, and the
+/// message names the variable, never its value.
+#[tokio::test]
+async fn a_short_or_padded_bootstrap_admin_token_is_refused_at_start() {
+    for token in [
+        "admin".to_owned(),
+        "x".repeat(31),
+        format!(" {ADMIN_TOKEN}"),
+        format!("{ADMIN_TOKEN}\n"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = toolgate::config::Config::embedded(dir.path());
+        config.listen = "127.0.0.1:0".into();
+        config.admin_token = Some(token.clone());
+        let Err(error) = toolgate::startup::Application::build(config).await else {
+            panic!("the server started with TOOLGATE_ADMIN_TOKEN={token:?}");
+        };
+        let message = format!("{error:#}");
+        assert!(message.contains("TOOLGATE_ADMIN_TOKEN"), "{message}");
+        assert!(!message.contains(token.trim()), "{message}");
+    }
+    // 32 characters are enough.
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = toolgate::config::Config::embedded(dir.path());
+    config.listen = "127.0.0.1:0".into();
+    config.admin_token = Some("x".repeat(32));
+    assert!(toolgate::startup::Application::build(config).await.is_ok());
+}
