@@ -669,6 +669,23 @@ impl Places {
             .copied()
             .chain(keyed.iter().map(|(_, entry)| *entry))
     }
+
+    /// The entries that may lie below the directory `dir` (see [`secret_listed_below`]): one
+    /// inside it goes on from `dir`, so where `dir` reaches past the keyed byte with no `*`
+    /// up to it, they are [`Self::candidates`]; for a shorter `dir` (`/`, `/etc`) every entry.
+    fn below<'a>(&'a self, dir: &str) -> impl Iterator<Item = &'static str> + 'a {
+        let at = self.index.get_or_init(|| PlacesIndex::new(self.entries)).at;
+        let keyed = dir
+            .as_bytes()
+            .get(..=at)
+            .is_some_and(|head| !head.contains(&b'*'));
+        let (some, all) = if keyed {
+            (Some(self.candidates(dir)), None)
+        } else {
+            (None, Some(self.entries.iter().copied()))
+        };
+        some.into_iter().flatten().chain(all.into_iter().flatten())
+    }
 }
 
 impl PlacesIndex {
@@ -1011,43 +1028,49 @@ pub(crate) fn secret_tree(dir: &str, ctx: &PathContext<'_>) -> Option<Secret> {
 /// directories above theirs hold a secret, not a shared one they lie in (`grep -r x /tmp`).
 fn secret_listed_below(dir: &str, ctx: &PathContext<'_>) -> Option<Secret> {
     let dir = dir.trim_end_matches('/');
-    let inside = |rel: &str, entry: &str| {
-        let (literal, tree) = match entry.find('*') {
-            None => (entry, entry.ends_with('/')),
-            Some(star) => {
-                let head = entry.get(..star).unwrap_or(entry);
-                let whole_names = head.is_empty() || head.ends_with('/');
-                (
-                    head.get(..head.rfind('/').unwrap_or(0)).unwrap_or(""),
-                    whole_names,
-                )
-            }
-        };
-        let literal = literal.trim_end_matches('/');
-        strictly_under_ignoring_case(literal, rel) || (tree && same_dir_ignoring_case(literal, rel))
-    };
-    let holds = |rel: &str, entries: &[&str]| entries.iter().any(|entry| inside(rel, entry));
+    let holds = |rel: &str, list: &Places| list.below(rel).any(|entry| lies_below(entry, rel));
     for (list, secret) in [
         (&SYSTEM_SECRETS, SYSTEM),
         (&SYSTEM_KEYS, MACHINE_KEY),
         (&SYSTEM_CREDENTIALS, CREDENTIALS),
     ] {
-        if holds(dir, list.entries) {
+        if holds(dir, list) {
             return Some(secret);
         }
     }
     let rel = home_relative(dir, ctx)?;
-    for (entries, secret) in [
-        (HOME_CREDENTIALS.entries, CREDENTIALS),
-        (HOME_HISTORIES.entries, HISTORY),
-        (HOME_KEYCHAINS.entries, SYSTEM),
-        (BROWSER_PROFILES, CREDENTIALS),
+    for (list, secret) in [
+        (&HOME_CREDENTIALS, CREDENTIALS),
+        (&HOME_HISTORIES, HISTORY),
+        (&HOME_KEYCHAINS, SYSTEM),
     ] {
-        if holds(rel, entries) {
+        if holds(rel, list) {
             return Some(secret);
         }
     }
-    None
+    BROWSER_PROFILES
+        .iter()
+        .any(|entry| lies_below(entry, rel))
+        .then_some(CREDENTIALS)
+}
+
+/// Whether the listed `entry` lies inside the directory `dir` (ASCII case aside): a listed tree
+/// (`dir/`, `dir/*/…`) is inside its own directory too, and a file listed by a part of its name
+/// (`/tmp/krb5cc_*`) only inside the directories above the one it lies in.
+fn lies_below(entry: &str, dir: &str) -> bool {
+    let (literal, tree) = match entry.find('*') {
+        None => (entry, entry.ends_with('/')),
+        Some(star) => {
+            let head = entry.get(..star).unwrap_or(entry);
+            let whole_names = head.is_empty() || head.ends_with('/');
+            (
+                head.get(..head.rfind('/').unwrap_or(0)).unwrap_or(""),
+                whole_names,
+            )
+        }
+    };
+    let literal = literal.trim_end_matches('/');
+    strictly_under_ignoring_case(literal, dir) || (tree && same_dir_ignoring_case(literal, dir))
 }
 
 /// The secret class of what the canonical directory `dir` holds when it is a store of secrets
@@ -2169,10 +2192,20 @@ mod tests {
             paths.extend(base.match_indices('/').map(|(at, _)| base[..at].to_owned()));
             paths.push(base);
         }
+        // Directories a recursive read may name, patterns among them.
+        paths.extend(["/*", "/e*", "/etc/*", "~/.*", ".*", "*"].map(str::to_owned));
         for list in lists() {
             for path in &paths {
                 let scanned = list.entries.iter().any(|entry| listed_as(path, entry));
                 assert_eq!(listed(path, list), scanned, "{path} in {:?}", list.entries);
+                let dir = path.trim_end_matches('/');
+                let below = list.entries.iter().any(|entry| lies_below(entry, dir));
+                assert_eq!(
+                    list.below(dir).any(|entry| lies_below(entry, dir)),
+                    below,
+                    "below {dir} in {:?}",
+                    list.entries
+                );
             }
         }
         assert!(paths.iter().any(|path| listed(path, &HOME_CREDENTIALS)));
