@@ -13,7 +13,8 @@
 //!    408, 413, 503, a caught panic's 500) into the JSON envelope, and logs each 5xx's internal
 //!    detail once. It sits outside the layers that produce such errors.
 //! 6. `CatchPanic` — a panic in a handler becomes a generic 500 (evaluation catches its own
-//!    panics first and answers with the failure decision).
+//!    panics first, in the engine and in [`evaluate_guard`], and answers with the failure
+//!    decision).
 //!
 //! axum's own default limit for its body extractors (2 MiB) is switched off: `--max-body-bytes`
 //! is the limit, applied per route group below, or it would refuse events the flag allows.
@@ -24,7 +25,8 @@
 //! - `/v1/evaluate` and `/v1/evaluate/{agent}`: [`evaluate_guard`] — a concurrency limit that
 //!   sheds by answering with the failure decision (decided from the request's own event, its
 //!   caller checked from memory only), and the request timeout: 408 for a body that does not
-//!   arrive in time, the failure decision for an evaluation still running at the deadline. It
+//!   arrive in time, the failure decision for an evaluation still running at the deadline or
+//!   one that panicked (outside the engine, which catches its own panics first). It
 //!   reads the body itself, up to `--max-body-bytes`. A larger event is not a 413, which the
 //!   agent would take as "proceed": it is read to its end, and its head (the first
 //!   `--max-body-bytes`) goes on with [`TooLarge`] to be answered with the failure decision.
@@ -32,6 +34,7 @@
 //!   reading and enforced while reading) → load shed (503 `overloaded`) → concurrency limit →
 //!   timeout (503).
 
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -44,7 +47,7 @@ use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self as axum_mw, Next};
 use axum::response::{IntoResponse, Response};
-use futures_util::StreamExt;
+use futures_util::{FutureExt as _, StreamExt};
 use tokio::sync::Semaphore;
 use toolgate_engine::protocol::Agent;
 use tower::ServiceBuilder;
@@ -298,22 +301,29 @@ async fn evaluate_guard(
         parts.extensions.insert(TooLarge);
     }
     let request = Request::from_parts(parts, Body::from(body.clone()));
-    match tokio::time::timeout_at(deadline, next.run(request)).await {
-        Ok(response) => response,
+    // A panic below (outside the engine, which catches its own) would reach `CatchPanic` and be
+    // a 500, which the agent takes as "proceed": the event gets the failure decision instead.
+    let evaluated = AssertUnwindSafe(next.run(request)).catch_unwind();
+    let (failure, why) = match tokio::time::timeout_at(deadline, evaluated).await {
+        Ok(Ok(response)) => return response,
+        Ok(Err(_)) => {
+            tracing::error!("evaluate panicked; answering with the failure decision");
+            (Failure::Panic, "the evaluation failed")
+        }
         // Stuck past the deadline (a database that does not answer a token lookup, an audit
         // that cannot take the row): a 408 would let the agent go ahead, so the event gets the
-        // failure decision. Not audited: whether the evaluation's own row was written is unknown.
-        Err(_) => match agent
-            .and_then(|agent| decode_read(agent, &body, too_large, guard.state.max_body_bytes))
-        {
-            Ok(read) => {
-                let state = &guard.state;
-                state.metrics.observe_failure(Failure::Timeout);
-                let why = "the evaluation ran out of time";
-                Json(failure_reply(state.failure, &read.event, why)).into_response()
-            }
-            Err(_) => timed_out(),
-        },
+        // failure decision.
+        Err(_) => (Failure::Timeout, "the evaluation ran out of time"),
+    };
+    // Not audited: whether the evaluation's own row was written is unknown.
+    match agent.and_then(|agent| decode_read(agent, &body, too_large, guard.state.max_body_bytes)) {
+        Ok(read) => {
+            let state = &guard.state;
+            state.metrics.observe_failure(failure);
+            Json(failure_reply(state.failure, &read.event, why)).into_response()
+        }
+        Err(_) if failure == Failure::Timeout => timed_out(),
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
     }
 }
 

@@ -183,7 +183,7 @@ pub async fn answer(
         };
         let row = Row::build_masked(&evaluation, answer.masked_input(event).to_owned());
         if let Err(error) = audit.record(row).await {
-            tracing::warn!(error = %error, event.name = %event.event, "audit row not recorded; answering with the failure decision");
+            tracing::warn!(error = %error, event.name = event.event.as_str(), "audit row not recorded; answering with the failure decision");
             return Json(failure_reply(
                 failure,
                 event,
@@ -334,7 +334,11 @@ async fn decide(state: &AppState, tenant: &str, event: &Arc<HookEvent>) -> Evalu
     };
     let Some(answer) = evaluated else {
         state.metrics.observe_failure(Failure::Panic);
-        tracing::error!(tenant, event.name = %event.event, "evaluation panicked; answering with the failure decision");
+        tracing::error!(
+            tenant,
+            event.name = event.event.as_str(),
+            "evaluation panicked; answering with the failure decision"
+        );
         return Evaluated::failed(state.failure, event, "the evaluation failed");
     };
     if state.decisions.enabled() {
@@ -426,7 +430,7 @@ impl<'a> Policies<'a> {
             .observe_evaluation(tenant, event, decision, elapsed.as_secs_f64());
         tracing::debug!(
             tenant,
-            event.name = %event.event,
+            event.name = event.event.as_str(),
             event.tool = event.tool_name.as_deref().unwrap_or(""),
             decision.outcome = %decision.outcome,
             decision.winner = decision.winner.as_deref().unwrap_or(""),

@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 
 use crate::audit::audit_rows;
 use crate::helpers::{
-    assert_error, decision_of, deny_bundle, eventually, spawn_app, spawn_app_with, spawn_replica,
-    tool,
+    assert_error, decision_of, deny_bundle, eventually, scrape, spawn_app, spawn_app_with,
+    spawn_replica, tool,
 };
 
 /// A token of the right shape that no one created.
@@ -112,15 +112,7 @@ async fn an_evaluation_past_the_request_timeout_gets_the_failure_decision() {
     assert_eq!(response.status(), StatusCode::OK);
     assert_eq!(response.json::<Value>().await.unwrap(), json!({}));
     lock.rollback().await.unwrap();
-    let metrics = app
-        .client
-        .get(app.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = scrape(&app, &app.address).await;
     assert!(
         metrics.contains("toolgate_evaluation_failures_total{reason=\"timeout\"} 2"),
         "{metrics}"
@@ -312,4 +304,61 @@ async fn a_token_lookup_that_fails_gets_the_failure_decision_not_a_500() {
     );
     // A token the replica knows is still answered from memory.
     assert_eq!(app.decide(&agent, &tool("WebFetch")).await, "none");
+}
+
+/// A panic on the evaluate route outside the engine (which catches its own) is answered with
+/// the failure decision by the route's guard, not with the 500 the outer `CatchPanic` would give
+/// and the agent would take as "proceed". The route here is the real middleware stack around a
+/// handler that panics, served over HTTP, standing in for a bug in decoding, auditing or metrics.
+#[tokio::test]
+async fn a_panic_outside_the_engine_gets_the_failure_decision() {
+    use axum::Router;
+    use axum::routing::post;
+    use toolgate::middleware::{Limits, common_layers, evaluate_layers};
+
+    let app = spawn_app().await;
+    let state = app.state.clone().expect("the server runs in this process");
+    let limits = Limits {
+        max_body_bytes: 1 << 20,
+        request_timeout: Duration::from_secs(30),
+        concurrency_limit: 8,
+        replica_id: "panics".to_owned(),
+        metrics: state.metrics.clone(),
+    };
+    async fn panics() -> axum::http::StatusCode {
+        panic!("a bug outside the engine")
+    }
+    let panics: Router = Router::new().route("/v1/evaluate", post(panics));
+    let router = common_layers(evaluate_layers(panics, &limits, &state), &limits);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await });
+
+    let response = app
+        .client
+        .post(format!("http://{address}/v1/evaluate"))
+        .json(&tool("Bash"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let reply: Value = response.json().await.unwrap();
+    assert_eq!(decision_of(&reply), "deny", "{reply}");
+    assert!(reason_of(&reply).contains("toolgate failed"), "{reply}");
+    let metrics = scrape(&app, &app.address).await;
+    assert!(
+        metrics.contains(r#"toolgate_evaluation_failures_total{reason="panic"} 1"#),
+        "{metrics}"
+    );
+
+    // A body that is not an event cannot be given a decision: the guard answers as `CatchPanic`
+    // would.
+    let response = app
+        .client
+        .post(format!("http://{address}/v1/evaluate"))
+        .body("not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
 }
