@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use regex::Regex;
+use crate::bundle::patterns::{Regex, RegexBudget};
 
 use crate::bundle::{Bundle, BundleError, BundleErrors, Guideline, Options, RuleSpec, TestCase};
 use crate::decision::{Mode, Outcome};
@@ -220,11 +220,12 @@ impl CompiledPolicy {
                 }
             }
         }
+        let mut regexes = RegexBudget::default();
         let rules = bundle
             .rules
             .iter()
             .enumerate()
-            .filter_map(|(i, spec)| match compile_rule(spec) {
+            .filter_map(|(i, spec)| match compile_rule(spec, &mut regexes) {
                 Ok(rule) => Some(rule),
                 Err(message) => {
                     errors.push(BundleError {
@@ -301,25 +302,19 @@ fn embedded_rule(tool: &str, content: &str) -> Result<CompiledRule, String> {
     CompiledRule::new(&rule, RuleKind::Deny).map_err(|e| e.message().to_owned())
 }
 
-fn regex(pattern: &str) -> Result<Regex, String> {
-    regex::RegexBuilder::new(pattern)
-        .size_limit(1 << 20)
-        .build()
-        .map_err(|e| format!("invalid regex `{pattern}`: {e}"))
-}
-
-fn compile_rule(spec: &RuleSpec) -> Result<ExtendedRule, String> {
+fn compile_rule(spec: &RuleSpec, regexes: &mut RegexBudget) -> Result<ExtendedRule, String> {
+    let mut regex = |pattern: &str| regexes.compile(pattern);
     Ok(ExtendedRule {
         id: spec.id.clone(),
         events: spec.events.clone(),
-        tool: spec.tool.as_deref().map(regex).transpose()?,
+        tool: spec.tool.as_deref().map(&mut regex).transpose()?,
         command: spec
             .command
             .as_deref()
             .map(|command| embedded_rule("Bash", command))
             .transpose()?,
         program: spec.program.clone(),
-        args: spec.args.as_deref().map(regex).transpose()?,
+        args: spec.args.as_deref().map(&mut regex).transpose()?,
         paths: spec
             .paths
             .iter()
@@ -330,7 +325,7 @@ fn compile_rule(spec: &RuleSpec) -> Result<ExtendedRule, String> {
             .iter()
             .map(|domain| embedded_rule("WebFetch", &format!("domain:{domain}")))
             .collect::<Result<_, _>>()?,
-        content: spec.content.as_deref().map(regex).transpose()?,
+        content: spec.content.as_deref().map(&mut regex).transpose()?,
         secrets: spec.secrets,
         fields: spec
             .fields

@@ -8,6 +8,7 @@
 //! This module only describes and validates the document; compiling it into matchers is
 //! `compile`'s job.
 
+pub(crate) mod patterns;
 mod validate;
 
 pub(crate) use validate::escape_parens;

@@ -149,3 +149,25 @@ fn test_cases_get_default_event_fields() {
     assert_eq!(event["tool_input"]["command"], "ls");
     assert_eq!(event["cwd"], validate::TEST_CWD);
 }
+
+/// A bundle's regexes share one budget: a thousand rules of `\w{20}` (a megabyte each,
+/// compiled) are refused from the rule past it, each naming the budget, before the rest are
+/// compiled; the same rules with ASCII classes fit.
+#[test]
+fn a_bundle_of_large_regexes_is_refused_at_the_budget() {
+    let rules = |class: &str| {
+        (0..1000)
+            .map(|i| json!({ "id": format!("r{i}"), "decision": "deny", "args": format!("{class}{{20}}") }))
+            .collect::<Vec<_>>()
+    };
+    let found = errors(json!({ "name": "large", "rules": rules(r"\w") }));
+    assert!(found.len() > 900, "{} errors", found.len());
+    let first = &found[0];
+    assert!(
+        first.contains(".args: regex `\\w{20}` does not fit"),
+        "{first}"
+    );
+    assert!(first.contains("16 MiB"), "{first}");
+    Bundle::from_value(json!({ "name": "small", "rules": rules(r"(?-u:\w)") }))
+        .expect("ASCII classes fit");
+}

@@ -5,6 +5,7 @@
 
 use serde_json::{Map, Value};
 
+use super::patterns::RegexBudget;
 use super::{
     Bundle, BundleError, BundleErrors, FieldMatch, Guideline, Options, Permissions, RuleSource,
     RuleSpec, TestCase,
@@ -56,6 +57,8 @@ pub(crate) const TEST_CWD: &str = "/home/user/project";
 struct Walker {
     errors: Vec<BundleError>,
     warnings: Vec<String>,
+    /// The bundle's regexes are compiled against one budget, as `compile` compiles them.
+    regexes: RegexBudget,
 }
 
 impl Walker {
@@ -102,14 +105,8 @@ impl Walker {
 
     fn regex(&mut self, pattern: Option<String>, location: String) -> Option<String> {
         let pattern = pattern?;
-        if let Err(e) = regex::RegexBuilder::new(&pattern)
-            .size_limit(1 << 20)
-            .build()
-        {
-            self.error(
-                location,
-                format!("invalid regex `{pattern}`: {}", first_line(&e.to_string())),
-            );
+        if let Err(message) = self.regexes.compile(&pattern) {
+            self.error(location, message);
         }
         Some(pattern)
     }
@@ -119,6 +116,7 @@ pub(super) fn validate(document: Value) -> Result<Bundle, BundleErrors> {
     let mut walker = Walker {
         errors: Vec::new(),
         warnings: Vec::new(),
+        regexes: RegexBudget::default(),
     };
     let Value::Object(map) = &document else {
         return Err(BundleErrors::one("document", "must be an object"));
@@ -581,10 +579,6 @@ fn join(at: &str, key: &str) -> String {
     } else {
         format!("{at}.{key}")
     }
-}
-
-fn first_line(text: &str) -> &str {
-    text.lines().last().unwrap_or(text).trim()
 }
 
 /// Escapes parentheses and backslashes the way Claude Code writes rule content.
