@@ -247,14 +247,7 @@ async fn with_no_database_and_no_cache_nothing_is_loaded_and_evaluation_fails_cl
     assert!(reason_of(&reply).contains("no policy is loaded"), "{reply}");
 
     // A token that cannot be checked: the failure decision too.
-    let response = app
-        .evaluate_raw(
-            Some(UNKNOWN),
-            serde_json::to_vec(&tool("WebFetch")).unwrap(),
-        )
-        .await;
-    assert_eq!(response.status(), StatusCode::OK);
-    let reply: Value = response.json().await.unwrap();
+    let reply = app.evaluate(UNKNOWN, &tool("WebFetch")).await;
     assert_eq!(decision_of(&reply), "deny", "{reply}");
     // One of a shape no token has is refused without the database.
     let response = app
@@ -289,14 +282,7 @@ async fn a_token_lookup_that_fails_gets_the_failure_decision_not_a_500() {
         .execute(app.pg())
         .await
         .unwrap();
-    let response = app
-        .evaluate_raw(
-            Some(UNKNOWN),
-            serde_json::to_vec(&tool("WebFetch")).unwrap(),
-        )
-        .await;
-    assert_eq!(response.status(), StatusCode::OK);
-    let reply: Value = response.json().await.unwrap();
+    let reply = app.evaluate(UNKNOWN, &tool("WebFetch")).await;
     assert_eq!(decision_of(&reply), "deny", "{reply}");
     assert!(
         reason_of(&reply).contains("could not be checked"),
