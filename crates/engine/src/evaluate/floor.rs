@@ -195,24 +195,11 @@ impl<'a> FindTests<'a> {
             .all(|(pattern, fold_case)| places::find_name_match(name, pattern, *fold_case))
     }
 
-    /// Whether a name test narrows what is selected: a pattern with a literal character outside
-    /// `*`, `?` and `[…]` (`__pycache__`, `*.pyc`; not `*` or `?*`).
+    /// Whether a name test narrows what is selected (see [`places::find_pattern_narrows`]).
     fn narrowed(&self) -> bool {
-        self.names.iter().any(|(pattern, _)| {
-            let mut in_class = false;
-            pattern.chars().any(|c| match c {
-                '[' => {
-                    in_class = true;
-                    false
-                }
-                ']' => {
-                    in_class = false;
-                    false
-                }
-                '*' | '?' => false,
-                _ => !in_class,
-            })
-        })
+        self.names
+            .iter()
+            .any(|(pattern, _)| places::find_pattern_narrows(pattern))
     }
 }
 

@@ -960,6 +960,11 @@ pub(crate) fn secret_file(path: &str, ctx: &PathContext<'_>) -> Option<Secret> {
     if !has_glob(path) {
         return secret_of_concrete(path, ctx);
     }
+    // Every file below a directory (`~/.gnupg/**`, what `find ~/.gnupg` lists): what a
+    // recursive read of the directory reaches.
+    if let Some(dir) = path.strip_suffix("/**").filter(|dir| !has_glob(dir)) {
+        return secret_tree(dir, ctx);
+    }
     for alternative in expand_braces(path) {
         if !alternative.contains(['*', '?', '[']) {
             if let Some(secret) = secret_of_concrete(&alternative, ctx) {
@@ -1786,6 +1791,74 @@ pub(crate) fn find_name_match(name: &str, pattern: &str, fold_case: bool) -> boo
     }
 }
 
+/// Whether a `find -name` pattern narrows the names it matches down: it has a literal character
+/// outside `*`, `?` and `[…]` (`__pycache__`, `*.pyc`; not `*` or `?*`, which match any name).
+pub(crate) fn find_pattern_narrows(pattern: &str) -> bool {
+    let mut in_class = false;
+    pattern.chars().any(|c| match c {
+        '[' => {
+            in_class = true;
+            false
+        }
+        ']' => {
+            in_class = false;
+            false
+        }
+        '*' | '?' => false,
+        _ => !in_class,
+    })
+}
+
+/// The shell globs (where `*`, `?` and `[…]` do not match a leading dot) that together match
+/// the names `find -name PATTERN` matches (`-iname` with `fold_case`): the pattern, and for the
+/// names with a leading dot, the pattern with that dot taken out of the wildcard that matches it
+/// (`*.json`: `.*.json` and `.json`; `?env`: `.env`). Case is folded by classes (`*.[pP][eE][mM]`).
+pub(crate) fn find_name_globs(pattern: &str, fold_case: bool) -> Vec<String> {
+    let pattern = match fold_case {
+        true => fold_case_classes(pattern),
+        false => pattern.to_owned(),
+    };
+    let rest = pattern.trim_start_matches('*');
+    let starred = rest.len() < pattern.len();
+    let mut globs = vec![pattern.clone()];
+    // A leading `*` matching the dot and more, or nothing before a literal dot (`*.json`).
+    if starred {
+        globs.push(format!(".*{rest}"));
+    }
+    let dot_first = match rest.as_bytes().first() {
+        Some(b'.') if starred => Some(rest.to_owned()),
+        // The first wildcard after the stars matching the dot.
+        Some(b'?') => rest.get(1..).map(|after| format!(".{after}")),
+        Some(b'[') => match class_match(rest.as_bytes(), Some(b'.')) {
+            Some((true, len)) => rest.get(len..).map(|after| format!(".{after}")),
+            _ => None,
+        },
+        _ => None,
+    };
+    globs.extend(dot_first);
+    globs
+}
+
+/// `pattern` with each ASCII letter outside a class made a class of both its cases (`*.Pem`:
+/// `*.[pP][eE][mM]`).
+fn fold_case_classes(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len() * 2);
+    let mut in_class = false;
+    for c in pattern.chars() {
+        match c {
+            '[' => in_class = true,
+            ']' => in_class = false,
+            _ => {}
+        }
+        if c.is_ascii_alphabetic() && !in_class {
+            out.extend(['[', c.to_ascii_lowercase(), c.to_ascii_uppercase(), ']']);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn wildcard(text: &[u8], pattern: &[u8]) -> bool {
     let (mut t, mut p) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
@@ -2031,6 +2104,53 @@ mod tests {
         assert!(!find_name_match(".", "__pycache__", false));
         assert!(find_name_match("README.MD", "*.md", true));
         assert!(!find_name_match("README.MD", "*.md", false));
+    }
+
+    #[test]
+    fn find_name_globs_match_what_find_matches() {
+        let patterns = [
+            "*.json", "**.json", "*", "?env", "[.]env", "[!a]bc", "*?x", "?.x", "id_*", ".env",
+            "*.Pem", "Id_*", "x*y",
+        ];
+        let names = [
+            ".json",
+            "..json",
+            ".credentials.json",
+            "a.json",
+            ".env",
+            "env",
+            "xenv",
+            ".bc",
+            "abc",
+            ".x",
+            "..x",
+            ".Ax",
+            "id_rsa",
+            ".id_rsa",
+            "ID_RSA",
+            "key.pem",
+            "KEY.PEM",
+            ".key.PEM",
+            "a",
+            ".",
+            "..",
+            "xy",
+            ".xy",
+        ];
+        for pattern in patterns {
+            for fold_case in [false, true] {
+                let globs = find_name_globs(pattern, fold_case);
+                for name in names {
+                    assert_eq!(
+                        globs
+                            .iter()
+                            .any(|glob| segment_match(name.as_bytes(), glob.as_bytes())),
+                        find_name_match(name, pattern, fold_case),
+                        "{name:?} against {pattern:?} (fold case: {fold_case}) as {globs:?}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -15,6 +15,7 @@ use super::wrappers::Field;
 use super::{Origin, basename};
 use super::{embedded, runners};
 use crate::argv::{Parsed, options_end};
+use crate::packs::places;
 
 /// The text given to an argument that is a process substitution (`<(…)` / `>(…)`).
 pub(super) const PROCESS_SUBSTITUTION_READ: &str = "<(…)";
@@ -726,45 +727,46 @@ pub(crate) fn find_split(args: &[String]) -> (Vec<&str>, &[String]) {
     (roots, args.get(at..).unwrap_or_default())
 }
 
-/// The names `find ARGS` prints, as patterns: `find . -name .env` prints `./**/.env`. One per
-/// start directory and `-name` or `-iname` test that is not negated (more tests only ever add
-/// places); none when no such test narrows the names down.
-pub(crate) fn find_names(args: &[String]) -> Vec<String> {
-    let roots = find_roots(args);
-    let mut patterns = Vec::new();
-    let mut negated = false;
-    let mut iter = args.iter().map(String::as_str);
-    while let Some(arg) = iter.next() {
-        match arg {
-            "!" | "-not" => {
-                negated = true;
-                continue;
-            }
-            "-name" | "-iname" => {
-                if let Some(pattern) = iter.next().filter(|p| !negated && !p.contains('/')) {
-                    patterns.push(pattern);
-                }
-            }
-            _ => {}
-        }
-        negated = false;
+/// Which of what `find` selects is wanted: what it prints (`$(find …)`, `find … | xargs`), or
+/// what its `-exec` (`-execdir`, `-ok`, `-okdir`) commands are handed as `{}`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum FindOutput {
+    Printed,
+    Executed,
+}
+
+/// The names `find ARGS` hands to `output`, as patterns matched the way the shell matches them
+/// (`find . -name .env` prints `./**/.env`; `-name '*.json'` adds `.*.json` and `.json`, which
+/// find matches and `*` does not): one per start directory and name its expression narrows
+/// the wanted paths to ([`find_name_tests`]); none when it does not narrow them, or past
+/// [`MAX_FIND_NAMES`].
+pub(crate) fn find_names(args: &[String], output: FindOutput) -> Vec<String> {
+    let (roots, expression) = find_split(args);
+    let Some(tests) = find_name_tests(expression, output) else {
+        return Vec::new();
+    };
+    let globs: Vec<String> = tests
+        .iter()
+        .flat_map(|(pattern, fold_case)| places::find_name_globs(pattern, *fold_case))
+        .collect();
+    if globs.is_empty() || roots.len() * globs.len() > MAX_FIND_NAMES {
+        return Vec::new();
     }
-    let mut names = Vec::new();
+    let mut names = Vec::with_capacity(roots.len() * globs.len());
     for root in &roots {
         let root = root.trim_end_matches('/');
-        for pattern in &patterns {
-            names.push(format!("{root}/**/{pattern}"));
+        for glob in &globs {
+            names.push(format!("{root}/**/{glob}"));
         }
     }
-    names.truncate(MAX_FIND_NAMES);
     names
 }
 
-/// What `find ARGS` prints, as patterns, for a reader of its output (`$(find …)`, `find … |
-/// xargs`): the names its tests narrow it to ([`find_names`]), or everything below each start
-/// directory when none does (`find ~/.aws -type f` prints `~/.aws/**`).
-pub(crate) fn find_printed(args: &[String]) -> Vec<String> {
-    let names = find_names(args);
+/// What `find ARGS` hands to `output`, as patterns: the names it narrows them to
+/// ([`find_names`]), or everything below each start directory when it does not (`find ~/.aws
+/// -type f` prints `~/.aws/**`).
+pub(crate) fn find_selected(args: &[String], output: FindOutput) -> Vec<String> {
+    let names = find_names(args, output);
     if !names.is_empty() {
         return names;
     }
@@ -774,6 +776,261 @@ pub(crate) fn find_printed(args: &[String]) -> Vec<String> {
         .collect();
     below.truncate(MAX_FIND_NAMES);
     below
+}
+
+/// Most words of a `find` expression read for its name tests, and most nested `(` and `!`.
+const MAX_FIND_WORDS: usize = 256;
+const MAX_FIND_NESTING: usize = 32;
+
+/// `find` tests and actions that take one argument (`-newerXY` aside), which is not read as an
+/// operator or test of its own.
+const FIND_ONE_ARGUMENT: &[&str] = &[
+    "-amin",
+    "-anewer",
+    "-atime",
+    "-cmin",
+    "-cnewer",
+    "-context",
+    "-ctime",
+    "-files0-from",
+    "-fstype",
+    "-gid",
+    "-group",
+    "-ilname",
+    "-inum",
+    "-ipath",
+    "-iregex",
+    "-iwholename",
+    "-links",
+    "-lname",
+    "-maxdepth",
+    "-mindepth",
+    "-mmin",
+    "-mtime",
+    "-path",
+    "-perm",
+    "-regex",
+    "-regextype",
+    "-samefile",
+    "-size",
+    "-type",
+    "-uid",
+    "-used",
+    "-user",
+    "-wholename",
+    "-xtype",
+];
+
+/// Name tests (`-name` patterns, and `-iname` ones with `true`) one of which every name that
+/// reaches a `find` expression's wanted primaries passes; `None` when a name that passes none may
+/// reach them (`-name a -o -type f`, `! -name a`, no name test). What is printed is what the
+/// whole expression is true for, unless it holds an action (`-print`, `-exec`, `-delete`, …;
+/// `-prune` is none), then what reaches `-print`, `-print0`, `-printf` and `-ls`: `find ~ -path
+/// ~/.cache -prune -o -name '*.md' -print` prints names matching `*.md`. A pattern with no
+/// literal (`*`) narrows nothing.
+pub(crate) fn find_name_tests(
+    expression: &[String],
+    output: FindOutput,
+) -> Option<Vec<(&str, bool)>> {
+    if expression.len() > MAX_FIND_WORDS {
+        return None;
+    }
+    let mut parser = FindParser {
+        words: expression,
+        at: 0,
+        output,
+    };
+    let whole = parser.alternatives(0);
+    match output {
+        FindOutput::Printed if !whole.acts => whole.names,
+        _ => whole.wanted,
+    }
+}
+
+/// Names: `None` for any name, else patterns one of which each name passes.
+type FindNames<'a> = Option<Vec<(&'a str, bool)>>;
+
+/// What a part of a `find` expression selects.
+struct FindPart<'a> {
+    /// The names it can be true for.
+    names: FindNames<'a>,
+    /// The names that can reach a wanted primary inside it (`Some(empty)`: it holds none).
+    wanted: FindNames<'a>,
+    /// Whether it holds an action other than `-prune`.
+    acts: bool,
+}
+
+impl<'a> FindPart<'a> {
+    fn test(names: FindNames<'a>) -> Self {
+        FindPart {
+            names,
+            wanted: Some(Vec::new()),
+            acts: false,
+        }
+    }
+
+    /// `self -a other`: other is reached for what self is true for.
+    fn and(self, other: Self) -> Self {
+        FindPart {
+            names: narrower(self.names.clone(), other.names),
+            wanted: union(self.wanted, narrower(other.wanted, self.names)),
+            acts: self.acts || other.acts,
+        }
+    }
+
+    /// `self -o other`, or `self , other` (true for what other is).
+    fn or(self, other: Self, comma: bool) -> Self {
+        FindPart {
+            names: match comma {
+                true => other.names,
+                false => union(self.names, other.names),
+            },
+            wanted: union(self.wanted, other.wanted),
+            acts: self.acts || other.acts,
+        }
+    }
+}
+
+/// Names passing both: the fewer patterns of the two (each holds for all of them).
+fn narrower<'a>(a: FindNames<'a>, b: FindNames<'a>) -> FindNames<'a> {
+    match (a, b) {
+        (Some(a), Some(b)) if b.len() < a.len() => Some(b),
+        (Some(a), _) => Some(a),
+        (None, b) => b,
+    }
+}
+
+/// Names passing either.
+fn union<'a>(a: FindNames<'a>, b: FindNames<'a>) -> FindNames<'a> {
+    let (mut a, b) = (a?, b?);
+    a.extend(b);
+    (a.len() <= MAX_FIND_NAMES).then_some(a)
+}
+
+/// A `find` expression read by recursive descent: `-o` and `,` bind loosest, then `-a` (or
+/// nothing), then `!` and parentheses.
+struct FindParser<'w> {
+    words: &'w [String],
+    at: usize,
+    output: FindOutput,
+}
+
+impl<'w> FindParser<'w> {
+    fn peek(&self) -> Option<&'w str> {
+        self.words.get(self.at).map(String::as_str)
+    }
+
+    fn next(&mut self) -> Option<&'w str> {
+        let word = self.peek();
+        self.at += 1;
+        word
+    }
+
+    fn alternatives(&mut self, depth: usize) -> FindPart<'w> {
+        let mut part = self.conjunction(depth);
+        while let Some(operator @ ("-o" | "-or" | ",")) = self.peek() {
+            self.at += 1;
+            let other = self.conjunction(depth);
+            part = part.or(other, operator == ",");
+        }
+        part
+    }
+
+    fn conjunction(&mut self, depth: usize) -> FindPart<'w> {
+        let mut part = FindPart::test(None);
+        loop {
+            match self.peek() {
+                None | Some("-o" | "-or" | "," | ")") => return part,
+                Some("-a" | "-and") => self.at += 1,
+                Some(_) => {
+                    let term = self.term(depth);
+                    part = part.and(term);
+                }
+            }
+        }
+    }
+
+    fn term(&mut self, depth: usize) -> FindPart<'w> {
+        let Some(word) = self.next() else {
+            return FindPart::test(None);
+        };
+        if depth >= MAX_FIND_NESTING && matches!(word, "(" | "!" | "-not") {
+            // Too deep to follow: whatever is inside may print anything.
+            self.at = self.words.len();
+            return FindPart {
+                names: None,
+                wanted: None,
+                acts: true,
+            };
+        }
+        match word {
+            "(" => {
+                let part = self.alternatives(depth + 1);
+                if self.peek() == Some(")") {
+                    self.at += 1;
+                }
+                part
+            }
+            "!" | "-not" => {
+                let inner = self.term(depth + 1);
+                FindPart {
+                    names: None,
+                    ..inner
+                }
+            }
+            "-name" | "-iname" => {
+                let names = self.next().map(|pattern| match pattern {
+                    // A pattern with a `/` matches no name.
+                    _ if pattern.contains('/') => Some(Vec::new()),
+                    _ if !places::find_pattern_narrows(pattern) => None,
+                    _ => Some(vec![(pattern, word == "-iname")]),
+                });
+                FindPart::test(names.flatten())
+            }
+            "-print" | "-print0" | "-printf" | "-ls" => {
+                if word == "-printf" {
+                    self.at += 1;
+                }
+                self.action(self.output == FindOutput::Printed)
+            }
+            "-exec" | "-execdir" | "-ok" | "-okdir" => {
+                let mut previous = "";
+                while let Some(inner) = self.next() {
+                    if inner == ";" || (inner == "+" && previous == "{}") {
+                        break;
+                    }
+                    previous = inner;
+                }
+                self.action(self.output == FindOutput::Executed)
+            }
+            "-delete" | "-quit" | "-fls" | "-fprint" | "-fprint0" | "-fprintf" => {
+                self.at += match word {
+                    "-fprintf" => 2,
+                    "-fls" | "-fprint" | "-fprint0" => 1,
+                    _ => 0,
+                };
+                self.action(false)
+            }
+            _ => {
+                if FIND_ONE_ARGUMENT.contains(&word) || word.starts_with("-newer") {
+                    self.at += 1;
+                }
+                FindPart::test(None)
+            }
+        }
+    }
+
+    /// An action, wanted or not: true for any name.
+    fn action(&self, wanted: bool) -> FindPart<'w> {
+        FindPart {
+            names: None,
+            wanted: match wanted {
+                true => None,
+                false => Some(Vec::new()),
+            },
+            acts: true,
+        }
+    }
 }
 
 fn is_braces(field: &Field) -> bool {
@@ -1138,26 +1395,114 @@ mod tests {
         }
     }
 
+    fn find_args(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| (*w).to_owned()).collect()
+    }
+
     #[test]
     fn find_lists_names_by_pattern() {
-        let names =
-            |words: &[&str]| find_names(&words.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>());
+        let names = |words: &[&str]| find_names(&find_args(words), FindOutput::Printed);
         assert_eq!(names(&[".", "-name", ".env"]), ["./**/.env"]);
         assert_eq!(
             names(&[
-                "-L", "a/", "/", "-type", "f", "(", "-iname", "*.pem", "-o", "-name", "id_*", ")"
+                "-L", "a/", "/", "-type", "f", "(", "-iname", "*.p", "-o", "-name", "id_*", ")"
             ]),
-            ["a/**/*.pem", "a/**/id_*", "/**/*.pem", "/**/id_*"]
+            [
+                "a/**/*.[pP]",
+                "a/**/.*.[pP]",
+                "a/**/.[pP]",
+                "a/**/id_*",
+                "/**/*.[pP]",
+                "/**/.*.[pP]",
+                "/**/.[pP]",
+                "/**/id_*"
+            ]
         );
         assert_eq!(names(&["-name", "x"]), ["./**/x"]);
         assert_eq!(
             names(&["-O3", "-D", "tree", "-L", "/k", "-name", "x"]),
             ["/k/**/x"]
         );
+        // find's `*` matches a leading dot, the shell's does not.
+        assert_eq!(
+            names(&["~/.claude", "-name", "*.json"]),
+            [
+                "~/.claude/**/*.json",
+                "~/.claude/**/.*.json",
+                "~/.claude/**/.json"
+            ]
+        );
         // Nothing narrows the names: every file, which the caller judges as a recursive read.
-        assert!(names(&[".", "-type", "f"]).is_empty());
-        assert!(names(&[".", "!", "-name", "*.md"]).is_empty());
-        assert!(names(&[".", "-not", "-name", "x"]).is_empty());
+        for words in [
+            &[".", "-type", "f"][..],
+            &[".", "!", "-name", "*.md"],
+            &[".", "-not", "-name", "x"],
+            &[".", "-name", "*"],
+            &[".", "-name", "x", "-o", "-type", "f"],
+            &[".", "(", "-name", "x", "-o", "-newer", "-name", ")"],
+            &[".", "-name", "x", "-print", ",", "-print"],
+        ] {
+            assert!(names(words).is_empty(), "{words:?}");
+        }
+        // A conjunction narrows to either side's names; an alternative adds its own.
+        assert_eq!(names(&["-name", "a", "-type", "f"]), ["./**/a"]);
+        assert_eq!(names(&["-type", "f", "-a", "-name", "a"]), ["./**/a"]);
+        assert_eq!(names(&["-name", "a", ",", "-name", "b"]), ["./**/b"]);
+        assert_eq!(
+            names(&["(", "-name", "a", "-o", "-name", "b", ")", "-size", "+1k"]),
+            ["./**/a", "./**/b"]
+        );
+        // With an action, only what reaches `-print` is printed.
+        assert_eq!(
+            names(&[
+                "~", "-path", "~/.cache", "-prune", "-o", "-name", "*.md", "-print"
+            ]),
+            ["~/**/*.md", "~/**/.*.md", "~/**/.md"]
+        );
+        assert_eq!(
+            names(&[
+                "-name", "a", "-exec", "x", "{}", ";", "-o", "-name", "b", "-print0"
+            ]),
+            ["./**/b"]
+        );
+        assert!(names(&["-name", "a", "-delete"]).is_empty());
+        // What `-exec` is handed is what reaches it.
+        let executed = |words: &[&str]| find_names(&find_args(words), FindOutput::Executed);
+        assert_eq!(
+            executed(&[
+                "-name", "a", "-print", "-o", "-name", "b", "-exec", "cat", "{}", "+"
+            ]),
+            ["./**/b"]
+        );
+        assert_eq!(
+            executed(&["-name", "a", "-exec", "cat", "{}", ";", "-print"]),
+            ["./**/a"]
+        );
+        // Too many names, or too deep: not narrowed.
+        let many: Vec<&str> = ["-name", "a", "-o"].repeat(20);
+        assert!(names(&many[..many.len() - 1]).is_empty());
+        let deep: Vec<&str> = ["!"]
+            .repeat(100)
+            .into_iter()
+            .chain(["-name", "a"])
+            .collect();
+        assert!(names(&deep).is_empty());
+        let nested: Vec<&str> = ["("]
+            .repeat(100)
+            .into_iter()
+            .chain(["-name", "a"])
+            .collect();
+        assert!(names(&nested).is_empty());
+    }
+
+    #[test]
+    fn find_selects_below_its_roots_unless_narrowed() {
+        let selected = |words: &[&str]| find_selected(&find_args(words), FindOutput::Printed);
+        assert_eq!(
+            selected(&["~/.aws/", "/etc", "-type", "f"]),
+            ["~/.aws/**", "/etc/**"]
+        );
+        assert_eq!(selected(&["-name", "x"]), ["./**/x"]);
     }
 
     #[test]

@@ -496,7 +496,7 @@ pub(crate) fn printed_paths(name: &str, args: &[String]) -> Vec<String> {
         }
     };
     match name {
-        "find" => find_printed(args),
+        "find" => find_selected(args, FindOutput::Printed),
         "git" if args.first().is_some_and(|sub| sub == "ls-files") => {
             operands().skip(1).map(anywhere).collect()
         }
@@ -539,7 +539,7 @@ mod words;
 mod wrappers;
 
 pub use exec::SHELLS;
-pub(crate) use exec::{enclosing_find, find_names, find_printed, find_roots, find_split};
+pub(crate) use exec::{FindOutput, enclosing_find, find_roots, find_selected, find_split};
 pub(crate) use interp::{is_interpreter, reads_program_from_stdin};
 pub(crate) use interp::{shell_scripts_of, string_literals_of};
 pub use views::SAFE_ENV_VARS;

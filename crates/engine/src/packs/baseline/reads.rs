@@ -13,7 +13,7 @@ use crate::argv::{GIT_GLOBAL_LONG_VALUE, GIT_GLOBAL_SHORT_VALUE, leading_options
 use crate::packs::Findings;
 use crate::packs::places::{self, Secret};
 use crate::paths::PathContext;
-use crate::shell::Origin;
+use crate::shell::{FindOutput, Origin};
 
 /// Commands in the effects table that only look at metadata or names.
 const LISTING: &[&str] = &[
@@ -271,18 +271,18 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
                 .map(|read| (Cow::Borrowed(read.path.as_str()), read.recursive)),
         );
     }
-    // `cat {}` under `find -exec`: what the `find` lists, under its roots.
+    // `cat {}` under `find -exec`: what the `find` hands its commands. `rm {}` reads nothing.
+    let found = |arg: &str| arg == "{}" || arg == "{}+";
     if cmd.simple.origin == Origin::FindExec
         && !LISTING.contains(&name)
-        && cmd.args().iter().any(|a| a == "{}" || a == "{}+")
+        && (cmd.effects.reads.iter().any(|read| found(&read.path))
+            || (cmd.effects.unknown_program
+                && !NAMES_WITHOUT_READING.contains(&name)
+                && cmd.args().iter().any(|arg| found(arg))))
         && let Some(find) = crate::shell::enclosing_find(&cmd.analysis.commands, cmd.index)
     {
-        for root in crate::shell::find_roots(find.args()) {
-            reads.push((Cow::Borrowed(root), true));
-        }
-        for name in crate::shell::find_names(find.args()) {
-            reads.push((Cow::Owned(name), false));
-        }
+        let selected = crate::shell::find_selected(find.args(), FindOutput::Executed);
+        reads.extend(selected.into_iter().map(|path| (Cow::Owned(path), false)));
     }
     // Containers started with a secret directory mounted (`docker run -v ~/.ssh:/root/.ssh`,
     // `docker compose run -v …`), volumes created as a bind mount of one.

@@ -811,7 +811,7 @@ impl Walker<'_> {
             return;
         };
         let here = self.dir.cwd.clone();
-        let patterns: Vec<String> = exec::find_printed(find.args())
+        let patterns: Vec<String> = exec::find_selected(find.args(), exec::FindOutput::Executed)
             .iter()
             .filter_map(|pattern| self.resolve_in(pattern, Some(&here)))
             .collect();
