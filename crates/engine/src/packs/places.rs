@@ -726,6 +726,17 @@ fn listed(rel: &str, list: &Places) -> bool {
     list.candidates(rel).any(|entry| listed_as(rel, entry))
 }
 
+/// Whether `rel` is listed in `list` or is one of its listed directories itself (`.kube/cache`
+/// for `.kube/cache/`).
+fn listed_or_listed_dir(rel: &str, list: &Places) -> bool {
+    list.candidates(rel).any(|entry| {
+        listed_as(rel, entry)
+            || entry
+                .strip_suffix('/')
+                .is_some_and(|dir| same_dir_ignoring_case(rel.trim_end_matches('/'), dir))
+    })
+}
+
 /// Whether `rel` is the one entry `entry`, as [`listed`] compares them.
 fn listed_as(rel: &str, entry: &str) -> bool {
     match entry.strip_suffix('/') {
@@ -903,7 +914,7 @@ fn secret_of_concrete(path: &str, ctx: &PathContext<'_>) -> Option<Secret> {
             || base == "rc";
         return (!public && !name.is_empty()).then_some(SSH_KEY);
     }
-    if listed(rel, &HOME_CREDENTIALS) && !listed(rel, &HOME_NOT_CREDENTIALS) {
+    if listed(rel, &HOME_CREDENTIALS) && !listed_or_listed_dir(rel, &HOME_NOT_CREDENTIALS) {
         return Some(CREDENTIALS);
     }
     if listed(rel, &HOME_HISTORIES) {
