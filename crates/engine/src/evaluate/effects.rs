@@ -406,6 +406,59 @@ fn python_module_extract(args: &[String]) -> Option<(&str, &str)> {
     }
 }
 
+/// The files a module of Python's standard library reads and writes, run as a program.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct ModuleFiles<'a> {
+    reads: Vec<&'a str>,
+    /// Whether the reads descend into directories.
+    recursive: bool,
+    writes: Vec<String>,
+}
+
+/// What `python3 -m MODULE ARGS` reads and writes, for the standard modules that work on files
+/// named on their command line: `json.tool [INFILE [OUTFILE]]`, `base64 [-d] FILE`, `gzip
+/// [-d] FILE…` (which writes `FILE.gz`, or with `-d` `FILE` less its `.gz`) and the archives
+/// `zipfile -c ZIP SOURCE…` and `tarfile -c TAR SOURCE…` (their `-e` is
+/// [`python_module_extract`]).
+fn python_module_files(args: &[String]) -> Option<ModuleFiles<'_>> {
+    let at = args.iter().position(|arg| arg == "-m")?;
+    let module = args.get(at + 1)?.as_str();
+    let rest = args.get(at + 2..)?;
+    let mut files = ModuleFiles::default();
+    match module {
+        "json.tool" => {
+            let parsed = Parsed::new(rest, &[], &["indent"]);
+            files.reads.extend(parsed.operands.first());
+            files
+                .writes
+                .extend(parsed.operands.get(1).map(|out| (*out).to_owned()));
+        }
+        "base64" => files.reads = Parsed::new(rest, &[], &[]).operands,
+        "gzip" => {
+            let parsed = Parsed::new(rest, &[], &[]);
+            let decompress = parsed.has(&['d'], &["decompress"]);
+            files.writes = parsed
+                .operands
+                .iter()
+                .map(|file| match decompress {
+                    true => file.strip_suffix(".gz").unwrap_or(file).to_owned(),
+                    false => format!("{file}.gz"),
+                })
+                .collect();
+            files.reads = parsed.operands;
+        }
+        "zipfile" | "tarfile" => {
+            let parsed = Parsed::new(rest, &['c'], &["create"]);
+            let archive = *parsed.values(&['c'], &["create"]).first()?;
+            files.writes.push(archive.to_owned());
+            files.reads = parsed.operands;
+            files.recursive = true;
+        }
+        _ => return None,
+    }
+    Some(files)
+}
+
 /// The directories a recursive copy fills with names it does not choose: the target, where a
 /// source stands for a directory's contents (`cp -r dist/. ~/`, `rsync -a x/ ~/`, `cp -rT x
 /// ~`: `whole_target`); otherwise the directory each source becomes inside the target (`cp -r
@@ -1075,6 +1128,14 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
             && let Some((archive, directory)) = python_module_extract(args) =>
         {
             unpack(archive, directory, &mut effects);
+        }
+        name if crate::shell::is_interpreter(name)
+            && let Some(module) = python_module_files(args) =>
+        {
+            for source in module.reads {
+                read(&mut effects, source, module.recursive);
+            }
+            effects.writes.extend(module.writes);
         }
         "zip" => {
             let operands = operands(args, &["-x", "-i", "-P"]);
