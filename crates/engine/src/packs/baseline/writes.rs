@@ -627,7 +627,17 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
         };
         if let Some(dir) = dir {
             targets.push(dir.to_owned());
+            // Into a directory each source keeps its name; not where the target is clearly a
+            // file: a copy of the source by another name (`cp ~/.bashrc ~/.bashrc.bak`), or
+            // one in scratch space, where no start-up file or setting is read (`cp
+            // ~/.claude.json /tmp/claude.json`).
+            let maybe_dir = !explicit_dir.is_empty()
+                || dir.ends_with('/')
+                || !places::is_scratch(&cmd.canonical(dir), &cmd.ctx);
             for source in sources {
+                if !maybe_dir || (explicit_dir.is_empty() && is_backup_of(dir, source)) {
+                    continue;
+                }
                 targets.push(format!(
                     "{}/{}",
                     dir.trim_end_matches('/'),
@@ -665,6 +675,22 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
             check_fill(&cmd.canonical(&dir), Fill::Names, &cmd.ctx, out);
         }
     }
+}
+
+/// Whether `target` names a backup copy of `source`: its name with a suffix (`.bashrc.bak`,
+/// `.bashrc~`, `settings.json-old`), not a directory of drop-in files (`.bashrc.d`).
+fn is_backup_of(target: &str, source: &str) -> bool {
+    let source = places::basename(source.trim_end_matches('/'));
+    let Some(suffix) = places::basename(target).strip_prefix(source) else {
+        return false;
+    };
+    if source.is_empty() || suffix == ".d" {
+        return false;
+    }
+    suffix == "~"
+        || suffix.strip_prefix(['.', '-', '_']).is_some_and(|rest| {
+            !rest.is_empty() && rest.chars().all(|c| c.is_ascii_alphanumeric() || c == '.')
+        })
 }
 
 /// How a directory is opened to names the command line does not give.
