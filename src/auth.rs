@@ -285,10 +285,19 @@ pub async fn authenticate(state: &AppState, parts: &Parts) -> Result<Caller, Api
     Ok(Caller::holding(&info))
 }
 
+/// The outcome of [`authenticate`] for a request whose caller was checked before its handler
+/// ran (the evaluate routes check it while the body arrives): the extractor takes it instead of
+/// checking again.
+#[derive(Debug, Clone)]
+pub struct Authenticated(pub Result<Caller, ApiError>);
+
 impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        if let Some(Authenticated(checked)) = parts.extensions.remove::<Authenticated>() {
+            return checked;
+        }
         authenticate(state, parts).await
     }
 }

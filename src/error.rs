@@ -26,7 +26,7 @@ pub struct ErrorItem {
 pub struct ErrorDetail(pub String);
 
 /// An error answer of the HTTP API.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum ApiError {
     /// The request is malformed (400).
     #[error("{message}")]

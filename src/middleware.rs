@@ -27,7 +27,8 @@
 //!   caller checked from memory only), and the request timeout: 408 for a body that does not
 //!   arrive in time, the failure decision for an evaluation still running at the deadline or
 //!   one that panicked (outside the engine, which catches its own panics first). It
-//!   reads the body itself, up to `--max-body-bytes`. A larger event is not a 413, which the
+//!   reads the body itself, up to `--max-body-bytes`, and checks the caller while it arrives:
+//!   a request without a valid token is a 401 at once, not once its body is whole. A larger event is not a 413, which the
 //!   agent would take as "proceed": it is read to its end, and its head (the first
 //!   `--max-body-bytes`) goes on with [`TooLarge`] to be answered with the failure decision.
 //! - admin routes: body limit (413 over `--max-body-bytes`, checked on `Content-Length` before
@@ -59,7 +60,7 @@ use tower_http::request_id::{
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
-use crate::auth::{Known, Role, authenticate_in_memory};
+use crate::auth::{Authenticated, Caller, Known, Role, authenticate, authenticate_in_memory};
 use crate::error::ApiError;
 use crate::error::{ErrorDetail, envelope};
 use crate::metrics::{Failure, Metrics};
@@ -287,16 +288,26 @@ async fn evaluate_guard(
             .unwrap_or_else(|_| timed_out());
     };
     // The body is read here, so that an evaluation that runs out of time can still be answered
-    // from its own event.
+    // from its own event; the caller is checked while it arrives, so that a request without a
+    // valid token is refused at once instead of holding a permit (and up to
+    // `--max-body-bytes` of memory) until its body is whole or the deadline passes.
     let (mut parts, body) = request.into_parts();
     let agent = route_agent(parts.uri.path());
+    let (checked, read) =
+        match check_caller_and_read_body(&guard.state, &parts, body, deadline).await {
+            Ok(both) => both,
+            Err(response) => return response,
+        };
     let ReadBody {
         bytes: body,
         too_large,
-    } = match read_body(&guard.state, body, deadline).await {
-        Ok(read) => read,
-        Err(response) => return response,
+    } = read;
+    let Some(checked) = checked else {
+        // The token lookup did not finish in time: as for an evaluation stuck past the deadline.
+        let why = "the evaluation ran out of time";
+        return failure_answer(&guard.state, agent, &body, too_large, Failure::Timeout, why);
     };
+    parts.extensions.insert(Authenticated(checked));
     if too_large {
         parts.extensions.insert(TooLarge);
     }
@@ -310,20 +321,64 @@ async fn evaluate_guard(
             tracing::error!("evaluate panicked; answering with the failure decision");
             (Failure::Panic, "the evaluation failed")
         }
-        // Stuck past the deadline (a database that does not answer a token lookup, an audit
-        // that cannot take the row): a 408 would let the agent go ahead, so the event gets the
-        // failure decision.
+        // Stuck past the deadline (an audit that cannot take the row): a 408 would let the
+        // agent go ahead, so the event gets the failure decision.
         Err(_) => (Failure::Timeout, "the evaluation ran out of time"),
     };
-    // Not audited: whether the evaluation's own row was written is unknown.
-    match agent.and_then(|agent| decode_read(agent, &body, too_large, guard.state.max_body_bytes)) {
+    failure_answer(&guard.state, agent, &body, too_large, failure, why)
+}
+
+/// The failure decision for an evaluate request that could not be evaluated in time or
+/// panicked, decoded from its body; not audited, as whether its own row was written is unknown.
+/// A body that is not an event gets a 408 after a timeout and a 500 after a panic.
+fn failure_answer(
+    state: &AppState,
+    agent: Result<Agent, ApiError>,
+    body: &[u8],
+    too_large: bool,
+    failure: Failure,
+    why: &str,
+) -> Response {
+    match agent.and_then(|agent| decode_read(agent, body, too_large, state.max_body_bytes)) {
         Ok(read) => {
-            let state = &guard.state;
             state.metrics.observe_failure(failure);
             Json(failure_reply(state.failure, &read.event, why)).into_response()
         }
         Err(_) if failure == Failure::Timeout => timed_out(),
         Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
+
+/// Checks the caller of an evaluate request ([`authenticate`]) while its body is read
+/// ([`read_body`]). A caller refused outright (no token, a malformed header, a token no one
+/// holds: 401) is answered as soon as that is known, without waiting for the body. Otherwise
+/// both are returned once the body is whole: the caller's outcome (a token that could not be
+/// checked is an error the route answers with the failure decision), or `None` when the lookup
+/// did not finish by the deadline.
+async fn check_caller_and_read_body(
+    state: &AppState,
+    parts: &axum::http::request::Parts,
+    body: Body,
+    deadline: tokio::time::Instant,
+) -> Result<(Option<Result<Caller, ApiError>>, ReadBody), Response> {
+    let check = tokio::time::timeout_at(deadline, authenticate(state, parts));
+    let read = read_body(state, body, deadline);
+    tokio::pin!(check, read);
+    let mut checked = None;
+    let mut body = None;
+    loop {
+        tokio::select! {
+            outcome = &mut check, if checked.is_none() => match outcome {
+                Ok(Err(error @ ApiError::Unauthorized(_))) => return Err(error.into_response()),
+                Ok(outcome) => checked = Some(Some(outcome)),
+                Err(_) => checked = Some(None),
+            },
+            read = &mut read, if body.is_none() => body = Some(read?),
+        }
+        (checked, body) = match (checked, body) {
+            (Some(checked), Some(body)) => return Ok((checked, body)),
+            unfinished => unfinished,
+        };
     }
 }
 

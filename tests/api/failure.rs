@@ -126,10 +126,11 @@ async fn a_body_that_does_not_arrive_in_time_is_a_408() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     let app = spawn_app_with(|config| config.request_timeout = Duration::from_millis(300)).await;
+    let agent = app.create_token("agent", "team").await;
     let host = app.address.trim_start_matches("http://");
     let mut socket = tokio::net::TcpStream::connect(host).await.unwrap();
     let head = format!(
-        "POST /v1/evaluate HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {UNKNOWN}\r\n\
+        "POST /v1/evaluate HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {agent}\r\n\
          Content-Type: application/json\r\nContent-Length: 100\r\nConnection: close\r\n\r\n{{"
     );
     socket.write_all(head.as_bytes()).await.unwrap();
@@ -140,6 +141,65 @@ async fn a_body_that_does_not_arrive_in_time_is_a_408() {
     let body = response.split_once("\r\n\r\n").map_or("", |(_, body)| body);
     let body: Value = serde_json::from_str(body).expect("a JSON body");
     assert_eq!(body["error"]["code"], "request_timeout", "{body}");
+}
+
+/// An evaluate request without a valid token (none, a malformed header, a token no one holds)
+/// is refused as soon as that is known, not once its body has arrived. Otherwise anyone who can
+/// connect could hold every evaluation permit, and `--max-body-bytes` of memory each, with bodies
+/// that never finish: every agent's events would then be shed with the failure decision.
+#[tokio::test]
+async fn a_request_without_a_valid_token_is_refused_before_its_body_arrives() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    // One permit, and a deadline far past any answer: a body the server waited for would be
+    // answered 408 only after it.
+    let app = spawn_app_with(|config| {
+        config.concurrency_limit = 1;
+        config.request_timeout = Duration::from_secs(60);
+    })
+    .await;
+    let agent = app.create_token("agent", "team").await;
+    let host = app.address.trim_start_matches("http://");
+    let mut held = Vec::new();
+    for authorization in [
+        String::new(),
+        "Authorization: Basic dXNlcjpwdw==\r\n".to_owned(),
+        "Authorization: Bearer tg_short\r\n".to_owned(),
+        format!("Authorization: Bearer {UNKNOWN}\r\n"),
+    ] {
+        let mut socket = tokio::net::TcpStream::connect(host).await.unwrap();
+        let head = format!(
+            "POST /v1/evaluate HTTP/1.1\r\nHost: {host}\r\n{authorization}\
+             Content-Type: application/json\r\nContent-Length: 4000000\r\n\r\n{{"
+        );
+        socket.write_all(head.as_bytes()).await.unwrap();
+        // The answer's head and its JSON body, read while the request's body is still owed.
+        let mut response = Vec::new();
+        let mut chunk = [0u8; 4096];
+        let body = loop {
+            let n = socket.read(&mut chunk).await.unwrap();
+            assert!(n > 0, "closed without an answer: {authorization:?}");
+            response.extend_from_slice(&chunk[..n]);
+            let text = String::from_utf8_lossy(&response);
+            if let Some((_, body)) = text.split_once("\r\n\r\n")
+                && let Ok(body) = serde_json::from_str::<Value>(body)
+            {
+                break body;
+            }
+        };
+        let text = String::from_utf8_lossy(&response);
+        assert!(
+            text.starts_with("HTTP/1.1 401"),
+            "{authorization:?}: {text}"
+        );
+        assert_eq!(body["error"]["code"], "unauthorized", "{body}");
+        held.push(socket);
+    }
+    // The refused requests' connections are still open, their bodies unsent, and hold nothing:
+    // the agent's event is evaluated, not shed.
+    let reply = app.evaluate(&agent, &tool("WebFetch")).await;
+    assert_eq!(decision_of(&reply), "none", "{reply}");
+    drop(held);
 }
 
 /// A connection whose request head has not arrived by `--request-timeout` — sent a byte at a
@@ -303,6 +363,7 @@ async fn a_panic_outside_the_engine_gets_the_failure_decision() {
     use toolgate::middleware::{Limits, common_layers, evaluate_layers};
 
     let app = spawn_app().await;
+    let agent = app.create_token("agent", "team").await;
     let state = app.state.clone().expect("the server runs in this process");
     let limits = Limits {
         max_body_bytes: 1 << 20,
@@ -323,6 +384,7 @@ async fn a_panic_outside_the_engine_gets_the_failure_decision() {
     let response = app
         .client
         .post(format!("http://{address}/v1/evaluate"))
+        .bearer_auth(&agent)
         .json(&tool("Bash"))
         .send()
         .await
@@ -342,6 +404,7 @@ async fn a_panic_outside_the_engine_gets_the_failure_decision() {
     let response = app
         .client
         .post(format!("http://{address}/v1/evaluate"))
+        .bearer_auth(&agent)
         .body("not json")
         .send()
         .await
