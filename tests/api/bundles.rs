@@ -353,3 +353,40 @@ async fn concurrent_activations_of_a_tenant_are_serialised(backend: Backend) {
         previous = Some(id);
     }
 }
+
+/// A YAML alias stands for a copy of its anchor, so a small push can stand for a huge document:
+/// three thousand aliases of a three-thousand-item list are 30 KB of YAML and nine million
+/// values once built (at 600 KB, ten billion: the replica that checks the push runs out of
+/// memory, and every tenant's agents lose their gate). A tenant's own admin could do it. The
+/// document is measured with its aliases expanded before it is built, and refused when its JSON
+/// form would pass the bundle size limit; anchors and aliases within it still work.
+#[tokio::test]
+async fn a_yaml_bundle_whose_aliases_expand_past_the_size_limit_is_a_422() {
+    let app = crate::helpers::spawn_app().await;
+    let admin = app.create_token("admin", "team").await;
+    let push = |yaml: String| {
+        app.client
+            .post(app.url("/v1/tenants/team/bundles"))
+            .bearer_auth(&admin)
+            .header("content-type", "application/yaml")
+            .body(yaml)
+            .send()
+    };
+    let items = vec!["x"; 3000].join(", ");
+    let aliases = vec!["*a"; 3000].join(", ");
+    let bomb = format!("name: bomb\nguidelines: &a [{items}]\nmore: [{aliases}]\n");
+    assert!(bomb.len() < 32 * 1024);
+    let response = push(bomb).await.unwrap();
+    assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "invalid_bundle", "{body}");
+    assert_eq!(body["errors"][0]["location"], "document", "{body}");
+    let message = body["errors"][0]["message"].as_str().unwrap();
+    assert!(message.contains("aliases are expanded"), "{body}");
+    assert!(app.list_bundles("team").await["bundles"] == json!([]));
+
+    let anchors = "name: anchors\ndescription: &d Run cargo fmt first.\nguidelines: [*d]\n";
+    let response = push(anchors.to_owned()).await.unwrap();
+    assert_eq!(response.status(), StatusCode::CREATED);
+    app.assert_healthy().await;
+}

@@ -10,6 +10,7 @@
 
 pub(crate) mod patterns;
 mod validate;
+mod yaml;
 
 pub(crate) use validate::escape_parens;
 
@@ -293,6 +294,11 @@ pub fn parse_document(text: &str, format: Format) -> Result<Value, BundleErrors>
     match format {
         Format::Json => serde_json::from_str(text)
             .map_err(|e| BundleErrors::one("document", format!("is not valid JSON: {e}"))),
+        // Aliases can make a small text a huge document: measured before it is built.
+        Format::Yaml if yaml::expands_past(text, MAX_BUNDLE_BYTES) => Err(BundleErrors::one(
+            "document",
+            format!("is larger than {MAX_BUNDLE_BYTES} bytes once its YAML aliases are expanded"),
+        )),
         Format::Yaml => serde_norway::from_str::<Value>(text)
             .map_err(|e| BundleErrors::one("document", format!("is not valid YAML: {e}"))),
     }
