@@ -441,3 +441,74 @@ fn the_home_comes_from_each_agents_transcript_path() {
         assert_eq!(event.home.as_deref(), Some("/home/ann"), "{agent:?}");
     }
 }
+
+/// The reason-carrying members of a reply, at any depth.
+fn reasons(body: &Value) -> Vec<String> {
+    const KEYS: [&str; 6] = [
+        "permissionDecisionReason",
+        "reason",
+        "message",
+        "user_message",
+        "agent_message",
+        "errorMessage",
+    ];
+    let mut found = Vec::new();
+    if let Value::Object(map) = body {
+        for (key, value) in map {
+            match value {
+                Value::String(text) if KEYS.contains(&key.as_str()) => found.push(text.clone()),
+                _ => found.extend(reasons(value)),
+            }
+        }
+    }
+    found
+}
+
+/// A deny, or an ask sent as a block, whose rule gave no reason (or a blank one) still carries a
+/// reason: Copilot requires `permissionDecisionReason` with a deny (`hook-protocols.md` §6.5),
+/// Claude Code requires one with a Stop block (§4.4), and Codex drops a deny whose reason is
+/// blank.
+#[test]
+fn a_block_always_carries_a_reason() {
+    let stop = json!({"hook_event_name": "Stop", "stop_hook_active": false});
+    let permission = json!({"hookEventName": "permissionRequest", "cwd": "/p", "toolName": "bash",
+                            "toolArgs": "{\"command\":\"rm -rf build\"}"});
+    let mut events: Vec<(Agent, Value)> = Agent::ALL
+        .into_iter()
+        .map(|agent| (agent, event_for(agent, "rm -rf build")))
+        .collect();
+    events.push((Agent::ClaudeCode, stop.clone()));
+    events.push((Agent::Codex, stop));
+    events.push((Agent::Copilot, permission));
+    for (agent, raw) in events {
+        let event = decode_value(agent, raw).expect("decodes");
+        for (outcome, reason) in [
+            (Outcome::Deny, None),
+            (Outcome::Deny, Some("")),
+            (Outcome::Deny, Some(" \n")),
+            (Outcome::Ask, None),
+            (Outcome::Ask, Some("")),
+        ] {
+            let decision = toolgate_engine::Decision {
+                outcome,
+                reason: reason.map(str::to_owned),
+                ..toolgate_engine::Decision::none()
+            };
+            let reply = render(agent, &event, &decision);
+            let label = format!("{} {} {outcome} {reason:?}", agent.as_str(), event.event);
+            let mut texts = reply.body.as_ref().map(reasons).unwrap_or_default();
+            texts.extend(reply.stderr.clone());
+            if texts.is_empty() {
+                // Only an ask may be no block: the agent asks the user itself.
+                assert_eq!(outcome, Outcome::Ask, "{label}: no reason in {reply:?}");
+                continue;
+            }
+            for text in texts {
+                assert!(
+                    !text.trim().is_empty(),
+                    "{label}: blank reason in {reply:?}"
+                );
+            }
+        }
+    }
+}

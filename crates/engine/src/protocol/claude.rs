@@ -32,10 +32,7 @@ const CONTEXT_EVENTS: &[&str] = &[
 /// Renders `decision` as the JSON body Claude Code expects for `event`. No opinion is `{}`.
 pub fn render_claude(event: &HookEvent, decision: &Decision) -> Value {
     let name = event.event.as_str();
-    let reason = decision
-        .reason
-        .clone()
-        .unwrap_or_else(|| default_reason(decision.outcome).to_owned());
+    let reason = reason_text(decision);
     let context = decision
         .additional_context
         .as_deref()
@@ -90,6 +87,17 @@ pub fn render_claude(event: &HookEvent, decision: &Decision) -> Value {
         }
     }
     Value::Object(reply)
+}
+
+/// The reason sent with `decision`: its own, or when that is missing or blank, a default for its
+/// outcome. Agents want a reason with a block: Claude Code's Stop and SubagentStop require one
+/// (`hook-protocols.md` §4.4), Copilot's `permissionDecisionReason` is required for a deny (§6.5),
+/// and Codex drops a deny or block whose reason is blank, as a reply it cannot use.
+pub(super) fn reason_text(decision: &Decision) -> String {
+    match &decision.reason {
+        Some(reason) if !reason.trim().is_empty() => reason.clone(),
+        _ => default_reason(decision.outcome).to_owned(),
+    }
 }
 
 fn default_reason(outcome: Outcome) -> &'static str {

@@ -11,6 +11,7 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value, json};
 
+use super::claude::reason_text;
 use super::{Agent, EventError, HookEvent, canonical_tool_name};
 use crate::decision::{Decision, Outcome};
 
@@ -592,10 +593,7 @@ fn web_fetch_input(input: Value) -> Value {
 
 /// The reason text for an agent that cannot ask: the block says confirmation is needed.
 fn blocking_reason(decision: &Decision) -> String {
-    let reason = decision
-        .reason
-        .clone()
-        .unwrap_or_else(|| "blocked by toolgate policy".to_owned());
+    let reason = reason_text(decision);
     if decision.outcome == Outcome::Ask {
         format!("confirmation required (this agent cannot ask): {reason}")
     } else {
@@ -643,7 +641,7 @@ pub fn render(agent: Agent, event: &HookEvent, decision: &Decision) -> Reply {
                 );
                 body.insert(
                     "permissionDecisionReason".into(),
-                    json!(decision.reason.clone().unwrap_or_default()),
+                    json!(reason_text(decision)),
                 );
             }
             if let Some(context) = &decision.additional_context {
@@ -667,7 +665,7 @@ pub fn render(agent: Agent, event: &HookEvent, decision: &Decision) -> Reply {
                     Outcome::None => json!({}),
                     Outcome::Allow => json!({ "permission": "allow" }),
                     outcome => {
-                        let reason = decision.reason.clone().unwrap_or_default();
+                        let reason = reason_text(decision);
                         json!({ "permission": outcome.as_str(), "user_message": reason, "agent_message": reason })
                     }
                 },
