@@ -109,6 +109,8 @@ fn expected(agent: Agent, outcome: Outcome) -> (Option<Value>, u8) {
         (_, Outcome::None) => (Some(json!({})), 0),
         (Agent::ClaudeCode | Agent::VsCode, outcome) => (Some(claude(outcome.as_str())), 0),
         (Agent::Codex, Outcome::Ask) => (Some(claude("deny")), 0),
+        // Codex takes an allow for a failed hook: no opinion is what it enforces anyway.
+        (Agent::Codex, Outcome::Allow) => (Some(json!({})), 0),
         (Agent::Codex, outcome) => (Some(claude(outcome.as_str())), 0),
         (Agent::Copilot, outcome) => (
             Some(json!({"permissionDecision": outcome.as_str(), "permissionDecisionReason": "*"})),
@@ -511,4 +513,57 @@ fn a_block_always_carries_a_reason() {
             }
         }
     }
+}
+
+/// Codex's PreToolUse enforces only a deny, and takes a reply with an allow, an ask or
+/// `additionalContext` for a failed hook, deny and all (`hook-protocols.md` §6.2): its deny
+/// carries no context, its allow is no opinion. Its PermissionRequest, the approval prompt
+/// itself, is answered as Claude Code's.
+#[test]
+fn codex_gets_only_what_it_enforces() {
+    let bundle = Bundle::from_value(json!({
+        "name": "codex",
+        "permissions": { "ask": ["Bash(git push:*)"], "allow": ["Bash(ls *)"] },
+        "rules": [{"id": "no-rm", "tool": "Bash", "content": "rm -rf", "decision": "deny",
+                   "reason": "no", "additional_context": "rm is off limits here"}]
+    }))
+    .expect("valid");
+    let policy = CompiledPolicy::compile(&bundle).expect("compiles");
+    let reply = |event: &str, command: &str| {
+        let raw = json!({"hook_event_name": event, "cwd": "/p", "tool_name": "Bash",
+                         "tool_input": {"command": command}, "turn_id": "t1"});
+        let event = decode_value(Agent::Codex, raw).expect("decodes");
+        let decision = evaluate(&policy, &event);
+        render(Agent::Codex, &event, &decision)
+            .body
+            .expect("a body")
+    };
+    let deny = json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        "permissionDecision": "deny", "permissionDecisionReason": "no"}});
+    assert_eq!(reply("PreToolUse", "rm -rf build"), deny);
+    assert_eq!(reply("PreToolUse", "ls -la"), json!({}));
+    let ask = reply("PreToolUse", "git push origin main");
+    assert_eq!(
+        ask["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{ask}"
+    );
+    assert_eq!(
+        reply("PermissionRequest", "git push origin main"),
+        json!({})
+    );
+    let denied = reply("PermissionRequest", "rm -rf build");
+    assert_eq!(
+        denied["hookSpecificOutput"]["decision"],
+        json!({"behavior": "deny", "message": "no"})
+    );
+    // Claude Code gets the context beside its deny.
+    let raw = json!({"hook_event_name": "PreToolUse", "tool_name": "Bash",
+                     "tool_input": {"command": "rm -rf build"}});
+    let event = decode_value(Agent::ClaudeCode, raw).expect("decodes");
+    let claude = render(Agent::ClaudeCode, &event, &evaluate(&policy, &event));
+    let body = claude.body.expect("a body");
+    assert_eq!(
+        body["hookSpecificOutput"]["additionalContext"],
+        "rm is off limits here"
+    );
 }

@@ -3,8 +3,9 @@
 //! them all), and each [`Decision`] rendered in the agent's own reply schema and exit-code
 //! convention (`hook-protocols.md` §6).
 //!
-//! Agents that cannot ask the user (Gemini CLI, Cline, Windsurf, Codex, Cursor's file reads) get
-//! `ask` rendered as a block whose reason says confirmation is required: toolgate fails closed.
+//! Agents that cannot ask the user (Gemini CLI, Cline, Windsurf, Codex's PreToolUse, Cursor's file
+//! reads) get `ask` rendered as a block whose reason says confirmation is required: toolgate fails
+//! closed.
 
 use std::fmt;
 
@@ -608,11 +609,22 @@ pub fn render(agent: Agent, event: &HookEvent, decision: &Decision) -> Reply {
     match agent {
         Agent::ClaudeCode | Agent::VsCode => Reply::json(super::render_claude(event, decision)),
         Agent::Codex => {
-            // Codex enforces only deny: an ask is sent as a deny so that it is not lost.
+            // Codex's PreToolUse enforces only a deny; it takes an allow, an ask or
+            // `additionalContext` for a failed hook, and a deny that comes with context is lost
+            // with it (`hook-protocols.md` §6.2). So an ask is sent as a deny, an allow as no
+            // opinion, and no context. Its PermissionRequest is answered as Claude Code's: an
+            // ask leaves Codex's own approval prompt to the user.
             let mut strict = decision.clone();
-            if strict.outcome == Outcome::Ask {
-                strict.outcome = Outcome::Deny;
-                strict.reason = Some(reason);
+            if event.event == "PreToolUse" {
+                strict.additional_context = None;
+                match strict.outcome {
+                    Outcome::Ask => {
+                        strict.outcome = Outcome::Deny;
+                        strict.reason = Some(reason);
+                    }
+                    Outcome::Allow => strict.outcome = Outcome::None,
+                    Outcome::Deny | Outcome::None => {}
+                }
             }
             Reply::json(super::render_claude(event, &strict))
         }
