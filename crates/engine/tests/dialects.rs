@@ -567,3 +567,27 @@ fn codex_gets_only_what_it_enforces() {
         "rm is off limits here"
     );
 }
+
+/// VS Code's Stop says `stop_hook_active` as Claude Code's does, and its replies are Claude Code's
+/// (`hook-protocols.md` §6.6): a Stop that a block already kept going is not blocked again (§8.9).
+#[test]
+fn a_vscode_stop_is_never_blocked_twice() {
+    let bundle = Bundle::from_value(json!({
+        "name": "stop",
+        "rules": [{"id": "tests-first", "events": ["Stop"], "tool": ".*", "decision": "deny",
+                   "reason": "run the tests"}]
+    }))
+    .expect("valid");
+    let policy = CompiledPolicy::compile(&bundle).expect("compiles");
+    let reply = |active: bool| {
+        let raw = json!({"hookEventName": "Stop", "sessionId": "vs-1", "cwd": "/p",
+                         "timestamp": "2026-11-22T00:00:00.000Z", "stop_hook_active": active});
+        let event = decode_value(Agent::VsCode, raw).expect("decodes");
+        render(Agent::VsCode, &event, &evaluate(&policy, &event)).body
+    };
+    assert_eq!(
+        reply(false),
+        Some(json!({"decision": "block", "reason": "run the tests"}))
+    );
+    assert_eq!(reply(true), Some(json!({})));
+}

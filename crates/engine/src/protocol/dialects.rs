@@ -315,6 +315,8 @@ fn vscode(map: Map<String, Value>) -> Result<HookEvent, EventError> {
     event.tool_input = arguments(&map, &["tool_input", "toolInput"])?;
     event.tool_use_id = string(&map, &["tool_use_id", "toolUseId"])?;
     event.prompt = string(&map, &["prompt"])?;
+    // Stop and SubagentStop: a block while it is set would keep the agent working for ever.
+    event.stop_hook_active = matches!(map.get("stop_hook_active"), Some(Value::Bool(true)));
     Ok(event)
 }
 
