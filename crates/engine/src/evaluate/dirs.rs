@@ -94,6 +94,18 @@ fn wrapper_dir(dirs: &[String], here: &PathContext<'_>) -> Option<Option<String>
 /// `~` are, through the event's home).
 fn known_dir(dir: &str, base: &PathContext<'_>) -> Option<String> {
     if places::is_dynamic(dir) && !dir.contains("HOME") {
+        // Somewhere only known at run time: anywhere (`cd "$D"` is `/**`, `cd "$D/x"` is
+        // `/**/x`), so that `cd "$D" && cat .aws/credentials` is judged as `cat
+        // "$D/.aws/credentials"` is.
+        let anywhere = places::resolvable(dir)?;
+        let anywhere = match anywhere.as_ref() {
+            "*" | "*/" => "/**",
+            other => other,
+        };
+        return (anywhere.starts_with("/**") && !anywhere.contains(".."))
+            .then(|| anywhere.to_owned());
+    }
+    if base.cwd.starts_with("/**") && dir.contains("..") {
         return None;
     }
     let canonical = paths::canonicalize(dir, base);
@@ -129,8 +141,25 @@ mod tests {
             dirs("cd /srv && env -C app ls"),
             [None, Some("/srv/app".to_owned())]
         );
-        assert_eq!(dirs("env -C \"$D\" ls"), [None]);
+        assert_eq!(dirs("env -C \"$D\" ls"), [Some("/**".to_owned())]);
         assert_eq!(dirs("cd ~ && env ls"), [None, home]);
+    }
+
+    #[test]
+    fn a_directory_only_known_at_run_time_is_anywhere() {
+        let anywhere = Some("/**".to_owned());
+        assert_eq!(dirs("cd \"$D\" && ls"), [None, anywhere.clone()]);
+        assert_eq!(
+            dirs("cd \"$D\"/x && cd y && ls"),
+            [None, Some("/**/x".to_owned()), Some("/**/x/y".to_owned())]
+        );
+        // Above a directory only known at run time: not known at all.
+        assert_eq!(dirs("cd \"$D\" && cd .. && ls"), [None, anywhere, None]);
+        assert_eq!(dirs("cd \"$D/../x\" && ls"), [None, None]);
+        assert_eq!(
+            dirs("cd \"$HOME/x\" && ls"),
+            [None, Some("/home/u/x".to_owned())]
+        );
     }
 
     #[test]

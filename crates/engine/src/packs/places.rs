@@ -213,6 +213,10 @@ pub(crate) fn with_well_known_location(path: &str) -> Cow<'_, str> {
 /// (`$HOME/x`, `$XDG_CACHE_HOME/x`, resolved against `ctx`). `None` when another part is only
 /// known at run time (`$DIR/x`, a substitution).
 pub(crate) fn known_canonical(path: &str, ctx: &PathContext<'_>) -> Option<String> {
+    // Relative to a directory only known at run time (`cd "$D" && rm -rf build`).
+    if ctx.cwd.starts_with("/**") && !path.starts_with(['/', '~', '$']) {
+        return None;
+    }
     let path = paths::canonicalize(&with_well_known_location(path), ctx);
     (!is_dynamic(&path)).then_some(path)
 }
