@@ -22,12 +22,19 @@ pub(crate) fn working_dirs(analysis: &Analysis, ctx: &PathContext<'_>) -> Vec<Op
     let mut current: Option<String> = None;
     let mut previous: Option<String> = None;
     let mut stack: Vec<Option<String>> = Vec::new();
+    // The directories of the payload the last `cd` ran in (`ssh host 'cd /srv && make'` runs
+    // in `~`): the commands after it in that payload run from where it went, not from them.
+    let mut scope: &[String] = &[];
     for simple in &analysis.commands {
         let here = PathContext {
             cwd: current.as_deref().unwrap_or(ctx.cwd),
             home: ctx.home,
         };
-        let wrapped = wrapper_dir(&simple.dirs, &here);
+        let own = match simple.dirs.strip_prefix(scope) {
+            Some(own) => own,
+            None => &simple.dirs,
+        };
+        let wrapped = wrapper_dir(own, &here);
         dirs.push(wrapped.unwrap_or_else(|| current.clone()));
         let name = simple.name();
         if !matches!(name, "cd" | "pushd" | "popd" | "chdir") || !simple.runs_in_the_shell() {
@@ -48,8 +55,10 @@ pub(crate) fn working_dirs(analysis: &Analysis, ctx: &PathContext<'_>) -> Vec<Op
             .iter()
             .find(|arg| !arg.starts_with('-') || arg.as_str() == "-")
             .map(String::as_str);
+        scope = &simple.dirs;
+        // Relative to where the `cd` itself runs.
         let base = PathContext {
-            cwd: current.as_deref().unwrap_or(ctx.cwd),
+            cwd: dirs.last().and_then(Option::as_deref).unwrap_or(ctx.cwd),
             home: ctx.home,
         };
         let next = match target {
@@ -159,6 +168,28 @@ mod tests {
         assert_eq!(
             dirs("cd \"$HOME/x\" && ls"),
             [None, Some("/home/u/x".to_owned())]
+        );
+    }
+
+    #[test]
+    fn a_cd_in_a_payload_moves_from_where_the_payload_runs() {
+        let srv = Some("/srv".to_owned());
+        // `ssh host 'cd /srv && make'`: make runs in /srv, not the remote home.
+        assert_eq!(
+            dirs("ssh host 'cd /srv && make'"),
+            [None, Some("/home/u".to_owned()), srv.clone()]
+        );
+        assert_eq!(
+            dirs("ssh host 'cd app && make'"),
+            [
+                None,
+                Some("/home/u".to_owned()),
+                Some("/home/u/app".to_owned())
+            ]
+        );
+        assert_eq!(
+            dirs("env -C / sh -c 'cd srv; ls'"),
+            [Some("/".to_owned()), Some("/".to_owned()), srv]
         );
     }
 

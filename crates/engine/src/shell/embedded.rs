@@ -1045,8 +1045,13 @@ fn ssh(args: &[Field]) -> Vec<Nested> {
     let command = rest
         .get(options_end(rest, SSH_VALUED, &[])..)
         .unwrap_or_default();
+    // The remote shell starts in the home directory: `ssh host cat .ssh/id_rsa` reads
+    // `~/.ssh/id_rsa`.
     if !no_command && !command.is_empty() {
-        found.push(joined(command, Origin::ShellString));
+        found.push(Nested::InDir {
+            dir: "~".to_owned(),
+            nested: Box::new(joined(command, Origin::ShellString)),
+        });
     }
     found
 }
@@ -1527,20 +1532,25 @@ mod tests {
         let (program, args) = fields.split_first().expect("a program");
         nested(&program.text, args, &Budget::default())
             .into_iter()
-            .map(|nested| match nested {
-                Nested::Script { text, .. } => text,
-                Nested::Dynamic(text) => format!("dynamic: {text}"),
-                Nested::Command { fields, .. } => format!(
-                    "argv: {}",
-                    fields
-                        .iter()
-                        .map(|f| f.text.as_str())
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                ),
-                Nested::Stdin => "stdin".to_owned(),
-            })
+            .map(describe)
             .collect()
+    }
+
+    fn describe(nested: Nested) -> String {
+        match nested {
+            Nested::Script { text, .. } => text,
+            Nested::Dynamic(text) => format!("dynamic: {text}"),
+            Nested::Command { fields, .. } => format!(
+                "argv: {}",
+                fields
+                    .iter()
+                    .map(|f| f.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+            Nested::Stdin => "stdin".to_owned(),
+            Nested::InDir { dir, nested } => format!("in {dir}: {}", describe(*nested)),
+        }
     }
 
     #[test]
@@ -1813,14 +1823,17 @@ mod tests {
             (&["zip", "-T", "-TTid", "x.zip", "y"], &["id"]),
             (&["ssh", "-oProxyCommand=nc %h %p", "host"], &["nc %h %p"]),
             (&["ssh", "-o", "LocalCommand id", "host"], &["id"]),
-            (&["ssh", "-p", "22", "host", "-v", "ls", "-la"], &["ls -la"]),
+            (
+                &["ssh", "-p", "22", "host", "-v", "ls", "-la"],
+                &["in ~: ls -la"],
+            ),
             (&["ssh", "-N", "-L", "1:h:2", "host"], &[]),
             (&["ssh", "-s", "host", "sftp"], &[]),
             (
                 &["ssh", "-oStrictHostKeyChecking=no", "host", "id"],
-                &["id"],
+                &["in ~: id"],
             ),
-            (&["ssh", "-iNkey", "host", "id"], &["id"]),
+            (&["ssh", "-iNkey", "host", "id"], &["in ~: id"]),
             (&["ssh", "-qW", "h:22", "jump"], &[]),
             (&["scp", "-S", "id", "a", "b:"], &["id"]),
             (

@@ -49,6 +49,14 @@ pub(super) enum Nested {
     Dynamic(String),
     /// The script is read from standard input.
     Stdin,
+    /// What runs in another directory than the command's own: the home a login shell starts in
+    /// (`ssh host CMD`, `su - USER -c CMD`), relative to the command's directory.
+    InDir {
+        /// The directory (`~`, `~root`).
+        dir: String,
+        /// What runs there.
+        nested: Box<Nested>,
+    },
 }
 
 /// What `argv` (wrappers stripped) runs besides itself. `stdin` is the text the command line
@@ -65,6 +73,7 @@ pub(super) fn nested(argv: &[Field], stdin: Option<&str>, budget: &Budget) -> Ve
     match name {
         "eval" => eval(args).into_iter().collect(),
         "su" => dash_c(args, "sgGw", Origin::ShellString)
+            .map(|found| login_home(args, found))
             .into_iter()
             .collect(),
         "runuser" => runuser(args).into_iter().collect(),
@@ -255,13 +264,75 @@ fn runuser(args: &[Field]) -> Option<Nested> {
         index += if valued { 2 } else { 1 };
     }
     if !user {
-        return dash_c(args, "sgGwu", Origin::ShellString);
+        return dash_c(args, "sgGwu", Origin::ShellString).map(|found| login_home(args, found));
     }
     let fields = args.get(index..).filter(|rest| !rest.is_empty())?.to_vec();
     Some(Nested::Command {
         fields,
         origin: Origin::Wrapper,
     })
+}
+
+/// What `su`'s (or `runuser`'s) `-c` runs, in the home directory of the user it logs in as
+/// when it starts a login shell (`-`, `-l`, `--login`): `su - bob -c 'cat .ssh/id_rsa'` reads
+/// `~bob/.ssh/id_rsa`; root's without a user named.
+fn login_home(args: &[Field], found: Nested) -> Nested {
+    const VALUED: &[&str] = &[
+        "command",
+        "session-command",
+        "shell",
+        "group",
+        "supp-group",
+        "whitelist-environment",
+    ];
+    let mut login = false;
+    let mut user = None;
+    let mut index = 0;
+    while let Some(arg) = args.get(index) {
+        index += 1;
+        let text = arg.text.as_str();
+        if let Some(long) = text.strip_prefix("--").filter(|long| !long.is_empty()) {
+            login |= long == "login";
+            if VALUED.contains(&long) {
+                index += 1;
+            }
+        } else if let Some(cluster) = text.strip_prefix('-').filter(|c| !c.is_empty()) {
+            for (at, flag) in cluster.char_indices() {
+                login |= flag == 'l';
+                if "csgGwu".contains(flag) {
+                    if cluster.len() == at + flag.len_utf8() {
+                        index += 1;
+                    }
+                    break;
+                }
+            }
+        } else if text == "-" {
+            login = true;
+        } else if text != "--" && user.is_none() {
+            user = Some(arg);
+        }
+    }
+    match home_of(user) {
+        Some(dir) if login => Nested::InDir {
+            dir,
+            nested: Box::new(found),
+        },
+        _ => found,
+    }
+}
+
+/// The home directory of `user` (root's when none is named) as `~NAME`; `None` when the user is
+/// not a plain login name (`sudo -u '#0'`, `su "$U"`).
+pub(super) fn home_of(user: Option<&Field>) -> Option<String> {
+    let Some(user) = user else {
+        return Some("~root".to_owned());
+    };
+    let plain = !user.text.is_empty()
+        && user
+            .text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    (plain && !user.dynamic).then(|| format!("~{}", user.text))
 }
 
 /// `sg [-] GROUP [-c] CMD`: the command is handed to `/bin/sh -c`, its words joined.
@@ -1277,7 +1348,27 @@ mod tests {
         );
         assert_eq!(
             nested(&fields(&["su", "-", "root", "-c", "rm -rf /"]), None),
-            [script("rm -rf /", Origin::ShellString)]
+            [Nested::InDir {
+                dir: "~root".to_owned(),
+                nested: Box::new(script("rm -rf /", Origin::ShellString))
+            }]
+        );
+        // A login shell starts in the home of the user named, or root's.
+        for (words, home) in [
+            (&["su", "-l", "bob", "-c", "ls"][..], "~bob"),
+            (&["su", "-c", "ls", "--login"][..], "~root"),
+            (&["su", "-s", "/bin/sh", "-", "-c", "ls", "bob"][..], "~bob"),
+            (&["runuser", "-l", "bob", "-c", "ls"][..], "~bob"),
+        ] {
+            let found = nested(&fields(words), None);
+            assert!(
+                matches!(&found[..], [Nested::InDir { dir, .. }] if dir == home),
+                "{words:?}: {found:?}"
+            );
+        }
+        assert_eq!(
+            nested(&fields(&["su", "bob", "-c", "ls"]), None),
+            [script("ls", Origin::ShellString)]
         );
         assert_eq!(
             nested(

@@ -1469,6 +1469,12 @@ impl<'l> Walker<'l> {
                 Nested::Stdin => {
                     consumed |= self.stdin_script(stdin, piped_from, ctx);
                 }
+                Nested::InDir { dir, nested } => {
+                    let outer = self.inherited_dirs.len();
+                    self.inherited_dirs.push(dir);
+                    consumed |= self.follow(Vec::new(), vec![*nested], piped_from, ctx, stdin);
+                    self.inherited_dirs.truncate(outer);
+                }
                 Nested::Command { fields, origin } => {
                     if let Some(inner_ctx) = self.deeper(ctx, origin) {
                         let base = Base {

@@ -13,6 +13,7 @@
 //!
 //! This module must not parse shell text; it works on already-normalised fields.
 
+use super::exec::home_of;
 use super::{Assignment, basename};
 
 /// One normalised argument.
@@ -168,6 +169,12 @@ struct Spec {
     payload: &'static [&'static str],
     /// Options whose value is the directory the command runs in (`env -C DIR`, `sudo -D DIR`).
     dir: &'static [&'static str],
+    /// Short and long options that run the command from a login shell, in the home directory of
+    /// the user it runs as (`sudo -i`, `sudo --login`).
+    login_short: &'static str,
+    login_long: &'static [&'static str],
+    /// Options whose value is the user the command runs as (`sudo -u USER`); root by default.
+    user: &'static [&'static str],
     /// Whether the first operand is the directory the command runs in (`chroot DIR`: the new
     /// root, which is also its working directory).
     dir_operand: bool,
@@ -193,6 +200,9 @@ const fn plain(name: &'static str) -> Spec {
         stop: "",
         payload: &[],
         dir: &[],
+        login_short: "",
+        login_long: &[],
+        user: &[],
         dir_operand: false,
         operands: 0,
         interspersed: false,
@@ -236,6 +246,9 @@ const WRAPPERS: &[Spec] = &[
             "--shell",
         ],
         dir: &["-D", "--chdir"],
+        login_short: "i",
+        login_long: &["--login"],
+        user: &["-u", "--user"],
         ..plain("sudo")
     },
     Spec {
@@ -1683,6 +1696,10 @@ struct Parsed {
     cut: Option<usize>,
     /// The directory the command runs in (`env -C DIR`, `chroot DIR`).
     dir: Option<Field>,
+    /// Whether it runs the command from a login shell (`sudo -i`).
+    login: bool,
+    /// The user it runs the command as (`sudo -u USER`).
+    user: Option<Field>,
     /// The program that runs in place of the command word, when the wrapper names it elsewhere
     /// (`capsh -- -c cmd` runs `bash -c cmd`; `start-stop-daemon -x /bin/rm -- -rf x`).
     word: Option<String>,
@@ -1765,6 +1782,7 @@ fn parse_wrapper(spec: &Spec, args: &[Field], unknown: Unknown) -> Option<Parsed
             if let Some((value, dynamic)) = value {
                 take_value(spec, &option, value, dynamic, &mut parsed);
             }
+            parsed.login |= spec.login_long.contains(&option.as_str());
             match (spec.special, option.as_str()) {
                 (Special::Watch, "--exec") => joined = false,
                 (Special::ShellMode { long, .. }, option) if option == long => joined = true,
@@ -1803,6 +1821,7 @@ fn parse_wrapper(spec: &Spec, args: &[Field], unknown: Unknown) -> Option<Parsed
             if spec.stop.contains(flag) {
                 return None;
             }
+            parsed.login |= spec.login_short.contains(flag);
             match (spec.special, flag) {
                 (Special::Watch, 'x') => joined = false,
                 (Special::ShellMode { short, .. }, flag) if flag == short => joined = true,
@@ -1829,6 +1848,13 @@ fn parse_wrapper(spec: &Spec, args: &[Field], unknown: Unknown) -> Option<Parsed
     }
     if sub_pending {
         return None;
+    }
+    if parsed.login && parsed.dir.is_none() {
+        parsed.dir = home_of(parsed.user.as_ref()).map(|text| Field {
+            text,
+            dynamic: false,
+            valued: false,
+        });
     }
     if spec.dir_operand && operands == 0 {
         parsed.dir = args.get(index).cloned();
@@ -1998,6 +2024,13 @@ fn unknown_value(unknown: Unknown, next: Option<&Field>) -> bool {
 /// Records the value of an option that matters: a payload (`env -S`, `flock -c`, `npx -c`,
 /// `nix-shell --run`) or the directory the command runs in (`env -C`, `sudo -D`).
 fn take_value(spec: &Spec, option: &str, value: String, dynamic: bool, parsed: &mut Parsed) {
+    if spec.user.contains(&option) {
+        parsed.user = Some(Field {
+            text: value.clone(),
+            dynamic,
+            valued: false,
+        });
+    }
     if spec.dir.contains(&option) {
         parsed.dir = Some(Field {
             text: value.clone(),
@@ -2074,6 +2107,12 @@ pub(super) mod tests {
                 &["uv", "run", "--directory", "app", "pytest"][..],
                 &["app"][..],
             ),
+            // A login shell starts in the home of the user it runs as.
+            (&["sudo", "-i", "rm", "x"][..], &["~root"][..]),
+            (&["sudo", "-iu", "bob", "rm", "x"][..], &["~bob"][..]),
+            (&["sudo", "--user=bob", "--login", "rm"][..], &["~bob"][..]),
+            (&["sudo", "-i", "-D", "/", "rm"][..], &["/"][..]),
+            (&["sudo", "-i", "-u", "#0", "rm"][..], &[][..]),
             // Not a directory option: `env -u NAME`, `sudo -u USER`, `timeout DURATION`.
             (&["env", "-u", "HOME", "rm", "x"][..], &[][..]),
             (&["sudo", "-u", "root", "timeout", "5", "rm"][..], &[][..]),
