@@ -862,6 +862,70 @@ pub(crate) fn container_subcommand<'a, T: AsRef<str>>(
     }
 }
 
+/// A copy between local files and a bucket, a remote or a container: `aws s3 cp|mv|sync`,
+/// `gsutil cp|mv|rsync`, `gcloud storage cp|mv|rsync`, `rclone copy|copyto|move|moveto|sync`,
+/// `docker|podman|nerdctl cp`, `kubectl|oc cp`. Its sources and, last, its destination; see
+/// [`is_local_operand`] for which are local files. `None` for any other command.
+pub(crate) fn storage_copy<'a>(name: &str, args: &'a [String]) -> Option<(Vec<&'a str>, &'a str)> {
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    let parsed = match (name, words.as_slice()) {
+        ("aws", ["s3", "cp" | "mv" | "sync", ..]) => Parsed::new(
+            args.get(2..).unwrap_or_default(),
+            &[],
+            &[
+                "exclude",
+                "include",
+                "acl",
+                "storage-class",
+                "profile",
+                "region",
+                "endpoint-url",
+                "sse",
+                "content-type",
+                "cache-control",
+                "expected-size",
+            ],
+        ),
+        ("gsutil", ["cp" | "mv" | "rsync", ..]) => {
+            Parsed::new(args.get(1..).unwrap_or_default(), &['x', 'h'], &[])
+        }
+        ("gcloud", ["storage", "cp" | "mv" | "rsync", ..]) => {
+            Parsed::new(args.get(2..).unwrap_or_default(), &['x', 'h'], &[])
+        }
+        ("rclone", ["copy" | "copyto" | "move" | "moveto" | "sync", ..]) => Parsed::new(
+            args.get(1..).unwrap_or_default(),
+            &[],
+            &[
+                "config",
+                "include",
+                "exclude",
+                "filter",
+                "transfers",
+                "bwlimit",
+            ],
+        ),
+        ("docker" | "podman" | "nerdctl", _) => {
+            Parsed::new(container_subcommand(args, &["cp"])?, &[], &[])
+        }
+        ("kubectl" | "oc", _) => match kubectl_subcommand(args)? {
+            ("cp", rest) => Parsed::new(rest, &['c'], &["container", "retries"]),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let (target, sources) = parsed.operands.split_last()?;
+    Some((sources.to_vec(), *target))
+}
+
+/// Whether an operand of a [`storage_copy`] is a local file: not a URL (`s3://b/k`, `gs://b`)
+/// nor a remote's, a container's or a pod's path (`remote:dir`, `c:/etc`, `ns/pod:/x`), nor
+/// `-` (standard input or output).
+pub(crate) fn is_local_operand(operand: &str) -> bool {
+    operand != "-"
+        && !operand.contains("://")
+        && (operand.starts_with(['/', '.', '~']) || !operand.contains(':'))
+}
+
 /// The options of a container started by `docker`, `podman` or `nerdctl` with `run` or `create`
 /// (also `container run`/`container create`), after the global options, read with
 /// [`pflag`] up to the image, which is the first operand; the image and its command are the

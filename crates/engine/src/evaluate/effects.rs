@@ -1035,6 +1035,22 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                     .extend(copied_trees(sources, target, "/", false));
             }
         }
+        // A download from a bucket, a remote, a container or a pod writes its local
+        // destination (`aws s3 cp s3://b/rc ~/.bashrc`, `kubectl cp pod:/x .claude/settings.json`);
+        // a tree (`sync`, `--recursive`, a directory) fills it.
+        name if let Some((sources, target)) = argv::storage_copy(name, args)
+            && argv::is_local_operand(target) =>
+        {
+            effects.writes.push(target.to_owned());
+            let mirrors = args
+                .iter()
+                .take(2)
+                .any(|word| matches!(word.as_str(), "sync" | "rsync" | "copy" | "move"))
+                || has_flag(args, &['r', 'R'], &["recursive"]);
+            effects
+                .filled
+                .extend(copied_trees(&sources, target, "/", mirrors));
+        }
         // File servers publish a whole tree to the network.
         _ if served.is_some() => read(&mut effects, served.unwrap_or("."), true),
         // The database is the first operand; what follows is SQL, whose results are printed.
@@ -1674,6 +1690,13 @@ mod tests {
             ["host:/srv"]
         );
         assert_eq!(filled(&["cp", "-rT", "x", "~"]), ["~"]);
+        // A bucket synced down mirrors into its target; a pod's directory lands inside it.
+        assert_eq!(filled(&["aws", "s3", "sync", "s3://b/x", "~"]), ["~"]);
+        assert_eq!(
+            filled(&["kubectl", "cp", "ns/p:/etc/.claude", "~"]),
+            ["~/.claude"]
+        );
+        assert!(filled(&["aws", "s3", "sync", "./site", "s3://b"]).is_empty());
         // A directory copied into another fills the one it becomes.
         assert_eq!(filled(&["cp", "-r", "x/.claude", "~"]), ["~/.claude"]);
         assert_eq!(filled(&["rsync", "-a", "dir", "~/"]), ["~/dir"]);

@@ -398,17 +398,17 @@ fn uploads<'a>(name: &str, args: &'a [String]) -> Vec<&'a str> {
     ) {
         return Vec::new();
     }
-    let words: Vec<&str> = args.iter().map(String::as_str).collect();
-    let to_bucket = |operands: &[&'a str], scheme: &str| -> Vec<&'a str> {
-        match operands.split_last() {
-            Some((destination, sources)) if destination.starts_with(scheme) => sources
-                .iter()
-                .copied()
-                .filter(|source| !source.contains("://"))
-                .collect(),
-            _ => Vec::new(),
+    // A copy to a bucket or a remote sends its local sources.
+    if let Some((sources, target)) = argv::storage_copy(name, args) {
+        if argv::is_local_operand(target) {
+            return Vec::new();
         }
-    };
+        return sources
+            .into_iter()
+            .filter(|source| *source == "-" || argv::is_local_operand(source))
+            .collect();
+    }
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
     match (name, words.as_slice()) {
         ("gh", ["gist", "create", ..]) => {
             Parsed::new(
@@ -449,61 +449,6 @@ fn uploads<'a>(name: &str, args: &'a [String]) -> Vec<&'a str> {
                 ],
             )
             .operands
-        }
-        ("aws", ["s3", "cp" | "mv" | "sync", ..]) => to_bucket(
-            &Parsed::new(
-                args.get(2..).unwrap_or_default(),
-                &[],
-                &[
-                    "exclude",
-                    "include",
-                    "acl",
-                    "storage-class",
-                    "profile",
-                    "region",
-                    "endpoint-url",
-                    "sse",
-                    "content-type",
-                    "cache-control",
-                    "expected-size",
-                ],
-            )
-            .operands,
-            "s3://",
-        ),
-        ("gsutil", ["cp" | "mv" | "rsync", ..])
-        | ("gcloud", ["storage", "cp" | "mv" | "rsync", ..]) => {
-            let rest = if name == "gsutil" {
-                args.get(1..)
-            } else {
-                args.get(2..)
-            };
-            to_bucket(
-                &Parsed::new(rest.unwrap_or_default(), &['x', 'h'], &[]).operands,
-                "gs://",
-            )
-        }
-        ("rclone", ["copy" | "copyto" | "move" | "moveto" | "sync", ..]) => {
-            let parsed = Parsed::new(
-                args.get(1..).unwrap_or_default(),
-                &[],
-                &[
-                    "config",
-                    "include",
-                    "exclude",
-                    "filter",
-                    "transfers",
-                    "bwlimit",
-                ],
-            );
-            match parsed.operands.as_slice() {
-                [source, destination]
-                    if is_remote_operand(destination) && !is_remote_operand(source) =>
-                {
-                    vec![*source]
-                }
-                _ => Vec::new(),
-            }
         }
         ("rclone", ["rcat", ..]) => vec!["-"],
         ("socat", _) => {

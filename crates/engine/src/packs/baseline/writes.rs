@@ -607,7 +607,13 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
     }
     let effects = &cmd.effects;
     let mut targets: Vec<String> = effects.writes.clone();
-    if matches!(name, "cp" | "mv" | "install" | "ln" | "rsync") {
+    // A download into a directory names its files after the sources, as cp's do
+    // (`aws s3 cp s3://b/.bashrc ~/`).
+    let downloaded = crate::argv::storage_copy(name, cmd.args())
+        .filter(|(_, target)| crate::argv::is_local_operand(target));
+    if let Some((sources, dir)) = downloaded {
+        push_copied(cmd, &mut targets, dir, sources, false);
+    } else if matches!(name, "cp" | "mv" | "install" | "ln" | "rsync") {
         let parsed = if name == "rsync" {
             crate::argv::rsync(cmd.args())
         } else {
@@ -626,24 +632,7 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
             },
         };
         if let Some(dir) = dir {
-            targets.push(dir.to_owned());
-            // Into a directory each source keeps its name; not where the target is clearly a
-            // file: a copy of the source by another name (`cp ~/.bashrc ~/.bashrc.bak`), or
-            // one in scratch space, where no start-up file or setting is read (`cp
-            // ~/.claude.json /tmp/claude.json`).
-            let maybe_dir = !explicit_dir.is_empty()
-                || dir.ends_with('/')
-                || !places::is_scratch(&cmd.canonical(dir), &cmd.ctx);
-            for source in sources {
-                if !maybe_dir || (explicit_dir.is_empty() && is_backup_of(dir, source)) {
-                    continue;
-                }
-                targets.push(format!(
-                    "{}/{}",
-                    dir.trim_end_matches('/'),
-                    places::basename(source)
-                ));
-            }
+            push_copied(cmd, &mut targets, dir, sources, !explicit_dir.is_empty());
         }
     }
     let named = writing(name, cmd.args());
@@ -674,6 +663,32 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
         if let Some(dir) = places::resolvable(dir) {
             check_fill(&cmd.canonical(&dir), Fill::Names, &cmd.ctx, out);
         }
+    }
+}
+
+/// A copy's target `dir`, and the files it makes there when it may be a directory (`explicit`:
+/// it is one, by `-t`): each source's name below it. Not where the target is clearly a file: a
+/// copy of the source by another name (`cp ~/.bashrc ~/.bashrc.bak`), or one in scratch space,
+/// where no start-up file or setting is read (`cp ~/.claude.json /tmp/claude.json`).
+fn push_copied(
+    cmd: &Cmd<'_>,
+    targets: &mut Vec<String>,
+    dir: &str,
+    sources: Vec<&str>,
+    explicit: bool,
+) {
+    targets.push(dir.to_owned());
+    let maybe_dir =
+        explicit || dir.ends_with('/') || !places::is_scratch(&cmd.canonical(dir), &cmd.ctx);
+    for source in sources {
+        if !maybe_dir || (!explicit && is_backup_of(dir, source)) {
+            continue;
+        }
+        targets.push(format!(
+            "{}/{}",
+            dir.trim_end_matches('/'),
+            places::basename(source)
+        ));
     }
 }
 
