@@ -867,10 +867,22 @@ pub(crate) fn container_subcommand<'a, T: AsRef<str>>(
 /// `docker|podman|nerdctl cp`, `kubectl|oc cp`. Its sources and, last, its destination; see
 /// [`is_local_operand`] for which are local files. `None` for any other command.
 pub(crate) fn storage_copy<'a>(name: &str, args: &'a [String]) -> Option<(Vec<&'a str>, &'a str)> {
-    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    // Past the global options in front of the subcommand (`aws --profile p s3 cp`, `gsutil -m
+    // cp`, `rclone --config f copy`).
+    let (short, long): (&[char], &[&str]) = match name {
+        "aws" => (&[], AWS_GLOBAL_LONG_VALUE),
+        "gsutil" => (GSUTIL_GLOBAL_SHORT_VALUE, &[]),
+        "gcloud" => (&[], &["project", "configuration", "account", "format"]),
+        "rclone" => (&[], RCLONE_GLOBAL_LONG_VALUE),
+        _ => (&[], &[]),
+    };
+    let rest = args
+        .get(options_end(args, short, long)..)
+        .unwrap_or_default();
+    let words: Vec<&str> = rest.iter().take(2).map(String::as_str).collect();
     let parsed = match (name, words.as_slice()) {
         ("aws", ["s3", "cp" | "mv" | "sync", ..]) => Parsed::new(
-            args.get(2..).unwrap_or_default(),
+            rest.get(2..).unwrap_or_default(),
             &[],
             &[
                 "exclude",
@@ -887,13 +899,13 @@ pub(crate) fn storage_copy<'a>(name: &str, args: &'a [String]) -> Option<(Vec<&'
             ],
         ),
         ("gsutil", ["cp" | "mv" | "rsync", ..]) => {
-            Parsed::new(args.get(1..).unwrap_or_default(), &['x', 'h'], &[])
+            Parsed::new(rest.get(1..).unwrap_or_default(), &['x', 'h'], &[])
         }
         ("gcloud", ["storage", "cp" | "mv" | "rsync", ..]) => {
-            Parsed::new(args.get(2..).unwrap_or_default(), &['x', 'h'], &[])
+            Parsed::new(rest.get(2..).unwrap_or_default(), &['x', 'h'], &[])
         }
         ("rclone", ["copy" | "copyto" | "move" | "moveto" | "sync", ..]) => Parsed::new(
-            args.get(1..).unwrap_or_default(),
+            rest.get(1..).unwrap_or_default(),
             &[],
             &[
                 "config",
@@ -916,6 +928,23 @@ pub(crate) fn storage_copy<'a>(name: &str, args: &'a [String]) -> Option<(Vec<&'
     let (target, sources) = parsed.operands.split_last()?;
     Some((sources.to_vec(), *target))
 }
+
+/// aws's global options (before the service) that take a separate value.
+pub(crate) const AWS_GLOBAL_LONG_VALUE: &[&str] = &[
+    "region",
+    "profile",
+    "output",
+    "endpoint-url",
+    "query",
+    "color",
+    "ca-bundle",
+    "cli-read-timeout",
+    "cli-connect-timeout",
+];
+/// gsutil's global options (before the command) that take a separate value.
+pub(crate) const GSUTIL_GLOBAL_SHORT_VALUE: &[char] = &['o', 'h', 'u', 'p'];
+/// rclone's global options (before the command) that take a separate value.
+pub(crate) const RCLONE_GLOBAL_LONG_VALUE: &[&str] = &["config", "log-file", "log-level"];
 
 /// Whether an operand of a [`storage_copy`] is a local file: not a URL (`s3://b/k`, `gs://b`)
 /// nor a remote's, a container's or a pod's path (`remote:dir`, `c:/etc`, `ns/pod:/x`), nor

@@ -10,7 +10,10 @@
 //! non-production targets.
 
 use super::Cmd;
-use crate::argv::{Parsed, has_flag, kubectl_subcommand, leading_options};
+use crate::argv::{
+    AWS_GLOBAL_LONG_VALUE, GSUTIL_GLOBAL_SHORT_VALUE, Parsed, RCLONE_GLOBAL_LONG_VALUE, has_flag,
+    kubectl_subcommand, leading_options,
+};
 use crate::packs::Findings;
 
 /// Whether a host, database or URI names production.
@@ -219,23 +222,13 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
     database(cmd, out);
     let args = cmd.args();
     let name = cmd.name();
+    // A sync down to a local directory deletes local files, not cloud ones (`aws s3 sync
+    // s3://b/assets ./assets --delete`); the write and fill checks judge it.
+    let to_cloud = crate::argv::storage_copy(name, args)
+        .is_none_or(|(_, target)| !crate::argv::is_local_operand(target));
     match name {
         "aws" => {
-            let (_, sub) = leading_options(
-                args,
-                &[],
-                &[
-                    "region",
-                    "profile",
-                    "output",
-                    "endpoint-url",
-                    "query",
-                    "color",
-                    "ca-bundle",
-                    "cli-read-timeout",
-                    "cli-connect-timeout",
-                ],
-            );
+            let (_, sub) = leading_options(args, &[], AWS_GLOBAL_LONG_VALUE);
             let Some(sub) = sub else { return };
             let service = args.get(sub).map(String::as_str).unwrap_or("");
             let operation = args.get(sub + 1).map(String::as_str).unwrap_or("");
@@ -246,7 +239,10 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
                 || (service == "s3" && operation == "rb" && rest.has(&[], &["force"]))
                 || (service == "s3" && operation == "rm" && rest.has(&[], &["recursive"]))
                 // The destination loses what the source does not have.
-                || (service == "s3" && operation == "sync" && rest.has(&[], &["delete"]));
+                || (service == "s3"
+                    && operation == "sync"
+                    && rest.has(&[], &["delete"])
+                    && to_cloud);
             if destructive {
                 out.add(
                     "cloud-resource-delete",
@@ -277,7 +273,7 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
                 .iter()
                 .any(|word| matches!(*word, "delete" | "purge") || word.starts_with("delete-"))
                 || (storage("rm") && (recursive || words.iter().any(|w| is_wildcard_url(w))))
-                || (storage("rsync") && parsed.has_long_prefix("delete-unmatched"))
+                || (storage("rsync") && parsed.has_long_prefix("delete-unmatched") && to_cloud)
             {
                 out.add(
                     "cloud-resource-delete",
@@ -286,7 +282,7 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
             }
         }
         "gsutil" => {
-            let (_, at) = leading_options(args, &['o', 'h', 'u', 'p'], &[]);
+            let (_, at) = leading_options(args, GSUTIL_GLOBAL_SHORT_VALUE, &[]);
             let Some(sub) = at.and_then(|at| args.get(at)) else {
                 return;
             };
@@ -296,7 +292,7 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
                 || (sub == "rm"
                     && (rest.has(&['r', 'R', 'a'], &[])
                         || rest.operands.iter().any(|w| is_wildcard_url(w))))
-                || (sub == "rsync" && rest.has(&['d'], &[]));
+                || (sub == "rsync" && rest.has(&['d'], &[]) && to_cloud);
             if destructive {
                 out.add(
                     "cloud-resource-delete",
@@ -323,13 +319,14 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
         // rclone's commands that delete on a remote: `sync` makes the destination a copy of
         // the source (what it lacks goes), `purge`, `delete`, `deletefile`, `rmdirs`.
         "rclone" => {
-            let (_, at) = leading_options(args, &[], &["config", "log-file", "log-level"]);
+            let (_, at) = leading_options(args, &[], RCLONE_GLOBAL_LONG_VALUE);
             if at.and_then(|at| args.get(at)).is_some_and(|sub| {
                 matches!(
                     sub.as_str(),
                     "sync" | "purge" | "delete" | "deletefile" | "rmdirs" | "bisync"
                 )
             }) && !has_flag(args, &['n'], &["dry-run"])
+                && to_cloud
             {
                 out.add(
                     "cloud-resource-delete",
