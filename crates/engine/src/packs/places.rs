@@ -1163,6 +1163,14 @@ const AGENT_SETTINGS: Persistence = Persistence {
     empty_plants_nothing: false,
     armed_by_execute: false,
 };
+/// An agent's settings directory itself: removed or moved away (`rm -rf .claude`, `mv .codex
+/// /tmp`), its settings and hooks go with it. Only a removal changes them: what is copied or
+/// moved to it lands inside (`cp -r templates/commands .claude/`), and `mkdir .claude` sets
+/// nothing.
+pub(crate) const AGENT_DIR: Persistence = Persistence {
+    empty_plants_nothing: true,
+    ..AGENT_SETTINGS
+};
 pub(crate) const PATH_EXECUTABLE: Persistence = Persistence {
     rule: "write-path-executable",
     what: "a program on the shell's `PATH`, which runs whenever a command names it",
@@ -1656,6 +1664,12 @@ fn agent_config(dir: &str, rest: &[&str]) -> Option<Persistence> {
         |file: &str| file == "*" || (file.starts_with("settings") && file.ends_with(".json"));
     let hooks = |name: &str| name.eq_ignore_ascii_case("hooks");
     match rest {
+        [] if [".claude", ".codex", ".gemini", ".copilot", ".clinerules"]
+            .iter()
+            .any(|name| is(name)) =>
+        {
+            Some(AGENT_DIR)
+        }
         [file] if is(".claude") && settings(file) => Some(AGENT_SETTINGS),
         [first, ..] if (is(".claude") || is(".clinerules") || is(".copilot")) && hooks(first) => {
             Some(AGENT_SETTINGS)

@@ -94,6 +94,7 @@ fn mode_grants(mode: &str) -> Option<Grants> {
 fn writing(name: &str, args: &[String]) -> Writing {
     match name {
         "rm" | "rmdir" | "unlink" | "shred" => Writing::Removal,
+        _ if places::tree_removal(name, args).is_some() => Writing::Removal,
         "touch" => Writing::Empty,
         "mkdir" => {
             let parsed = Parsed::new(args, &['m', 'Z'], &["mode", "context"]);
@@ -120,6 +121,9 @@ fn writing(name: &str, args: &[String]) -> Writing {
 fn plants(place: places::Persistence, writing: Writing) -> bool {
     if place == places::PATH_EXECUTABLE {
         return writing == Writing::Content;
+    }
+    if place == places::AGENT_DIR {
+        return writing == Writing::Removal;
     }
     if !place.empty_plants_nothing {
         return true;
@@ -609,6 +613,8 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
     let mut targets: Vec<String> = effects.writes.clone();
     // A download into a directory names its files after the sources, as cp's do
     // (`aws s3 cp s3://b/.bashrc ~/`).
+    // What mv takes from its place, which is removed there.
+    let mut moved: Vec<&str> = Vec::new();
     let downloaded = crate::argv::storage_copy(name, cmd.args())
         .filter(|(_, target)| crate::argv::is_local_operand(target));
     if let Some((sources, dir)) = downloaded {
@@ -631,6 +637,9 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
                 None => (None, Vec::new()),
             },
         };
+        if name == "mv" {
+            moved.clone_from(&sources);
+        }
         if let Some(dir) = dir {
             push_copied(cmd, &mut targets, dir, sources, !explicit_dir.is_empty());
         }
@@ -646,6 +655,8 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
             Writing::Content
         } else if effects.linked.contains(&target) {
             Writing::Link
+        } else if moved.contains(&target.as_str()) {
+            Writing::Removal
         } else {
             named
         };
