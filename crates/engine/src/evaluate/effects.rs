@@ -35,6 +35,92 @@ pub(crate) struct Effects {
     pub unknown_program: bool,
 }
 
+/// The files a fetcher saves what it downloads to, as written: curl's `-o FILE` and `-O`
+/// (under `--output-dir`), wget's `-O FILE` or else each URL's last part (under `-P DIR`),
+/// aria2c's `-o FILE` or the URL's (under `-d DIR`), fetch's `-o FILE` or the URL's, and
+/// HTTPie's and xh's `-o FILE` or, with `--download`, the URL's. `-` is stdout.
+pub(crate) fn downloaded_files(simple: &SimpleCommand) -> Vec<String> {
+    let args = simple.args();
+    let (parsed, output, remote_name, dir) = match simple.name() {
+        "curl" => {
+            let parsed = argv::curl(args);
+            let remote = parsed.has(&['O'], &["remote-name", "remote-name-all"]);
+            // `--output` is that option, not a prefix of `--output-dir`.
+            let dir = parsed
+                .longs
+                .iter()
+                .filter(|(name, _)| {
+                    *name != "output" && argv::long_option_matches(name, "output-dir")
+                })
+                .filter_map(|(_, value)| *value)
+                .next_back();
+            (parsed, (&['o'][..], &["output"][..]), remote, dir)
+        }
+        "wget" => {
+            let parsed = argv::wget(args);
+            let dir = parsed.values(&['P'], &["directory-prefix"]).last().copied();
+            let output: (&[char], &[&str]) = (&['O'], &["output-document"]);
+            let remote = parsed.values(output.0, output.1).is_empty();
+            (parsed, output, remote, dir)
+        }
+        "aria2c" => {
+            let parsed = Parsed::new(
+                args,
+                &['o', 'd', 'i', 'x', 's', 'j', 'k', 'l'],
+                &["out", "dir", "input-file"],
+            );
+            let dir = parsed.values(&['d'], &["dir"]).last().copied();
+            let output: (&[char], &[&str]) = (&['o'], &["out"]);
+            let remote = parsed.values(output.0, output.1).is_empty();
+            (parsed, output, remote, dir)
+        }
+        "fetch" => {
+            let parsed = Parsed::new(args, &['o', 'B', 'N', 'S', 'T', 'i'], &["output"]);
+            let output: (&[char], &[&str]) = (&['o'], &["output"]);
+            let remote = parsed.values(output.0, output.1).is_empty();
+            (parsed, output, remote, None)
+        }
+        "http" | "https" | "xh" => {
+            let parsed = Parsed::new(args, &['o', 'a', 'A', 'p', 'P', 's'], &["output"]);
+            let output: (&[char], &[&str]) = (&['o'], &["output"]);
+            let remote =
+                parsed.has(&['d'], &["download"]) && parsed.values(output.0, output.1).is_empty();
+            (parsed, output, remote, None)
+        }
+        _ => return Vec::new(),
+    };
+    let in_dir = |file: &str| match dir {
+        Some(dir) if !file.starts_with('/') => format!("{}/{file}", dir.trim_end_matches('/')),
+        _ => file.to_owned(),
+    };
+    let mut files: Vec<String> = parsed
+        .values(output.0, output.1)
+        .into_iter()
+        .filter(|file| *file != "-")
+        .map(in_dir)
+        .collect();
+    if remote_name {
+        files.extend(
+            parsed
+                .operands
+                .iter()
+                .filter_map(|url| url_file_name(url))
+                .map(in_dir),
+        );
+    }
+    files
+}
+
+/// The name a fetcher saves a URL under by default: its path's last part
+/// (`https://x/get/i.sh?v=1` gives `i.sh`); `None` for an operand that is no URL or ends in `/`.
+fn url_file_name(url: &str) -> Option<&str> {
+    let (_, rest) = url.split_once("://")?;
+    let path = rest.split(['?', '#']).next()?;
+    let (_, name) = path.split_once('/')?;
+    let name = name.rsplit('/').next()?;
+    (!name.is_empty() && name != "." && name != "..").then_some(name)
+}
+
 /// Devices a redirection may name without touching a file.
 pub(crate) fn is_harmless_device(path: &str) -> bool {
     matches!(
@@ -1225,10 +1311,7 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
             }
             effects.writes.extend(
                 parsed
-                    .values(
-                        &['o', 'D', 'c'],
-                        &["output", "output-dir", "dump-header", "cookie-jar"],
-                    )
+                    .values(&['D', 'c'], &["dump-header", "cookie-jar"])
                     .into_iter()
                     .map(str::to_owned),
             );
@@ -1241,13 +1324,8 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
             effects.writes.extend(
                 parsed
                     .values(
-                        &['O', 'o', 'a', 'P'],
-                        &[
-                            "output-document",
-                            "output-file",
-                            "append-output",
-                            "directory-prefix",
-                        ],
+                        &['o', 'a', 'P'],
+                        &["output-file", "append-output", "directory-prefix"],
                     )
                     .into_iter()
                     .map(str::to_owned),
@@ -1269,6 +1347,11 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
     }
     // Options that name a file the command writes, besides what it does otherwise.
     match command.name() {
+        // What a fetcher saves, under the URL's name where no file is given (`wget -P ~/.claude
+        // https://x/settings.json`, `curl -O …`).
+        "curl" | "wget" | "aria2c" | "fetch" | "http" | "https" | "xh" => {
+            effects.writes.extend(downloaded_files(command));
+        }
         // `sort -uo FILE`: a cluster may end in `-o`.
         "sort" => effects.writes.extend(
             Parsed::new(args, &['k', 't', 'o', 'S', 'T'], &["output"])
@@ -1457,6 +1540,15 @@ mod tests {
 
     fn writes(argv: &[&str]) -> Vec<String> {
         file_effects(&command(argv)).writes
+    }
+
+    #[test]
+    fn names_urls_are_saved_under() {
+        assert_eq!(url_file_name("https://x/get/i.sh?v=1#a"), Some("i.sh"));
+        assert_eq!(url_file_name("https://x/i.sh"), Some("i.sh"));
+        assert_eq!(url_file_name("https://x/"), None);
+        assert_eq!(url_file_name("https://x"), None);
+        assert_eq!(url_file_name("i.sh"), None);
     }
 
     #[test]

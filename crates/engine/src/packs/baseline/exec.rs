@@ -9,8 +9,8 @@
 //! This module must not flag a download that is only saved, inspected or parsed (`| jq`).
 
 use super::Cmd;
-use crate::argv::{self, Parsed};
-use crate::evaluate::working_dirs;
+use crate::argv::Parsed;
+use crate::evaluate::{downloaded_files, working_dirs};
 use crate::packs::{Findings, places};
 use crate::paths::{self, PathContext};
 pub(super) use crate::shell::is_interpreter;
@@ -242,84 +242,6 @@ pub(super) fn check_analysis(
 
 /// Most files one fetcher is taken to write.
 const MAX_DOWNLOADS: usize = 16;
-
-/// The files a fetcher saves what it downloads to, as written: curl's `-o FILE` and `-O`
-/// (under `--output-dir`), wget's `-O FILE` or else each URL's last part (under `-P DIR`),
-/// aria2c's `-o FILE` or the URL's (under `-d DIR`), fetch's `-o FILE` or the URL's, and
-/// HTTPie's and xh's `-o FILE` or, with `--download`, the URL's. `-` is stdout.
-fn downloaded_files(simple: &shell::SimpleCommand) -> Vec<String> {
-    let args = simple.args();
-    let (parsed, output, remote_name, dir) = match simple.name() {
-        "curl" => {
-            let parsed = argv::curl(args);
-            let remote = parsed.has(&['O'], &["remote-name", "remote-name-all"]);
-            let dir = parsed.values(&[], &["output-dir"]).last().copied();
-            (parsed, (&['o'][..], &["output"][..]), remote, dir)
-        }
-        "wget" => {
-            let parsed = argv::wget(args);
-            let dir = parsed.values(&['P'], &["directory-prefix"]).last().copied();
-            let output: (&[char], &[&str]) = (&['O'], &["output-document"]);
-            let remote = parsed.values(output.0, output.1).is_empty();
-            (parsed, output, remote, dir)
-        }
-        "aria2c" => {
-            let parsed = Parsed::new(
-                args,
-                &['o', 'd', 'i', 'x', 's', 'j', 'k', 'l'],
-                &["out", "dir", "input-file"],
-            );
-            let dir = parsed.values(&['d'], &["dir"]).last().copied();
-            let output: (&[char], &[&str]) = (&['o'], &["out"]);
-            let remote = parsed.values(output.0, output.1).is_empty();
-            (parsed, output, remote, dir)
-        }
-        "fetch" => {
-            let parsed = Parsed::new(args, &['o', 'B', 'N', 'S', 'T', 'i'], &["output"]);
-            let output: (&[char], &[&str]) = (&['o'], &["output"]);
-            let remote = parsed.values(output.0, output.1).is_empty();
-            (parsed, output, remote, None)
-        }
-        "http" | "https" | "xh" => {
-            let parsed = Parsed::new(args, &['o', 'a', 'A', 'p', 'P', 's'], &["output"]);
-            let output: (&[char], &[&str]) = (&['o'], &["output"]);
-            let remote =
-                parsed.has(&['d'], &["download"]) && parsed.values(output.0, output.1).is_empty();
-            (parsed, output, remote, None)
-        }
-        _ => return Vec::new(),
-    };
-    let in_dir = |file: &str| match dir {
-        Some(dir) if !file.starts_with('/') => format!("{}/{file}", dir.trim_end_matches('/')),
-        _ => file.to_owned(),
-    };
-    let mut files: Vec<String> = parsed
-        .values(output.0, output.1)
-        .into_iter()
-        .filter(|file| *file != "-")
-        .map(in_dir)
-        .collect();
-    if remote_name {
-        files.extend(
-            parsed
-                .operands
-                .iter()
-                .filter_map(|url| url_file_name(url))
-                .map(in_dir),
-        );
-    }
-    files
-}
-
-/// The name a fetcher saves a URL under by default: its path's last part
-/// (`https://x/get/i.sh?v=1` gives `i.sh`); `None` for an operand that is no URL or ends in `/`.
-fn url_file_name(url: &str) -> Option<&str> {
-    let (_, rest) = url.split_once("://")?;
-    let path = rest.split(['?', '#']).next()?;
-    let (_, name) = path.split_once('/')?;
-    let name = name.rsplit('/').next()?;
-    (!name.is_empty() && name != "." && name != "..").then_some(name)
-}
 
 /// The file `cat FILE` pipes into command `index` (`cat i.sh | sh`), with the index of the
 /// `cat`: the pipeline's producer just before it at the same depth.
@@ -665,17 +587,9 @@ fn env(cmd: &Cmd<'_>, out: &mut Findings) {
 
 #[cfg(test)]
 mod tests {
-    use super::{downloaded_files, is_plain_viewer, url_file_name};
+    use super::is_plain_viewer;
+    use crate::evaluate::downloaded_files;
     use crate::shell::{ShellLimits, analyze};
-
-    #[test]
-    fn names_urls_are_saved_under() {
-        assert_eq!(url_file_name("https://x/get/i.sh?v=1#a"), Some("i.sh"));
-        assert_eq!(url_file_name("https://x/i.sh"), Some("i.sh"));
-        assert_eq!(url_file_name("https://x/"), None);
-        assert_eq!(url_file_name("https://x"), None);
-        assert_eq!(url_file_name("i.sh"), None);
-    }
 
     #[test]
     fn files_fetchers_save_to() {
