@@ -34,13 +34,28 @@ toolgate_pg_start
 # BENCH_SPLIT=1: PostgreSQL gets CPU 1 to itself, and the servers and wrk share CPU 0, as they
 # would with PostgreSQL on a host of its own (the audit's cost to toolgate alone). Backends
 # started later inherit the postmaster's CPU.
+# BENCH_SPLIT=load: the load generator (wrk, loadgen) gets CPU 0 to itself, and the servers and
+# PostgreSQL share CPU 1, as they would with the agents on other hosts (what a server does with
+# one core, undisturbed by the load it is measured with).
 ON_SERVER_CPU=()
-if [ "${BENCH_SPLIT:-0}" = 1 ]; then
-    [ "$(nproc)" -ge 2 ] || { echo "error: BENCH_SPLIT=1 needs two CPUs" >&2; exit 1; }
-    ON_SERVER_CPU=(taskset -c 0)
-    PG_POSTMASTER="$(head -n 1 "$TOOLGATE_PG_DIR/data/postmaster.pid")"
-    for pid in "$PG_POSTMASTER" $(pgrep -P "$PG_POSTMASTER"); do taskset -apc 1 "$pid" >/dev/null; done
-fi
+ON_LOAD_CPU=()
+pin_postgres() { # cpu
+    local pid postmaster
+    postmaster="$(head -n 1 "$TOOLGATE_PG_DIR/data/postmaster.pid")"
+    for pid in "$postmaster" $(pgrep -P "$postmaster"); do taskset -apc "$1" "$pid" >/dev/null; done
+}
+case "${BENCH_SPLIT:-0}" in
+    0) ;;
+    1 | load)
+        [ "$(nproc)" -ge 2 ] || { echo "error: BENCH_SPLIT needs two CPUs" >&2; exit 1; }
+        if [ "$BENCH_SPLIT" = 1 ]; then
+            ON_SERVER_CPU=(taskset -c 0); ON_LOAD_CPU=(taskset -c 0); pin_postgres 1
+        else
+            ON_SERVER_CPU=(taskset -c 1); ON_LOAD_CPU=(taskset -c 0); pin_postgres 1
+        fi
+        ;;
+    *) echo "error: BENCH_SPLIT is 0, 1 or load" >&2; exit 1 ;;
+esac
 "$TOOLGATE" migrate >&2
 TOOLGATE_BENCH_TOKEN="$("$TOOLGATE" token create --role agent --tenant bench | tail -n 1 | awk '{print $NF}')"
 export TOOLGATE_BENCH_TOKEN

@@ -25,7 +25,7 @@ bench_start_noop
 
 run_wrk() { # name port
     echo "==> wrk -t$THREADS -c$CONNECTIONS -d$DURATION against $1" >&2
-    "${ON_SERVER_CPU[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/events.lua "http://127.0.0.1:$2" \
+    "${ON_LOAD_CPU[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s bench/events.lua "http://127.0.0.1:$2" \
         | tee "$WORK/$1.txt" >&2
 }
 # Warm up, then measure each server in turn.
@@ -88,7 +88,7 @@ for name in noop off async durable; do
     saturated=""
     for rate in "${RATES[@]}"; do
         if [ -n "$saturated" ]; then printf "%24s" "—"; continue; fi
-        line="$("${ON_SERVER_CPU[@]}" "$LOADGEN" --url "http://127.0.0.1:$port/v1/evaluate" --rate "$rate" \
+        line="$("${ON_LOAD_CPU[@]}" "$LOADGEN" --url "http://127.0.0.1:$port/v1/evaluate" --rate "$rate" \
             --connections "$CONNECTIONS" --duration "$RATE_SECONDS" --warmup 1)"
         if kept_up "$line"; then
             printf "%24s" "$(loadgen_field "$line" 'printf "%.2f / %.2f / %.2f", v["p50_us"] / 1000, v["p99_us"] / 1000, v["p999_us"] / 1000')"
