@@ -86,14 +86,66 @@ fn stdout_json(output: &Output) -> Value {
 }
 
 async fn app_denying_rm() -> (TestApp, String) {
+    app_serving(&deny_bundle("no-rm", "Bash(rm:*)")).await
+}
+
+/// A server whose `global` tenant serves `bundle`, and an agent token.
+async fn app_serving(bundle: &Value) -> (TestApp, String) {
     let app = spawn_app().await;
-    let id = app
-        .push("global", &deny_bundle("no-rm", "Bash(rm:*)"))
-        .await;
+    let id = app.push("global", bundle).await;
     let activation = app.activate("global", id).await;
     app.wait_served("global", activation).await;
     let token = app.create_token("agent", "team").await;
     (app, token)
+}
+
+/// A bundle whose rule `gate` denies every event named in `events`, for `reason`.
+fn event_gate(events: &[&str], reason: &str) -> Value {
+    json!({"name": "gate", "rules": [{"id": "gate", "events": events, "tool": ".*",
+                                      "decision": "deny", "reason": reason}]})
+}
+
+/// Writes `bundle` as a file in `dir`, for `toolgate hook --bundle`.
+fn bundle_file(dir: &tempfile::TempDir, bundle: &Value) -> String {
+    let path = dir.path().join("bundle.json");
+    std::fs::write(&path, bundle.to_string()).expect("write bundle");
+    path.to_string_lossy().into_owned()
+}
+
+/// Claude Code's TaskCompleted and TeammateIdle have no `decision` field: their deny is
+/// `continue: false` (`hook-protocols.md` §4.4), the same from the server, from `toolgate hook`
+/// relaying it and from `toolgate hook --bundle`.
+#[tokio::test]
+async fn claude_teammate_events_are_stopped_on_every_transport() {
+    let bundle = event_gate(&["TaskCompleted", "TeammateIdle"], "tests first");
+    let (app, token) = app_serving(&bundle).await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = bundle_file(&dir, &bundle);
+    let stopped = json!({"continue": false, "stopReason": "tests first"});
+    for event in [
+        json!({"hook_event_name": "TaskCompleted", "session_id": "s", "cwd": "/p",
+               "task_id": "7", "task_subject": "ship it", "teammate_name": "ann"}),
+        json!({"hook_event_name": "TeammateIdle", "session_id": "s", "cwd": "/p",
+               "teammate_name": "ann"}),
+    ] {
+        let response = app
+            .client
+            .post(app.url("/v1/evaluate"))
+            .bearer_auth(&token)
+            .json(&event)
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(response.status(), 200);
+        assert_eq!(response.json::<Value>().await.expect("JSON"), stopped);
+        for source in [["--url", app.address.as_str()], ["--bundle", file.as_str()]] {
+            let mut list = vec!["--agent", "claude-code"];
+            list.extend(source);
+            let output = hook(args(&list), event.clone(), Some(token.clone())).await;
+            assert_eq!(output.status.code(), Some(0), "{list:?}");
+            assert_eq!(stdout_json(&output), stopped, "{list:?}");
+        }
+    }
 }
 
 #[tokio::test]

@@ -19,6 +19,17 @@ const TOP_LEVEL_BLOCK_EVENTS: &[&str] = &[
     "TaskCreated",
 ];
 
+/// Events with no `decision` field whose block is `{"continue":false,"stopReason":…}`
+/// (`hook-protocols.md` §4.4). Their other block, exit code 2, keeps the teammate working with the
+/// reason as feedback (§5); `continue: false` stops it (§4.1: it takes precedence over every event
+/// decision). toolgate sends `continue: false`, over HTTP and from the command hook alike: an HTTP
+/// hook has no exit code to block with (§3.4), so it is the one block that works on both
+/// transports and through `toolgate hook --url`, which relays the server's JSON; and it is the
+/// fail-closed one, as a teammate that is stopped cannot finish the task or loop, where exit 2
+/// would send a denied TeammateIdle back to work to go idle and be denied again, with no
+/// `stop_hook_active` to end it.
+const CONTINUE_FALSE_EVENTS: &[&str] = &["TaskCompleted", "TeammateIdle"];
+
 /// Events that accept `hookSpecificOutput.additionalContext`.
 const CONTEXT_EVENTS: &[&str] = &[
     "PreToolUse",
@@ -77,6 +88,9 @@ pub fn render_claude(event: &HookEvent, decision: &Decision) -> Value {
             if blocks && !loops && TOP_LEVEL_BLOCK_EVENTS.contains(&name) {
                 reply.insert("decision".into(), json!("block"));
                 reply.insert("reason".into(), json!(reason));
+            } else if blocks && CONTINUE_FALSE_EVENTS.contains(&name) {
+                reply.insert("continue".into(), json!(false));
+                reply.insert("stopReason".into(), json!(reason));
             }
             if let Some(context) = context {
                 reply.insert(
