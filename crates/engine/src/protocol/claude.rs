@@ -81,6 +81,19 @@ pub fn render_claude(event: &HookEvent, decision: &Decision) -> Value {
                 );
             }
         }
+        // An MCP server's elicitation, and the user's answer to it, are blocked by answering it
+        // `decline` (`hook-protocols.md` §4.4: `hookSpecificOutput.action`
+        // accept|decline|cancel; §5: exit 2 denies an Elicitation and turns an
+        // ElicitationResult into a decline). `decline` is the documented block for both, where
+        // `cancel` would only dismiss the request.
+        "Elicitation" | "ElicitationResult" => {
+            if matches!(decision.outcome, Outcome::Deny | Outcome::Ask) {
+                reply.insert(
+                    "hookSpecificOutput".into(),
+                    json!({ "hookEventName": name, "action": "decline" }),
+                );
+            }
+        }
         _ => {
             let blocks = matches!(decision.outcome, Outcome::Deny | Outcome::Ask);
             // A Stop hook that already blocked once must not loop the agent forever.
