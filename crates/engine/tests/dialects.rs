@@ -591,3 +591,50 @@ fn a_vscode_stop_is_never_blocked_twice() {
     );
     assert_eq!(reply(true), Some(json!({})));
 }
+
+/// Copilot's agentStop and subagentStop block with `decision: "block"` and the reason as the next
+/// turn's prompt (`hook-protocols.md` §6.5, GitHub's hooks reference), in either dialect; a stop
+/// that a block already kept going (`stop_hook_active`) is let through, never blocked twice.
+#[test]
+fn copilot_stops_are_blocked_once() {
+    let bundle = Bundle::from_value(json!({
+        "name": "stop",
+        "rules": [{"id": "tests-first", "events": ["Stop", "SubagentStop"], "tool": ".*",
+                   "decision": "deny", "reason": "run the tests"}]
+    }))
+    .expect("valid");
+    let policy = CompiledPolicy::compile(&bundle).expect("compiles");
+    let camel = |name: &str, active: bool| {
+        json!({"hookEventName": name, "sessionId": "c-1", "timestamp": 1767225600000_u64,
+               "cwd": "/p", "transcriptPath": "/p/t.jsonl", "stopReason": "end_turn",
+               "stop_hook_active": active})
+    };
+    let pascal = |name: &str, active: bool| {
+        json!({"hook_event_name": name, "session_id": "c-1", "timestamp": "2026-11-22T00:00:00.000Z",
+               "cwd": "/p", "transcript_path": "/p/t.jsonl", "stop_reason": "end_turn",
+               "stop_hook_active": active})
+    };
+    let block = json!({"decision": "block", "reason": "run the tests"});
+    for (raw, stop) in [
+        (camel("agentStop", false), "Stop"),
+        (camel("subagentStop", false), "SubagentStop"),
+        (pascal("Stop", false), "Stop"),
+        (pascal("SubagentStop", false), "SubagentStop"),
+    ] {
+        let event = decode_value(Agent::Copilot, raw.clone()).expect("decodes");
+        assert_eq!(event.event, stop, "{raw}");
+        let reply = render(Agent::Copilot, &event, &evaluate(&policy, &event));
+        let body = reply.body.expect("a body");
+        check_schema(Agent::Copilot, &body);
+        assert_eq!((body, reply.exit_code), (block.clone(), 0), "{raw}");
+    }
+    for raw in [
+        camel("agentStop", true),
+        pascal("Stop", true),
+        json!({"hookEventName": "agentStop", "cwd": "/p", "stopHookActive": true}),
+    ] {
+        let event = decode_value(Agent::Copilot, raw.clone()).expect("decodes");
+        let reply = render(Agent::Copilot, &event, &evaluate(&policy, &event));
+        assert_eq!(reply.body, Some(json!({})), "{raw}");
+    }
+}

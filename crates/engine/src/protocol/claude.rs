@@ -97,8 +97,7 @@ pub fn render_claude(event: &HookEvent, decision: &Decision) -> Value {
         _ => {
             let blocks = matches!(decision.outcome, Outcome::Deny | Outcome::Ask);
             // A Stop hook that already blocked once must not loop the agent forever.
-            let loops = matches!(name, "Stop" | "SubagentStop") && event.stop_hook_active;
-            if blocks && !loops && TOP_LEVEL_BLOCK_EVENTS.contains(&name) {
+            if blocks && !event.is_stop_kept_going() && TOP_LEVEL_BLOCK_EVENTS.contains(&name) {
                 reply.insert("decision".into(), json!("block"));
                 reply.insert("reason".into(), json!(reason));
             } else if blocks && CONTINUE_FALSE_EVENTS.contains(&name) {

@@ -236,6 +236,12 @@ fn arguments(map: &Map<String, Value>, keys: &[&'static str]) -> Result<Value, E
     Ok(json!({}))
 }
 
+/// Whether any of the boolean fields `keys` is `true`.
+fn flag(map: &Map<String, Value>, keys: &[&str]) -> bool {
+    keys.iter()
+        .any(|key| matches!(map.get(*key), Some(Value::Bool(true))))
+}
+
 fn first_root(map: &Map<String, Value>, key: &str) -> Option<String> {
     map.get(key)
         .and_then(Value::as_array)
@@ -300,6 +306,9 @@ fn copilot(map: Map<String, Value>) -> Result<HookEvent, EventError> {
     event.tool_input = arguments(&map, &["toolArgs"])?;
     event.prompt = string(&map, &["prompt"])?;
     event.tool_response = map.get("toolResult").cloned();
+    // agentStop says it in snake_case even in the camelCase dialect (GitHub's hooks reference,
+    // "agentStop / Stop"); the camelCase spelling is read too.
+    event.stop_hook_active = flag(&map, &["stop_hook_active", "stopHookActive"]);
     Ok(event)
 }
 
@@ -316,7 +325,7 @@ fn vscode(map: Map<String, Value>) -> Result<HookEvent, EventError> {
     event.tool_use_id = string(&map, &["tool_use_id", "toolUseId"])?;
     event.prompt = string(&map, &["prompt"])?;
     // Stop and SubagentStop: a block while it is set would keep the agent working for ever.
-    event.stop_hook_active = matches!(map.get("stop_hook_active"), Some(Value::Bool(true)));
+    event.stop_hook_active = flag(&map, &["stop_hook_active"]);
     Ok(event)
 }
 
@@ -645,7 +654,13 @@ pub fn render(agent: Agent, event: &HookEvent, decision: &Decision) -> Reply {
         }
         Agent::Copilot => {
             let mut body = Map::new();
-            if event.event == "UserPromptSubmit" && blocks {
+            // agentStop and subagentStop block with `decision: "block"`, the reason being the
+            // next turn's prompt (§6.5; GitHub's hooks reference, "agentStop / subagentStop
+            // decision control"), as Claude Code's Stop does, and the same field says a block
+            // already kept the turn going: that stop is let through, never blocked twice.
+            let stop = matches!(event.event.as_str(), "Stop" | "SubagentStop")
+                && !event.is_stop_kept_going();
+            if (event.event == "UserPromptSubmit" || stop) && blocks {
                 body.insert("decision".into(), json!("block"));
                 body.insert("reason".into(), json!(reason));
             } else if event.is_gate() && decision.outcome != Outcome::None {

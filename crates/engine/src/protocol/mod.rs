@@ -274,6 +274,13 @@ impl HookEvent {
         matches!(self.event.as_str(), "PreToolUse" | "PermissionRequest")
     }
 
+    /// Whether this is a Stop or SubagentStop that a block already kept going
+    /// (`stop_hook_active`): blocking it again would keep the agent working for ever
+    /// (`hook-protocols.md` §8.9), so it is never blocked twice.
+    pub fn is_stop_kept_going(&self) -> bool {
+        self.stop_hook_active && matches!(self.event.as_str(), "Stop" | "SubagentStop")
+    }
+
     /// Everything a decision about this event depends on, as bytes, or `None` when that is
     /// longer than `limit` bytes.
     ///
