@@ -21,6 +21,7 @@ use toolgate_engine::protocol::{self, Agent, HookEvent, Reply};
 use toolgate_engine::{CompiledPolicy, Decision, Outcome};
 
 use crate::client::{self, Body, Failure, Http};
+use crate::routes::evaluate::Dialect;
 
 /// Largest event read from stdin.
 const MAX_EVENT_BYTES: u64 = 16 * 1024 * 1024;
@@ -41,6 +42,11 @@ pub struct HookArgs {
     /// vscode, cline, windsurf.
     #[arg(long, value_parser = parse_agent)]
     pub agent: Agent,
+    /// The event the hook is configured for, for Copilot's camelCase events, which do not say
+    /// which they are (`permissionRequest`, `postToolUse`, `agentStop`, …). Without it such an
+    /// event is read as `preToolUse`.
+    #[arg(long, value_name = "NAME")]
+    pub event: Option<String>,
     /// The toolgate server's base URL (`http://127.0.0.1:8080`).
     #[arg(long, required_unless_present = "bundle", conflicts_with = "bundle")]
     pub url: Option<String>,
@@ -73,13 +79,34 @@ fn parse_agent(name: &str) -> Result<Agent, String> {
 
 /// Runs the hook client.
 pub fn run(args: &HookArgs) -> anyhow::Result<ExitCode> {
+    let event = match args
+        .event
+        .as_deref()
+        .map(|name| protocol::configured_event(args.agent, name))
+    {
+        None => None,
+        Some(Ok(event)) => Some(event),
+        // A hook entry that names no event toolgate knows is misconfigured: exit 2, which blocks
+        // where the agent can block, and say why.
+        Some(Err(why)) => {
+            return Ok(emit(&Reply {
+                body: None,
+                exit_code: 2,
+                stderr: Some(format!("toolgate hook: --event: {why}")),
+            }));
+        }
+    };
+    let dialect = Dialect {
+        agent: args.agent,
+        event,
+    };
     let reply = match read_event() {
         Ok(input) => match (&args.bundle, &args.url) {
-            (Some(bundle), _) => decide_locally(args.agent, bundle, &input),
-            (None, Some(url)) => ask_server(args, url, &input),
+            (Some(bundle), _) => decide_locally(dialect, bundle, &input),
+            (None, Some(url)) => ask_server(args, dialect, url, &input),
             (None, None) => unreachable_source(),
         },
-        Err(why) => fail(args.agent, &[], args.fail, &format!("toolgate hook: {why}")),
+        Err(why) => fail(dialect, &[], args.fail, &format!("toolgate hook: {why}")),
     };
     Ok(emit(&reply))
 }
@@ -112,12 +139,13 @@ fn unreachable_source() -> Reply {
 
 /// Decides offline. A bundle that cannot be read or is invalid fails closed, whatever `--fail`
 /// says: that flag is about a server that cannot answer.
-fn decide_locally(agent: Agent, bundle: &std::path::Path, input: &[u8]) -> Reply {
+fn decide_locally(dialect: Dialect, bundle: &std::path::Path, input: &[u8]) -> Reply {
+    let agent = dialect.agent;
     let loaded = match crate::offline::load_bundle(bundle) {
         Ok(loaded) => loaded,
         Err(error) => {
             let why = format!("toolgate hook: cannot load the bundle: {error:#}");
-            return fail(agent, input, FailMode::Closed, &why);
+            return fail(dialect, input, FailMode::Closed, &why);
         }
     };
     let policy = match loaded.and_then(|bundle| CompiledPolicy::compile(&bundle)) {
@@ -127,10 +155,10 @@ fn decide_locally(agent: Agent, bundle: &std::path::Path, input: &[u8]) -> Reply
             for error in &errors.errors {
                 message.push_str(&format!("\n  {error}"));
             }
-            return fail(agent, input, FailMode::Closed, &message);
+            return fail(dialect, input, FailMode::Closed, &message);
         }
     };
-    match protocol::decode(agent, input) {
+    match dialect.decode(input) {
         Ok(event) => protocol::render(agent, &event, &toolgate_engine::evaluate(&policy, &event)),
         Err(error) => Reply {
             body: None,
@@ -143,16 +171,11 @@ fn decide_locally(agent: Agent, bundle: &std::path::Path, input: &[u8]) -> Reply
     }
 }
 
-fn ask_server(args: &HookArgs, url: &str, input: &[u8]) -> Reply {
-    let answer = post(args, url, input).and_then(|body| in_schema(args.agent, body));
+fn ask_server(args: &HookArgs, dialect: Dialect, url: &str, input: &[u8]) -> Reply {
+    let answer = post(args, dialect, url, input).and_then(|body| in_schema(args.agent, body));
     match answer {
         Ok(body) => from_server(args.agent, body),
-        Err(why) => fail(
-            args.agent,
-            input,
-            args.fail,
-            &format!("toolgate hook: {why}"),
-        ),
+        Err(why) => fail(dialect, input, args.fail, &format!("toolgate hook: {why}")),
     }
 }
 
@@ -196,12 +219,17 @@ fn from_server(agent: Agent, body: Value) -> Reply {
     }
 }
 
-fn post(args: &HookArgs, url: &str, input: &[u8]) -> Result<Value, String> {
-    let endpoint = format!(
+fn post(args: &HookArgs, dialect: Dialect, url: &str, input: &[u8]) -> Result<Value, String> {
+    let mut endpoint = format!(
         "{}/v1/evaluate/{}",
         url.trim_end_matches('/'),
         args.agent.as_str()
     );
+    if let Some(event) = dialect.event {
+        // A name from `COPILOT_EVENTS`: letters only, nothing to escape.
+        endpoint.push_str("?event=");
+        endpoint.push_str(event);
+    }
     let token = std::env::var(&args.token_env).ok();
     let roots = client::read_ca_file(args.ca_cert.as_deref())?;
     let answer = Http::new(url, Duration::from_millis(args.timeout), roots.as_deref())
@@ -242,13 +270,14 @@ fn post(args: &HookArgs, url: &str, input: &[u8]) -> Result<Value, String> {
 /// The reply when no decision could be had: for an event that gates a tool call, deny (closed)
 /// or no opinion (open), in the agent's own schema; for any other event no opinion (the server
 /// answers those so too). `why` goes to stderr.
-fn fail(agent: Agent, input: &[u8], mode: FailMode, why: &str) -> Reply {
+fn fail(dialect: Dialect, input: &[u8], mode: FailMode, why: &str) -> Reply {
+    let agent = dialect.agent;
     let mode_text = match mode {
         FailMode::Closed => "failing closed",
         FailMode::Open => "failing open",
     };
     let note = format!("{why}; {mode_text}");
-    let Ok(event) = protocol::decode(agent, input) else {
+    let Ok(event) = dialect.decode(input) else {
         // Not even an event: block by exit code, which every agent honours for its pre-hooks.
         return Reply {
             body: None,

@@ -45,7 +45,7 @@ use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::error_handling::HandleErrorLayer;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, Uri, header};
 use axum::middleware::{self as axum_mw, Next};
 use axum::response::{IntoResponse, Response};
 use futures_util::{FutureExt as _, StreamExt};
@@ -64,7 +64,9 @@ use crate::auth::{Authenticated, Caller, Known, Role, authenticate, authenticate
 use crate::error::ApiError;
 use crate::error::{ErrorDetail, envelope};
 use crate::metrics::{Failure, Metrics};
-use crate::routes::evaluate::{Evaluated, answer, decode_read, failure_reply, parse_agent};
+use crate::routes::evaluate::{
+    Dialect, Evaluated, answer, decode_read, failure_reply, parse_agent,
+};
 use crate::state::AppState;
 
 /// Request ids: `<replica>-<counter>`.
@@ -292,7 +294,7 @@ async fn evaluate_guard(
     // valid token is refused at once instead of holding a permit (and up to
     // `--max-body-bytes` of memory) until its body is whole or the deadline passes.
     let (mut parts, body) = request.into_parts();
-    let agent = route_agent(parts.uri.path());
+    let dialect = route_dialect(&parts.uri);
     let (checked, read) =
         match check_caller_and_read_body(&guard.state, &parts, body, deadline).await {
             Ok(both) => both,
@@ -305,7 +307,14 @@ async fn evaluate_guard(
     let Some(checked) = checked else {
         // The token lookup did not finish in time: as for an evaluation stuck past the deadline.
         let why = "the evaluation ran out of time";
-        return failure_answer(&guard.state, agent, &body, too_large, Failure::Timeout, why);
+        return failure_answer(
+            &guard.state,
+            dialect,
+            &body,
+            too_large,
+            Failure::Timeout,
+            why,
+        );
     };
     parts.extensions.insert(Authenticated(checked));
     if too_large {
@@ -325,7 +334,7 @@ async fn evaluate_guard(
         // agent go ahead, so the event gets the failure decision.
         Err(_) => (Failure::Timeout, "the evaluation ran out of time"),
     };
-    failure_answer(&guard.state, agent, &body, too_large, failure, why)
+    failure_answer(&guard.state, dialect, &body, too_large, failure, why)
 }
 
 /// The failure decision for an evaluate request that could not be evaluated in time or
@@ -333,13 +342,13 @@ async fn evaluate_guard(
 /// A body that is not an event gets a 408 after a timeout and a 500 after a panic.
 fn failure_answer(
     state: &AppState,
-    agent: Result<Agent, ApiError>,
+    dialect: Result<Dialect, ApiError>,
     body: &[u8],
     too_large: bool,
     failure: Failure,
     why: &str,
 ) -> Response {
-    match agent.and_then(|agent| decode_read(agent, body, too_large, state.max_body_bytes)) {
+    match dialect.and_then(|dialect| decode_read(dialect, body, too_large, state.max_body_bytes)) {
         Ok(read) => {
             state.metrics.observe_failure(failure);
             Json(failure_reply(state.failure, &read.event, why)).into_response()
@@ -382,12 +391,13 @@ async fn check_caller_and_read_body(
     }
 }
 
-/// The agent whose dialect an evaluate route speaks.
-fn route_agent(path: &str) -> Result<Agent, ApiError> {
-    match path.strip_prefix("/v1/evaluate/") {
-        None => Ok(Agent::ClaudeCode),
-        Some(name) => parse_agent(name),
-    }
+/// The dialect an evaluate request speaks: its route's agent, and the event its query names.
+fn route_dialect(uri: &Uri) -> Result<Dialect, ApiError> {
+    let agent = match uri.path().strip_prefix("/v1/evaluate/") {
+        None => Agent::ClaudeCode,
+        Some(name) => parse_agent(name)?,
+    };
+    Dialect::of(agent, uri)
 }
 
 /// Marks a request whose event is larger than `--max-body-bytes`: its body is the event's head.
@@ -460,9 +470,9 @@ fn timed_out() -> Response {
 /// that unknown callers cannot write the audit.
 async fn shed(state: &AppState, request: Request, deadline: tokio::time::Instant) -> Response {
     let (parts, body) = request.into_parts();
-    let known = route_agent(parts.uri.path())
-        .and_then(|agent| Ok((agent, authenticate_in_memory(state, &parts)?)));
-    let (agent, known) = match known {
+    let known = route_dialect(&parts.uri)
+        .and_then(|dialect| Ok((dialect, authenticate_in_memory(state, &parts)?)));
+    let (dialect, known) = match known {
         Ok(known) => known,
         Err(error) => return error.into_response(),
     };
@@ -470,7 +480,7 @@ async fn shed(state: &AppState, request: Request, deadline: tokio::time::Instant
         Ok(read) => read,
         Err(response) => return response,
     };
-    let event = match decode_read(agent, &read.bytes, read.too_large, state.max_body_bytes) {
+    let event = match decode_read(dialect, &read.bytes, read.too_large, state.max_body_bytes) {
         Ok(read) => read.event,
         Err(error) => return error.into_response(),
     };

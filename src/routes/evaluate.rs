@@ -23,7 +23,8 @@ use std::time::Instant;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{Extension, Path, State};
+use axum::extract::{Extension, Path, Query, State};
+use axum::http::Uri;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use toolgate_engine::protocol::{self, Agent, EventError, HookEvent};
@@ -42,12 +43,15 @@ use crate::store::reload::{LivePolicy, Snapshot};
 /// `POST /v1/evaluate`: Claude Code.
 pub async fn evaluate_event(
     State(state): State<AppState>,
+    uri: Uri,
     caller: Result<Caller, ApiError>,
     too_large: Option<Extension<TooLarge>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let too_large = too_large.is_some();
-    evaluate_as(&state, Agent::ClaudeCode, caller, body, too_large).await
+    match Dialect::of(Agent::ClaudeCode, &uri) {
+        Ok(dialect) => evaluate_as(&state, dialect, caller, body, too_large.is_some()).await,
+        Err(error) => error.into_response(),
+    }
 }
 
 /// `POST /v1/evaluate/{agent}`: any agent, decoded and answered in its own dialect. An agent
@@ -56,13 +60,61 @@ pub async fn evaluate_event(
 pub async fn evaluate_agent_event(
     State(state): State<AppState>,
     Path(agent): Path<String>,
+    uri: Uri,
     caller: Result<Caller, ApiError>,
     too_large: Option<Extension<TooLarge>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    match parse_agent(&agent) {
-        Ok(agent) => evaluate_as(&state, agent, caller, body, too_large.is_some()).await,
+    match parse_agent(&agent).and_then(|agent| Dialect::of(agent, &uri)) {
+        Ok(dialect) => evaluate_as(&state, dialect, caller, body, too_large.is_some()).await,
         Err(error) => error.into_response(),
+    }
+}
+
+/// How an evaluate route reads its events: the route's agent, and the event its hook's
+/// configuration names (`?event=NAME`) for Copilot's camelCase events, which do not say which
+/// event they are (GitHub's hooks reference; `hook-protocols.md` §6.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dialect {
+    /// The agent.
+    pub agent: Agent,
+    /// The configured event name, when the query gives one.
+    pub event: Option<&'static str>,
+}
+
+impl Dialect {
+    /// The dialect of a request to `uri` on `agent`'s route. Any query parameter but `event`, a
+    /// name that is not one of Copilot's events, `event` on another agent's route, or `event`
+    /// given twice is a 400 `invalid_query` naming the parameter: read as a `preToolUse`, a
+    /// `permissionRequest` would get a reply Copilot ignores, its deny lost without a trace.
+    pub fn of(agent: Agent, uri: &Uri) -> Result<Self, ApiError> {
+        let invalid = |message: String| ApiError::bad_request("invalid_query", message);
+        let mut dialect = Self { agent, event: None };
+        if uri.query().is_none() {
+            return Ok(dialect);
+        }
+        let Query(params) = Query::<Vec<(String, String)>>::try_from_uri(uri)
+            .map_err(|rejection| invalid(rejection.body_text()))?;
+        for (name, value) in params {
+            if name != "event" {
+                let name: String = name.chars().take(64).collect();
+                return Err(invalid(format!(
+                    "unknown query parameter `{name}` (known: event)"
+                )));
+            }
+            if dialect.event.is_some() {
+                return Err(invalid("query parameter `event` is given twice".to_owned()));
+            }
+            let event = protocol::configured_event(agent, &value)
+                .map_err(|why| invalid(format!("query parameter `event`: {why}")))?;
+            dialect.event = Some(event);
+        }
+        Ok(dialect)
+    }
+
+    /// Decodes an event in this dialect.
+    pub fn decode(self, body: &[u8]) -> Result<HookEvent, EventError> {
+        protocol::decode_named(self.agent, self.event, body)
     }
 }
 
@@ -80,7 +132,7 @@ pub fn parse_agent(name: &str) -> Result<Agent, ApiError> {
 /// of an event larger than `--max-body-bytes`, answered with the failure decision.
 async fn evaluate_as(
     state: &AppState,
-    agent: Agent,
+    dialect: Dialect,
     caller: Result<Caller, ApiError>,
     body: Result<Bytes, BytesRejection>,
     too_large: bool,
@@ -89,7 +141,7 @@ async fn evaluate_as(
         Ok(body) => body,
         Err(rejection) => return body_rejection(state.max_body_bytes, rejection).into_response(),
     };
-    let decode = |body: &[u8]| decode_read(agent, body, too_large, state.max_body_bytes);
+    let decode = |body: &[u8]| decode_read(dialect, body, too_large, state.max_body_bytes);
     let caller = match caller {
         Ok(caller) => caller,
         // An unknown token cannot be checked while the database is away, or when its lookup
@@ -258,13 +310,14 @@ impl Unreadable {
 /// failure decision. A body whose head does not show which event it is is no event: 413 when
 /// too large, else 400 `invalid_event` naming the problem.
 pub fn decode_read(
-    agent: Agent,
+    dialect: Dialect,
     body: &[u8],
     too_large: bool,
     limit: usize,
 ) -> Result<ReadEvent, ApiError> {
+    let Dialect { agent, event } = dialect;
     let head = |unreadable: Unreadable| {
-        protocol::decode_head(agent, body).map(|event| ReadEvent {
+        protocol::decode_head_named(agent, event, body).map(|event| ReadEvent {
             event,
             unreadable: Some(unreadable),
         })
@@ -272,7 +325,7 @@ pub fn decode_read(
     if too_large {
         return head(Unreadable::TooLarge).map_err(|_| ApiError::PayloadTooLarge(limit));
     }
-    match protocol::decode(agent, body) {
+    match dialect.decode(body) {
         Ok(event) => Ok(ReadEvent {
             event,
             unreadable: None,

@@ -804,3 +804,116 @@ async fn hook_client_reaches_an_https_server_through_the_given_ca_only() {
         "{stderr}"
     );
 }
+
+/// A Copilot camelCase event, which says nothing of which event it is.
+fn copilot_event(session: &str, command: &str) -> Value {
+    json!({"sessionId": session, "timestamp": 1767225600000_u64, "cwd": "/home/user/project",
+           "toolName": "bash", "toolArgs": json!({"command": command}).to_string()})
+}
+
+/// Copilot's camelCase events are named by the hook's configuration: `?event=` over HTTP,
+/// `--event` for `toolgate hook`. A permissionRequest then gets the `behavior` Copilot reads, a
+/// postToolUse is audited as one; a name toolgate does not know is refused, never read as a
+/// preToolUse.
+#[tokio::test]
+async fn copilot_events_are_named_by_the_hook_configuration() {
+    let (app, token) = app_denying_rm().await;
+    let post = |query: &str, event: Value| {
+        let request = app
+            .client
+            .post(app.url(&format!("/v1/evaluate/copilot{query}")))
+            .bearer_auth(&token)
+            .json(&event);
+        async move { request.send().await.expect("request") }
+    };
+    let json_of = |response: reqwest::Response| async move {
+        assert_eq!(response.status(), 200);
+        response.json::<Value>().await.expect("JSON")
+    };
+    let denied = json_of(
+        post(
+            "?event=permissionRequest",
+            copilot_event("named", "rm -rf x"),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(denied["behavior"], "deny", "{denied}");
+    assert!(denied.get("permissionDecision").is_none(), "{denied}");
+    // Unnamed, the same call is read as before, a preToolUse; never answered from the memory of
+    // the permissionRequest.
+    let unnamed = json_of(post("", copilot_event("named", "rm -rf x")).await).await;
+    assert_eq!(unnamed["permissionDecision"], "deny", "{unnamed}");
+    let after = json_of(post("?event=postToolUse", copilot_event("named", "rm -rf x")).await).await;
+    assert_eq!(after, json!({}));
+    let events: Vec<Value> = crate::audit::audit_rows(&app.db)
+        .await
+        .into_iter()
+        .filter(|row| row["session_id"] == "named")
+        .map(|row| row["event"].clone())
+        .collect();
+    assert_eq!(
+        events,
+        [
+            json!("PermissionRequest"),
+            json!("PreToolUse"),
+            json!("PostToolUse")
+        ]
+    );
+    for (route, query) in [
+        ("copilot", "?event=PermissionRequest"),
+        ("copilot", "?event=permissionRequest&event=preToolUse"),
+        ("copilot", "?evnt=permissionRequest"),
+        ("cursor", "?event=preToolUse"),
+    ] {
+        let response = app
+            .client
+            .post(app.url(&format!("/v1/evaluate/{route}{query}")))
+            .bearer_auth(&token)
+            .json(&copilot_event("bad", "rm -rf x"))
+            .send()
+            .await
+            .expect("request");
+        let message = crate::helpers::assert_error(
+            response,
+            reqwest::StatusCode::BAD_REQUEST,
+            "invalid_query",
+        )
+        .await;
+        assert!(message.contains("`ev"), "{query}: {message}");
+    }
+    // The command hook: `--event` reaches the server, and decides offline too.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = bundle_file(&dir, &deny_bundle("no-rm", "Bash(rm:*)"));
+    for source in [["--url", app.address.as_str()], ["--bundle", file.as_str()]] {
+        let mut list = vec!["--agent", "copilot", "--event", "permissionRequest"];
+        list.extend(source);
+        let output = hook(
+            args(&list),
+            copilot_event("cli", "rm -rf x"),
+            Some(token.clone()),
+        )
+        .await;
+        assert_eq!(stdout_json(&output)["behavior"], "deny", "{list:?}");
+    }
+    let output = hook(
+        args(&[
+            "--agent",
+            "copilot",
+            "--event",
+            "permission",
+            "--url",
+            &app.address,
+        ]),
+        copilot_event("cli", "ls"),
+        Some(token.clone()),
+    )
+    .await;
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--event: unknown copilot event `permission`"),
+        "{stderr}"
+    );
+}

@@ -3,7 +3,10 @@
 //! opinion — then checked against that agent's reply schema.
 
 use serde_json::{Value, json};
-use toolgate_engine::protocol::{Agent, decode_head, decode_value, render};
+use toolgate_engine::protocol::{
+    Agent, COPILOT_EVENTS, configured_event, decode_head, decode_head_named, decode_named,
+    decode_value, render,
+};
 use toolgate_engine::{Bundle, CompiledPolicy, Outcome, evaluate};
 
 fn fixtures() -> Value {
@@ -637,4 +640,96 @@ fn copilot_stops_are_blocked_once() {
         let reply = render(Agent::Copilot, &event, &evaluate(&policy, &event));
         assert_eq!(reply.body, Some(json!({})), "{raw}");
     }
+}
+
+/// Copilot's camelCase payloads do not say which event they are (GitHub's hooks reference): the
+/// hook's configuration names it, and each event is then read, and answered, as that event. A
+/// permissionRequest gets its `behavior`, not the `permissionDecision` it would ignore.
+#[test]
+fn copilot_events_are_named_by_the_hooks_configuration() {
+    let policy = policy();
+    let body = |command: &str| {
+        json!({"sessionId": "c-1", "timestamp": 1767225600000_u64, "cwd": "/p", "toolName": "bash",
+               "toolArgs": serde_json::to_string(&json!({"command": command})).expect("json")})
+        .to_string()
+        .into_bytes()
+    };
+    let reply = |configured: Option<&str>, command: &str| {
+        let event = decode_named(Agent::Copilot, configured, &body(command)).expect("decodes");
+        let reply = render(Agent::Copilot, &event, &evaluate(&policy, &event));
+        (
+            event.event.clone(),
+            reply.body.expect("a body"),
+            reply.exit_code,
+        )
+    };
+    let (name, denied, code) = reply(Some("permissionRequest"), "rm -rf build");
+    assert_eq!(name, "PermissionRequest");
+    assert_eq!(
+        (denied["behavior"].as_str(), code),
+        (Some("deny"), 2),
+        "{denied}"
+    );
+    assert!(denied.get("permissionDecision").is_none(), "{denied}");
+    // Unnamed, it is read as before: a preToolUse.
+    let (name, denied, _) = reply(None, "rm -rf build");
+    assert_eq!(
+        (name.as_str(), &denied["permissionDecision"]),
+        ("PreToolUse", &json!("deny"))
+    );
+    for (configured, event) in [
+        ("postToolUse", "PostToolUse"),
+        ("userPromptSubmitted", "UserPromptSubmit"),
+        ("agentStop", "Stop"),
+        ("subagentStop", "SubagentStop"),
+        ("sessionStart", "SessionStart"),
+        ("preCompact", "PreCompact"),
+    ] {
+        let (name, body, _) = reply(Some(configured), "rm -rf build");
+        assert_eq!(name, event, "{configured}");
+        // Permission rules gate tool calls only: no permissionDecision on any other event.
+        assert_eq!(body, json!({}), "{configured}");
+    }
+    // A name the body gives itself wins over the configured one.
+    let named = json!({"hookEventName": "preToolUse", "cwd": "/p", "toolName": "bash",
+                       "toolArgs": "{\"command\":\"ls\"}"});
+    let event = decode_named(
+        Agent::Copilot,
+        Some("postToolUse"),
+        named.to_string().as_bytes(),
+    )
+    .expect("decodes");
+    assert_eq!(event.event, "PreToolUse");
+    // An event too large to read whole is named so too.
+    let head = &body("rm -rf build")[..60];
+    let event = decode_head_named(Agent::Copilot, Some("permissionRequest"), head).expect("head");
+    assert_eq!(event.event, "PermissionRequest");
+    // Every Copilot event is accepted; anything else, and any other agent, is not.
+    for name in COPILOT_EVENTS {
+        assert_eq!(configured_event(Agent::Copilot, name), Ok(name));
+    }
+    let unknown = configured_event(Agent::Copilot, "PreToolUse").unwrap_err();
+    assert!(
+        unknown.contains("unknown copilot event `PreToolUse`"),
+        "{unknown}"
+    );
+    assert!(configured_event(Agent::Cursor, "preToolUse").is_err());
+}
+
+/// The PascalCase `PermissionRequest` takes the same `behavior` output as the camelCase one
+/// (GitHub's hooks reference, "permissionRequest decision control").
+#[test]
+fn a_pascal_case_copilot_permission_request_is_answered_with_a_behavior() {
+    let policy = policy();
+    let raw = json!({"hook_event_name": "PermissionRequest", "session_id": "c-1", "cwd": "/p",
+                     "timestamp": "2026-11-22T00:00:00.000Z", "tool_name": "Bash",
+                     "tool_input": {"command": "rm -rf build"}});
+    let event = decode_value(Agent::Copilot, raw).expect("decodes");
+    let reply = render(Agent::Copilot, &event, &evaluate(&policy, &event));
+    let body = reply.body.expect("a body");
+    assert_eq!(
+        (body["behavior"].as_str(), reply.exit_code),
+        (Some("deny"), 2),
+        "{body}"
+    );
 }

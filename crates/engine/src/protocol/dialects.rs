@@ -41,10 +41,63 @@ impl Reply {
 /// Decodes an agent's event. Claude Code's and Codex's are read straight from the text
 /// ([`HookEvent::from_slice`]).
 pub fn decode(agent: Agent, body: &[u8]) -> Result<HookEvent, EventError> {
+    decode_named(agent, None, body)
+}
+
+/// Decodes an agent's event that its hook's configuration names `configured` (a name
+/// [`configured_event`] accepts): the event is that one when the body does not say which it is.
+pub fn decode_named(
+    agent: Agent,
+    configured: Option<&str>,
+    body: &[u8],
+) -> Result<HookEvent, EventError> {
     match agent {
         Agent::ClaudeCode | Agent::Codex => Ok(as_sent_by(agent, HookEvent::from_slice(body)?)),
-        _ => decode_value(agent, super::json::parse_event(body)?),
+        _ => decode_value_named(agent, configured, super::json::parse_event(body)?),
     }
+}
+
+/// Copilot's camelCase events, by the names its hook configuration gives them (GitHub's hooks
+/// reference, "Hook events"; `hook-protocols.md` §6.5).
+pub const COPILOT_EVENTS: [&str; 14] = [
+    "sessionStart",
+    "sessionEnd",
+    "userPromptSubmitted",
+    "userPromptTransformed",
+    "preToolUse",
+    "postToolUse",
+    "postToolUseFailure",
+    "permissionRequest",
+    "agentStop",
+    "subagentStart",
+    "subagentStop",
+    "preCompact",
+    "errorOccurred",
+    "notification",
+];
+
+/// The event a hook's configuration names, for the agent whose events do not say which they
+/// are: Copilot's camelCase payloads carry no event name (GitHub's hooks reference, "Hook event
+/// input payloads"), so the hook entry must tell it (`?event=` on `/v1/evaluate/copilot`,
+/// `toolgate hook --event`). Any other agent, or a name Copilot does not have, is an error that
+/// says why.
+pub fn configured_event(agent: Agent, name: &str) -> Result<&'static str, String> {
+    if agent != Agent::Copilot {
+        return Err(format!(
+            "only copilot's events are named by the hook's configuration, not {}'s",
+            agent.as_str()
+        ));
+    }
+    COPILOT_EVENTS
+        .into_iter()
+        .find(|event| *event == name)
+        .ok_or_else(|| {
+            format!(
+                "unknown copilot event `{}` (known: {})",
+                name.chars().take(64).collect::<String>(),
+                COPILOT_EVENTS.join(", ")
+            )
+        })
 }
 
 /// Strings longer than this are left out of an event's head ([`decode_head`]).
@@ -56,13 +109,22 @@ const HEAD_STRING_LIMIT: usize = 64 * 1024;
 /// an object or an array stands in empty, as does the member the cut falls in (`tool_input` or
 /// `command`, mostly). The content of objects and arrays is never read into memory.
 pub fn decode_head(agent: Agent, head: &[u8]) -> Result<HookEvent, EventError> {
+    decode_head_named(agent, None, head)
+}
+
+/// [`decode_head`] for a hook whose configuration names its event ([`decode_named`]).
+pub fn decode_head_named(
+    agent: Agent,
+    configured: Option<&str>,
+    head: &[u8],
+) -> Result<HookEvent, EventError> {
     let mut members = Map::new();
     let mut json = serde_json::Deserializer::from_slice(head);
     // The cut ends the parse with an error; the members read before it stay.
     if Members(&mut members).deserialize(&mut json).is_err() && members.is_empty() {
         return Err(EventError::NotAnObject);
     }
-    let event = decode_value(agent, Value::Object(members))?;
+    let event = decode_value_named(agent, configured, Value::Object(members))?;
     if event.event.is_empty() {
         // Cut inside the event's name.
         return Err(EventError::Missing("hook_event_name"));
@@ -166,12 +228,20 @@ impl<'de> Visitor<'de> for Member<'_> {
 
 /// Decodes an agent's event from parsed JSON.
 pub fn decode_value(agent: Agent, value: Value) -> Result<HookEvent, EventError> {
+    decode_value_named(agent, None, value)
+}
+
+fn decode_value_named(
+    agent: Agent,
+    configured: Option<&str>,
+    value: Value,
+) -> Result<HookEvent, EventError> {
     let Value::Object(map) = value else {
         return Err(EventError::NotAnObject);
     };
     let event = match agent {
         Agent::ClaudeCode | Agent::Codex => HookEvent::from_value(Value::Object(map))?,
-        Agent::Copilot => copilot(map)?,
+        Agent::Copilot => copilot(map, configured)?,
         Agent::VsCode => vscode(map)?,
         Agent::Cursor => cursor(map)?,
         Agent::Gemini => gemini(map)?,
@@ -292,13 +362,16 @@ fn base(native: &str) -> HookEvent {
     }
 }
 
-fn copilot(map: Map<String, Value>) -> Result<HookEvent, EventError> {
+/// Copilot's event. A camelCase payload says nothing of which event it is, so the name comes
+/// from the hook's configuration (`configured`), else `preToolUse`, what toolgate read every such
+/// payload as before the configuration could say; a name in the body itself wins.
+fn copilot(map: Map<String, Value>, configured: Option<&str>) -> Result<HookEvent, EventError> {
     if map.contains_key("hook_event_name") {
         // The PascalCase, VS Code-compatible dialect carries Claude's names already.
         return HookEvent::from_value(Value::Object(map));
     }
-    let native =
-        string(&map, &["hookEventName", "event"])?.unwrap_or_else(|| "preToolUse".to_owned());
+    let native = string(&map, &["hookEventName", "event"])?
+        .unwrap_or_else(|| configured.unwrap_or("preToolUse").to_owned());
     let mut event = base(&native);
     event.session_id = string(&map, &["sessionId"])?;
     event.cwd = string(&map, &["cwd"])?;
@@ -640,18 +713,18 @@ pub fn render(agent: Agent, event: &HookEvent, decision: &Decision) -> Reply {
             Reply::json(super::render_claude(event, &strict))
         }
         // Copilot CLI's `permissionRequest` answers with `behavior`, and exit 2 denies too; an
-        // ask leaves the user's own prompt to decide.
-        Agent::Copilot if event.native_event.as_deref() == Some("permissionRequest") => {
-            match decision.outcome {
-                Outcome::Deny => Reply {
-                    body: Some(json!({ "behavior": "deny", "message": reason })),
-                    exit_code: 2,
-                    stderr: Some(reason),
-                },
-                Outcome::Allow => Reply::json(json!({ "behavior": "allow" })),
-                Outcome::Ask | Outcome::None => Reply::json(json!({})),
-            }
-        }
+        // ask leaves the user's own prompt to decide. The PascalCase `PermissionRequest` takes
+        // the same output (GitHub's hooks reference, "permissionRequest decision control"): a
+        // `permissionDecision` there would be ignored, the deny lost.
+        Agent::Copilot if event.event == "PermissionRequest" => match decision.outcome {
+            Outcome::Deny => Reply {
+                body: Some(json!({ "behavior": "deny", "message": reason })),
+                exit_code: 2,
+                stderr: Some(reason),
+            },
+            Outcome::Allow => Reply::json(json!({ "behavior": "allow" })),
+            Outcome::Ask | Outcome::None => Reply::json(json!({})),
+        },
         Agent::Copilot => {
             let mut body = Map::new();
             // agentStop and subagentStop block with `decision: "block"`, the reason being the

@@ -10,7 +10,10 @@ mod dialects;
 mod json;
 
 pub use claude::render_claude;
-pub use dialects::{Reply, decode, decode_head, decode_value, render};
+pub use dialects::{
+    COPILOT_EVENTS, Reply, configured_event, decode, decode_head, decode_head_named, decode_named,
+    decode_value, render,
+};
 
 use std::fmt;
 
