@@ -857,6 +857,9 @@ pub struct AuditMetrics {
     pub batch_seconds: Histogram,
     /// `toolgate_audit_spool_bytes`: bytes of spool segments on disk.
     pub spool_bytes: IntGauge,
+    /// `toolgate_audit_spool_corrupt_records_total`: stretches of the spool that held no
+    /// record that checks (a damaged record, or adjacent ones), skipped by the replay.
+    pub spool_corrupt_records: IntCounter,
 }
 
 impl AuditMetrics {
@@ -913,6 +916,10 @@ impl AuditMetrics {
             spool_bytes: gauge(
                 "toolgate_audit_spool_bytes",
                 "Bytes of audit spool segments on disk",
+            )?,
+            spool_corrupt_records: counter(
+                "toolgate_audit_spool_corrupt_records_total",
+                "Damaged audit spool records skipped by the replay (their rows are missing)",
             )?,
         })
     }

@@ -11,9 +11,12 @@
 //!
 //! Record: `b"TGA1"`, payload length (u32 LE), the first 8 bytes of the row's chain hash, payload
 //! (the row as JSON). A record checks when its payload parses and the row's recomputed hash
-//! matches (the chain hash doubles as the checksum, so writing costs no second digest). At open,
-//! the last segment is scanned and cut at the first record that does not
-//! check (a torn write of an unacknowledged batch). This module must not log record contents.
+//! matches (the chain hash doubles as the checksum, so writing costs no second digest). A record
+//! that does not check loses only itself: readers go on at the next record that does
+//! ([`read_range`] returns where the damage is, for the shipper to report and copy aside). At
+//! open, the newest segment is cut only after its last record that checks, and only when what
+//! follows is a torn write (the start of a record of an unacknowledged batch). This module must
+//! not log record contents.
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
@@ -281,15 +284,91 @@ pub fn encode(row: &Row, buf: &mut Vec<u8>) {
     header[8..].copy_from_slice(check);
 }
 
-/// Decodes the records in `bytes`; returns the rows and how many bytes were whole, valid records.
-fn decode_all(bytes: &[u8]) -> (Vec<Row>, usize) {
-    let mut rows = Vec::new();
-    let mut at = 0;
-    while let Some((row, len)) = decode_one(&bytes[at..]) {
-        rows.push(row);
-        at += len;
+/// A stretch of a segment that holds no record that checks: a record damaged on disk, or bytes
+/// that are no record at all. Found by the reader, which goes on at the next record that checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Damage {
+    /// Where it starts.
+    pub at: Position,
+    /// Its length in bytes.
+    pub len: u64,
+}
+
+/// One step of reading records from the start of `bytes`.
+enum Step {
+    /// A record that checks, and its length.
+    Record(Box<Row>, usize),
+    /// This many bytes hold no record that checks; a record that does follows them.
+    Damaged(usize),
+    /// No record that checks from here to the end of `bytes` (nothing at all, a torn write, or
+    /// damage at the end).
+    End,
+}
+
+fn step(bytes: &[u8]) -> Step {
+    if bytes.is_empty() {
+        return Step::End;
     }
-    (rows, at)
+    if let Some((row, len)) = decode_one(bytes) {
+        return Step::Record(Box::new(row), len);
+    }
+    match resync(bytes) {
+        Some(skip) => Step::Damaged(skip),
+        None => Step::End,
+    }
+}
+
+/// The offset, after the first byte, of the first record in `bytes` that checks. A record is
+/// found only where it was written: its header (magic, then a length under 8 MiB, whose last
+/// byte is therefore 0) cannot appear inside another record's payload, which is JSON and holds
+/// no byte 0, nor straddle a payload's end and the next header; and it must then be followed by
+/// a row whose recomputed chain hash matches the 8 bytes of the header.
+fn resync(bytes: &[u8]) -> Option<usize> {
+    (1..bytes.len())
+        .filter(|&at| bytes[at..].starts_with(MAGIC))
+        .find(|&at| decode_one(&bytes[at..]).is_some())
+}
+
+/// What [`scan`] found in a whole segment.
+struct Scan {
+    /// Every record that checks, in order, damage or not between them.
+    rows: Vec<Row>,
+    /// The end of the last record that checks.
+    end: usize,
+}
+
+/// Reads every record of a segment that checks, going on past damage.
+fn scan(bytes: &[u8]) -> Scan {
+    let mut rows = Vec::new();
+    let (mut at, mut end) = (0, 0);
+    loop {
+        match step(&bytes[at..]) {
+            Step::Record(row, len) => {
+                rows.push(*row);
+                at += len;
+                end = at;
+            }
+            Step::Damaged(len) => at += len,
+            Step::End => return Scan { rows, end },
+        }
+    }
+}
+
+/// Whether `tail`, the bytes after the last record that checks in the newest segment, is what
+/// a write cut short by a crash leaves: the start of a record (part of a header, or a header
+/// whose length runs past the end) and nothing else. Anything else there was written whole and
+/// damaged since (a header that is no header, a record whose payload or checksum does not
+/// check, or one whose length alone was damaged: its payload checks without it).
+fn torn(tail: &[u8]) -> bool {
+    if tail.len() < HEADER {
+        return MAGIC.starts_with(&tail[..tail.len().min(MAGIC.len())]);
+    }
+    let len = u32::from_le_bytes([tail[4], tail[5], tail[6], tail[7]]) as usize;
+    let whole_payload = || {
+        serde_json::from_slice::<Row>(&tail[HEADER..])
+            .is_ok_and(|row| row.hash[..8] == tail[8..16] && row.compute_hash() == row.hash)
+    };
+    &tail[..4] == MAGIC && len <= MAX_RECORD && HEADER + len > tail.len() && !whole_payload()
 }
 
 fn decode_one(bytes: &[u8]) -> Option<(Row, usize)> {
@@ -307,6 +386,30 @@ fn decode_one(bytes: &[u8]) -> Option<(Row, usize)> {
         return None;
     }
     Some((row, HEADER + len))
+}
+
+/// The path of the copy [`quarantine`] keeps of segment `number`.
+pub fn quarantine_path(dir: &Path, number: u64) -> PathBuf {
+    dir.join(format!("{number:012}.seg.corrupt"))
+}
+
+/// Copies segment `number` to `NNN.seg.corrupt` beside it (replacing an older copy, which the
+/// segment still holds whole: damage is never cut out of it), so that the damaged bytes outlive
+/// the segment, which is deleted once shipped. The copy is not counted in the spool's size;
+/// an operator removes it.
+pub fn quarantine(dir: &Path, number: u64) -> io::Result<PathBuf> {
+    let path = quarantine_path(dir, number);
+    let tmp = dir.join(format!("{number:012}.seg.corrupt.tmp"));
+    let mut copy = private_file()
+        .create(true)
+        .truncate(true)
+        .write(true)
+        .open(&tmp)?;
+    io::copy(&mut File::open(segment_path(dir, number))?, &mut copy)?;
+    copy.sync_all()?;
+    fs::rename(&tmp, &path)?;
+    sync_dir(dir)?;
+    Ok(path)
 }
 
 fn list_segments(dir: &Path) -> io::Result<BTreeMap<u64, u64>> {
@@ -392,29 +495,37 @@ impl Spool {
         for (i, number) in numbers.iter().enumerate() {
             let path = segment_path(dir, *number);
             let bytes = fs::read(&path)?;
-            let (rows, valid) = decode_all(&bytes);
+            let Scan { rows, end: valid } = scan(&bytes);
+            // A torn write is cut (its batch was never acknowledged). Damage at the end stays,
+            // like damage anywhere, for the reader to report and copy aside: its record may
+            // have been acknowledged.
+            let kept = if torn(&bytes[valid..]) {
+                valid
+            } else {
+                bytes.len()
+            };
             if i == 0 {
                 end = Position {
                     segment: *number,
-                    offset: valid as u64,
+                    offset: kept as u64,
                 };
-                if valid < bytes.len() {
-                    recovered.truncated_bytes = (bytes.len() - valid) as u64;
+                if kept < bytes.len() {
+                    recovered.truncated_bytes = (bytes.len() - kept) as u64;
                     OpenOptions::new()
                         .write(true)
                         .open(&path)?
-                        .set_len(valid as u64)?;
-                    segments.insert(*number, valid as u64);
+                        .set_len(kept as u64)?;
+                    segments.insert(*number, kept as u64);
                 }
             }
             if let Some(last) = rows.last() {
                 recovered.head = Some((last.replica_id.clone(), Head::of(last)));
                 // Newer segments are empty (made by a rotation whose first append failed, or
                 // was cut as torn): the rows end here, and this segment is not shipped past.
-                if i > 0 {
+                if end.offset == 0 {
                     end = Position {
                         segment: *number,
-                        offset: valid as u64,
+                        offset: kept as u64,
                     };
                 }
                 break;
@@ -615,21 +726,21 @@ pub fn delete_shipped(dir: &Path, shared: &SpoolShared) -> u64 {
     state.bytes()
 }
 
-/// Reads up to `max_rows` rows from `from`, not past `to`. Returns the rows and the position
-/// after them. A record that does not check in the middle of a segment ends that segment (it is
-/// reported in the error count).
+/// Reads up to `max_rows` rows from `from`, not past `to`. Returns the rows, the position
+/// after them, and every stretch read past that holds no record that checks ([`Damage`]): the
+/// reader goes on at the next record that does, so damage loses only itself.
 pub fn read_range(
     dir: &Path,
     from: Position,
     to: Position,
     max_rows: usize,
-) -> io::Result<(Vec<Row>, Position, usize)> {
+) -> io::Result<(Vec<Row>, Position, Vec<Damage>)> {
     let mut rows = Vec::new();
     let mut at = from;
-    let mut corrupt = 0;
+    let mut damage = Vec::new();
     while rows.len() < max_rows && at < to {
         let path = segment_path(dir, at.segment);
-        let mut file = match File::open(&path) {
+        let file = match File::open(&path) {
             Ok(file) => file,
             Err(error) if error.kind() == io::ErrorKind::NotFound => {
                 at = next_segment(dir, at.segment, to)?;
@@ -650,12 +761,15 @@ pub fn read_range(
             at = next_segment(dir, at.segment, to)?;
             continue;
         }
-        file.seek(SeekFrom::Start(at.offset))?;
-        let want = usize::try_from(stop - at.offset)
-            .unwrap_or(usize::MAX)
-            .min(4 << 20);
-        let mut bytes = vec![0u8; want];
-        file.read_exact(&mut bytes)?;
+        let rest = stop - at.offset;
+        let window = |want: u64| -> io::Result<Vec<u8>> {
+            let mut bytes = vec![0u8; usize::try_from(want).unwrap_or(usize::MAX)];
+            let mut file = &file;
+            file.seek(SeekFrom::Start(at.offset))?;
+            file.read_exact(&mut bytes)?;
+            Ok(bytes)
+        };
+        let bytes = window(rest.min(4 << 20))?;
         let mut used = 0;
         while rows.len() < max_rows {
             match decode_one(&bytes[used..]) {
@@ -666,20 +780,33 @@ pub fn read_range(
                 None => break,
             }
         }
-        if used == 0 {
-            // A record that does not check (the window always holds a whole record): skip the
-            // rest of this segment.
-            corrupt += 1;
-            at = if at.segment >= to.segment {
-                to
-            } else {
-                next_segment(dir, at.segment, to)?
-            };
+        if used > 0 {
+            at.offset += used as u64;
             continue;
         }
-        at.offset += used as u64;
+        // No record that checks starts here (or one larger than the window does): read the
+        // rest of the segment, where the next record that checks is looked for.
+        let bytes = if (bytes.len() as u64) < rest {
+            window(rest)?
+        } else {
+            bytes
+        };
+        let skip = match step(&bytes) {
+            Step::Record(row, n) => {
+                rows.push(*row);
+                at.offset += n as u64;
+                continue;
+            }
+            Step::Damaged(skip) => skip,
+            Step::End => bytes.len(),
+        };
+        damage.push(Damage {
+            at,
+            len: skip as u64,
+        });
+        at.offset += skip as u64;
     }
-    Ok((rows, at, corrupt))
+    Ok((rows, at, damage))
 }
 
 fn next_segment(dir: &Path, after: u64, to: Position) -> io::Result<Position> {
@@ -724,8 +851,8 @@ mod tests {
         }
         let end = shared.lock().end;
         assert!(end.segment > 1, "segments rotate");
-        let (rows, at, corrupt) = read_range(dir.path(), Position::default(), end, 1000).unwrap();
-        assert_eq!(corrupt, 0);
+        let (rows, at, damage) = read_range(dir.path(), Position::default(), end, 1000).unwrap();
+        assert_eq!(damage, []);
         assert_eq!(at, end);
         assert_eq!(
             rows.iter().map(|r| r.seq).collect::<Vec<_>>(),
@@ -750,6 +877,105 @@ mod tests {
         let state = shared.lock();
         assert!(state.spooling, "unshipped rows wait for the database");
         assert_eq!(state.end, end);
+    }
+
+    /// Every seq `read_range` returns from the start of the spool to its end, and the damage.
+    fn read_all(dir: &Path, shared: &SpoolShared) -> (Vec<i64>, Vec<Damage>) {
+        let end = shared.lock().end;
+        let (rows, at, damage) = read_range(dir, Position::default(), end, 1000).unwrap();
+        assert_eq!(at, end);
+        (rows.iter().map(|r| r.seq).collect(), damage)
+    }
+
+    fn flip(path: &Path, at: usize) {
+        let mut bytes = fs::read(path).unwrap();
+        bytes[at] ^= 0x20;
+        fs::write(path, bytes).unwrap();
+    }
+
+    /// A record damaged on disk, wherever it is in whichever segment and whichever of its bytes
+    /// is hit, takes only itself: the spool is not cut at open, the reader goes on at the next
+    /// record, and the damage is reported with its place.
+    #[tokio::test]
+    async fn a_damaged_record_loses_only_itself() {
+        // The magic, the length, the checksum, the payload.
+        for byte in [1, 5, 9, HEADER + 20] {
+            // The first record of the newest segment, one in its middle, its last one, and
+            // one in the middle of an older segment.
+            for (segment, record) in [(2, 0), (2, 2), (2, 4), (1, 2)] {
+                let dir = tempfile::tempdir().unwrap();
+                let (mut spool, shared, _) = Spool::open(dir.path(), 1 << 20, 1 << 24).unwrap();
+                spool.append(&frames(1..=5)).await.unwrap();
+                spool.fresh = true;
+                spool.current = None;
+                spool.append(&frames(6..=10)).await.unwrap();
+                let end = shared.lock().end;
+                assert_eq!(end.segment, 2);
+                drop(spool);
+                let path = segment_path(dir.path(), segment);
+                let first = (segment as i64 - 1) * 5 + 1;
+                let lost = first + record as i64;
+                let offset = frames(first..=lost - 1).len();
+                let len = frames(lost..=lost).len();
+                flip(&path, offset + byte);
+                let size = fs::metadata(&path).unwrap().len();
+
+                let (_spool, shared, recovered) =
+                    Spool::open(dir.path(), 1 << 20, 1 << 24).unwrap();
+                let case = format!("byte {byte} of record {record} of segment {segment}");
+                assert_eq!(recovered.truncated_bytes, 0, "{case}");
+                assert_eq!(fs::metadata(&path).unwrap().len(), size, "{case}");
+                assert_eq!(shared.lock().end, end, "{case}");
+                let head = if lost == 10 { 9 } else { 10 };
+                assert_eq!(recovered.head.map(|(_, h)| h.seq), Some(head), "{case}");
+                let (seqs, damage) = read_all(dir.path(), &shared);
+                let expected: Vec<i64> = (1..=10).filter(|seq| *seq != lost).collect();
+                assert_eq!(seqs, expected, "{case}");
+                let at = Position {
+                    segment,
+                    offset: offset as u64,
+                };
+                assert_eq!(
+                    damage,
+                    [Damage {
+                        at,
+                        len: len as u64
+                    }],
+                    "{case}"
+                );
+            }
+        }
+    }
+
+    /// A torn write is cut; a whole record at the end whose length alone was damaged is not
+    /// taken for one.
+    #[tokio::test]
+    async fn a_torn_tail_is_cut_and_a_damaged_length_at_the_end_is_not_a_torn_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut spool, _, _) = Spool::open(dir.path(), 1 << 20, 1 << 24).unwrap();
+        spool.append(&frames(1..=3)).await.unwrap();
+        drop(spool);
+        let path = segment_path(dir.path(), 1);
+        let len = frames(1..=1).len();
+        // The last record's length now runs past the end of the file.
+        flip(&path, 2 * len + 6);
+        let (_spool, shared, recovered) = Spool::open(dir.path(), 1 << 20, 1 << 24).unwrap();
+        assert_eq!(recovered.truncated_bytes, 0);
+        let (seqs, damage) = read_all(dir.path(), &shared);
+        assert_eq!(seqs, [1, 2]);
+        assert_eq!(damage.len(), 1, "{damage:?}");
+        assert_eq!(damage[0].at.offset, 2 * len as u64);
+    }
+
+    #[test]
+    fn a_copy_of_a_damaged_segment_is_kept_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let bytes = frames(1..=2);
+        fs::write(segment_path(dir.path(), 3), &bytes).unwrap();
+        let copy = quarantine(dir.path(), 3).unwrap();
+        assert_eq!(copy, dir.path().join("000000000003.seg.corrupt"));
+        assert_eq!(fs::read(&copy).unwrap(), bytes);
+        assert_eq!(list_segments(dir.path()).unwrap().len(), 1, "no segment");
     }
 
     /// Spooled rows hold tool input and prompts: the spool is its owner's alone, whatever the
@@ -825,8 +1051,8 @@ mod tests {
             first.segment + 1,
             "a new segment after a failed sync"
         );
-        let (rows, _, corrupt) = read_range(dir.path(), Position::default(), next, 100).unwrap();
-        assert_eq!(corrupt, 0);
+        let (rows, _, damage) = read_range(dir.path(), Position::default(), next, 100).unwrap();
+        assert_eq!(damage, []);
         assert_eq!(
             rows.iter().map(|r| r.seq).collect::<Vec<_>>(),
             [1, 2, 3, 4, 5]

@@ -31,7 +31,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use super::AuditError;
 use super::queue::{Pending, RecentKeys};
 use super::record::{GENESIS, Row};
-use super::spool::{self, Head, HeadRecord, Spool, SpoolError, SpoolShared};
+use super::spool::{self, Damage, Head, HeadRecord, Position, Spool, SpoolError, SpoolShared};
 use super::store::{AuditStore, Inserter};
 use crate::metrics::AuditMetrics;
 
@@ -448,6 +448,38 @@ impl From<SpoolError> for AuditError {
     }
 }
 
+/// Reports a stretch of the spool that holds no record that checks: an error naming where it
+/// is and where its bytes were copied (never the bytes), and
+/// `toolgate_audit_spool_corrupt_records_total`. The rows it held are missing from the chain,
+/// and `toolgate audit verify` reports the gap.
+fn report_damage(
+    damage: &Damage,
+    kept: &std::io::Result<std::path::PathBuf>,
+    metrics: &AuditMetrics,
+) {
+    metrics.spool_corrupt_records.inc();
+    let segment = format!("{:012}.seg", damage.at.segment);
+    match kept {
+        Ok(copy) => tracing::error!(
+            segment,
+            offset = damage.at.offset,
+            bytes = damage.len,
+            copy = %copy.display(),
+            "an audit spool record failed its checksum and is skipped; the rows after it are \
+             replayed, the segment is copied aside, and `audit verify` will report the gap"
+        ),
+        Err(error) => tracing::error!(
+            segment,
+            offset = damage.at.offset,
+            bytes = damage.len,
+            error = %error,
+            "an audit spool record failed its checksum and is skipped; the rows after it are \
+             replayed, but the segment could not be copied aside, and `audit verify` will \
+             report the gap"
+        ),
+    }
+}
+
 /// The shipper's settings.
 pub struct Shipper {
     /// Positions shared with the writer.
@@ -468,6 +500,8 @@ impl Shipper {
     pub async fn run(self, mut shutdown: watch::Receiver<bool>) {
         let mut backoff = Duration::from_millis(100);
         let mut failing = false;
+        // The end of the last damage reported.
+        let mut reported = Position::default();
         loop {
             if *shutdown.borrow() {
                 break;
@@ -488,7 +522,7 @@ impl Shipper {
             let read =
                 tokio::task::spawn_blocking(move || spool::read_range(&dir, from, to, SHIP_BATCH))
                     .await;
-            let (rows, next, corrupt) = match read {
+            let (rows, next, damage) = match read {
                 Ok(Ok(read)) => read,
                 Ok(Err(error)) => {
                     tracing::error!(error = %error, "cannot read the audit spool");
@@ -500,11 +534,20 @@ impl Shipper {
                     continue;
                 }
             };
-            if corrupt > 0 {
-                tracing::error!(
-                    segments = corrupt,
-                    "audit spool records failed their checksum; the rest of those segments is skipped"
-                );
+            for damage in damage {
+                // A range read again (the insert failed) reports its damage once.
+                if damage.at < reported {
+                    continue;
+                }
+                reported = Position {
+                    segment: damage.at.segment,
+                    offset: damage.at.offset + damage.len,
+                };
+                let (dir, segment) = (self.dir.clone(), damage.at.segment);
+                let kept = tokio::task::spawn_blocking(move || spool::quarantine(&dir, segment))
+                    .await
+                    .unwrap_or_else(|error| Err(std::io::Error::other(error)));
+                report_damage(&damage, &kept, &self.metrics);
             }
             let inserted = tokio::time::timeout(self.db_timeout, self.store.insert(&rows)).await;
             match inserted {

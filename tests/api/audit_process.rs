@@ -14,7 +14,7 @@ use sqlx::PgPool;
 use sqlx::postgres::PgPoolOptions;
 
 use crate::audit::{bash_call, verify_cli};
-use crate::helpers::{create_database, eventually};
+use crate::helpers::{create_database, eventually, metrics_text};
 use crate::pg::PrivatePostgres;
 
 const ADMIN: &str = "tg_process_test_admin_token_00000000";
@@ -207,6 +207,21 @@ async fn one_more(client: &reqwest::Client, server: &Server, token: &str) -> Str
     "after".to_owned()
 }
 
+/// Stops or starts `pg` off the runtime's threads (`pg_ctl` waits).
+async fn in_background(pg: &Arc<PrivatePostgres>, what: fn(&PrivatePostgres)) {
+    let pg = pg.clone();
+    tokio::task::spawn_blocking(move || what(&pg))
+        .await
+        .unwrap();
+}
+
+fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap()
+}
+
 async fn recorded_ids(pool: &PgPool) -> Vec<String> {
     sqlx::query_scalar("SELECT tool_use_id FROM audit WHERE tool_use_id IS NOT NULL")
         .fetch_all(pool)
@@ -225,10 +240,7 @@ async fn every_evaluation_answered_before_a_sigkill_is_in_the_audit_after_a_rest
     let token = agent_token(&db).await;
     let dir = tempfile::tempdir().unwrap();
     let mut server = Server::start(&url, dir.path(), "killed-replica", "info").await;
-    let client = reqwest::Client::builder()
-        .timeout(Duration::from_secs(10))
-        .build()
-        .unwrap();
+    let client = client();
 
     let mut answered = Vec::new();
     for i in 0..20 {
@@ -237,12 +249,7 @@ async fn every_evaluation_answered_before_a_sigkill_is_in_the_audit_after_a_rest
         assert_eq!(reply, Some(json!({})));
         answered.push(id);
     }
-    {
-        let pg = pg.clone();
-        tokio::task::spawn_blocking(move || pg.stop())
-            .await
-            .unwrap();
-    }
+    in_background(&pg, PrivatePostgres::stop).await;
     // Concurrent clients keep firing; the kill lands while requests are in flight.
     let (clients, _) = fire(4, &client, &server.address, &token, "down");
     eventually(Duration::from_secs(60), "rows to be spooled", || async {
@@ -259,12 +266,7 @@ async fn every_evaluation_answered_before_a_sigkill_is_in_the_audit_after_a_rest
     answered.extend(answered_by(clients).await);
     assert!(answered.len() > 40, "{} answered", answered.len());
 
-    {
-        let pg = pg.clone();
-        tokio::task::spawn_blocking(move || pg.start_server())
-            .await
-            .unwrap();
-    }
+    in_background(&pg, PrivatePostgres::start_server).await;
     let server = Server::start(&url, dir.path(), "killed-replica", "info").await;
     // New evaluations continue the same chain.
     answered.push(one_more(&client, &server, &token).await);
@@ -291,6 +293,90 @@ async fn every_evaluation_answered_before_a_sigkill_is_in_the_audit_after_a_rest
     assert_eq!(replicas, vec!["killed-replica".to_owned()]);
 }
 
+/// The review's repro: rows spooled during an outage, the process stopped, one byte of the
+/// first record of the newest segment flipped, a restart. Only that record is lost: every row
+/// after it is replayed, the damage is logged with its segment and offset (not its content),
+/// counted, and its segment copied aside; `audit verify` reports the one missing row.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_spool_record_loses_only_itself_across_a_restart() {
+    let pg = Arc::new(PrivatePostgres::start());
+    let url = pg.url();
+    let db = pool(&url).await;
+    let token = agent_token(&db).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(&url, dir.path(), "damaged-replica", "info").await;
+    let client = client();
+    let mut answered = Vec::new();
+    let mut ask = async |id: String| {
+        let reply = evaluate(&client, &server.address, &token, &bash_call("s", &id, "ls")).await;
+        assert_eq!(reply, Some(json!({})), "{id}");
+        answered.push(id);
+    };
+    ask("up".into()).await;
+    in_background(&pg, PrivatePostgres::stop).await;
+    for i in 0..5 {
+        ask(format!("down-{i}")).await;
+    }
+    server.kill();
+    let spool = dir.path().join("spool");
+    let newest = std::fs::read_dir(&spool)
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| name.ends_with(".seg"))
+        .max()
+        .expect("rows were spooled");
+    let path = spool.join(&newest);
+    let mut bytes = std::fs::read(&path).unwrap();
+    // Inside the first record's payload (its header is 16 bytes).
+    bytes[40] ^= 0x20;
+    std::fs::write(&path, &bytes).unwrap();
+
+    in_background(&pg, PrivatePostgres::start_server).await;
+    let server = Server::start(&url, dir.path(), "damaged-replica", "info").await;
+    let lost = "down-0".to_owned();
+    eventually(
+        Duration::from_secs(60),
+        "every other answered evaluation to be in the audit",
+        || async {
+            let recorded = recorded_ids(&db).await;
+            answered
+                .iter()
+                .filter(|id| **id != lost)
+                .all(|id| recorded.contains(id))
+                .then_some(())
+        },
+    )
+    .await;
+    assert!(!recorded_ids(&db).await.contains(&lost));
+    let log = server.log();
+    let line = log
+        .lines()
+        .find(|line| line.contains("failed its checksum"))
+        .unwrap_or_else(|| panic!("no error about the damaged record:\n{log}"));
+    assert!(line.contains("\"level\":\"ERROR\""), "{line}");
+    assert!(
+        line.contains(&format!("\"segment\":\"{newest}\"")),
+        "{line}"
+    );
+    assert!(line.contains("\"offset\":0"), "{line}");
+    assert!(
+        !line.contains("down-0"),
+        "the record's content is not logged: {line}"
+    );
+    assert_eq!(
+        std::fs::read(spool.join(format!("{newest}.corrupt"))).unwrap(),
+        bytes,
+        "the damaged bytes are kept"
+    );
+    let metrics = metrics_text(&client, &server.address).await;
+    assert!(
+        metrics.contains("toolgate_audit_spool_corrupt_records_total 1"),
+        "{metrics}"
+    );
+    let (code, out) = verify_cli(&url).await;
+    assert_ne!(code, Some(0), "the damaged row is a gap: {out}");
+}
+
 /// With the database up, rows go straight to it and the spool stays empty. A SIGKILL lands
 /// with inserts in flight; after a restart with the same replica id every answered evaluation is
 /// in the audit, and the chain goes on after the last committed row: no fork, no gap, and no
@@ -302,10 +388,7 @@ async fn a_sigkill_with_inserts_in_flight_loses_nothing_and_forks_no_chain() {
     let token = agent_token(&db).await;
     let dir = tempfile::tempdir().unwrap();
     let mut server = Server::start(&url, dir.path(), "busy-replica", "info").await;
-    let client = reqwest::Client::builder()
-        .timeout(Duration::from_secs(10))
-        .build()
-        .unwrap();
+    let client = client();
     let (clients, answered) = fire(8, &client, &server.address, &token, "busy");
     eventually(
         Duration::from_secs(60),

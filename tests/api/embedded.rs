@@ -14,8 +14,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    ADMIN_TOKEN, assert_error, attach, bash, decision_of, deny_bundle, eventually, spawn_embedded,
-    spawn_replica, tool,
+    ADMIN_TOKEN, assert_error, attach, bash, decision_of, deny_bundle, eventually, metrics_text,
+    spawn_embedded, spawn_replica, tool,
 };
 
 /// `toolgate serve` running in its own process.
@@ -142,14 +142,7 @@ async fn a_new_user_runs_serve_with_no_configuration_in_an_empty_directory() {
     assert!(dir.path().join(".toolgate/toolgate.db").is_file());
 
     // The decisions are counted on /metrics …
-    let metrics = client
-        .get(format!("{}/metrics", server.address))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = metrics_text(&client, &server.address).await;
     for sample in [
         r#"toolgate_decisions_total{agent="claude-code",decision="deny",event="PreToolUse",mode="enforce",tool="Bash"} 1"#,
         r#"toolgate_rule_hits_total{decision="deny",mode="enforce",rule="fs-remove-outside-project"} 1"#,

@@ -246,6 +246,12 @@ pub async fn attach(address: &str, data_dir: &std::path::Path, admin_token: &str
     }
 }
 
+/// The body of `GET {base}/metrics` (a server's base URL), whatever its status.
+pub async fn metrics_text(client: &reqwest::Client, base: &str) -> String {
+    let response = client.get(format!("{base}/metrics")).send().await;
+    response.unwrap().text().await.unwrap()
+}
+
 /// The metrics text of `base` (a server's base URL).
 pub async fn scrape(app: &TestApp, base: &str) -> String {
     let response = app
