@@ -4,19 +4,23 @@
 //! Known tokens are looked up by hash in memory (refreshed by the reloader and cached on disk),
 //! so evaluation needs no database round trip; the bootstrap admin token
 //! (`TOOLGATE_ADMIN_TOKEN`) is compared in constant time. A hash that is not in memory is looked
-//! up in the database once and remembered. Tokens are never logged.
+//! up in the database once and remembered; a hash the database does not hold is remembered too
+//! (the last [`UNKNOWN_TOKENS`]), and only [`TokenLookups`]' few lookups run at once, so that a
+//! flood of made-up tokens cannot take the pool from the admin routes. Tokens are never logged.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
+use tokio::sync::Semaphore;
 
 use crate::error::ApiError;
+use crate::recent::Recent;
 use crate::state::AppState;
 
 /// The prefix of every toolgate token.
@@ -263,22 +267,66 @@ fn is_token_shaped(token: &str) -> bool {
     })
 }
 
+/// How many token hashes the database did not hold a replica remembers.
+pub const UNKNOWN_TOKENS: usize = 4096;
+
+/// What bounds the database lookups of tokens not in memory: at most a quarter of the pool's
+/// connections at once (at least one), and the last [`UNKNOWN_TOKENS`] hashes found in no row.
+///
+/// Remembering a hash as unknown is safe for good: tokens are 32 random bytes, so a token's
+/// hash can have been looked up before the token existed only if someone guessed it, and a
+/// token made since (on any replica, or by the CLI) is not handed to anyone before its row is
+/// committed. A revoked token stays revoked. A token this replica learns from the poll is in
+/// memory, which is consulted first.
+pub struct TokenLookups {
+    permits: Semaphore,
+    unknown: Mutex<Recent<TokenHash>>,
+}
+
+impl TokenLookups {
+    /// Bounds for a pool of `pool_size` connections.
+    pub fn new(pool_size: u32) -> Self {
+        Self {
+            permits: Semaphore::new((pool_size as usize / 4).max(1)),
+            unknown: Mutex::new(Recent::new(UNKNOWN_TOKENS)),
+        }
+    }
+
+    fn unknown(&self) -> std::sync::MutexGuard<'_, Recent<TokenHash>> {
+        self.unknown
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
 /// Authenticates a request: from memory, else by the token's hash in the database (a token
-/// found there is remembered until the next poll).
+/// found there is remembered until the next poll, one found in no row for good). When every
+/// lookup [`TokenLookups`] allows is running, the token is not checked: an evaluation gets the
+/// failure decision (as when the database is away), any other route a 503.
 pub async fn authenticate(state: &AppState, parts: &Parts) -> Result<Caller, ApiError> {
     let hash = match authenticate_in_memory(state, parts)? {
         Known::Caller(caller) => return Ok(caller),
         Known::Unchecked(hash) => hash,
     };
+    let unknown = || ApiError::Unauthorized("unknown or revoked token".into());
+    let lookups = &state.token_lookups;
+    if lookups.unknown().contains(&hash) {
+        return Err(unknown());
+    }
+    let Ok(_permit) = lookups.permits.try_acquire() else {
+        return Err(ApiError::Overloaded);
+    };
     let row = state.pool.token_by_hash(&hash).await?;
-    let Some(info) = row.and_then(|row| {
-        Some(TokenInfo {
-            id: Some(row.id),
-            role: Role::parse(&row.role)?,
-            tenant: row.tenant,
-        })
+    let Some(row) = row else {
+        lookups.unknown().check(hash);
+        return Err(unknown());
+    };
+    let Some(info) = Role::parse(&row.role).map(|role| TokenInfo {
+        id: Some(row.id),
+        role,
+        tenant: row.tenant,
     }) else {
-        return Err(ApiError::Unauthorized("unknown or revoked token".into()));
+        return Err(unknown());
     };
     let info = Arc::new(info);
     state.store.remember_token(hash, info.clone());

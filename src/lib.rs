@@ -15,6 +15,7 @@ pub mod hook;
 pub mod metrics;
 pub mod middleware;
 pub mod offline;
+pub mod recent;
 pub mod routes;
 pub mod startup;
 pub mod state;

@@ -19,7 +19,7 @@ use tower::ServiceExt;
 
 use crate::audit::Audit;
 use crate::audit::store::AuditStore;
-use crate::auth::{GLOBAL_TENANT, hash_token};
+use crate::auth::{GLOBAL_TENANT, TokenLookups, hash_token};
 use crate::config::Config;
 use crate::decisions::Decisions;
 use crate::metrics::Metrics;
@@ -130,6 +130,7 @@ impl Application {
             pool,
             store,
             reloader,
+            token_lookups: TokenLookups::new(config.db_max_connections),
             admin_token_hash: config.admin_token.as_deref().map(hash_token),
             allow_anonymous_loopback: config.allow_anonymous_loopback,
             failure: FailurePolicy {

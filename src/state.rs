@@ -4,7 +4,7 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use crate::audit::Audit;
-use crate::auth::TokenHash;
+use crate::auth::{TokenHash, TokenLookups};
 use crate::decisions::Decisions;
 use crate::metrics::Metrics;
 use crate::routes::evaluate::FailurePolicy;
@@ -23,6 +23,8 @@ pub struct Inner {
     pub store: Arc<PolicyStore>,
     /// Keeps `store` in step with the database; reloads after a commit on the embedded store.
     pub reloader: Arc<Reloader>,
+    /// Bounds the database lookups of tokens not in memory.
+    pub token_lookups: TokenLookups,
     /// sha256 of `TOOLGATE_ADMIN_TOKEN`.
     pub admin_token_hash: Option<TokenHash>,
     /// Evaluate without a token from loopback, against `global`.

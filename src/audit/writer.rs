@@ -141,7 +141,7 @@ impl Writer {
                 claimed: head.seq,
             },
             head_failing: false,
-            recent: RecentKeys::default(),
+            recent: RecentKeys::new(super::queue::RECENT_KEYS),
         };
         let mut batch = Vec::with_capacity(MAX_BATCH);
         let mut inflight: FuturesOrdered<Insert> = FuturesOrdered::new();

@@ -144,10 +144,15 @@ async fn evaluate_as(
     let decode = |body: &[u8]| decode_read(dialect, body, too_large, state.max_body_bytes);
     let caller = match caller {
         Ok(caller) => caller,
-        // An unknown token cannot be checked while the database is away, or when its lookup
-        // fails (a 500 would be "proceed" to the agent): fail closed. The caller is unknown, so
-        // the answer is not audited: anyone could write the audit so.
-        Err(error @ (ApiError::DatabaseUnavailable(_) | ApiError::Internal(_))) => {
+        // An unknown token cannot be checked while the database is away, when its lookup
+        // fails, or while the few lookups allowed at once are all running (a 5xx would be
+        // "proceed" to the agent): fail closed. The caller is unknown, so the answer is not
+        // audited: anyone could write the audit so.
+        Err(
+            error @ (ApiError::DatabaseUnavailable(_)
+            | ApiError::Internal(_)
+            | ApiError::Overloaded),
+        ) => {
             if let ApiError::Internal(detail) = &error {
                 tracing::error!(error = %detail, "token lookup failed; answering with the failure decision");
             }

@@ -411,3 +411,109 @@ async fn a_panic_outside_the_engine_gets_the_failure_decision() {
         .unwrap();
     assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
 }
+
+/// Holds a lock on the tokens table that every query of it waits for, until rolled back.
+async fn lock_tokens(app: &crate::helpers::TestApp) -> sqlx::Transaction<'static, sqlx::Postgres> {
+    let mut lock = app.pg().begin().await.unwrap();
+    sqlx::query("LOCK TABLE tokens IN ACCESS EXCLUSIVE MODE")
+        .execute(&mut *lock)
+        .await
+        .unwrap();
+    lock
+}
+
+/// Token lookups of this app's replica waiting on a lock, as PostgreSQL sees them.
+async fn lookups_waiting(app: &crate::helpers::TestApp) -> i64 {
+    sqlx::query_scalar(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
+         AND wait_event_type = 'Lock' AND query LIKE '%AND hash = $1%'",
+    )
+    .fetch_one(app.pg())
+    .await
+    .unwrap()
+}
+
+/// A flood of made-up token-shaped bearers, each of which would be looked up in the database,
+/// while no lookup can finish (the tokens table is locked): only a few lookups hold a
+/// connection, the rest of the flood gets the failure decision at once, and the admin routes
+/// and known agents go on. A token found in no row is then refused from memory.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_flood_of_unknown_tokens_leaves_the_pool_to_admin_routes_and_known_tokens() {
+    let app = spawn_app().await;
+    let id = app.push("team", &deny_bundle("x", "WebFetch")).await;
+    let activation = app.activate("team", id).await;
+    app.wait_served("team", activation).await;
+    let agent = app.create_token("agent", "team").await;
+    // Looked up once, then known.
+    let reply = app.evaluate(&agent, &tool("WebFetch")).await;
+    assert_eq!(decision_of(&reply), "deny", "{reply}");
+    assert!(!reason_of(&reply).contains("toolgate failed"), "{reply}");
+
+    let lock = lock_tokens(&app).await;
+    let event = serde_json::to_vec(&tool("WebFetch")).unwrap();
+    let flood: Vec<_> = (0..64)
+        .map(|_| {
+            let token = toolgate::auth::generate_token().unwrap();
+            let request = app
+                .client
+                .post(app.url("/v1/evaluate"))
+                .bearer_auth(&token)
+                .header("content-type", "application/json")
+                .body(event.clone());
+            tokio::spawn(async move {
+                let response = request.send().await.unwrap();
+                let status = response.status();
+                (token, status, response.json::<Value>().await.ok())
+            })
+        })
+        .collect();
+    eventually(
+        Duration::from_secs(30),
+        "a token lookup on the lock",
+        || async { (lookups_waiting(&app).await > 0).then_some(()) },
+    )
+    .await;
+
+    let response = app
+        .client
+        .get(app.url("/v1/tenants/team/bundles"))
+        .bearer_auth(&app.admin_token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        response.status(),
+        StatusCode::OK,
+        "an admin route during the flood"
+    );
+    let reply = app.evaluate(&agent, &tool("WebFetch")).await;
+    assert_eq!(decision_of(&reply), "deny", "{reply}");
+    assert!(!reason_of(&reply).contains("toolgate failed"), "{reply}");
+    lock.rollback().await.unwrap();
+
+    let mut refused = None;
+    let mut failed = 0;
+    for answer in flood {
+        let (token, status, reply) = answer.await.unwrap();
+        match status {
+            // Looked up once the lock was gone: no such token.
+            StatusCode::UNAUTHORIZED => refused = Some(token),
+            StatusCode::OK => {
+                let reply = reply.unwrap();
+                assert_eq!(decision_of(&reply), "deny", "{reply}");
+                assert!(reason_of(&reply).contains("toolgate failed"), "{reply}");
+                failed += 1;
+            }
+            other => panic!("a flooding request got {other}"),
+        }
+    }
+    assert!(failed > 0);
+
+    // A token found in no row is refused from memory: with the table locked again, its answer
+    // needs no lookup.
+    let refused = refused.expect("a flooding token was looked up");
+    let lock = lock_tokens(&app).await;
+    let response = app.evaluate_raw(Some(&refused), event).await;
+    assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    lock.rollback().await.unwrap();
+}
