@@ -333,6 +333,15 @@ pub async fn authenticate(state: &AppState, parts: &Parts) -> Result<Caller, Api
     Ok(Caller::holding(&info))
 }
 
+/// Whether `error`, from [`authenticate`], says the token could not be checked (the database
+/// away or failing, or every lookup allowed at once running) rather than refused.
+pub fn could_not_check(error: &ApiError) -> bool {
+    matches!(
+        error,
+        ApiError::DatabaseUnavailable(_) | ApiError::Internal(_) | ApiError::Overloaded
+    )
+}
+
 /// The outcome of [`authenticate`] for a request whose caller was checked before its handler
 /// ran (the evaluate routes check it while the body arrives): the extractor takes it instead of
 /// checking again.

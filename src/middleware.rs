@@ -31,13 +31,16 @@
 //!   a request without a valid token is a 401 at once, not once its body is whole. A larger event is not a 413, which the
 //!   agent would take as "proceed": it is read to its end, and its head (the first
 //!   `--max-body-bytes`) goes on with [`TooLarge`] to be answered with the failure decision.
+//!   A body whose answer can only be the unaudited failure decision (a token not in memory on
+//!   a shed request, or one whose lookup could not be made) is kept only to its first
+//!   [`UNCHECKED_BODY_BYTES`], which is where the event names itself, and read on unkept.
 //! - admin routes: body limit (413 over `--max-body-bytes`, checked on `Content-Length` before
 //!   reading and enforced while reading) → load shed (503 `overloaded`) → concurrency limit →
 //!   timeout (503).
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::Json;
@@ -371,7 +374,8 @@ async fn check_caller_and_read_body(
     deadline: tokio::time::Instant,
 ) -> Result<(Option<Result<Caller, ApiError>>, ReadBody), Response> {
     let check = tokio::time::timeout_at(deadline, authenticate(state, parts));
-    let read = read_body(state, body, deadline);
+    let limit = AtomicUsize::new(state.max_body_bytes);
+    let read = read_body(&limit, body, deadline);
     tokio::pin!(check, read);
     let mut checked = None;
     let mut body = None;
@@ -379,7 +383,14 @@ async fn check_caller_and_read_body(
         tokio::select! {
             outcome = &mut check, if checked.is_none() => match outcome {
                 Ok(Err(error @ ApiError::Unauthorized(_))) => return Err(error.into_response()),
-                Ok(outcome) => checked = Some(Some(outcome)),
+                Ok(outcome) => {
+                    if let Err(error) = &outcome
+                        && crate::auth::could_not_check(error)
+                    {
+                        limit.fetch_min(unchecked_body_bytes(state), Ordering::Relaxed);
+                    }
+                    checked = Some(Some(outcome));
+                }
                 Err(_) => checked = Some(None),
             },
             read = &mut read, if body.is_none() => body = Some(read?),
@@ -412,16 +423,25 @@ struct ReadBody {
     too_large: bool,
 }
 
-/// Reads the body up to `--max-body-bytes`. The rest of a larger body is read to its end and
+/// How much of a body is kept when its answer can only be the unaudited failure decision: enough
+/// for the head that names the event (Claude Code sends `hook_event_name` before `tool_input`),
+/// not `--max-body-bytes` for every connection of a flood of made-up tokens.
+pub const UNCHECKED_BODY_BYTES: usize = 64 * 1024;
+
+fn unchecked_body_bytes(state: &AppState) -> usize {
+    UNCHECKED_BODY_BYTES.min(state.max_body_bytes)
+}
+
+/// Reads the body up to `limit` (`--max-body-bytes`, lowered while reading when the caller
+/// turns out not to be checkable). The rest of a larger body is read to its end and
 /// dropped, so that the agent, still writing, does not lose the answer to a reset connection;
 /// at the deadline, the head read so far is answered. A body that is not whole by the deadline
 /// is a 408 (an answer the agent can do nothing with but proceed; it never saw its event sent).
 async fn read_body(
-    state: &AppState,
+    limit: &AtomicUsize,
     body: Body,
     deadline: tokio::time::Instant,
 ) -> Result<ReadBody, Response> {
-    let limit = state.max_body_bytes;
     let mut stream = body.into_data_stream();
     let mut chunks: Vec<Bytes> = Vec::new();
     let mut kept = 0;
@@ -437,7 +457,7 @@ async fn read_body(
             Err(_) if too_large => break,
             Err(_) => return Err(timed_out()),
         };
-        let room = limit - kept;
+        let room = limit.load(Ordering::Relaxed).saturating_sub(kept);
         if chunk.len() > room {
             too_large = true;
         }
@@ -476,7 +496,12 @@ async fn shed(state: &AppState, request: Request, deadline: tokio::time::Instant
         Ok(known) => known,
         Err(error) => return error.into_response(),
     };
-    let read = match read_body(state, body, deadline).await {
+    // Only the unaudited failure decision can answer a caller memory does not know.
+    let limit = match known {
+        Known::Caller(_) => state.max_body_bytes,
+        Known::Unchecked(_) => unchecked_body_bytes(state),
+    };
+    let read = match read_body(&AtomicUsize::new(limit), body, deadline).await {
         Ok(read) => read,
         Err(response) => return response,
     };
@@ -520,4 +545,54 @@ pub fn admin_layers<S: Clone + Send + Sync + 'static>(
                 limits.request_timeout,
             )),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A body of `chunks` chunks of 16 KiB, the limit lowered to `lowered` after the first.
+    async fn read(chunks: usize, limit: usize, lowered: Option<usize>) -> ReadBody {
+        let limit = AtomicUsize::new(limit);
+        let limit = &limit;
+        let (tx, rx) = tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(1);
+        let body = Body::from_stream(tokio_stream_of(rx));
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        let send = async move {
+            for n in 0..chunks {
+                tx.send(Ok(Bytes::from(vec![b'x'; 16 * 1024])))
+                    .await
+                    .unwrap();
+                if n == 0
+                    && let Some(lowered) = lowered
+                {
+                    limit.fetch_min(lowered, Ordering::Relaxed);
+                }
+            }
+        };
+        let (read, ()) = tokio::join!(read_body(limit, body, deadline), send);
+        read.unwrap_or_else(|_| panic!("read"))
+    }
+
+    fn tokio_stream_of<T: Send + 'static>(
+        mut rx: tokio::sync::mpsc::Receiver<T>,
+    ) -> impl futures_util::Stream<Item = T> + Send + 'static {
+        futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx))
+    }
+
+    /// A body whose answer can only be the unaudited failure decision keeps its head only, even
+    /// when that is known once reading has begun; the rest is read and dropped.
+    #[tokio::test]
+    async fn a_body_is_kept_to_the_limit_even_one_lowered_while_it_arrives() {
+        let whole = read(4, 4 << 20, None).await;
+        assert_eq!((whole.bytes.len(), whole.too_large), (64 * 1024, false));
+        let capped = read(256, 4 << 20, Some(UNCHECKED_BODY_BYTES)).await;
+        assert_eq!(capped.bytes.len(), UNCHECKED_BODY_BYTES);
+        assert!(capped.too_large);
+        let shed = read(256, UNCHECKED_BODY_BYTES, None).await;
+        assert_eq!(
+            (shed.bytes.len(), shed.too_large),
+            (UNCHECKED_BODY_BYTES, true)
+        );
+    }
 }

@@ -148,11 +148,7 @@ async fn evaluate_as(
         // fails, or while the few lookups allowed at once are all running (a 5xx would be
         // "proceed" to the agent): fail closed. The caller is unknown, so the answer is not
         // audited: anyone could write the audit so.
-        Err(
-            error @ (ApiError::DatabaseUnavailable(_)
-            | ApiError::Internal(_)
-            | ApiError::Overloaded),
-        ) => {
+        Err(error) if crate::auth::could_not_check(&error) => {
             if let ApiError::Internal(detail) = &error {
                 tracing::error!(error = %detail, "token lookup failed; answering with the failure decision");
             }

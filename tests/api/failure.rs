@@ -55,6 +55,16 @@ async fn shed_requests_are_answered_in_the_agents_schema_and_audited_only_for_kn
     assert_eq!(response.status(), StatusCode::OK);
     let reply: Value = response.json().await.unwrap();
     assert_eq!(decision_of(&reply), "deny", "{reply}");
+    // Only its head is kept (`UNCHECKED_BODY_BYTES`), which names the event: still the failure
+    // decision, not a 413.
+    let mut big = tool("WebFetch");
+    big["tool_input"]["prompt"] = json!("x".repeat(3 << 20));
+    let response = app
+        .evaluate_raw(Some(UNKNOWN), serde_json::to_vec(&big).unwrap())
+        .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let reply: Value = response.json().await.unwrap();
+    assert_eq!(decision_of(&reply), "deny", "{reply}");
 
     // Known once the next poll has loaded it.
     let agent = app.create_token("agent", "team").await;
