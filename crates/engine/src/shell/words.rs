@@ -854,8 +854,23 @@ fn echoed(body: &str) -> Option<String> {
 /// The path a command prints for its static arguments: `realpath P` and `readlink -f P` print
 /// P made absolute (`$(realpath ~/.ssh/id_rsa)`), `git rev-parse --git-dir` (and
 /// `--git-common-dir`, `--absolute-git-dir`) the repository's `.git`, `git rev-parse --git-path
-/// P` `.git/P` (`$(git rev-parse --git-dir)/hooks/commit-msg` is a git hook).
+/// P` `.git/P` (`$(git rev-parse --git-dir)/hooks/commit-msg` is a git hook), `git rev-parse
+/// --show-toplevel` the repository's root, taken for the working directory. `mktemp` prints a
+/// name no file had (`/tmp/tmp.XXXXXXXXXX`, or its template), a new scratch file or directory:
+/// `rm -rf "$(mktemp -d)"` removes nothing of anyone's.
 fn printed_path(program: &str, args: &[String]) -> Option<String> {
+    if program == "mktemp" {
+        let (flags, template): (Vec<&String>, Vec<&String>) =
+            args.iter().partition(|arg| arg.starts_with('-'));
+        let flags_known = flags
+            .iter()
+            .all(|flag| matches!(flag.as_str(), "-d" | "--directory" | "-q" | "--quiet"));
+        return match template.as_slice() {
+            [] if flags_known => Some("/tmp/tmp.XXXXXXXXXX".to_owned()),
+            [template] if flags_known && template.contains("XXX") => Some((*template).clone()),
+            _ => None,
+        };
+    }
     const REALPATH_FLAGS: &[&str] = &["-e", "-m", "-s", "-q", "-L", "-P"];
     const READLINK_CANONICAL: &[&str] = &[
         "-f",
@@ -881,6 +896,7 @@ fn printed_path(program: &str, args: &[String]) -> Option<String> {
             Some(path.clone())
         }
         ("git", ["rev-parse"]) if GIT_DIRS.contains(&path.as_str()) => Some(".git".to_owned()),
+        ("git", ["rev-parse"]) if path == "--show-toplevel" => Some(".".to_owned()),
         ("git", ["rev-parse", "--git-path"]) if plain_path => Some(format!(".git/{path}")),
         _ => None,
     }
@@ -1273,6 +1289,10 @@ mod tests {
             norm("$(git rev-parse --git-path hooks)/x").0.text,
             ".git/hooks/x"
         );
+        assert_eq!(norm("$(git rev-parse --show-toplevel)/x").0.text, "./x");
+        // `mktemp` prints a new name: the default's, or its template's.
+        assert_eq!(norm("$(mktemp -d)").0.text, "/tmp/tmp.XXXXXXXXXX");
+        assert_eq!(norm("$(mktemp -q b.XXXX)").0.text, "b.XXXX");
         // Not folded: options, several fields, expansions, formats, other programs.
         for raw in [
             "$(echo -e .env)",
@@ -1286,7 +1306,8 @@ mod tests {
             "$(readlink x)",
             "$(realpath --relative-to=/ x)",
             "$(git rev-parse HEAD)",
-            "$(git rev-parse --show-toplevel)",
+            "$(mktemp -p ~)",
+            "$(mktemp -d x)",
         ] {
             let (word, _) = norm(raw);
             assert_eq!(word.text, raw, "{raw}: {word:?}");
