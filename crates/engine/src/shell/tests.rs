@@ -100,18 +100,33 @@ fn command_names_from_known_values_are_those_programs() {
 
 #[test]
 fn variables_set_by_builtins_eval_functions_and_sourcing() {
-    // Builtins that set a variable from their input make it unknown.
+    // Builtins that set a variable from input the command line does not give make it unknown.
     for setter in [
-        "read c <<< rm",
+        "read c < f",
         "read -r -p x c",
         "read -a c",
         "mapfile -t c < f",
-        "printf -v c rm",
+        "printf -v c \"$(x)\"",
+        "IFS=: read d c <<< rm",
+        "read -n 1 c <<< rm",
         "getopts ab c",
         "let c=1",
     ] {
         let line = format!("c=ls; {setter}; $c -rf ~");
         assert!(!run(&line).unresolved.is_empty(), "{line}");
+    }
+    // From known input or arguments, they set what it says.
+    for setter in [
+        "read c <<< rm",
+        "read -r d c <<< 'x rm'",
+        "read c <<< 'r\\m'",
+        "read -a c <<< 'rm x'",
+        "mapfile -t c <<< rm",
+        "printf -v c rm",
+        "printf -v c %s rm",
+    ] {
+        let line = format!("c=ls; {setter}; $c x");
+        assert_eq!(lines(&line).last().unwrap(), "rm x", "{line}");
     }
     // A name reference may set any variable.
     assert!(!run("c=ls; declare -n r=c; r=rm; $c").unresolved.is_empty());

@@ -450,8 +450,10 @@ impl<'l> Walker<'l> {
 
     /// What `export`, `declare`, `local`, `readonly` and `typeset` assign (`export F=.env`),
     /// what `unset` forgets, and the variables builtins set from their input or arguments
-    /// (`read c`, `printf -v c rm`), which are then unknown.
-    fn declare(&mut self, fields: &[Field]) {
+    /// (`read c`, `printf -v c rm`): known where the command line says what the builtin reads
+    /// (`input`, its stdin when known; `ifs_set` when the command sets IFS in front of it) or
+    /// prints, unknown otherwise.
+    fn declare(&mut self, fields: &[Field], input: Option<&str>, ifs_set: bool) {
         let Some((program, args)) = fields.split_first() else {
             return;
         };
@@ -459,6 +461,22 @@ impl<'l> Walker<'l> {
         if let Some(names) = set_by_builtin(&program.text, &texts) {
             for name in names {
                 self.bind_variable(&name, None);
+            }
+            let known = args
+                .iter()
+                .all(|arg| arg.is_known() || only_plain_parameters(&arg.text));
+            let ifs_set = ifs_set || self.variable("IFS").is_some();
+            let values = match program.text.as_str() {
+                "read" | "mapfile" | "readarray" => input
+                    .filter(|_| known)
+                    .map(|input| read_by_builtin(&program.text, &texts, input, ifs_set))
+                    .unwrap_or_default(),
+                _ => printed_to_variable(&program.text, &texts, !known)
+                    .into_iter()
+                    .collect(),
+            };
+            for (name, value) in values {
+                self.bind_variable(&name, Some(value));
             }
             return;
         }
@@ -572,13 +590,9 @@ impl<'l> Walker<'l> {
         if read.name() != "read" || read.has_dynamic_args {
             return None;
         }
-        let parsed = Parsed::new(read.args(), &['d', 'p', 'n', 'N', 't', 'u', 'a', 'i'], &[]);
-        if parsed.has(&['a', 'u'], &[]) {
-            return None;
-        }
-        let variable = match parsed.operands.as_slice() {
-            [] => "REPLY",
-            [name] if is_variable_name(name) => name,
+        let parsed = Parsed::new(read.args(), READ_VALUE_FLAGS, &[]);
+        let variable = match read_names(&parsed)?.as_slice() {
+            [name] => *name,
             _ => return None,
         };
         let lines: Vec<String> = text
@@ -951,13 +965,21 @@ impl<'l> Walker<'l> {
         let fields = std::mem::take(&mut collected.fields);
         let default_fields = self.default_reading(command, &fields);
         let assigned = std::mem::take(&mut collected.variables);
+        let stdin = std::mem::take(&mut collected.stdin);
+        let fed = self.stdin_text(&stdin, ctx);
         if fields.is_empty() {
             // `f=.env; cat "$f"`; an assignment in front of a command is that command's alone.
             for (name, value) in assigned {
                 self.bind_variable(&name, value);
             }
         } else {
-            self.declare(&fields);
+            // `read p <<< ~/.ssh/id_rsa`: what it reads is known when its input is.
+            let input = fed
+                .as_ref()
+                .filter(|fed| !fed.dynamic || fed.valued || only_plain_parameters(&fed.text))
+                .map(|fed| fed.text.as_str());
+            let ifs_set = assigned.iter().any(|(name, _)| name == "IFS");
+            self.declare(&fields, input, ifs_set);
         }
         let mut base = Base {
             assignments: std::mem::take(&mut collected.assignments),
@@ -980,8 +1002,7 @@ impl<'l> Walker<'l> {
                 },
             );
         }
-        let stdin = std::mem::take(&mut collected.stdin);
-        if let Some(fed) = self.stdin_text(&stdin, ctx) {
+        if let Some(fed) = fed {
             base.stdin_text = Some(fed.text);
             base.stdin_dynamic = fed.dynamic;
             base.stdin_valued = fed.valued;
@@ -2034,7 +2055,7 @@ fn names_by_pattern(program: &str) -> bool {
 pub(super) fn set_by_builtin(program: &str, texts: &[String]) -> Option<Vec<String>> {
     let names: Vec<String> = match program {
         "read" => {
-            let parsed = Parsed::new(texts, &['d', 'p', 'n', 'N', 't', 'u', 'a', 'i'], &[]);
+            let parsed = Parsed::new(texts, READ_VALUE_FLAGS, &[]);
             let mut names: Vec<String> = parsed.operands.iter().map(|n| (*n).to_owned()).collect();
             names.extend(parsed.values(&['a'], &[]).into_iter().map(str::to_owned));
             if names.is_empty() {
@@ -2075,6 +2096,115 @@ pub(super) fn set_by_builtin(program: &str, texts: &[String]) -> Option<Vec<Stri
             .filter(|name| is_variable_name(name))
             .collect(),
     )
+}
+
+/// `read`'s options that take a value.
+const READ_VALUE_FLAGS: &[char] = &['d', 'p', 'n', 'N', 't', 'u', 'a', 'i'];
+
+/// The names `read` gives a line's fields to, in order (`REPLY` without one); `None` where it
+/// fills an array (`-a`), reads another file descriptor (`-u`) or a name is not a variable's.
+fn read_names<'a>(parsed: &Parsed<'a>) -> Option<Vec<&'a str>> {
+    if parsed.has(&['a', 'u'], &[]) {
+        return None;
+    }
+    let names = match parsed.operands.as_slice() {
+        [] => vec!["REPLY"],
+        names => names.to_vec(),
+    };
+    names
+        .iter()
+        .all(|name| is_variable_name(name))
+        .then_some(names)
+}
+
+/// The values `read`, `mapfile` or `readarray` (`program`, with arguments `texts`) give their
+/// variables from `input`, their stdin's known text: `read p <<< ~/.ssh/id_rsa` sets `p` to
+/// `~/.ssh/id_rsa` (bash expands a here-string's tilde), `read a b` the first field and the rest
+/// of the line, `read -a a` and `mapfile -t a` an array's elements (see [`ARRAY_ELEMENTS`]).
+/// Without `-r`, a backslash escapes the next character and joins a line to the next. Nothing
+/// where the line is cut otherwise (`-d`, `-n`, `-N`), or where IFS, set (`ifs_set`), may split it
+/// elsewhere than at blanks into several variables.
+fn read_by_builtin(
+    program: &str,
+    texts: &[String],
+    input: &str,
+    ifs_set: bool,
+) -> Vec<(String, String)> {
+    if program != "read" {
+        let parsed = Parsed::new(texts, &['d', 'n', 'O', 's', 'u', 'C', 'c'], &[]);
+        let lines: Vec<&str> = input.lines().collect();
+        if parsed.shorts.iter().any(|&flag| flag != 't') || lines.len() > MAX_ARRAY_ELEMENTS {
+            return Vec::new();
+        }
+        let name = parsed.operands.first().copied().unwrap_or("MAPFILE");
+        // Without -t, each element keeps its newline.
+        let newline = if parsed.has(&['t'], &[]) { "" } else { "\n" };
+        let elements: Vec<String> = lines
+            .iter()
+            .map(|line| format!("{line}{newline}"))
+            .collect();
+        let elements: Vec<&str> = elements.iter().map(String::as_str).collect();
+        return vec![(format!("{name}{ARRAY_ELEMENTS}"), join_fields(&elements))];
+    }
+    let parsed = Parsed::new(texts, READ_VALUE_FLAGS, &[]);
+    if parsed.has(&['d', 'n', 'N', 'u'], &[]) {
+        return Vec::new();
+    }
+    let raw = parsed.has(&['r'], &[]);
+    let mut line = String::new();
+    let mut chars = input.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if !raw => match chars.next() {
+                Some('\n') | None => {}
+                Some(escaped) => line.push(escaped),
+            },
+            '\n' => break,
+            c => line.push(c),
+        }
+    }
+    let blank = |c: char| c == ' ' || c == '\t';
+    if let Some(array) = parsed.values(&['a'], &[]).first() {
+        let words: Vec<&str> = line.split(blank).filter(|w| !w.is_empty()).collect();
+        if ifs_set || !is_variable_name(array) || words.len() > MAX_ARRAY_ELEMENTS {
+            return Vec::new();
+        }
+        return vec![(format!("{array}{ARRAY_ELEMENTS}"), join_fields(&words))];
+    }
+    let Some(names) = read_names(&parsed) else {
+        return Vec::new();
+    };
+    if ifs_set && names.len() > 1 {
+        return Vec::new();
+    }
+    let mut rest = line.trim_matches(blank);
+    let mut values = Vec::with_capacity(names.len());
+    for (at, name) in names.iter().enumerate() {
+        let value = if at + 1 == names.len() {
+            std::mem::take(&mut rest)
+        } else {
+            let (field, after) = rest.split_once(blank).unwrap_or((rest, ""));
+            rest = after.trim_start_matches(blank);
+            field
+        };
+        values.push(((*name).to_owned(), value.to_owned()));
+    }
+    values
+}
+
+/// The value `printf -v NAME FORMAT ARGS` gives NAME, when what it prints is known (see
+/// [`printf_output`]; `dynamic` where an argument is only known at run time).
+fn printed_to_variable(program: &str, texts: &[String], dynamic: bool) -> Option<(String, String)> {
+    if program != "printf" {
+        return None;
+    }
+    let (name, rest) = match texts {
+        [flag, name, rest @ ..] if flag == "-v" => (name.as_str(), rest),
+        [flag, rest @ ..] => (flag.strip_prefix("-v").filter(|n| !n.is_empty())?, rest),
+        [] => return None,
+    };
+    let (text, dynamic) = printf_output(rest, dynamic);
+    (!dynamic && is_variable_name(name)).then(|| (name.to_owned(), text))
 }
 
 /// Whether a declaration makes a name reference: `declare -n`, `typeset -n`, `local -n`
