@@ -1346,7 +1346,8 @@ impl<'l> Walker<'l> {
         }
         // `CC=gcc; $CC -o app`: a name whose text the command line's known values give is judged
         // as that program; one with an expansion left (`$X -rf ~`) is not known.
-        let named_by_value = program.dynamic && program.valued;
+        // A value that is itself an expansion (`c=$SHELL; $c -c …`) is not known.
+        let named_by_value = program.dynamic && program.valued && program.is_known();
         let mut dirs = self.inherited_dirs.clone();
         dirs.extend(stripped.dirs.iter().map(|dir| dir.text.clone()));
         // `./*.sh` runs what the pattern matches: the scripts the line wrote, where it knows them.
