@@ -508,7 +508,22 @@ const MAX_XARGS_LINES: usize = 8;
 /// The command xargs runs, with the arguments it reads from stdin in place: the names when the
 /// command line says what they are (`echo ~ | xargs rm -rf`, `find . -name .env | xargs cat`,
 /// unless `-a FILE` gives them instead), [`XARGS_INPUT`] otherwise.
-fn xargs(args: &[Field], stdin: Option<&str>) -> Vec<Nested> {
+/// The file xargs (its arguments `args`, after the program) reads the arguments it hands on
+/// from instead of stdin (`-a FILE`, `--arg-file=FILE`), as written.
+pub(super) fn xargs_arg_file(args: &[Field]) -> Option<String> {
+    let start = options_end(args, XARGS_SHORT_ARG, XARGS_LONG_ARG);
+    let options = args.get(..start).unwrap_or(&[]);
+    let texts: Vec<String> = options.iter().map(|o| o.text.clone()).collect();
+    let parsed = Parsed::new(&texts, XARGS_SHORT_ARG, XARGS_LONG_ARG);
+    parsed
+        .values(&['a'], &["arg-file"])
+        .last()
+        .map(|file| (*file).to_owned())
+}
+
+/// The commands xargs runs; `input` is what it reads the arguments from, when known: its stdin,
+/// or the file `-a` names (see [`xargs_arg_file`]), which the caller looks up.
+fn xargs(args: &[Field], input: Option<&str>) -> Vec<Nested> {
     let start = options_end(args, XARGS_SHORT_ARG, XARGS_LONG_ARG);
     let options = args.get(..start).unwrap_or(&[]);
     let fields = args.get(start..).unwrap_or(&[]).to_vec();
@@ -517,12 +532,11 @@ fn xargs(args: &[Field], stdin: Option<&str>) -> Vec<Nested> {
     }
     let texts: Vec<String> = options.iter().map(|option| option.text.clone()).collect();
     let parsed = Parsed::new(&texts, XARGS_SHORT_ARG, XARGS_LONG_ARG);
-    let from_file = parsed.has(&['a'], &["arg-file"]);
     // xargs removes quotes and backslashes, and `-d`/`-E` change how it splits: such input is
     // left unknown rather than read differently from xargs.
     let splits_otherwise = parsed.has(&['d', 'E', 'e'], &["delimiter", "eof"]);
-    let names: Vec<&str> = stdin
-        .filter(|text| !from_file && !splits_otherwise && !text.contains(['\'', '"', '\\']))
+    let names: Vec<&str> = input
+        .filter(|text| !splits_otherwise && !text.contains(['\'', '"', '\\']))
         .map(|text| text.split_whitespace().collect())
         .unwrap_or_default();
     let command = |fields| Nested::Command {
@@ -1476,14 +1490,16 @@ mod tests {
             argvs(&["xargs", "-I{}", "cp", "{}", "/tmp/"], "a\nb"),
             [["cp", "a", "/tmp/"], ["cp", "b", "/tmp/"]]
         );
-        // `-a FILE` reads the arguments from the file, not stdin.
+        // `-a FILE` reads the arguments from the file, which the walker looks up.
         for words in [
             &["xargs", "-a", "list", "cat"][..],
             &["xargs", "-ra", "list", "cat"],
             &["xargs", "--arg-file=list", "cat"],
         ] {
-            assert_eq!(argvs(words, ".env"), [["cat", XARGS_INPUT]], "{words:?}");
+            let args = fields(&words[1..]);
+            assert_eq!(xargs_arg_file(&args).as_deref(), Some("list"), "{words:?}");
         }
+        assert_eq!(xargs_arg_file(&fields(&["cat", "-a", "x"])), None);
     }
 
     fn find_args(words: &[&str]) -> Vec<String> {

@@ -478,6 +478,7 @@ pub(crate) fn listed_names(body: &str) -> Vec<String> {
             .filter(|arg| !arg.starts_with('-'))
             .cloned()
             .collect(),
+        "echo" | "printf" => walk::printed_words(command.name(), args),
         name => printed_paths(name, args),
     }
 }

@@ -2073,11 +2073,16 @@ fn listed_names_of_listing_commands() {
         listed_names("find ~/.aws /etc/x/ -type f"),
         ["~/.aws/**", "/etc/x/**"]
     );
+    assert_eq!(listed_names("echo a  b"), ["a", "b"]);
+    assert_eq!(
+        listed_names("printf '%s\\n' ~/.ssh/id_rsa"),
+        ["~/.ssh/id_rsa"]
+    );
     for other in [
         "fd env",
         "fd -e rs",
         "rg --files",
-        "echo .env",
+        "echo -e 'a\\tb'",
         "ls $X",
         "ls | head",
         "cat x",
@@ -2088,14 +2093,25 @@ fn listed_names_of_listing_commands() {
 
 #[test]
 fn listed_names_feed_xargs_from_a_process_substitution() {
-    let analysis = run("xargs cat < <(find . -name .env)");
+    for (line, argv) in [
+        ("xargs cat < <(find . -name .env)", "cat ./**/.env"),
+        ("xargs cat < <(echo a b)", "cat a b"),
+        ("xargs -a <(printf '%s\\n' a) cat", "cat a"),
+        ("echo a > l; xargs --arg-file l cat", "cat a"),
+    ] {
+        let analysis = run(line);
+        assert!(
+            analysis.commands.iter().any(|c| c.argv.join(" ") == argv),
+            "{line}: {:?}",
+            analysis.commands
+        );
+    }
+    // `-a` reads the file, not stdin.
     assert!(
-        analysis
+        !run("echo a | xargs -a l cat")
             .commands
             .iter()
-            .any(|c| c.argv.join(" ") == "cat ./**/.env"),
-        "{:?}",
-        analysis.commands
+            .any(|c| c.argv.join(" ") == "cat a")
     );
 }
 

@@ -243,6 +243,8 @@ struct Collected<'a> {
     redirects: Vec<Redirect>,
     subs: Vec<String>,
     process_subs: Vec<&'a ast::SubshellCommand>,
+    /// What each `<(…)` argument lists (see [`listed_text`]), in order.
+    listed_arguments: Vec<Option<String>>,
     stdin: Stdin<'a>,
     other_heredocs: Vec<&'a ast::IoHereDocument>,
     word_failed: bool,
@@ -279,6 +281,8 @@ struct Base {
     stdin_dynamic: bool,
     /// Whether a dynamic `stdin_text` is all given by known values (see [`Piped::valued`]).
     stdin_valued: bool,
+    /// What the command's one `<(…)` argument lists, when it has one (`xargs -a <(…)`).
+    listed_argument: Option<String>,
 }
 
 impl<'l> Walker<'l> {
@@ -990,6 +994,10 @@ impl<'l> Walker<'l> {
             stdin_text: None,
             stdin_dynamic: false,
             stdin_valued: false,
+            listed_argument: match std::mem::take(&mut collected.listed_arguments).as_mut_slice() {
+                [one] => one.take(),
+                _ => None,
+            },
         };
         if timed {
             base.wrappers.push("time".to_owned());
@@ -1164,6 +1172,10 @@ impl<'l> Walker<'l> {
             }
             ast::CommandPrefixOrSuffixItem::ProcessSubstitution(kind, subshell) => {
                 collected.process_subs.push(subshell);
+                if matches!(kind, ast::ProcessSubstitutionKind::Read) {
+                    let listed = listed_text(subshell, &self.budget);
+                    collected.listed_arguments.push(listed);
+                }
                 collected.fields.push(Field {
                     text: process_substitution_text(kind).to_owned(),
                     dynamic: true,
@@ -1232,13 +1244,7 @@ impl<'l> Walker<'l> {
                         collected.process_subs.push(subshell);
                         if reads_stdin && matches!(kind, ast::IoFileRedirectKind::Read) {
                             collected.stdin.process_substitution = true;
-                            let body = subshell.list.to_string();
-                            let names = if budget.burn_text(&body) {
-                                super::listed_names(&body)
-                            } else {
-                                Vec::new()
-                            };
-                            collected.stdin.listed = (!names.is_empty()).then(|| names.join("\n"));
+                            collected.stdin.listed = listed_text(subshell, budget);
                         }
                     }
                     ast::IoFileRedirectTarget::Fd(_) => {}
@@ -1399,8 +1405,19 @@ impl<'l> Walker<'l> {
         let stdin_text = base.stdin_text.as_deref();
         // xargs hands what it reads on as dynamic fields: values the command line gave stand
         // there as they are (`f=~/.ssh/id_rsa; echo $f | xargs cat`).
-        let valued_input = base.stdin_valued && basename(&program.text) == "xargs";
-        let known_stdin = stdin_text.filter(|_| !base.stdin_dynamic || valued_input);
+        let xargs = basename(&program.text) == "xargs";
+        let valued_input = base.stdin_valued && xargs;
+        let mut known_stdin = stdin_text.filter(|_| !base.stdin_dynamic || valued_input);
+        // `xargs -a FILE` reads FILE instead: a `<(…)` listing names, a file the line wrote.
+        let arg_file = xargs
+            .then(|| exec::xargs_arg_file(inner.get(1..).unwrap_or(&[])))
+            .flatten();
+        if let Some(file) = &arg_file {
+            known_stdin = match file.as_str() {
+                PROCESS_SUBSTITUTION_READ => base.listed_argument.as_deref(),
+                file => self.written_text(file),
+            };
+        }
         let nested: Vec<Nested> = exec::nested(inner, known_stdin, &self.budget)
             .into_iter()
             .chain(interp::nested(
@@ -2235,6 +2252,34 @@ fn is_variable_name(name: &str) -> bool {
         .next()
         .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// The names a process substitution's body lists, one a line (see [`super::listed_names`]).
+fn listed_text(subshell: &ast::SubshellCommand, budget: &Budget) -> Option<String> {
+    let body = subshell.list.to_string();
+    if !budget.burn_text(&body) {
+        return None;
+    }
+    let names = super::listed_names(&body);
+    (!names.is_empty()).then(|| names.join("\n"))
+}
+
+/// The words `echo` or `printf` print for static arguments (`echo a b`, `printf '%s\n' a b`),
+/// as a reader splitting at blanks takes them; empty where what is printed is only known at run
+/// time or depends on the shell's echo.
+pub(super) fn printed_words(program: &str, args: &[String]) -> Vec<String> {
+    let text = match program {
+        "echo" => match echo_output(args, false) {
+            (text, false, None) => text,
+            _ => return Vec::new(),
+        },
+        "printf" => match printf_output(args, false) {
+            (text, false) => text,
+            _ => return Vec::new(),
+        },
+        _ => return Vec::new(),
+    };
+    text.split_whitespace().map(str::to_owned).collect()
 }
 
 fn push_word(
