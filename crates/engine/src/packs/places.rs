@@ -622,6 +622,16 @@ fn home_relative<'p>(path: &'p str, ctx: &PathContext<'_>) -> Option<&'p str> {
     None
 }
 
+/// Whether `dir` is a home-like root itself (`/root`, `/var/root`, `/home/<user>`,
+/// `/Users/<user>`), as [`home_relative`] reads the paths below one.
+fn is_home_like(dir: &str) -> bool {
+    matches!(dir, "/root" | "/var/root")
+        || ["/home/", "/Users/"].iter().any(|base| {
+            dir.strip_prefix(base)
+                .is_some_and(|user| !user.is_empty() && !user.contains('/'))
+        })
+}
+
 /// A list of places [`listed`] looks paths up in: file entries (`.aws/credentials`), directory
 /// entries ending in `/` (`.kube/`), either with `*` segments or globs (`/tmp/krb5cc_*`).
 ///
@@ -1058,7 +1068,24 @@ fn secret_listed_below(dir: &str, ctx: &PathContext<'_>) -> Option<Secret> {
             return Some(secret);
         }
     }
-    let rel = home_relative(dir, ctx)?;
+    // Inside a home, or the home itself (`/home/bob`): any home holds what the probed ones do.
+    let rel = match home_relative(dir, ctx) {
+        Some(rel) => rel,
+        None if is_home_like(dir) => "",
+        None => return None,
+    };
+    // The probed secrets of every home, not only of the probed roots: `/home/bob/.ssh` holds
+    // bob's keys as `~/.ssh` holds the user's.
+    if let Some(probe) = HOME_PROBES
+        .iter()
+        .find(|probe| rel.is_empty() || strictly_under_ignoring_case(probe, rel))
+    {
+        let below = probe
+            .get(rel.len()..)
+            .unwrap_or_default()
+            .trim_start_matches('/');
+        return secret_of_concrete(&format!("{dir}/{below}"), ctx);
+    }
     for (list, secret) in [
         (&HOME_CREDENTIALS, CREDENTIALS),
         (&HOME_HISTORIES, HISTORY),
@@ -2276,6 +2303,18 @@ mod tests {
         assert!(tree("/home/user").is_some());
         assert!(tree("/home/user/project").is_none());
         assert!(tree("/").is_some());
+        // Another user's home holds what the probed homes do.
+        for other in [
+            "/home/bob/.ssh",
+            "/Users/bob/.SSH",
+            "/home/bob",
+            "/var/root/.ssh",
+        ] {
+            assert_eq!(tree(other), Some("read-ssh-private-key"), "{other}");
+        }
+        assert_eq!(tree("/home/bob/.kube"), Some("read-credential-file"));
+        assert!(tree("/home/bob/src").is_none());
+        assert!(tree("/home/bob/.ssh/known_hosts").is_none());
         // Listed secrets below a directory, beyond the probes; not a shared directory that
         // holds files listed by a part of their name (`/tmp/krb5cc_*`).
         let holding = [
