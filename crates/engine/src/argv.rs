@@ -864,7 +864,7 @@ pub(crate) fn container_subcommand<'a, T: AsRef<str>>(
 
 /// A copy between local files and a bucket, a remote or a container: `aws s3 cp|mv|sync`,
 /// `gsutil cp|mv|rsync`, `gcloud storage cp|mv|rsync`, `rclone copy|copyto|move|moveto|sync`,
-/// `docker|podman|nerdctl cp`, `kubectl|oc cp`. Its sources and, last, its destination; see
+/// `docker|podman|nerdctl cp` and compose's `cp`, `kubectl|oc cp`. Its sources and, last, its destination; see
 /// [`is_local_operand`] for which are local files. `None` for any other command.
 pub(crate) fn storage_copy<'a>(name: &str, args: &'a [String]) -> Option<(Vec<&'a str>, &'a str)> {
     // Past the global options in front of the subcommand (`aws --profile p s3 cp`, `gsutil -m
@@ -916,8 +916,12 @@ pub(crate) fn storage_copy<'a>(name: &str, args: &'a [String]) -> Option<(Vec<&'
                 "bwlimit",
             ],
         ),
-        ("docker" | "podman" | "nerdctl", _) => {
-            Parsed::new(container_subcommand(args, &["cp"])?, &[], &[])
+        // `docker compose cp web:/x ~/.bashrc` too.
+        ("docker" | "podman" | "nerdctl" | "docker-compose" | "podman-compose", _) => {
+            match container_subcommand(args, &["cp"]) {
+                Some(rest) => Parsed::new(rest, &[], &[]),
+                None => Parsed::new(compose_subcommand(name, args, "cp")?, &[], &["index"]),
+            }
         }
         ("kubectl" | "oc", _) => match kubectl_subcommand(args)? {
             ("cp", rest) => Parsed::new(rest, &['c'], &["container", "retries"]),
@@ -1012,6 +1016,22 @@ const COMPOSE_GLOBAL_LONG_VALUE: &[&str] = &[
 /// for any other command or subcommand (`up` and `exec` read the compose file or an existing
 /// container).
 pub(crate) fn compose_run<'a>(command: &str, args: &'a [String]) -> Option<Parsed<'a>> {
+    Some(pflag(
+        compose_subcommand(command, args, "run")?,
+        CONTAINER_RUN_SHORT_VALUE,
+        CONTAINER_RUN_LONG_VALUE,
+        CONTAINER_RUN_LONG_FLAG,
+    ))
+}
+
+/// What follows compose's `subcommand` past its global options, in each of its forms (`docker
+/// compose`, `podman compose`, `nerdctl compose`, `docker-compose`, `podman-compose`; `command`
+/// is the program); `None` for any other command or subcommand.
+fn compose_subcommand<'a>(
+    command: &str,
+    args: &'a [String],
+    subcommand: &str,
+) -> Option<&'a [String]> {
     let compose: &'a [String] = match command {
         "docker-compose" | "podman-compose" => args,
         "docker" | "podman" | "nerdctl" => container_subcommand(args, &["compose"])?,
@@ -1022,15 +1042,10 @@ pub(crate) fn compose_run<'a>(command: &str, args: &'a [String]) -> Option<Parse
         COMPOSE_GLOBAL_SHORT_VALUE,
         COMPOSE_GLOBAL_LONG_VALUE,
     );
-    if compose.get(at).map(String::as_str) != Some("run") {
+    if compose.get(at).map(String::as_str) != Some(subcommand) {
         return None;
     }
-    Some(pflag(
-        compose.get(at + 1..).unwrap_or_default(),
-        CONTAINER_RUN_SHORT_VALUE,
-        CONTAINER_RUN_LONG_VALUE,
-        CONTAINER_RUN_LONG_FLAG,
-    ))
+    Some(compose.get(at + 1..).unwrap_or_default())
 }
 
 /// The options of a swarm service `docker service create` starts (`--mount`, `--cap-add`, …),
