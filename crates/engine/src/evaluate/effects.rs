@@ -31,6 +31,10 @@ pub(crate) struct Effects {
     /// directory's contents (`cp -r SRC/. DIR`, `rsync -a SRC/ DIR`). Any file below may be
     /// overwritten. Named ones are also in `writes`.
     pub filled: Vec<String>,
+    /// What the command takes away from its place, also in `writes`: what `mv`, `git mv` and
+    /// `rename` move elsewhere, what `git rm` deletes (`git rm -r .claude` removes the agent's
+    /// settings as `rm -r .claude` does).
+    pub removed: Vec<String>,
     /// Whether the program is not in this table: its arguments may be paths it reads, or not.
     pub unknown_program: bool,
 }
@@ -742,17 +746,23 @@ fn git(args: &[String], stdin: Option<&str>, work_tree_env: Option<&str>, effect
         "rm" => {
             let parsed = Parsed::new(rest, &[], &["pathspec-from-file"]);
             if !parsed.has(&[], &["cached"]) {
-                written
-                    .writes
-                    .extend(parsed.operands.into_iter().map(str::to_owned));
+                let removed = parsed.operands.into_iter().map(str::to_owned);
+                written.removed.extend(removed);
+                written.writes.clone_from(&written.removed);
             }
         }
-        "mv" => written.writes.extend(
-            Parsed::new(rest, &[], &[])
-                .operands
-                .into_iter()
-                .map(str::to_owned),
-        ),
+        "mv" => {
+            let operands = Parsed::new(rest, &[], &[]).operands;
+            let sources = operands
+                .split_last()
+                .map_or(&[][..], |(_, sources)| sources);
+            written
+                .removed
+                .extend(sources.iter().map(|s| (*s).to_owned()));
+            written
+                .writes
+                .extend(operands.into_iter().map(str::to_owned));
+        }
         "restore" => {
             let parsed = Parsed::new(rest, &['s'], &["source", "pathspec-from-file"]);
             let worktree = parsed.has(&['W'], &["worktree"]) || !parsed.has(&['S'], &["staged"]);
@@ -769,10 +779,14 @@ fn git(args: &[String], stdin: Option<&str>, work_tree_env: Option<&str>, effect
         wheres.push(vec![tree.as_str()]);
     }
     for path in &written.writes {
+        let removed = written.removed.contains(path);
         for under in &wheres {
             let path = under_dirs(under, path.clone());
             if is_whole_directory(&path) {
                 effects.filled.push(path.clone());
+            }
+            if removed {
+                effects.removed.push(path.clone());
             }
             effects.writes.push(path);
         }
@@ -1215,8 +1229,20 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
             for source in sources {
                 read(&mut effects, source, true);
                 effects.writes.push((*source).to_owned());
+                effects.removed.push((*source).to_owned());
             }
             effects.writes.extend(target.map(str::to_owned));
+        }
+        // util-linux's `rename FROM TO FILE…` and Perl's `rename EXPR FILE…`: each file leaves
+        // its name for another (util-linux's TO, taken for a file too, is the name it gets).
+        "rename" | "file-rename" | "perl-rename" | "prename" => {
+            let parsed = Parsed::new(args, &['e'], &[]);
+            if !parsed.has(&['n'], &["no-act", "dry-run", "just-print"]) {
+                for file in parsed.operands.iter().skip(1) {
+                    effects.writes.push((*file).to_owned());
+                    effects.removed.push((*file).to_owned());
+                }
+            }
         }
         "tar" | "bsdtar" | "gtar" => tar(args, &mut effects),
         "unzip" => unzip(args, &mut effects),
@@ -1815,6 +1841,22 @@ mod tests {
             ["~/x", "~/.bashrc"]
         );
         assert!(writes(&["git", "rm", "--cached", "a"]).is_empty());
+    }
+
+    #[test]
+    fn what_leaves_its_place_is_removed() {
+        let removed = |argv: &[&str]| file_effects(&command(argv)).removed;
+        assert_eq!(removed(&["git", "rm", "-r", "a"]), ["a"]);
+        assert_eq!(removed(&["git", "-C", "~", "mv", "x", "y"]), ["~/x"]);
+        assert_eq!(removed(&["mv", "-t", "/tmp", "a", "b"]), ["a", "b"]);
+        assert_eq!(
+            removed(&["rename", ".claude", ".c", ".claude"]),
+            [".c", ".claude"]
+        );
+        assert_eq!(removed(&["rename", "-v", "s/a/b/", "a"]), ["a"]);
+        assert!(removed(&["rename", "-n", "s/a/b/", "a"]).is_empty());
+        assert!(removed(&["git", "rm", "--cached", "a"]).is_empty());
+        assert!(removed(&["cp", "a", "b"]).is_empty());
     }
 
     #[test]

@@ -613,8 +613,6 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
     let mut targets: Vec<String> = effects.writes.clone();
     // A download into a directory names its files after the sources, as cp's do
     // (`aws s3 cp s3://b/.bashrc ~/`).
-    // What mv takes from its place, which is removed there.
-    let mut moved: Vec<&str> = Vec::new();
     let downloaded = crate::argv::storage_copy(name, cmd.args())
         .filter(|(_, target)| crate::argv::is_local_operand(target));
     if let Some((sources, dir)) = downloaded {
@@ -637,9 +635,6 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
                 None => (None, Vec::new()),
             },
         };
-        if name == "mv" {
-            moved.clone_from(&sources);
-        }
         if let Some(dir) = dir {
             push_copied(cmd, &mut targets, dir, sources, !explicit_dir.is_empty());
         }
@@ -655,7 +650,8 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
             Writing::Content
         } else if effects.linked.contains(&target) {
             Writing::Link
-        } else if moved.contains(&target.as_str()) {
+        } else if effects.removed.contains(&target) {
+            // What mv, `git rm` or rename takes from its place is removed there.
             Writing::Removal
         } else {
             named
