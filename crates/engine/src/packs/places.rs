@@ -1217,6 +1217,15 @@ const AUTO_RUN: Persistence = Persistence {
     empty_plants_nothing: true,
     armed_by_execute: false,
 };
+/// The git hooks a repository keeps in its tree, which a hook manager runs on the next commit
+/// or push: husky's `.husky/`, lefthook's configuration and `.lefthook/` scripts, pre-commit's
+/// `.pre-commit-config.yaml`. Unlike `.git/hooks`, they are tracked and shown in a diff: asked
+/// about, as a CI workflow is.
+const REPOSITORY_HOOKS: Persistence = Persistence {
+    what: "a git hook the repository keeps (husky, lefthook, pre-commit), which runs on the \
+           next commit",
+    ..AUTO_RUN
+};
 
 static SYSTEM_SHELL_INIT: Places = Places::new(&[
     "/etc/profile",
@@ -1591,6 +1600,23 @@ pub(crate) fn persistence(path: &str, ctx: &PathContext<'_>) -> Option<Persisten
         {
             return Some(GIT_HOOKS);
         }
+        if matches!(*segment, ".husky" | ".lefthook") && !rest.is_empty() {
+            return Some(REPOSITORY_HOOKS);
+        }
+    }
+    if matches!(
+        base,
+        "lefthook.yml"
+            | "lefthook.yaml"
+            | ".lefthook.yml"
+            | ".lefthook.yaml"
+            | "lefthook-local.yml"
+            | "lefthook-local.yaml"
+            | ".lefthook-local.yml"
+            | ".lefthook-local.yaml"
+            | ".pre-commit-config.yaml"
+    ) {
+        return Some(REPOSITORY_HOOKS);
     }
     if base == "managed-settings.json" || base == "managed-mcp.json" || base == ".claude.json" {
         return Some(AGENT_SETTINGS);
@@ -2452,6 +2478,17 @@ mod tests {
             rule("/home/user/project/.github/workflows/ci.yml"),
             Some("write-auto-run-config")
         );
+        for hook in [
+            "/p/.husky/pre-commit",
+            "/p/.husky/_/husky.sh",
+            "/p/.lefthook/pre-commit/lint.sh",
+            "/p/lefthook.yml",
+            "/p/.pre-commit-config.yaml",
+        ] {
+            assert_eq!(rule(hook), Some("write-auto-run-config"), "{hook}");
+        }
+        assert_eq!(rule("/p/.husky"), None);
+        assert_eq!(rule("/p/docs/lefthook.md"), None);
         assert_eq!(
             rule("/home/user/.oh-my-zsh/lib/git.zsh"),
             Some("write-shell-init")
