@@ -820,10 +820,17 @@ fn echoed(body: &str) -> Option<String> {
     if body.trim().contains(['\n', '\r']) {
         return None;
     }
-    let mut words = body.split_ascii_whitespace();
-    let program = words.next()?;
+    // `cat <<< WORD` prints the here-string as `echo WORD` does.
+    let (program, words) = match body.split_once("<<<") {
+        Some((cat, word)) if cat.trim() == "cat" => ("echo", word),
+        Some(_) => return None,
+        None => body
+            .trim_start()
+            .split_once(char::is_whitespace)
+            .unwrap_or((body.trim(), "")),
+    };
     let mut output: Vec<String> = Vec::new();
-    for word in words {
+    for word in words.split_ascii_whitespace() {
         let unquoted = match word.as_bytes() {
             [quote @ (b'\'' | b'"'), inner @ .., last] if last == quote => inner,
             bytes => bytes,
@@ -1281,6 +1288,8 @@ mod tests {
         // Commands that print a static path.
         assert_eq!(norm("$(realpath ~/.ssh/id_rsa)").0.text, "~/.ssh/id_rsa");
         assert_eq!(norm("$(readlink -f .env)").0.text, ".env");
+        assert_eq!(norm("$(cat <<< ~/.ssh/id_rsa)").0.text, "~/.ssh/id_rsa");
+        assert_eq!(norm("$(cat<<<'.env')").0.text, ".env");
         assert_eq!(
             norm("\"$(git rev-parse --git-dir)/hooks/x\"").0.text,
             ".git/hooks/x"
@@ -1304,6 +1313,8 @@ mod tests {
             "$(echo *)",
             "$(echo\nls)",
             "$(readlink x)",
+            "$(tr a b <<< x)",
+            "$(cat <<< 'a b')",
             "$(realpath --relative-to=/ x)",
             "$(git rev-parse HEAD)",
             "$(mktemp -p ~)",
