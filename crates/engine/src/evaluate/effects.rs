@@ -1483,18 +1483,24 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                 .map(|assignment| assignment.value.as_str());
             git(args, command.stdin_text.as_deref(), work_tree, &mut effects);
         }
-        "find" => effects.writes.extend(
-            args.windows(2)
-                .filter(|pair| {
-                    pair.first().is_some_and(|action| {
-                        matches!(
-                            action.as_str(),
-                            "-fprint" | "-fprint0" | "-fprintf" | "-fls"
-                        )
+        "find" => {
+            effects.writes.extend(
+                args.windows(2)
+                    .filter(|pair| {
+                        pair.first().is_some_and(|action| {
+                            matches!(
+                                action.as_str(),
+                                "-fprint" | "-fprint0" | "-fprintf" | "-fls"
+                            )
+                        })
                     })
-                })
-                .filter_map(|pair| pair.get(1).cloned()),
-        ),
+                    .filter_map(|pair| pair.get(1).cloned()),
+            );
+            // What it deletes (`find .claude -delete`) is removed there.
+            let removed = crate::shell::find_removed(args);
+            effects.writes.extend(removed.iter().cloned());
+            effects.removed.extend(removed);
+        }
         _ => {}
     }
     for redirect in &command.redirects {
@@ -1857,6 +1863,19 @@ mod tests {
         assert!(removed(&["rename", "-n", "s/a/b/", "a"]).is_empty());
         assert!(removed(&["git", "rm", "--cached", "a"]).is_empty());
         assert!(removed(&["cp", "a", "b"]).is_empty());
+        // What find deletes: the names it narrows to, or its start directories whole.
+        assert_eq!(removed(&["find", ".claude", "-delete"]), [".claude"]);
+        assert_eq!(
+            removed(&[
+                "find", ".", "-name", ".claude", "-exec", "rm", "-rf", "{}", "+"
+            ]),
+            ["./**/.claude"]
+        );
+        assert_eq!(
+            removed(&["find", ".claude", "-name", "x.tmp", "-delete"]),
+            [".claude/**/x.tmp"]
+        );
+        assert!(removed(&["find", ".", "-name", "a", "-exec", "cat", "{}", "+"]).is_empty());
     }
 
     #[test]

@@ -812,12 +812,22 @@ pub(crate) fn find_split(args: &[String]) -> (Vec<&str>, &[String]) {
     (roots, args.get(at..).unwrap_or_default())
 }
 
-/// Which of what `find` selects is wanted: what it prints (`$(find …)`, `find … | xargs`), or
-/// what its `-exec` (`-execdir`, `-ok`, `-okdir`) commands are handed as `{}`.
+/// Which of what `find` selects is wanted: what it prints (`$(find …)`, `find … | xargs`),
+/// what its `-exec` (`-execdir`, `-ok`, `-okdir`) commands are handed as `{}`, or what it
+/// deletes (`-delete`, an `-exec` of rm, shred, unlink, srm or rmdir).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum FindOutput {
     Printed,
     Executed,
+    Deleted,
+}
+
+/// Whether a program an `-exec` runs removes the files it is handed.
+fn removes(program: &str) -> bool {
+    matches!(
+        basename(program),
+        "rm" | "shred" | "unlink" | "srm" | "rmdir"
+    )
 }
 
 /// The names `find ARGS` hands to `output`, as patterns matched the way the shell matches them
@@ -861,6 +871,28 @@ pub(crate) fn find_selected(args: &[String], output: FindOutput) -> Vec<String> 
         .collect();
     below.truncate(MAX_FIND_NAMES);
     below
+}
+
+/// What `find ARGS` deletes, as patterns: what `-delete` acts on and what an `-exec rm …` (or
+/// shred, unlink, srm, rmdir) is handed (see [`find_names`]), or each start directory whole when
+/// its expression does not narrow them (`find .claude -delete` removes `.claude`). Empty when it
+/// deletes nothing.
+pub(crate) fn find_removed(args: &[String]) -> Vec<String> {
+    let deletes = args.iter().any(|arg| arg == "-delete")
+        || args.windows(2).any(|pair| match pair {
+            [flag, program] => {
+                matches!(flag.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") && removes(program)
+            }
+            _ => false,
+        });
+    if !deletes {
+        return Vec::new();
+    }
+    let names = find_names(args, FindOutput::Deleted);
+    if !names.is_empty() {
+        return names;
+    }
+    find_roots(args).into_iter().map(str::to_owned).collect()
 }
 
 /// Most words of a `find` expression read for its name tests, and most nested `(` and `!`.
@@ -1079,6 +1111,8 @@ impl<'w> FindParser<'w> {
                 self.action(self.output == FindOutput::Printed)
             }
             "-exec" | "-execdir" | "-ok" | "-okdir" => {
+                let program = self.peek().unwrap_or_default();
+                let removal = self.output == FindOutput::Deleted && removes(program);
                 let mut previous = "";
                 while let Some(inner) = self.next() {
                     if inner == ";" || (inner == "+" && previous == "{}") {
@@ -1086,7 +1120,7 @@ impl<'w> FindParser<'w> {
                     }
                     previous = inner;
                 }
-                self.action(self.output == FindOutput::Executed)
+                self.action(self.output == FindOutput::Executed || removal)
             }
             "-delete" | "-quit" | "-fls" | "-fprint" | "-fprint0" | "-fprintf" => {
                 self.at += match word {
@@ -1094,7 +1128,7 @@ impl<'w> FindParser<'w> {
                     "-fls" | "-fprint" | "-fprint0" => 1,
                     _ => 0,
                 };
-                self.action(false)
+                self.action(word == "-delete" && self.output == FindOutput::Deleted)
             }
             _ => {
                 if FIND_ONE_ARGUMENT.contains(&word) || word.starts_with("-newer") {

@@ -214,17 +214,7 @@ fn removal(cmd: &Cmd<'_>, operand: &str, out: &mut Findings) {
 /// `find ROOTS… -delete` or `-exec rm …`: the roots are what gets removed.
 fn find(cmd: &Cmd<'_>, out: &mut Findings) {
     let args = cmd.args();
-    let deleting = args.windows(2).any(|pair| match pair {
-        [flag, program] => {
-            matches!(flag.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
-                && matches!(
-                    places::basename(program),
-                    "rm" | "shred" | "unlink" | "srm" | "rmdir"
-                )
-        }
-        _ => false,
-    }) || args.iter().any(|arg| arg == "-delete");
-    if !deleting {
+    if cmd.effects.removed.is_empty() {
         return;
     }
     for root in crate::shell::find_roots(args) {
