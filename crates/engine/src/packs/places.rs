@@ -1191,9 +1191,10 @@ const AGENT_SETTINGS: Persistence = Persistence {
     armed_by_execute: false,
 };
 /// An agent's settings directory itself: removed or moved away (`rm -rf .claude`, `mv .codex
-/// /tmp`), its settings and hooks go with it. Only a removal changes them: what is copied or
-/// moved to it lands inside (`cp -r templates/commands .claude/`), and `mkdir .claude` sets
-/// nothing.
+/// /tmp`, `find .claude -delete`), its settings and hooks go with it; handed to another owner,
+/// or opened to other accounts' writes (`chmod 777 .claude`), they may be changed by them. Only
+/// those change them: what is copied or moved to it lands inside (`cp -r templates/commands
+/// .claude/`), and `mkdir .claude` sets nothing.
 pub(crate) const AGENT_DIR: Persistence = Persistence {
     empty_plants_nothing: true,
     ..AGENT_SETTINGS

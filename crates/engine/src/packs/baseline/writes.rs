@@ -123,7 +123,15 @@ fn plants(place: places::Persistence, writing: Writing) -> bool {
         return writing == Writing::Content;
     }
     if place == places::AGENT_DIR {
-        return writing == Writing::Removal;
+        // What is written, copied or linked to the directory lands inside it, judged by its
+        // own name; removing it, a new owner or a mode another account may write by change
+        // what the agent's settings are.
+        return match writing {
+            Writing::Content | Writing::Empty => false,
+            Writing::Mode(grants) => grants.others_write,
+            Writing::Removal | Writing::Owner => true,
+            Writing::Link => false,
+        };
     }
     if !place.empty_plants_nothing {
         return true;
