@@ -20,6 +20,7 @@ use subtle::ConstantTimeEq;
 use tokio::sync::Semaphore;
 
 use crate::error::ApiError;
+use crate::metrics::TokenLookup;
 use crate::recent::Recent;
 use crate::state::AppState;
 
@@ -310,14 +311,27 @@ pub async fn authenticate(state: &AppState, parts: &Parts) -> Result<Caller, Api
     };
     let unknown = || ApiError::Unauthorized("unknown or revoked token".into());
     let lookups = &state.token_lookups;
+    let metrics = &state.metrics;
     if lookups.unknown().contains(&hash) {
+        metrics.observe_token_lookup(TokenLookup::NegativeCacheHit, None);
         return Err(unknown());
     }
     let Ok(_permit) = lookups.permits.try_acquire() else {
+        metrics.observe_token_lookup(TokenLookup::Shed, None);
         return Err(ApiError::Overloaded);
     };
-    let row = state.pool.token_by_hash(&hash).await?;
+    let started = std::time::Instant::now();
+    let row = state.pool.token_by_hash(&hash).await;
+    let seconds = Some(started.elapsed().as_secs_f64());
+    let row = match row {
+        Ok(row) => row,
+        Err(error) => {
+            metrics.observe_token_lookup(TokenLookup::DatabaseError, seconds);
+            return Err(error.into());
+        }
+    };
     let Some(row) = row else {
+        metrics.observe_token_lookup(TokenLookup::Unknown, seconds);
         lookups.unknown().check(hash);
         return Err(unknown());
     };
@@ -326,8 +340,10 @@ pub async fn authenticate(state: &AppState, parts: &Parts) -> Result<Caller, Api
         role,
         tenant: row.tenant,
     }) else {
+        metrics.observe_token_lookup(TokenLookup::Unknown, seconds);
         return Err(unknown());
     };
+    metrics.observe_token_lookup(TokenLookup::Known, seconds);
     let info = Arc::new(info);
     state.store.remember_token(hash, info.clone());
     Ok(Caller::holding(&info))

@@ -10,6 +10,8 @@
 //! | `evaluation_failures_total` | `reason` (`not_loaded`, `panic`, `shed`, `token_unchecked`, `timeout`, `too_large`, `unreadable`) |
 //! | `evaluation_duration_seconds` (histogram) | `gate` |
 //! | `decision_cache_lookups_total` | `result` (`hit`, `miss`, `too_large`) |
+//! | `token_lookups_total` | `result` (`known`, `unknown`, `negative_cache_hit`, `shed`, `database_error`) |
+//! | `token_lookup_duration_seconds` (histogram) | — (the database query of a token not in memory) |
 //! | `http_request_duration_seconds` (histogram) | `method`, `path` (the route template), `status` |
 //! | `bundle_info` (= 1) | `tenant`, `bundle_id`, `sha256` |
 //! | `bundle_activated_timestamp_seconds`, `bundle_activation_id`, `bundle_loaded_timestamp_seconds` | `tenant` |
@@ -206,6 +208,43 @@ impl Failure {
     }
 }
 
+/// What became of a bearer token that is not in memory, for `toolgate_token_lookups_total{result}`.
+/// Tokens in memory (and the bootstrap admin token) are never looked up and not counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenLookup {
+    /// The database holds it: the caller is known (and remembered until the next poll).
+    Known,
+    /// The database holds no such token: 401, and its hash is remembered as unknown.
+    Unknown,
+    /// Refused from the memory of unknown hashes, without a query.
+    NegativeCacheHit,
+    /// Not checked: every lookup a replica runs at once was busy.
+    Shed,
+    /// Not checked: the query failed (the database away, or an error).
+    DatabaseError,
+}
+
+impl TokenLookup {
+    const ALL: [TokenLookup; 5] = [
+        Self::Known,
+        Self::Unknown,
+        Self::NegativeCacheHit,
+        Self::Shed,
+        Self::DatabaseError,
+    ];
+
+    /// The label value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Known => "known",
+            Self::Unknown => "unknown",
+            Self::NegativeCacheHit => "negative_cache_hit",
+            Self::Shed => "shed",
+            Self::DatabaseError => "database_error",
+        }
+    }
+}
+
 /// The result of one reload step, for `toolgate_reloads_total{result}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reload {
@@ -275,6 +314,8 @@ struct Inner {
     rule_children: Capped<8>,
     failures: [IntCounter; Failure::ALL.len()],
     decision_cache: [IntCounter; Lookup::ALL.len()],
+    token_lookups: [IntCounter; TokenLookup::ALL.len()],
+    token_lookup_seconds: Histogram,
     gate_seconds: Histogram,
     other_seconds: Histogram,
     http_seconds: HistogramVec,
@@ -450,6 +491,14 @@ impl Metrics {
              (miss), or evaluated and too large to remember (too_large)",
             &["result"],
         )?;
+        let token_lookups = counters(
+            "toolgate_token_lookups_total",
+            "Bearer tokens not in memory by what became of them: found in the database (known), \
+             in no row (unknown), refused from the memory of unknown tokens (negative_cache_hit), \
+             or not checked because every allowed lookup was busy (shed) or the query failed \
+             (database_error)",
+            &["result"],
+        )?;
         let reloads = counters(
             "toolgate_reloads_total",
             "Policy reload steps by result",
@@ -469,6 +518,16 @@ impl Metrics {
             "toolgate_http_request_duration_seconds",
             "HTTP requests by method, route template and status",
             &["method", "path", "status"],
+        )?;
+        let token_lookup_seconds = registered(
+            &registry,
+            Histogram::with_opts(
+                HistogramOpts::new(
+                    "toolgate_token_lookup_duration_seconds",
+                    "Time of the database query that looks up a bearer token not in memory",
+                )
+                .buckets(LATENCY_BUCKETS.to_vec()),
+            ),
         )?;
         let gauges = |name: &str, help: &str, labels: &[&str]| {
             registered(&registry, GaugeVec::new(Opts::new(name, help), labels))
@@ -524,6 +583,9 @@ impl Metrics {
             failures: Failure::ALL.map(|reason| failures.with_label_values(&[reason.as_str()])),
             decision_cache: Lookup::ALL
                 .map(|lookup| decision_cache.with_label_values(&[lookup.as_str()])),
+            token_lookups: TokenLookup::ALL
+                .map(|result| token_lookups.with_label_values(&[result.as_str()])),
+            token_lookup_seconds,
             gate_seconds: evaluation_seconds.with_label_values(&["true"]),
             other_seconds: evaluation_seconds.with_label_values(&["false"]),
             http_children: Children::new(),
@@ -604,6 +666,19 @@ impl Metrics {
     pub fn observe_decision_cache(&self, lookup: Lookup) {
         let index = Lookup::ALL.iter().position(|l| *l == lookup).unwrap_or(0);
         self.0.decision_cache[index].inc();
+    }
+
+    /// Counts what became of a token not in memory, and the time its database query took (when
+    /// one ran).
+    pub fn observe_token_lookup(&self, result: TokenLookup, query_seconds: Option<f64>) {
+        let index = TokenLookup::ALL
+            .iter()
+            .position(|r| *r == result)
+            .unwrap_or(0);
+        self.0.token_lookups[index].inc();
+        if let Some(seconds) = query_seconds {
+            self.0.token_lookup_seconds.observe(seconds);
+        }
     }
 
     /// Counts one event answered with the failure decision.

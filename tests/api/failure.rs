@@ -423,7 +423,9 @@ async fn a_panic_outside_the_engine_gets_the_failure_decision() {
 }
 
 /// Holds a lock on the tokens table that every query of it waits for, until rolled back.
-async fn lock_tokens(app: &crate::helpers::TestApp) -> sqlx::Transaction<'static, sqlx::Postgres> {
+pub async fn lock_tokens(
+    app: &crate::helpers::TestApp,
+) -> sqlx::Transaction<'static, sqlx::Postgres> {
     let mut lock = app.pg().begin().await.unwrap();
     sqlx::query("LOCK TABLE tokens IN ACCESS EXCLUSIVE MODE")
         .execute(&mut *lock)
@@ -433,7 +435,7 @@ async fn lock_tokens(app: &crate::helpers::TestApp) -> sqlx::Transaction<'static
 }
 
 /// Token lookups of this app's replica waiting on a lock, as PostgreSQL sees them.
-async fn lookups_waiting(app: &crate::helpers::TestApp) -> i64 {
+pub async fn lookups_waiting(app: &crate::helpers::TestApp) -> i64 {
     sqlx::query_scalar(
         "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() \
          AND wait_event_type = 'Lock' AND query LIKE '%AND hash = $1%'",

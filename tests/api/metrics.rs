@@ -1,11 +1,14 @@
 //! `/metrics`: the labelled series after real evaluations, bounded labels, live bundle info, and
 //! the separate metrics listener.
 
+use std::time::Duration;
+
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
+use crate::failure::{lock_tokens, lookups_waiting};
 use crate::helpers::{
-    TestApp, assert_error, bash, sample, scrape, spawn_app, spawn_app_with, tool,
+    TestApp, assert_error, bash, eventually, sample, scrape, spawn_app, spawn_app_with, tool,
 };
 
 fn decisions(text: &str, tool: &str, decision: &str) -> Option<f64> {
@@ -234,4 +237,109 @@ async fn a_separate_metrics_listener_takes_metrics_off_the_main_one() {
         .await
         .unwrap();
     assert_error(response, StatusCode::NOT_FOUND, "not_found").await;
+}
+
+/// `toolgate_token_lookups_total{result}` of `text`.
+fn token_lookups(text: &str, result: &str) -> Option<f64> {
+    sample(text, "toolgate_token_lookups_total", &[("result", result)])
+}
+
+/// Tokens not in memory are counted by what became of them, and their database queries timed:
+/// a token found, one found in no row and then refused from memory, one whose query failed,
+/// and one shed while the only lookup the pool allows waits on a lock. Tokens in memory are not
+/// lookups.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn token_lookups_are_counted_by_result_and_timed() {
+    // No poll: a token made after the start stays out of memory until it is looked up. Five
+    // connections allow one lookup at a time.
+    let app = spawn_app_with(|config| config.poll_interval = Duration::from_secs(3600)).await;
+    // The initial load and the listener's first resync have read the tokens; none comes later.
+    eventually(Duration::from_secs(30), "the listener's resync", || async {
+        let text = scrape(&app, &app.address).await;
+        let syncs = sample(&text, "toolgate_reloads_total", &[("result", "unchanged")]);
+        (syncs >= Some(2.0)).then_some(())
+    })
+    .await;
+    let text = scrape(&app, &app.address).await;
+    for result in [
+        "known",
+        "unknown",
+        "negative_cache_hit",
+        "shed",
+        "database_error",
+    ] {
+        assert_eq!(token_lookups(&text, result), Some(0.0), "{result}: {text}");
+    }
+
+    let agent = app.create_token("agent", "team").await;
+    for _ in 0..2 {
+        assert_eq!(app.evaluate(&agent, &bash("ls")).await, json!({}));
+    }
+    let unknown = toolgate::auth::generate_token().unwrap();
+    for _ in 0..2 {
+        let response = app
+            .evaluate_raw(Some(&unknown), bash("ls").to_string())
+            .await;
+        assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    }
+
+    // The query fails: the token is not checked, and the evaluation gets the failure decision.
+    let rename = async |sql: &'static str| sqlx::query(sql).execute(app.pg()).await.unwrap();
+    rename("ALTER TABLE tokens RENAME TO tokens_away").await;
+    let failed = toolgate::auth::generate_token().unwrap();
+    let reply = app.evaluate(&failed, &bash("ls")).await;
+    assert_eq!(crate::helpers::decision_of(&reply), "deny", "{reply}");
+    rename("ALTER TABLE tokens_away RENAME TO tokens").await;
+
+    // One lookup waits on a lock and holds the only permit; the next is shed.
+    let lock = lock_tokens(&app).await;
+    let waiting = {
+        let request = app
+            .client
+            .post(app.url("/v1/evaluate"))
+            .bearer_auth(toolgate::auth::generate_token().unwrap())
+            .header("content-type", "application/json")
+            .body(bash("ls").to_string());
+        tokio::spawn(async move { request.send().await.unwrap().status() })
+    };
+    eventually(
+        Duration::from_secs(30),
+        "a token lookup on the lock",
+        || async { (lookups_waiting(&app).await > 0).then_some(()) },
+    )
+    .await;
+    let shed = toolgate::auth::generate_token().unwrap();
+    let reply = app.evaluate(&shed, &bash("ls")).await;
+    assert_eq!(crate::helpers::decision_of(&reply), "deny", "{reply}");
+    lock.rollback().await.unwrap();
+    assert_eq!(waiting.await.unwrap(), StatusCode::UNAUTHORIZED);
+
+    let text = scrape(&app, &app.address).await;
+    for (result, count) in [
+        ("known", 1.0),
+        ("unknown", 2.0),
+        ("negative_cache_hit", 1.0),
+        ("shed", 1.0),
+        ("database_error", 1.0),
+    ] {
+        assert_eq!(
+            token_lookups(&text, result),
+            Some(count),
+            "{result}: {text}"
+        );
+    }
+    assert_eq!(
+        sample(&text, "toolgate_token_lookup_duration_seconds_count", &[]),
+        None,
+        "no labels"
+    );
+    assert!(
+        text.contains("\ntoolgate_token_lookup_duration_seconds_count 4\n"),
+        "the four queries are timed: {text}"
+    );
+    let failures = [("reason", "token_unchecked")];
+    assert_eq!(
+        sample(&text, "toolgate_evaluation_failures_total", &failures),
+        Some(2.0)
+    );
 }
