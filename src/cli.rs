@@ -57,6 +57,15 @@ pub enum Command {
         /// Write the decision trace (parsed commands, matched rules) to stderr.
         #[arg(long)]
         explain: bool,
+        /// The agent whose events arrive on stdin, answered in its reply schema: claude-code,
+        /// codex, copilot, cursor, gemini, vscode, cline, windsurf.
+        #[arg(long, value_parser = crate::hook::parse_agent, default_value = "claude-code")]
+        agent: toolgate_engine::protocol::Agent,
+        /// The event a hook is configured for, for Copilot's camelCase events, which do not say
+        /// which they are (`permissionRequest`, `postToolUse`, `agentStop`, …), as `toolgate
+        /// hook --event`. Without it such an event is read as `preToolUse`.
+        #[arg(long, value_name = "NAME")]
+        event: Option<String>,
     },
     /// Report rules Claude Code would silently ignore or that look wrong.
     Lint {
@@ -230,7 +239,18 @@ pub enum TokenCommand {
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     toolgate_engine::shell::quiet_parser_panics();
     match cli.command {
-        Command::Eval { bundle, explain } => crate::offline::eval(&bundle, explain),
+        Command::Eval {
+            bundle,
+            explain,
+            agent,
+            event,
+        } => match crate::hook::configured_dialect(agent, event.as_deref()) {
+            Ok(dialect) => crate::offline::eval(&bundle, dialect, explain),
+            Err(why) => {
+                eprintln!("error: {why}");
+                Ok(ExitCode::from(crate::offline::EXIT_USAGE))
+            }
+        },
         Command::Lint { bundle } => crate::offline::lint(&bundle),
         Command::Test { bundle } => crate::offline::test(&bundle),
         Command::Hook(args) => crate::hook::run(&args),

@@ -68,7 +68,8 @@ pub struct HookArgs {
     pub ca_cert: Option<PathBuf>,
 }
 
-fn parse_agent(name: &str) -> Result<Agent, String> {
+/// Parses `--agent`.
+pub fn parse_agent(name: &str) -> Result<Agent, String> {
     Agent::parse(name).ok_or_else(|| {
         format!(
             "unknown agent `{name}` (known: {})",
@@ -77,28 +78,30 @@ fn parse_agent(name: &str) -> Result<Agent, String> {
     })
 }
 
+/// The dialect of an agent's hook whose configuration may name its event (`--event`, for
+/// Copilot's camelCase events). A name toolgate does not know, or `--event` with another agent,
+/// is an error that says why; `toolgate hook` and `toolgate eval` report it alike.
+pub fn configured_dialect(agent: Agent, event: Option<&str>) -> Result<Dialect, String> {
+    let event = event
+        .map(|name| protocol::configured_event(agent, name))
+        .transpose()
+        .map_err(|why| format!("--event: {why}"))?;
+    Ok(Dialect { agent, event })
+}
+
 /// Runs the hook client.
 pub fn run(args: &HookArgs) -> anyhow::Result<ExitCode> {
-    let event = match args
-        .event
-        .as_deref()
-        .map(|name| protocol::configured_event(args.agent, name))
-    {
-        None => None,
-        Some(Ok(event)) => Some(event),
+    let dialect = match configured_dialect(args.agent, args.event.as_deref()) {
+        Ok(dialect) => dialect,
         // A hook entry that names no event toolgate knows is misconfigured: exit 2, which blocks
         // where the agent can block, and say why.
-        Some(Err(why)) => {
+        Err(why) => {
             return Ok(emit(&Reply {
                 body: None,
                 exit_code: 2,
-                stderr: Some(format!("toolgate hook: --event: {why}")),
+                stderr: Some(format!("toolgate hook: {why}")),
             }));
         }
-    };
-    let dialect = Dialect {
-        agent: args.agent,
-        event,
     };
     let reply = match read_event() {
         Ok(input) => match (&args.bundle, &args.url) {
@@ -158,8 +161,8 @@ fn decide_locally(dialect: Dialect, bundle: &std::path::Path, input: &[u8]) -> R
             return fail(dialect, input, FailMode::Closed, &message);
         }
     };
-    match dialect.decode(input) {
-        Ok(event) => protocol::render(agent, &event, &toolgate_engine::evaluate(&policy, &event)),
+    match crate::offline::decide(&policy, dialect, input) {
+        Ok((_, _, reply)) => reply,
         Err(error) => Reply {
             body: None,
             exit_code: 2,

@@ -11,12 +11,17 @@ use std::process::ExitCode;
 use anyhow::Context;
 use serde_json::{Value, json};
 use toolgate_engine::bundle::{self, Format};
-use toolgate_engine::protocol::{self, HookEvent};
+use toolgate_engine::protocol::{self, EventError, HookEvent, Reply};
 use toolgate_engine::shell::{self, ShellLimits};
 use toolgate_engine::{Bundle, BundleErrors, CompiledPolicy, Decision};
 
+use crate::routes::evaluate::Dialect;
+
 /// Exit code for a bundle that does not load.
 pub const EXIT_BAD_BUNDLE: u8 = 2;
+/// Exit code for a command line that names what toolgate does not know (`eval --event`), as
+/// clap's own usage errors exit.
+pub const EXIT_USAGE: u8 = 2;
 /// Exit code for failed bundle tests or lint findings.
 pub const EXIT_FINDINGS: u8 = 1;
 
@@ -96,8 +101,21 @@ fn compile_or_report(path: &Path) -> anyhow::Result<Result<(Bundle, CompiledPoli
     }
 }
 
-/// `toolgate eval`: one reply per event read from standard input.
-pub fn eval(bundle_path: &Path, explain: bool) -> anyhow::Result<ExitCode> {
+/// Decides one event offline, as the server would: decoded in `dialect`, evaluated against
+/// `policy`, rendered in the agent's reply schema.
+pub fn decide(
+    policy: &CompiledPolicy,
+    dialect: Dialect,
+    input: &[u8],
+) -> Result<(HookEvent, Decision, Reply), EventError> {
+    let event = dialect.decode(input)?;
+    let decision = toolgate_engine::evaluate(policy, &event);
+    let reply = protocol::render(dialect.agent, &event, &decision);
+    Ok((event, decision, reply))
+}
+
+/// `toolgate eval`: one reply per event read from standard input, in `dialect`.
+pub fn eval(bundle_path: &Path, dialect: Dialect, explain: bool) -> anyhow::Result<ExitCode> {
     let (_, policy) = match compile_or_report(bundle_path)? {
         Ok(loaded) => loaded,
         Err(code) => return Ok(code),
@@ -116,13 +134,12 @@ pub fn eval(bundle_path: &Path, explain: bool) -> anyhow::Result<ExitCode> {
             .collect()
     };
     for (line, text) in events.into_iter().enumerate() {
-        let reply = match HookEvent::from_slice(text.as_bytes()) {
-            Ok(event) => {
-                let decision = toolgate_engine::evaluate(&policy, &event);
+        let reply = match decide(&policy, dialect, text.as_bytes()) {
+            Ok((event, decision, reply)) => {
                 if explain {
                     write_trace(&mut std::io::stderr().lock(), line + 1, &event, &decision)?;
                 }
-                protocol::render_claude(&event, &decision)
+                reply_line(reply)
             }
             Err(e) => {
                 let mut error =
@@ -138,6 +155,21 @@ pub fn eval(bundle_path: &Path, explain: bool) -> anyhow::Result<ExitCode> {
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `toolgate eval` writes for a reply: the body the agent reads; for an agent that reads
+/// only the exit code and stderr (Windsurf), those.
+fn reply_line(reply: Reply) -> Value {
+    match reply.body {
+        Some(body) => body,
+        None => {
+            let mut line = json!({ "exit_code": reply.exit_code });
+            if let (Some(stderr), Value::Object(map)) = (reply.stderr, &mut line) {
+                map.insert("stderr".into(), json!(stderr));
+            }
+            line
+        }
+    }
 }
 
 /// Reads standard input up to a bound, so that a runaway pipe cannot exhaust memory.

@@ -202,3 +202,107 @@ fn a_parser_panic_is_caught_quietly() {
     let reply: Value = serde_json::from_slice(&output.stdout).expect("JSON reply");
     assert_eq!(reply["hookSpecificOutput"]["permissionDecision"], "ask");
 }
+
+/// A Copilot camelCase event, which says nothing of which event it is.
+fn copilot_event(command: &str) -> Value {
+    json!({"sessionId": "s", "timestamp": 1767225600000_u64, "cwd": "/home/user/project",
+           "toolName": "bash", "toolArgs": json!({"command": command}).to_string()})
+}
+
+/// `toolgate eval --agent copilot --event NAME` reads Copilot's camelCase events as the event
+/// the hook is configured for and answers in Copilot's schema, as `toolgate hook --event` does;
+/// without `--event` they are read as a preToolUse. A name toolgate does not know, or `--event`
+/// with another agent, exits 2 with the error text of `toolgate hook --event`.
+#[test]
+fn eval_reads_copilot_events_as_the_event_given() {
+    let bundle = bundle_file(
+        r#"{"name":"cli","permissions":{"deny":["Bash(rm:*)"]}}"#,
+        ".json",
+    );
+    let bundle = bundle.to_str().expect("utf-8");
+    let input = format!("{}\n{}\n", copilot_event("rm -rf x"), copilot_event("ls"));
+    let replies = |args: &[&str]| -> Vec<Value> {
+        let output = toolgate(&[&["eval", "--bundle", bundle], args].concat(), &input);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{args:?}: {stderr}");
+        String::from_utf8(output.stdout)
+            .expect("utf-8")
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("each line is JSON"))
+            .collect()
+    };
+    let named = replies(&["--agent", "copilot", "--event", "permissionRequest"]);
+    assert_eq!(named.len(), 2);
+    assert_eq!(named[0]["behavior"], "deny", "{named:?}");
+    assert!(named[0].get("permissionDecision").is_none(), "{named:?}");
+    assert_eq!(named[1], json!({}));
+    let unnamed = replies(&["--agent", "copilot"]);
+    assert_eq!(unnamed[0]["permissionDecision"], "deny", "{unnamed:?}");
+    assert_eq!(unnamed[1], json!({}));
+    let after = replies(&["--agent", "copilot", "--event", "postToolUse"]);
+    assert_eq!(after, [json!({}), json!({})]);
+    // Claude Code's events are answered as before, and `--agent claude-code` is the default.
+    let claude = pre_tool_use("rm -rf build").to_string();
+    for args in [&[][..], &["--agent", "claude-code"]] {
+        let output = toolgate(&[&["eval", "--bundle", bundle], args].concat(), &claude);
+        let reply: Value = serde_json::from_slice(&output.stdout).expect("JSON reply");
+        assert_eq!(reply["hookSpecificOutput"]["permissionDecision"], "deny");
+    }
+    // An agent that reads only the exit code is told it.
+    let windsurf = json!({"agent_action_name": "pre_run_command", "trajectory_id": "t",
+        "tool_info": {"command_line": "rm -rf x", "cwd": "/home/user/project"}});
+    let output = toolgate(
+        &["eval", "--bundle", bundle, "--agent", "windsurf"],
+        &windsurf.to_string(),
+    );
+    let reply: Value = serde_json::from_slice(&output.stdout).expect("JSON reply");
+    assert_eq!(reply["exit_code"], 2, "{reply}");
+    assert!(
+        reply["stderr"]
+            .as_str()
+            .expect("stderr")
+            .contains("Bash(rm:*)"),
+        "{reply}"
+    );
+
+    for (agent, event, why) in [
+        (
+            "copilot",
+            "permission",
+            "unknown copilot event `permission` (known: sessionStart",
+        ),
+        (
+            "claude-code",
+            "permissionRequest",
+            "only copilot's events are named by the hook's configuration, not claude-code's",
+        ),
+    ] {
+        let output = toolgate(
+            &[
+                "eval", "--bundle", bundle, "--agent", agent, "--event", event,
+            ],
+            &input,
+        );
+        assert_eq!(output.status.code(), Some(2), "{agent} {event}");
+        assert!(output.stdout.is_empty());
+        let eval = String::from_utf8(output.stderr).expect("utf-8");
+        assert!(
+            eval.starts_with(&format!("error: --event: {why}")),
+            "{eval}"
+        );
+        // The same words as the hook's.
+        let output = toolgate(
+            &[
+                "hook", "--bundle", bundle, "--agent", agent, "--event", event,
+            ],
+            &input,
+        );
+        assert_eq!(output.status.code(), Some(2));
+        let hook = String::from_utf8(output.stderr).expect("utf-8");
+        assert_eq!(
+            hook.strip_prefix("toolgate hook: "),
+            eval.strip_prefix("error: "),
+            "{hook}"
+        );
+    }
+}
