@@ -930,8 +930,15 @@ pub struct AuditMetrics {
     pub batch_rows: Histogram,
     /// `toolgate_audit_batch_duration_seconds`: time to make one batch durable.
     pub batch_seconds: Histogram,
-    /// `toolgate_audit_spool_bytes`: bytes of spool segments on disk.
+    /// `toolgate_audit_spool_bytes`: bytes of spool segments and copies of damaged ones on
+    /// disk (what `--audit-spool-max-bytes` bounds).
     pub spool_bytes: IntGauge,
+    /// `toolgate_audit_spool_quarantined_files`: copies of damaged segments (`NNN.seg.corrupt`)
+    /// waiting for an operator.
+    pub spool_quarantined_files: IntGauge,
+    /// `toolgate_audit_spool_quarantine_dropped_total`: copies of damaged segments removed to
+    /// keep at most [`crate::audit::spool::MAX_QUARANTINED`].
+    pub spool_quarantine_dropped: IntCounter,
     /// `toolgate_audit_spool_corrupt_records_total`: stretches of the spool that held no
     /// record that checks (a damaged record, or adjacent ones), skipped by the replay.
     pub spool_corrupt_records: IntCounter,
@@ -990,7 +997,15 @@ impl AuditMetrics {
             )?,
             spool_bytes: gauge(
                 "toolgate_audit_spool_bytes",
-                "Bytes of audit spool segments on disk",
+                "Bytes of audit spool segments and of copies of damaged segments on disk",
+            )?,
+            spool_quarantined_files: gauge(
+                "toolgate_audit_spool_quarantined_files",
+                "Copies of damaged audit spool segments (NNN.seg.corrupt) kept for an operator",
+            )?,
+            spool_quarantine_dropped: counter(
+                "toolgate_audit_spool_quarantine_dropped_total",
+                "Copies of damaged audit spool segments removed, oldest first, to keep the newest few",
             )?,
             spool_corrupt_records: counter(
                 "toolgate_audit_spool_corrupt_records_total",

@@ -158,9 +158,13 @@ impl Audit {
                 "cut a torn, unacknowledged write from the end of the audit spool"
             );
         }
+        writer::report_dropped_copies(&recovered.dropped_copies, &metrics);
         {
             let state = shared.lock();
             metrics.spool_bytes.set(state.bytes() as i64);
+            metrics
+                .spool_quarantined_files
+                .set(state.quarantined.len() as i64);
             if state.unshipped() {
                 tracing::info!("audit spool holds rows the database does not have yet; replaying");
             }
@@ -191,6 +195,7 @@ impl Audit {
             store,
             metrics: metrics.clone(),
             db_timeout: settings.db_timeout * 5,
+            max_bytes: settings.spool_max_bytes,
         };
         let tasks = vec![
             tokio::spawn(writer.run(shutdown_rx.clone())),

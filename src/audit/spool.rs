@@ -13,7 +13,8 @@
 //! (the row as JSON). A record checks when its payload parses and the row's recomputed hash
 //! matches (the chain hash doubles as the checksum, so writing costs no second digest). A record
 //! that does not check loses only itself: readers go on at the next record that does
-//! ([`read_range`] returns where the damage is, for the shipper to report and copy aside). At
+//! ([`read_range`] returns where the damage is, for the shipper to report and copy aside: at
+//! most [`MAX_QUARANTINED`] copies, counted in the spool's size, see [`quarantine`]). At
 //! open, the newest segment is cut only after its last record that checks, and only when what
 //! follows is a torn write (the start of a record of an unacknowledged batch). This module must
 //! not log record contents.
@@ -36,6 +37,8 @@ const HEAD_MAGIC: &[u8; 4] = b"TGH1";
 const HEADER: usize = 16;
 /// Largest record accepted when reading (a row is far smaller; this only bounds a corrupt length).
 const MAX_RECORD: usize = 8 * 1024 * 1024;
+/// Most copies of damaged segments kept ([`quarantine`]); the oldest goes first.
+pub const MAX_QUARANTINED: usize = 4;
 
 /// A place in the spool: segment number and byte offset. Ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
@@ -80,12 +83,14 @@ pub struct SpoolState {
     pub end: Position,
     /// Size of every segment file.
     pub segments: BTreeMap<u64, u64>,
+    /// Size of every copy of a damaged segment (`NNN.seg.corrupt`), by segment number.
+    pub quarantined: BTreeMap<u64, u64>,
 }
 
 impl SpoolState {
-    /// Bytes on disk.
+    /// Bytes on disk: the segments and the copies of damaged ones.
     pub fn bytes(&self) -> u64 {
-        self.segments.values().sum()
+        self.segments.values().sum::<u64>() + self.quarantined.values().sum::<u64>()
     }
 
     /// Rows are waiting for the database.
@@ -129,6 +134,17 @@ impl SpoolShared {
         *persisted = shipped;
         Ok(())
     }
+
+    /// Reads again which copies of damaged segments are on disk (an operator removes them), when
+    /// there are any. Returns the spool's bytes and the number of copies.
+    pub fn refresh_quarantined(&self, dir: &Path) -> io::Result<(u64, usize)> {
+        if !self.lock().quarantined.is_empty() {
+            let copies = list_quarantined(dir, false)?;
+            self.lock().quarantined = copies;
+        }
+        let state = self.lock();
+        Ok((state.bytes(), state.quarantined.len()))
+    }
 }
 
 /// What was found at open.
@@ -140,6 +156,8 @@ pub struct Recovered {
     pub recorded: Option<HeadRecord>,
     /// Bytes cut from the end of the last segment (a torn, unacknowledged write).
     pub truncated_bytes: u64,
+    /// Copies of damaged segments removed because more than [`MAX_QUARANTINED`] were there.
+    pub dropped_copies: Vec<PathBuf>,
 }
 
 /// The `head` file's content: the writer's chain head as far as it knows it reached the
@@ -393,13 +411,85 @@ pub fn quarantine_path(dir: &Path, number: u64) -> PathBuf {
     dir.join(format!("{number:012}.seg.corrupt"))
 }
 
+/// What [`quarantine`] did.
+#[derive(Debug)]
+pub struct Quarantined {
+    /// The copy.
+    pub path: PathBuf,
+    /// Older copies removed to keep [`MAX_QUARANTINED`], oldest first.
+    pub dropped: Vec<PathBuf>,
+}
+
 /// Copies segment `number` to `NNN.seg.corrupt` beside it (replacing an older copy, which the
 /// segment still holds whole: damage is never cut out of it), so that the damaged bytes outlive
-/// the segment, which is deleted once shipped. The copy is not counted in the spool's size;
-/// an operator removes it.
-pub fn quarantine(dir: &Path, number: u64) -> io::Result<PathBuf> {
+/// the segment, which is deleted once shipped. The copy counts in the spool's size, toward
+/// `max_bytes`: one that would take the spool past it is not made (the rows the spool must take
+/// matter more than the evidence). Of the other copies, the oldest (lowest segment number) are
+/// removed until [`MAX_QUARANTINED`] are left, this one included. An operator inspects and
+/// removes copies; [`SpoolShared::refresh_quarantined`] notices.
+pub fn quarantine(
+    dir: &Path,
+    shared: &SpoolShared,
+    number: u64,
+    max_bytes: u64,
+) -> io::Result<Quarantined> {
+    let size = fs::metadata(segment_path(dir, number))?.len();
+    // Reserved under the lock, so that appends meanwhile count it.
+    let (previous, dropped) = {
+        let mut state = shared.lock();
+        let others: Vec<u64> = state
+            .quarantined
+            .keys()
+            .filter(|other| **other != number)
+            .copied()
+            .collect();
+        let excess = (others.len() + 1).saturating_sub(MAX_QUARANTINED);
+        let dropped = others[..excess].to_vec();
+        let freed: u64 = dropped
+            .iter()
+            .chain([&number])
+            .filter_map(|n| state.quarantined.get(n))
+            .sum();
+        let after = state.bytes() - freed + size;
+        if after > max_bytes {
+            return Err(io::Error::other(format!(
+                "a {size}-byte copy would take the spool past --audit-spool-max-bytes \
+                 ({after} of {max_bytes} bytes)"
+            )));
+        }
+        (state.quarantined.insert(number, size), dropped)
+    };
     let path = quarantine_path(dir, number);
-    let tmp = dir.join(format!("{number:012}.seg.corrupt.tmp"));
+    if let Err(error) = copy_segment(dir, number, &path) {
+        let mut state = shared.lock();
+        match previous {
+            Some(bytes) => state.quarantined.insert(number, bytes),
+            None => state.quarantined.remove(&number),
+        };
+        return Err(error);
+    }
+    let mut removed = Vec::with_capacity(dropped.len());
+    for old in dropped {
+        let old_path = quarantine_path(dir, old);
+        match fs::remove_file(&old_path) {
+            Err(error) if error.kind() != io::ErrorKind::NotFound => {
+                tracing::warn!(copy = %old_path.display(), error = %error, "cannot remove an old copy of a damaged audit spool segment");
+            }
+            _ => {
+                shared.lock().quarantined.remove(&old);
+                removed.push(old_path);
+            }
+        }
+    }
+    Ok(Quarantined {
+        path,
+        dropped: removed,
+    })
+}
+
+/// Copies segment `number` to `path`, synced, through a temporary file.
+fn copy_segment(dir: &Path, number: u64, path: &Path) -> io::Result<()> {
+    let tmp = quarantine_tmp_path(dir, number);
     let mut copy = private_file()
         .create(true)
         .truncate(true)
@@ -407,9 +497,44 @@ pub fn quarantine(dir: &Path, number: u64) -> io::Result<PathBuf> {
         .open(&tmp)?;
     io::copy(&mut File::open(segment_path(dir, number))?, &mut copy)?;
     copy.sync_all()?;
-    fs::rename(&tmp, &path)?;
-    sync_dir(dir)?;
-    Ok(path)
+    fs::rename(&tmp, path)?;
+    sync_dir(dir)
+}
+
+fn quarantine_tmp_path(dir: &Path, number: u64) -> PathBuf {
+    dir.join(format!("{number:012}.seg.corrupt.tmp"))
+}
+
+/// The copies of damaged segments in `dir` and their sizes. At open (`at_open`), a temporary
+/// copy a crash left behind is removed; later only the shipper makes copies, and it lists them
+/// between copies.
+fn list_quarantined(dir: &Path, at_open: bool) -> io::Result<BTreeMap<u64, u64>> {
+    let mut copies = BTreeMap::new();
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        if at_open
+            && let Some(stem) = name.strip_suffix(".seg.corrupt.tmp")
+            && stem.parse::<u64>().is_ok()
+        {
+            fs::remove_file(entry.path())?;
+            continue;
+        }
+        let Some(number) = name
+            .strip_suffix(".seg.corrupt")
+            .and_then(|stem| stem.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        // A copy removed meanwhile is simply not there.
+        if let Ok(metadata) = entry.metadata() {
+            copies.insert(number, metadata.len());
+        }
+    }
+    Ok(copies)
 }
 
 fn list_segments(dir: &Path) -> io::Result<BTreeMap<u64, u64>> {
@@ -540,6 +665,18 @@ impl Spool {
             },
         };
         recovered.recorded = read_head(dir);
+        let mut quarantined = list_quarantined(dir, true)?;
+        // More copies than are kept (left by an older release, which kept every one): the
+        // oldest go, as they would have when the newest was made.
+        while quarantined.len() > MAX_QUARANTINED
+            && let Some((number, _)) = quarantined.pop_first()
+        {
+            let path = quarantine_path(dir, number);
+            match fs::remove_file(&path) {
+                Err(error) if error.kind() != io::ErrorKind::NotFound => return Err(error),
+                _ => recovered.dropped_copies.push(path),
+            }
+        }
         let head = private_file()
             .create(true)
             .truncate(false)
@@ -552,6 +689,7 @@ impl Spool {
             state.end = end;
             state.spooling = shipped < end;
             state.segments = segments;
+            state.quarantined = quarantined;
         }
         let spool = Spool {
             dir: dir.to_owned(),
@@ -968,14 +1106,107 @@ mod tests {
     }
 
     #[test]
-    fn a_copy_of_a_damaged_segment_is_kept_beside_it() {
+    fn a_copy_of_a_damaged_segment_is_kept_beside_it_and_counted() {
         let dir = tempfile::tempdir().unwrap();
+        let shared = SpoolShared::default();
         let bytes = frames(1..=2);
         fs::write(segment_path(dir.path(), 3), &bytes).unwrap();
-        let copy = quarantine(dir.path(), 3).unwrap();
-        assert_eq!(copy, dir.path().join("000000000003.seg.corrupt"));
-        assert_eq!(fs::read(&copy).unwrap(), bytes);
+        shared.lock().segments.insert(3, bytes.len() as u64);
+        let copy = quarantine(dir.path(), &shared, 3, 1 << 20).unwrap();
+        assert_eq!(copy.path, dir.path().join("000000000003.seg.corrupt"));
+        assert_eq!(copy.dropped, Vec::<PathBuf>::new());
+        assert_eq!(fs::read(&copy.path).unwrap(), bytes);
         assert_eq!(list_segments(dir.path()).unwrap().len(), 1, "no segment");
+        assert_eq!(shared.lock().bytes(), 2 * bytes.len() as u64);
+        // Made again, it replaces itself.
+        quarantine(dir.path(), &shared, 3, 1 << 20).unwrap();
+        assert_eq!(shared.lock().bytes(), 2 * bytes.len() as u64);
+        // A copy removed by hand stops counting.
+        fs::remove_file(&copy.path).unwrap();
+        let (spool_bytes, copies) = shared.refresh_quarantined(dir.path()).unwrap();
+        assert_eq!((spool_bytes, copies), (bytes.len() as u64, 0));
+    }
+
+    /// At most MAX_QUARANTINED copies are kept, the oldest removed first; a copy that would
+    /// take the spool past its cap is not made, and takes nothing away.
+    #[tokio::test]
+    async fn copies_of_damaged_segments_are_bounded_in_number_and_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut spool, shared, _) = Spool::open(dir.path(), 1 << 20, 1 << 24).unwrap();
+        let mut segments = Vec::new();
+        for batch in 0..MAX_QUARANTINED as i64 + 2 {
+            spool
+                .append(&frames(batch * 2 + 1..=batch * 2 + 2))
+                .await
+                .unwrap();
+            segments.push(spool.current.as_ref().unwrap().number);
+            spool.fresh = true;
+            spool.current = None;
+        }
+        let mut dropped = Vec::new();
+        for number in &segments {
+            dropped.extend(
+                quarantine(dir.path(), &shared, *number, 1 << 24)
+                    .unwrap()
+                    .dropped,
+            );
+        }
+        assert_eq!(
+            dropped,
+            [
+                quarantine_path(dir.path(), segments[0]),
+                quarantine_path(dir.path(), segments[1])
+            ]
+        );
+        let kept: Vec<u64> = list_quarantined(dir.path(), false)
+            .unwrap()
+            .into_keys()
+            .collect();
+        assert_eq!(kept, segments[2..]);
+        let on_disk: u64 = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|entry| entry.unwrap())
+            .filter(|entry| {
+                let name = entry.file_name().into_string().unwrap();
+                name.ends_with(".seg") || name.ends_with(".seg.corrupt")
+            })
+            .map(|entry| entry.metadata().unwrap().len())
+            .sum();
+        assert_eq!(shared.lock().bytes(), on_disk);
+
+        // The cap: the spool holds its segments and four copies; one more copy replaces the
+        // oldest but must still fit.
+        let full = shared.lock().bytes();
+        let error = quarantine(dir.path(), &shared, segments[0], full - 1).unwrap_err();
+        assert!(
+            error.to_string().contains("--audit-spool-max-bytes"),
+            "{error}"
+        );
+        assert!(!quarantine_path(dir.path(), segments[0]).exists());
+        assert_eq!(
+            list_quarantined(dir.path(), false).unwrap().len(),
+            MAX_QUARANTINED
+        );
+        assert_eq!(
+            shared.lock().bytes(),
+            full,
+            "nothing reserved is left behind"
+        );
+        let made = quarantine(dir.path(), &shared, segments[0], full).unwrap();
+        assert_eq!(made.dropped, [quarantine_path(dir.path(), segments[2])]);
+        drop(spool);
+
+        // More copies than are kept, left by an older release: the oldest go at open, and a
+        // temporary copy a crash left is removed.
+        for extra in [1000, 1001] {
+            fs::copy(&made.path, quarantine_path(dir.path(), extra)).unwrap();
+        }
+        fs::write(quarantine_tmp_path(dir.path(), 7), b"half").unwrap();
+        let (_spool, shared, recovered) = Spool::open(dir.path(), 1 << 20, 1 << 24).unwrap();
+        assert_eq!(recovered.dropped_copies.len(), 2);
+        assert_eq!(shared.lock().quarantined.len(), MAX_QUARANTINED);
+        assert!(!quarantine_tmp_path(dir.path(), 7).exists());
+        assert!(quarantine_path(dir.path(), 1001).exists());
     }
 
     /// Spooled rows hold tool input and prompts: the spool is its owner's alone, whatever the

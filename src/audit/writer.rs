@@ -448,13 +448,26 @@ impl From<SpoolError> for AuditError {
     }
 }
 
+/// Reports copies of damaged segments removed to keep the newest few: a warning naming each,
+/// and `toolgate_audit_spool_quarantine_dropped_total`.
+pub fn report_dropped_copies(dropped: &[std::path::PathBuf], metrics: &AuditMetrics) {
+    for copy in dropped {
+        metrics.spool_quarantine_dropped.inc();
+        tracing::warn!(
+            copy = %copy.display(),
+            kept = spool::MAX_QUARANTINED,
+            "removed the oldest copy of a damaged audit spool segment: only the newest are kept"
+        );
+    }
+}
+
 /// Reports a stretch of the spool that holds no record that checks: an error naming where it
 /// is and where its bytes were copied (never the bytes), and
 /// `toolgate_audit_spool_corrupt_records_total`. The rows it held are missing from the chain,
 /// and `toolgate audit verify` reports the gap.
 fn report_damage(
     damage: &Damage,
-    kept: &std::io::Result<std::path::PathBuf>,
+    kept: &std::io::Result<spool::Quarantined>,
     metrics: &AuditMetrics,
 ) {
     metrics.spool_corrupt_records.inc();
@@ -464,7 +477,7 @@ fn report_damage(
             segment,
             offset = damage.at.offset,
             bytes = damage.len,
-            copy = %copy.display(),
+            copy = %copy.path.display(),
             "an audit spool record failed its checksum and is skipped; the rows after it are \
              replayed, the segment is copied aside, and `audit verify` will report the gap"
         ),
@@ -492,9 +505,25 @@ pub struct Shipper {
     pub metrics: AuditMetrics,
     /// Time limit of one insert.
     pub db_timeout: Duration,
+    /// `--audit-spool-max-bytes`, which copies of damaged segments count toward.
+    pub max_bytes: u64,
 }
 
 impl Shipper {
+    /// Reads again which copies of damaged segments are on disk (an operator may have removed
+    /// some) and sets the spool's gauges.
+    fn refresh_quarantined(&self) {
+        match self.shared.refresh_quarantined(&self.dir) {
+            Ok((bytes, copies)) => {
+                self.metrics.spool_bytes.set(bytes as i64);
+                self.metrics.spool_quarantined_files.set(copies as i64);
+            }
+            Err(error) => {
+                tracing::warn!(error = %error, "cannot list the audit spool's copies of damaged segments");
+            }
+        }
+    }
+
     /// Drains spooled rows into the database, in order, retrying with capped backoff
     /// (100 ms → 5 s) while it is away. Runs until `shutdown`.
     pub async fn run(self, mut shutdown: watch::Receiver<bool>) {
@@ -511,6 +540,7 @@ impl Shipper {
                 (state.spooling && state.unshipped()).then_some((state.shipped, state.end))
             };
             let Some((from, to)) = range else {
+                self.refresh_quarantined();
                 tokio::select! {
                     () = self.shared.wake.notified() => {}
                     () = tokio::time::sleep(Duration::from_millis(500)) => {}
@@ -543,11 +573,19 @@ impl Shipper {
                     segment: damage.at.segment,
                     offset: damage.at.offset + damage.len,
                 };
-                let (dir, segment) = (self.dir.clone(), damage.at.segment);
-                let kept = tokio::task::spawn_blocking(move || spool::quarantine(&dir, segment))
-                    .await
-                    .unwrap_or_else(|error| Err(std::io::Error::other(error)));
+                let (dir, shared, segment) =
+                    (self.dir.clone(), self.shared.clone(), damage.at.segment);
+                let max_bytes = self.max_bytes;
+                let kept = tokio::task::spawn_blocking(move || {
+                    spool::quarantine(&dir, &shared, segment, max_bytes)
+                })
+                .await
+                .unwrap_or_else(|error| Err(std::io::Error::other(error)));
                 report_damage(&damage, &kept, &self.metrics);
+                if let Ok(kept) = &kept {
+                    report_dropped_copies(&kept.dropped, &self.metrics);
+                }
+                self.refresh_quarantined();
             }
             let inserted = tokio::time::timeout(self.db_timeout, self.store.insert(&rows)).await;
             match inserted {

@@ -296,7 +296,10 @@ async fn every_evaluation_answered_before_a_sigkill_is_in_the_audit_after_a_rest
 /// The review's repro: rows spooled during an outage, the process stopped, one byte of the
 /// first record of the newest segment flipped, a restart. Only that record is lost: every row
 /// after it is replayed, the damage is logged with its segment and offset (not its content),
-/// counted, and its segment copied aside; `audit verify` reports the one missing row.
+/// counted, and its segment copied aside; `audit verify` reports the one missing row. The spool
+/// already held four copies of damaged segments: the oldest is removed, with a warning and a
+/// count, the copies count in the spool's bytes, and once an operator removes them they no
+/// longer do.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_damaged_spool_record_loses_only_itself_across_a_restart() {
     let pg = Arc::new(PrivatePostgres::start());
@@ -330,6 +333,12 @@ async fn a_damaged_spool_record_loses_only_itself_across_a_restart() {
     // Inside the first record's payload (its header is 16 bytes).
     bytes[40] ^= 0x20;
     std::fs::write(&path, &bytes).unwrap();
+    let earlier: Vec<String> = (1..=4)
+        .map(|n| format!("{:012}.seg.corrupt", 900_000_000_000_u64 + n))
+        .collect();
+    for name in &earlier {
+        std::fs::write(spool.join(name), [7u8; 1000]).unwrap();
+    }
 
     in_background(&pg, PrivatePostgres::start_server).await;
     let server = Server::start(&url, dir.path(), "damaged-replica", "info").await;
@@ -375,6 +384,84 @@ async fn a_damaged_spool_record_loses_only_itself_across_a_restart() {
     );
     let (code, out) = verify_cli(&url).await;
     assert_ne!(code, Some(0), "the damaged row is a gap: {out}");
+
+    // Four copies were there already: the oldest went to make room for the new one.
+    assert!(!spool.join(&earlier[0]).exists());
+    for name in &earlier[1..] {
+        assert!(spool.join(name).exists(), "{name}");
+    }
+    let line = eventually(
+        Duration::from_secs(30),
+        "a warning about the removed copy",
+        || {
+            let log = server.log();
+            async move {
+                log.lines()
+                    .find(|line| line.contains("removed the oldest copy of a damaged audit spool"))
+                    .map(str::to_owned)
+            }
+        },
+    )
+    .await;
+    assert!(line.contains("\"level\":\"WARN\""), "{line}");
+    assert!(line.contains(&earlier[0]), "{line}");
+    assert!(
+        metrics.contains("\ntoolgate_audit_spool_quarantine_dropped_total 1\n"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("\ntoolgate_audit_spool_quarantined_files 4\n"),
+        "{metrics}"
+    );
+    // The spool's bytes are its segments' and its copies', until an operator removes them.
+    let on_disk = |suffixes: &[&str]| -> u64 {
+        std::fs::read_dir(&spool)
+            .unwrap()
+            .filter_map(|entry| entry.ok())
+            .filter(|entry| {
+                let name = entry.file_name().into_string().unwrap_or_default();
+                suffixes.iter().any(|suffix| name.ends_with(suffix))
+            })
+            .map(|entry| entry.metadata().unwrap().len())
+            .sum()
+    };
+    let spool_bytes = async |client: &reqwest::Client| {
+        let metrics = metrics_text(client, &server.address).await;
+        let line = metrics
+            .lines()
+            .find(|line| line.starts_with("toolgate_audit_spool_bytes "))
+            .unwrap()
+            .to_owned();
+        line["toolgate_audit_spool_bytes ".len()..]
+            .parse::<u64>()
+            .unwrap()
+    };
+    let expected = on_disk(&[".seg", ".seg.corrupt"]);
+    assert!(expected > on_disk(&[".seg"]) + 3000);
+    eventually(
+        Duration::from_secs(30),
+        "the copies in the spool's bytes",
+        || async { (spool_bytes(&client).await == expected).then_some(()) },
+    )
+    .await;
+    for entry in std::fs::read_dir(&spool).unwrap() {
+        let path = entry.unwrap().path();
+        if path.to_string_lossy().ends_with(".seg.corrupt") {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+    let segments = on_disk(&[".seg"]);
+    eventually(
+        Duration::from_secs(30),
+        "removed copies to stop counting",
+        || async {
+            let metrics = metrics_text(&client, &server.address).await;
+            (spool_bytes(&client).await == segments
+                && metrics.contains("\ntoolgate_audit_spool_quarantined_files 0\n"))
+            .then_some(())
+        },
+    )
+    .await;
 }
 
 /// With the database up, rows go straight to it and the spool stays empty. A SIGKILL lands
