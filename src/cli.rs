@@ -11,7 +11,7 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use serde_json::Value;
 
-use crate::audit::store::{AuditStore, Filter};
+use crate::audit::store::{AuditStore, ExpectedHead, Filter};
 use crate::auth::{Role, generate_token, hash_token, valid_tenant};
 use crate::client::{Answer, Body, Failure, Http};
 use crate::config::{Config, DEFAULT_DATA_DIR, ServeArgs};
@@ -95,13 +95,25 @@ pub enum Command {
 /// `toolgate audit …`
 #[derive(Debug, Subcommand)]
 pub enum AuditCommand {
-    /// Check every replica's hash chain; name gaps and edited rows. Exit 1 when anything is wrong.
+    /// Check every replica's hash chain; name gaps and edited rows, and chains that end before
+    /// a head known outside the database. Exit 1 when anything is wrong.
     Verify {
         #[command(flatten)]
         database: DatabaseArgs,
         /// Check only this replica's chain.
         #[arg(long)]
         replica: Option<String>,
+        /// A head the replica's chain reached, known outside the database: the writer's `audit
+        /// chain head` log line (`audit.replica`, `audit.seq`, `audit.hash`) or the history of
+        /// `toolgate_audit_chain_head_seq`. The chain must reach SEQ, and its row there must
+        /// have HASH (64 hex digits) when given. Repeatable.
+        #[arg(long, value_name = "REPLICA=SEQ[:HASH]")]
+        expect_head: Vec<ExpectedHead>,
+        /// A replica's audit spool directory (`--audit-spool-dir`): the chain must reach the
+        /// head its `head` file records, less the rows still waiting there for the database.
+        /// Read without opening the spool, so a running replica's may be given. Repeatable.
+        #[arg(long, value_name = "DIR")]
+        spool_dir: Vec<PathBuf>,
     },
     /// Drop the audit months that ended before the cut-off (whole months only).
     Prune {
@@ -290,21 +302,46 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 
 async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
     match command {
-        AuditCommand::Verify { database, replica } => {
+        AuditCommand::Verify {
+            database,
+            replica,
+            expect_head,
+            spool_dir,
+        } => {
+            let mut expected = expect_head;
+            for dir in &spool_dir {
+                expected.extend(spooled_expectation(dir)?);
+            }
+            if let (Some(replica), Some(other)) = (
+                &replica,
+                expected
+                    .iter()
+                    .find(|head| Some(&head.replica) != replica.as_ref()),
+            ) {
+                anyhow::bail!(
+                    "an expected head of replica `{}` is given, but `--replica` checks only `{replica}`",
+                    other.replica
+                );
+            }
             let store = AuditStore::from(open_store(&database).await?);
             let report = store
-                .verify(replica.as_deref())
+                .verify(replica.as_deref(), &expected)
                 .await
                 .context("failed to read the audit log")?;
-            for note in &report.restarts {
+            for note in report.restarts.iter().chain(&report.notes) {
                 println!("note: {note}");
             }
             for finding in &report.findings {
                 println!("{finding}");
             }
             if report.findings.is_empty() {
+                let heads = match report.heads_reached {
+                    0 => String::new(),
+                    1 => ", and 1 expected head reached".to_owned(),
+                    n => format!(", and {n} expected heads reached"),
+                };
                 println!(
-                    "ok: {} rows in {} replica chains verified",
+                    "ok: {} rows in {} replica chains verified{heads}",
                     report.rows, report.replicas
                 );
                 Ok(ExitCode::SUCCESS)
@@ -380,6 +417,26 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// The head a replica's spool directory says its chain reached in the database, with a note of
+/// the rows still waiting there; none when the chain starts there.
+fn spooled_expectation(dir: &Path) -> anyhow::Result<Option<ExpectedHead>> {
+    let shown = dir.display();
+    let head = crate::audit::spool::spooled_head(dir)
+        .with_context(|| format!("failed to read the audit spool `{shown}`"))?
+        .with_context(|| format!("`{shown}` holds no audit chain head (no whole `head` file)"))?;
+    if let Some((first, _, count)) = head.waiting {
+        println!(
+            "note: {count} rows of replica `{}` from seq {first} wait in `{shown}` for the database",
+            head.replica_id
+        );
+    }
+    Ok(head.in_database().map(|(seq, hash)| ExpectedHead {
+        replica: head.replica_id,
+        seq,
+        hash: Some(hash),
+    }))
 }
 
 fn healthcheck(url: &str) -> anyhow::Result<ExitCode> {

@@ -942,6 +942,9 @@ pub struct AuditMetrics {
     /// `toolgate_audit_spool_corrupt_records_total`: stretches of the spool that held no
     /// record that checks (a damaged record, or adjacent ones), skipped by the replay.
     pub spool_corrupt_records: IntCounter,
+    /// `toolgate_audit_chain_head_seq{replica}`: the seq of the last row of this replica's chain
+    /// known durable; a witness of the chain's head outside the database.
+    pub chain_head_seq: IntGaugeVec,
 }
 
 impl AuditMetrics {
@@ -1010,6 +1013,17 @@ impl AuditMetrics {
             spool_corrupt_records: counter(
                 "toolgate_audit_spool_corrupt_records_total",
                 "Damaged audit spool records skipped by the replay (their rows are missing)",
+            )?,
+            chain_head_seq: registered(
+                registry,
+                IntGaugeVec::new(
+                    Opts::new(
+                        "toolgate_audit_chain_head_seq",
+                        "The seq of the last audit row of this replica's chain known durable \
+                         (committed or spooled); it never goes back unless rows were removed",
+                    ),
+                    &["replica"],
+                ),
             )?,
         })
     }

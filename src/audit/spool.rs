@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use sha2::{Digest, Sha256};
 use tokio::sync::Notify;
 
-use super::record::Row;
+use super::record::{GENESIS, Row};
 use crate::store::{create_private_dir, private_file};
 
 const MAGIC: &[u8; 4] = b"TGA1";
@@ -274,6 +274,79 @@ fn shipped_path(dir: &Path) -> PathBuf {
 
 fn head_path(dir: &Path) -> PathBuf {
     dir.join("head")
+}
+
+/// What a replica's spool directory says of the end of its chain, for `toolgate audit verify
+/// --spool-dir`: the `head` file's last row known durable and, when rows of that chain still
+/// wait in the spool for the database, the first of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpooledHead {
+    /// The replica whose head it is.
+    pub replica_id: String,
+    /// Its last row known durable, committed or spooled.
+    pub settled: Head,
+    /// The first row of that chain not yet shipped, as far as the `shipped` file tells (it may
+    /// lag, never lead): its seq and `prev_hash`, and how many such rows wait.
+    pub waiting: Option<(i64, [u8; 32], usize)>,
+}
+
+impl SpooledHead {
+    /// The seq and hash the database's chain must reach: the row before the first that waits in
+    /// the spool, or else the settled head. `None` when no row before those is known: the chain
+    /// (re)starts there (a zero hash: a new chain, or one restarted without its head).
+    pub fn in_database(&self) -> Option<(i64, [u8; 32])> {
+        match self.waiting {
+            Some((seq, prev_hash, _)) => (prev_hash != GENESIS).then_some((seq - 1, prev_hash)),
+            None => (self.settled.hash != GENESIS).then_some((self.settled.seq, self.settled.hash)),
+        }
+    }
+}
+
+/// Reads a spool directory's chain head without opening the spool: a running replica may hold
+/// it, and appends and ships meanwhile (a row shipped meanwhile only looks unshipped, which asks
+/// less of the database). `None` when there is no whole `head` file.
+pub fn spooled_head(dir: &Path) -> io::Result<Option<SpooledHead>> {
+    let Some(record) = read_head(dir) else {
+        return Ok(None);
+    };
+    let segments = list_segments(dir)?;
+    let first = segments.keys().next().copied().unwrap_or(0);
+    let end = segments
+        .last_key_value()
+        .map(|(segment, len)| Position {
+            segment: *segment,
+            offset: *len,
+        })
+        .unwrap_or_default();
+    let mut at = match read_shipped(dir) {
+        Some(position) if position.segment >= first => position.min(end),
+        _ => Position {
+            segment: first,
+            offset: 0,
+        },
+    };
+    let mut waiting: Option<(i64, [u8; 32], usize)> = None;
+    while at < end {
+        let (rows, next, _) = read_range(dir, at, end, 1000)?;
+        for row in rows
+            .iter()
+            .filter(|row| row.replica_id == record.replica_id)
+        {
+            match &mut waiting {
+                Some((_, _, count)) => *count += 1,
+                None => waiting = Some((row.seq, row.prev_hash, 1)),
+            }
+        }
+        if next <= at {
+            break;
+        }
+        at = next;
+    }
+    Ok(Some(SpooledHead {
+        replica_id: record.replica_id,
+        settled: record.settled,
+        waiting,
+    }))
 }
 
 /// What the `head` file in `dir` says, when it is there and whole.
@@ -1358,6 +1431,68 @@ mod tests {
         assert_eq!(HeadRecord::decode(&bytes), None);
         assert_eq!(HeadRecord::decode(b"TGH1"), None);
         assert_eq!(HeadRecord::decode(&[0xff; 100]), None);
+    }
+
+    /// A replica's spool directory says where the database's chain must end: at the `head`
+    /// file's settled head, or before the first row that still waits to be shipped.
+    #[tokio::test]
+    async fn a_spooled_head_is_what_the_database_must_reach() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(spooled_head(dir.path()).unwrap(), None, "no head file");
+        // A chain of rows 1..=6 whose first three were shipped.
+        let mut rows = Vec::new();
+        let mut prev = GENESIS;
+        for seq in 1..=6 {
+            let mut row = row(seq);
+            row.prev_hash = prev;
+            row.hash = row.compute_hash();
+            prev = row.hash;
+            rows.push(row);
+        }
+        let (mut spool, _, _) = Spool::open(dir.path(), 1 << 20, 1 << 24).unwrap();
+        let mut shipped = Position::default();
+        for (i, row) in rows.iter().enumerate() {
+            let mut frame = Vec::new();
+            encode(row, &mut frame);
+            let end = spool.append(&frame).await.unwrap();
+            if i == 2 {
+                shipped = end;
+            }
+        }
+        let record = |seq: usize| HeadRecord {
+            replica_id: "r".into(),
+            settled: Head::of(&rows[seq - 1]),
+            claimed: seq as i64,
+        };
+        spool.record_head(&record(6)).unwrap();
+        write_shipped(dir.path(), shipped).unwrap();
+        let head = spooled_head(dir.path()).unwrap().unwrap();
+        assert_eq!(head.waiting, Some((4, rows[2].hash, 3)));
+        assert_eq!(head.in_database(), Some((3, rows[2].hash)));
+        // All shipped: the settled head.
+        write_shipped(dir.path(), spool.shared.lock().end).unwrap();
+        let head = spooled_head(dir.path()).unwrap().unwrap();
+        assert_eq!(head.waiting, None);
+        assert_eq!(head.in_database(), Some((6, rows[5].hash)));
+        // Nothing shipped: the chain starts in the spool, and the database need hold none of it.
+        write_shipped(dir.path(), Position::default()).unwrap();
+        let head = spooled_head(dir.path()).unwrap().unwrap();
+        assert_eq!(head.in_database(), None);
+        // A restarted chain's head before its first row is no row.
+        write_shipped(dir.path(), spool.shared.lock().end).unwrap();
+        let restarted = HeadRecord {
+            settled: Head {
+                seq: 1_000_000,
+                hash: GENESIS,
+                time_us: 0,
+            },
+            ..record(6)
+        };
+        spool.record_head(&restarted).unwrap();
+        assert_eq!(
+            spooled_head(dir.path()).unwrap().unwrap().in_database(),
+            None
+        );
     }
 
     #[tokio::test]

@@ -50,6 +50,9 @@ pub const MAX_IN_FLIGHT: usize = 1;
 const _: () = assert!(MAX_IN_FLIGHT == 1, "see MAX_IN_FLIGHT");
 /// Most rows the shipper sends in one insert.
 const SHIP_BATCH: usize = 1000;
+/// How often the chain head is logged, when it moved: a witness of the chain's end outside the
+/// database, for `toolgate audit verify --expect-head`.
+pub const HEAD_LOG_INTERVAL: Duration = Duration::from_secs(60);
 
 /// What the spool directory knows of this replica's chain at start. Only what this replica
 /// wrote counts: a spool left by another id (the default id is new in every process) holds rows
@@ -113,6 +116,32 @@ struct Chainer {
     /// The last write of the `head` file failed (warned once until one succeeds).
     head_failing: bool,
     recent: RecentKeys,
+    /// `toolgate_audit_chain_head_seq` of this replica: the settled head's seq.
+    head_gauge: prometheus::IntGauge,
+    /// The settled head last logged.
+    logged: Head,
+}
+
+impl Chainer {
+    /// Logs the settled head (replica, seq, hash) at info, unless it is the one logged last.
+    fn log_head(&mut self) {
+        let head = self.record.settled;
+        if head == self.logged {
+            return;
+        }
+        self.logged = head;
+        log_head(&self.record.replica_id, head);
+    }
+}
+
+/// Logs a chain head: what `toolgate audit verify --expect-head REPLICA=SEQ:HASH` takes.
+fn log_head(replica: &str, head: Head) {
+    tracing::info!(
+        audit.replica = replica,
+        audit.seq = head.seq,
+        audit.hash = %hex::encode(head.hash),
+        "audit chain head"
+    );
 }
 
 type Ack = oneshot::Sender<Result<(), AuditError>>;
@@ -133,6 +162,15 @@ impl Writer {
     /// Runs until the queue is closed and drained: at shutdown, or when every sender is gone.
     pub async fn run(mut self, mut shutdown: watch::Receiver<bool>) {
         let head = self.resolve_head().await;
+        let head_gauge = self
+            .metrics
+            .chain_head_seq
+            .with_label_values(&[self.replica_id.as_str()]);
+        // A chain that starts (or restarts) has no row at its head yet: the first batch sets it.
+        if head.hash != GENESIS {
+            head_gauge.set(head.seq);
+            log_head(&self.replica_id, head);
+        }
         let mut chainer = Chainer {
             head,
             record: HeadRecord {
@@ -142,7 +180,12 @@ impl Writer {
             },
             head_failing: false,
             recent: RecentKeys::new(super::queue::RECENT_KEYS),
+            head_gauge,
+            logged: head,
         };
+        let mut head_log = tokio::time::interval(HEAD_LOG_INTERVAL);
+        head_log.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        head_log.tick().await;
         let mut batch = Vec::with_capacity(MAX_BATCH);
         let mut inflight: FuturesOrdered<Insert> = FuturesOrdered::new();
         let mut closed = false;
@@ -169,6 +212,7 @@ impl Writer {
                     self.rx.close();
                     closed = true;
                 }
+                _ = head_log.tick() => chainer.log_head(),
             }
             if last_persist.elapsed() > Duration::from_secs(1) {
                 self.persist_shipped();
@@ -179,6 +223,7 @@ impl Writer {
             self.complete(&mut chainer, flight, result).await;
         }
         self.persist_shipped();
+        chainer.log_head();
         tracing::info!("audit writer stopped; queue drained");
     }
 
@@ -248,6 +293,7 @@ impl Writer {
     fn settle(&mut self, chainer: &mut Chainer, head: Head) {
         if head.seq > chainer.record.settled.seq {
             chainer.record.settled = head;
+            chainer.head_gauge.set(head.seq);
         }
         self.record_head(chainer);
     }

@@ -13,8 +13,8 @@ use toolgate::on_pool;
 use toolgate::store::Database;
 
 use crate::helpers::{
-    Backend, TestApp, assert_error, decision_of, eventually, on_both_backends, spawn_app_on,
-    spawn_replica,
+    Backend, TestApp, assert_error, decision_of, eventually, on_both_backends, sample, scrape,
+    spawn_app_on, spawn_replica,
 };
 use crate::pg::PrivatePostgres;
 
@@ -44,10 +44,17 @@ pub async fn audit_rows(db: &Database) -> Vec<Value> {
 
 /// Runs `toolgate audit verify` against `database_url`; returns (exit code, stdout).
 pub async fn verify_cli(database_url: &str) -> (Option<i32>, String) {
+    verify_cli_with(database_url, &[]).await
+}
+
+/// Runs `toolgate audit verify ARGS` against `database_url`; returns (exit code, stdout).
+pub async fn verify_cli_with(database_url: &str, args: &[&str]) -> (Option<i32>, String) {
     let url = database_url.to_owned();
+    let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
     let output = tokio::task::spawn_blocking(move || {
         Command::new(env!("CARGO_BIN_EXE_toolgate"))
             .args(["audit", "verify"])
+            .args(args)
             .env("DATABASE_URL", url)
             .output()
             .expect("run toolgate audit verify")
@@ -121,7 +128,7 @@ async fn rule_ids_of_any_text_read_back_as_they_were_hashed(backend: Backend) {
         })
         .collect();
     store.insert(&rows).await.unwrap();
-    let report = store.verify(Some("odd-rule-ids")).await.unwrap();
+    let report = store.verify(Some("odd-rule-ids"), &[]).await.unwrap();
     assert_eq!(report.rows, 40);
     assert!(report.findings.is_empty(), "{:?}", report.findings);
 }
@@ -193,7 +200,7 @@ async fn new_rows_of_any_text_go_in_whole_and_read_back_as_hashed(backend: Backe
     let later = chain("odd-text-later", 1..=1, Some(1_925_000_000_000_000));
     inserter.insert_new(&later).await.unwrap();
 
-    let report = store.verify(None).await.unwrap();
+    let report = store.verify(None, &[]).await.unwrap();
     assert_eq!(report.rows, 31);
     assert!(report.findings.is_empty(), "{:?}", report.findings);
     let read = audit_rows(&app.db).await;
@@ -327,16 +334,22 @@ async fn failure_answers_are_audited_too(backend: Backend) {
     // stopped database in `a_database_outage_under_load_loses_no_answered_evaluation`).
 }
 
-on_both_backends!(verify_names_an_edited_row_and_a_deleted_row);
-async fn verify_names_an_edited_row_and_a_deleted_row(backend: Backend) {
+/// A server on a fresh store of `backend` that has answered `n` evaluations, and their rows.
+async fn app_with_rows(backend: Backend, n: usize) -> (TestApp, Vec<Value>) {
     let app = spawn_app_on(backend).await;
     let agent = app.create_token("agent", "team").await;
-    for i in 0..6 {
+    for i in 0..n {
         app.evaluate(&agent, &bash_call("s", &format!("t{i}"), "ls"))
             .await;
     }
     let rows = audit_rows(&app.db).await;
-    assert_eq!(rows.len(), 6);
+    assert_eq!(rows.len(), n);
+    (app, rows)
+}
+
+on_both_backends!(verify_names_an_edited_row_and_a_deleted_row);
+async fn verify_names_an_edited_row_and_a_deleted_row(backend: Backend) {
+    let (app, rows) = app_with_rows(backend, 6).await;
     let (code, out) = verify_cli(&app.database_url).await;
     assert_eq!(code, Some(0), "{out}");
 
@@ -373,6 +386,58 @@ async fn verify_names_an_edited_row_and_a_deleted_row(backend: Backend) {
         )),
         "{out}"
     );
+}
+
+on_both_backends!(verify_catches_a_truncated_tail_against_a_head_known_elsewhere);
+/// Deleting a chain's newest rows leaves no gap and no broken link, so `verify` alone passes;
+/// against the head the metric exported, or the one the replica's spool directory keeps, it
+/// names the replica and the missing seqs.
+async fn verify_catches_a_truncated_tail_against_a_head_known_elsewhere(backend: Backend) {
+    let (app, rows) = app_with_rows(backend, 5).await;
+    let replica = app.replica_id.as_str();
+    let text = scrape(&app, &app.address).await;
+    let seq = sample(
+        &text,
+        "toolgate_audit_chain_head_seq",
+        &[("replica", replica)],
+    );
+    assert_eq!(seq, Some(5.0), "{text}");
+    let hash = rows[4]["hash"].as_str().unwrap();
+    let spool = app.spool_dir.to_str().unwrap();
+    let witnesses = [
+        format!("--expect-head={replica}=5"),
+        format!("--expect-head={replica}=5:{hash}"),
+        format!("--spool-dir={spool}"),
+    ];
+    for witness in &witnesses {
+        let (code, out) = verify_cli_with(&app.database_url, &[witness]).await;
+        assert_eq!(code, Some(0), "{witness}: {out}");
+        assert!(out.contains("and 1 expected head reached"), "{out}");
+    }
+    // Checking one replica, a head of another is refused.
+    let (code, _) =
+        verify_cli_with(&app.database_url, &["--replica", "other", &witnesses[0]]).await;
+    assert_eq!(code, Some(1));
+
+    execute(&app.db, "DELETE FROM audit WHERE seq > $1", 3).await;
+    let (code, out) = verify_cli(&app.database_url).await;
+    assert_eq!(
+        code,
+        Some(0),
+        "a cut tail is invisible to the chain itself: {out}"
+    );
+    let last = rows[2]["id"].as_str().unwrap();
+    for witness in &witnesses {
+        let (code, out) = verify_cli_with(&app.database_url, &[witness]).await;
+        assert_eq!(code, Some(1), "{witness}: {out}");
+        assert!(
+            out.contains(&format!(
+                "truncated: replica `{replica}` ends at row {last} (seq 3), before its expected \
+                 head at seq 5: seqs 4..=5 are missing"
+            )),
+            "{witness}: {out}"
+        );
+    }
 }
 
 on_both_backends!(prune_drops_old_months_and_verify_starts_from_the_checkpoint);

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use sqlx::PgPool;
 use sqlx::postgres::PgPoolOptions;
 
-use crate::audit::{bash_call, verify_cli};
+use crate::audit::{bash_call, verify_cli, verify_cli_with};
 use crate::helpers::{create_database, eventually, metrics_text};
 use crate::pg::PrivatePostgres;
 
@@ -96,6 +96,14 @@ impl Server {
         self.child.wait().unwrap();
     }
 
+    /// SIGTERM, then waits for the process to exit.
+    fn terminate(&mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        assert!(sent.success());
+        tokio::task::block_in_place(|| self.child.wait().unwrap())
+    }
+
     fn log(&self) -> String {
         self.log.lock().unwrap().clone()
     }
@@ -106,6 +114,15 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A fresh database on the shared server of `DATABASE_URL` (its URL and a pool), an agent
+/// token, and a directory for a server's cache and spool.
+async fn fresh() -> (String, PgPool, String, tempfile::TempDir) {
+    let url = create_database(&std::env::var("DATABASE_URL").unwrap()).await;
+    let db = pool(&url).await;
+    let token = agent_token(&db).await;
+    (url, db, token, tempfile::tempdir().unwrap())
 }
 
 async fn pool(url: &str) -> PgPool {
@@ -470,10 +487,7 @@ async fn a_damaged_spool_record_loses_only_itself_across_a_restart() {
 /// restart, even for a batch that was sent and never committed (its claim is made certain).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sigkill_with_inserts_in_flight_loses_nothing_and_forks_no_chain() {
-    let url = create_database(&std::env::var("DATABASE_URL").unwrap()).await;
-    let db = pool(&url).await;
-    let token = agent_token(&db).await;
-    let dir = tempfile::tempdir().unwrap();
+    let (url, db, token, dir) = fresh().await;
     let mut server = Server::start(&url, dir.path(), "busy-replica", "info").await;
     let client = client();
     let (clients, answered) = fire(8, &client, &server.address, &token, "busy");
@@ -523,10 +537,7 @@ async fn a_sigkill_with_inserts_in_flight_loses_nothing_and_forks_no_chain() {
 /// process on a spool in use refuses to start.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_new_replica_id_on_an_old_spool_starts_its_own_chain() {
-    let url = create_database(&std::env::var("DATABASE_URL").unwrap()).await;
-    let db = pool(&url).await;
-    let token = agent_token(&db).await;
-    let dir = tempfile::tempdir().unwrap();
+    let (url, db, token, dir) = fresh().await;
     let client = reqwest::Client::new();
     let mut first = Server::start(&url, dir.path(), "first-run", "info").await;
     let reply = evaluate(&client, &first.address, &token, &bash_call("s", "a", "ls")).await;
@@ -589,10 +600,7 @@ async fn a_new_replica_id_on_an_old_spool_starts_its_own_chain() {
 /// mode (answer first, write behind) every answered evaluation is still in the audit.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_drains_the_audit_queue() {
-    let url = create_database(&std::env::var("DATABASE_URL").unwrap()).await;
-    let db = pool(&url).await;
-    let token = agent_token(&db).await;
-    let dir = tempfile::tempdir().unwrap();
+    let (url, db, token, dir) = fresh().await;
     let mut server = Server::start_with(
         &url,
         dir.path(),
@@ -624,22 +632,8 @@ async fn sigterm_drains_the_audit_queue() {
         answered.extend(task.await.unwrap());
     }
     assert_eq!(answered.len(), 400);
-    let pid = server.child.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
-    let status = tokio::task::spawn_blocking(move || {
-        let status = server.child.wait().unwrap();
-        (status, server)
-    })
-    .await
-    .unwrap();
-    assert!(status.0.success(), "{:?}", status.0);
-    let server = status.1;
+    let status = server.terminate();
+    assert!(status.success(), "{status:?}");
     eventually(Duration::from_secs(5), "the drain to be logged", || async {
         server.log().contains("queue drained").then_some(())
     })
@@ -725,10 +719,7 @@ fn credentials() -> Vec<(&'static str, String, String)> {
 
 #[tokio::test]
 async fn generated_credentials_never_reach_the_audit_table_or_the_logs() {
-    let url = create_database(&std::env::var("DATABASE_URL").unwrap()).await;
-    let db = pool(&url).await;
-    let token = agent_token(&db).await;
-    let dir = tempfile::tempdir().unwrap();
+    let (url, db, token, dir) = fresh().await;
     let server = Server::start(&url, dir.path(), "secret-replica", "debug").await;
     let client = reqwest::Client::new();
 
@@ -786,6 +777,70 @@ async fn generated_credentials_never_reach_the_audit_table_or_the_logs() {
         assert!(
             !log.contains(secret.as_str()),
             "the {name} credential is in the logs"
+        );
+    }
+}
+
+/// The writer logs its chain's head (at stop here; every minute while it moves), a witness
+/// outside the database: a tail deleted from the database afterwards passes `audit verify`
+/// alone, and fails it against the logged head, or against the head the spool directory keeps.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_logged_chain_head_shows_a_tail_deleted_after_it() {
+    let (url, db, token, dir) = fresh().await;
+    let mut server = Server::start(&url, dir.path(), "witnessed-replica", "info").await;
+    let client = client();
+    for i in 0..4 {
+        let id = format!("w-{i}");
+        let reply = evaluate(&client, &server.address, &token, &bash_call("s", &id, "ls")).await;
+        assert_eq!(reply, Some(json!({})));
+    }
+    let metrics = metrics_text(&client, &server.address).await;
+    assert!(
+        metrics.contains("toolgate_audit_chain_head_seq{replica=\"witnessed-replica\"} 4\n"),
+        "{metrics}"
+    );
+    assert!(server.terminate().success());
+    let head: Value = eventually(Duration::from_secs(10), "the head to be logged", || {
+        let log = server.log();
+        async move {
+            log.lines()
+                .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+                .rfind(|line| line["message"] == "audit chain head")
+        }
+    })
+    .await;
+    assert_eq!(head["level"], "INFO", "{head}");
+    assert_eq!(head["audit.replica"], "witnessed-replica", "{head}");
+    assert_eq!(head["audit.seq"], 4, "{head}");
+    let hash: Vec<u8> =
+        sqlx::query_scalar("SELECT hash FROM audit WHERE replica_id = $1 AND seq = 4")
+            .bind("witnessed-replica")
+            .fetch_one(&db)
+            .await
+            .unwrap();
+    assert_eq!(head["audit.hash"], hex::encode(hash), "{head}");
+
+    let logged = format!(
+        "--expect-head=witnessed-replica=4:{}",
+        head["audit.hash"].as_str().unwrap()
+    );
+    let spool = format!("--spool-dir={}", dir.path().join("spool").display());
+    for witness in [&logged, &spool] {
+        let (code, out) = verify_cli_with(&url, &[witness]).await;
+        assert_eq!(code, Some(0), "{witness}: {out}");
+    }
+    sqlx::query("DELETE FROM audit WHERE seq = 4")
+        .execute(&db)
+        .await
+        .unwrap();
+    assert_eq!(verify_cli(&url).await.0, Some(0), "invisible to the chain");
+    for witness in [&logged, &spool] {
+        let (code, out) = verify_cli_with(&url, &[witness]).await;
+        assert_eq!(code, Some(1), "{witness}: {out}");
+        assert!(
+            out.contains("truncated: replica `witnessed-replica` ends at row ")
+                && out.contains("(seq 3), before its expected head at seq 4: seq 4 is missing"),
+            "{witness}: {out}"
         );
     }
 }

@@ -62,6 +62,8 @@ pub struct TestApp {
     pub client: reqwest::Client,
     pub admin_token: String,
     pub cache_dir: PathBuf,
+    /// The audit spool directory (`--audit-spool-dir`).
+    pub spool_dir: PathBuf,
     pub replica_id: String,
     /// The server's state, when it runs in this process.
     pub state: Option<AppState>,
@@ -177,6 +179,7 @@ pub async fn spawn_replica(database_url: &str, configure: impl FnOnce(&mut Confi
 async fn start(config: Config, database_url: String, cache: Option<tempfile::TempDir>) -> TestApp {
     LazyLock::force(&TRACING);
     let cache_dir = config.cache_dir.clone();
+    let spool_dir = config.audit.spool_dir.clone();
     let replica_id = config.replica_id.clone();
     let admin_token = config.admin_token.clone().unwrap_or_default();
     let location = config.location().unwrap();
@@ -212,6 +215,7 @@ async fn start(config: Config, database_url: String, cache: Option<tempfile::Tem
             .unwrap(),
         admin_token,
         cache_dir,
+        spool_dir,
         replica_id,
         state: Some(state),
         _dirs: cache.into_iter().collect(),
@@ -240,6 +244,7 @@ pub async fn attach(address: &str, data_dir: &std::path::Path, admin_token: &str
             .unwrap(),
         admin_token: admin_token.to_owned(),
         cache_dir: data_dir.join("cache"),
+        spool_dir: data_dir.join("spool"),
         replica_id: String::new(),
         state: None,
         _dirs: Vec::new(),

@@ -79,6 +79,57 @@ pub struct Filter {
     pub before: Option<(DateTime<Utc>, String)>,
 }
 
+/// A replica's chain head known outside the database (a log line, the metric's history, the
+/// replica's spool directory): the stored chain must reach `seq`, and its row there must have
+/// `hash` when one is given. Deleting the newest rows of a chain leaves no gap and no broken
+/// link; only such a witness shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExpectedHead {
+    /// The replica.
+    pub replica: String,
+    /// The seq its chain reached.
+    pub seq: i64,
+    /// The hash of its row at `seq`, when known.
+    pub hash: Option<[u8; 32]>,
+}
+
+impl std::str::FromStr for ExpectedHead {
+    type Err = String;
+
+    /// `REPLICA=SEQ` or `REPLICA=SEQ:HASH` (64 hex digits), as the writer's "audit chain head"
+    /// log line gives them. The replica id is what comes before the last `=`.
+    fn from_str(text: &str) -> Result<Self, String> {
+        let (replica, head) = text
+            .rsplit_once('=')
+            .ok_or_else(|| format!("`{text}` is not REPLICA=SEQ[:HASH]"))?;
+        if replica.is_empty() {
+            return Err(format!("`{text}` names no replica (REPLICA=SEQ[:HASH])"));
+        }
+        let (seq, hash) = match head.split_once(':') {
+            Some((seq, hash)) => (seq, Some(hash)),
+            None => (head, None),
+        };
+        let seq = seq
+            .parse::<i64>()
+            .ok()
+            .filter(|seq| *seq > 0)
+            .ok_or_else(|| format!("the seq `{seq}` in `{text}` is not a positive integer"))?;
+        let hash = hash
+            .map(|hash| {
+                let mut bytes = [0u8; 32];
+                hex::decode_to_slice(hash, &mut bytes)
+                    .map(|()| bytes)
+                    .map_err(|_| format!("the hash in `{text}` is not 64 hex digits"))
+            })
+            .transpose()?;
+        Ok(Self {
+            replica: replica.to_owned(),
+            seq,
+            hash,
+        })
+    }
+}
+
 /// One problem found by [`AuditStore::verify`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Finding {
@@ -124,6 +175,48 @@ pub enum Finding {
         /// The second row.
         id: String,
     },
+    /// The chain ends before an expected head: its newest rows, seqs `from..=to`, are missing.
+    Truncated {
+        /// The replica.
+        replica: String,
+        /// First missing seq.
+        from: i64,
+        /// The expected head's seq.
+        to: i64,
+        /// The chain's last row (`None`: the replica has no rows, or none after its checkpoint).
+        last: Option<String>,
+    },
+    /// The chain has no row at an expected head's seq, though it goes on past it.
+    HeadMissing {
+        /// The replica.
+        replica: String,
+        /// The expected head's seq.
+        seq: i64,
+        /// The first row after it.
+        before: String,
+    },
+    /// The row at an expected head's seq has another hash: the chain was rewritten.
+    HeadMismatch {
+        /// The replica.
+        replica: String,
+        /// The seq.
+        seq: i64,
+        /// The row (`None`: the pruned checkpoint).
+        id: Option<String>,
+        /// The hash stored.
+        stored: [u8; 32],
+        /// The hash expected.
+        expected: [u8; 32],
+    },
+}
+
+/// `seq 4 is` or `seqs 4..=7 are`.
+fn seqs_are(from: i64, to: i64) -> String {
+    if from == to {
+        format!("seq {from} is")
+    } else {
+        format!("seqs {from}..={to} are")
+    }
 }
 
 impl std::fmt::Display for Finding {
@@ -136,11 +229,7 @@ impl std::fmt::Display for Finding {
                 after,
                 before,
             } => {
-                let seqs = if from == to {
-                    format!("seq {from} is")
-                } else {
-                    format!("seqs {from}..={to} are")
-                };
+                let seqs = seqs_are(*from, *to);
                 match after {
                     Some(after) => write!(
                         f,
@@ -170,6 +259,55 @@ impl std::fmt::Display for Finding {
                 f,
                 "duplicate: row {id} repeats seq {seq} of replica `{replica}`"
             ),
+            Self::Truncated {
+                replica,
+                from,
+                to,
+                last,
+            } => {
+                let seqs = seqs_are(*from, *to);
+                match last {
+                    Some(last) => write!(
+                        f,
+                        "truncated: replica `{replica}` ends at row {last} (seq {}), before its \
+                         expected head at seq {to}: {seqs} missing",
+                        from - 1
+                    ),
+                    None => write!(
+                        f,
+                        "truncated: replica `{replica}` has no rows, but its expected head is at \
+                         seq {to}: {seqs} missing"
+                    ),
+                }
+            }
+            Self::HeadMissing {
+                replica,
+                seq,
+                before,
+            } => write!(
+                f,
+                "missing head: replica `{replica}` has no row at seq {seq}, its expected head \
+                 (the next row is {before})"
+            ),
+            Self::HeadMismatch {
+                replica,
+                seq,
+                id,
+                stored,
+                expected,
+            } => {
+                let row = match id {
+                    Some(id) => format!("row {id}"),
+                    None => "the pruned checkpoint".to_owned(),
+                };
+                write!(
+                    f,
+                    "head mismatch: {row} (replica `{replica}`, seq {seq}) has hash {}, not the \
+                     expected head's {}",
+                    hex::encode(stored),
+                    hex::encode(expected)
+                )
+            }
         }
     }
 }
@@ -186,6 +324,10 @@ pub struct VerifyReport {
     /// Chains that restart (a replica that started with its head unknown: a batch in flight when
     /// it stopped, or neither spool nor database).
     pub restarts: Vec<String>,
+    /// Expected heads the chains reach (with the hash given, when one was).
+    pub heads_reached: usize,
+    /// What could not be checked (an expected head whose rows were pruned).
+    pub notes: Vec<String>,
 }
 
 /// The result of [`AuditStore::prune`].
@@ -248,11 +390,16 @@ impl AuditStore {
         }
     }
 
-    /// Checks every replica's chain (or one replica's), from its pruned checkpoint if any.
-    pub async fn verify(&self, replica: Option<&str>) -> Result<VerifyReport, sqlx::Error> {
+    /// Checks every replica's chain (or one replica's), from its pruned checkpoint if any, and
+    /// that each reaches its `expected` heads.
+    pub async fn verify(
+        &self,
+        replica: Option<&str>,
+        expected: &[ExpectedHead],
+    ) -> Result<VerifyReport, sqlx::Error> {
         match &self.0 {
-            Database::Postgres(pool) => postgres::verify(pool, replica).await,
-            Database::Sqlite(pool) => sqlite::verify(pool, replica).await,
+            Database::Postgres(pool) => postgres::verify(pool, replica, expected).await,
+            Database::Sqlite(pool) => sqlite::verify(pool, replica, expected).await,
         }
     }
 
@@ -350,14 +497,17 @@ where
 /// Checks rows in (replica, seq, time) order, one replica's chain after the other.
 struct Verifier {
     checkpoints: Vec<(String, i64, Vec<u8>)>,
+    /// Expected heads not yet met, of chains not yet checked.
+    expected: Vec<ExpectedHead>,
     chain: Option<Chain>,
     report: VerifyReport,
 }
 
 impl Verifier {
-    fn new(checkpoints: Vec<(String, i64, Vec<u8>)>) -> Self {
+    fn new(checkpoints: Vec<(String, i64, Vec<u8>)>, expected: &[ExpectedHead]) -> Self {
         Self {
             checkpoints,
+            expected: expected.to_vec(),
             chain: None,
             report: VerifyReport::default(),
         }
@@ -372,24 +522,48 @@ impl Verifier {
         while let Some(row) = futures_util::TryStreamExt::try_next(&mut rows).await? {
             self.push(&row);
         }
+        self.finish_chain();
+        // Expected heads of replicas without a single row.
+        while let Some(head) = self.expected.first() {
+            let replica = head.replica.clone();
+            self.chain = Some(self.start(&replica));
+            self.finish_chain();
+        }
         Ok(self.report)
+    }
+
+    fn start(&mut self, replica: &str) -> Chain {
+        let checkpoint = self.checkpoints.iter().find(|(r, _, _)| r == replica);
+        let (expected, others) = std::mem::take(&mut self.expected)
+            .into_iter()
+            .partition(|head| head.replica == replica);
+        self.expected = others;
+        let mut chain = Chain::start(replica, checkpoint, expected);
+        if checkpoint.is_some() {
+            chain.pruned_heads(&mut self.report);
+        }
+        chain
     }
 
     fn push(&mut self, row: &Row) {
         self.report.rows += 1;
         let chain = match self.chain.take() {
             Some(chain) if chain.replica == row.replica_id => chain,
-            _ => {
+            done => {
+                self.chain = done;
+                self.finish_chain();
                 self.report.replicas += 1;
-                let checkpoint = self
-                    .checkpoints
-                    .iter()
-                    .find(|(r, _, _)| *r == row.replica_id);
-                Chain::start(&row.replica_id, checkpoint)
+                self.start(&row.replica_id)
             }
         };
         let chain = self.chain.insert(chain);
         chain.check(row, &mut self.report);
+    }
+
+    fn finish_chain(&mut self) {
+        if let Some(chain) = self.chain.take() {
+            chain.finish(&mut self.report);
+        }
     }
 }
 
@@ -400,20 +574,48 @@ struct Chain {
     prev_hash: [u8; 32],
     prev_id: Option<String>,
     last_seq: i64,
+    /// Expected heads past the rows checked so far, lowest seq first.
+    expected: Vec<ExpectedHead>,
 }
 
 impl Chain {
-    fn start(replica: &str, checkpoint: Option<&(String, i64, Vec<u8>)>) -> Self {
+    fn start(
+        replica: &str,
+        checkpoint: Option<&(String, i64, Vec<u8>)>,
+        mut expected: Vec<ExpectedHead>,
+    ) -> Self {
         let (seq, hash) = match checkpoint {
             Some((_, seq, hash)) => (*seq, hash.as_slice().try_into().unwrap_or(GENESIS)),
             None => (0, GENESIS),
         };
+        expected.sort_by_key(|head| head.seq);
         Self {
             replica: replica.to_owned(),
             next_seq: seq + 1,
             prev_hash: hash,
             prev_id: None,
             last_seq: seq,
+            expected,
+        }
+    }
+
+    /// Expected heads at or before the pruned checkpoint went with their rows: only the
+    /// checkpoint's own hash can still be compared. The others are noted.
+    fn pruned_heads(&mut self, report: &mut VerifyReport) {
+        let pruned = self
+            .expected
+            .partition_point(|head| head.seq <= self.last_seq);
+        for head in self.expected.drain(..pruned).collect::<Vec<_>>() {
+            if head.seq == self.last_seq {
+                if self.matches(&head, self.prev_hash, None, report) {
+                    report.heads_reached += 1;
+                }
+            } else {
+                report.notes.push(format!(
+                    "replica `{}`'s expected head at seq {} was pruned (the checkpoint is at seq {}): not checked",
+                    self.replica, head.seq, self.last_seq
+                ));
+            }
         }
     }
 
@@ -434,12 +636,13 @@ impl Chain {
             return;
         }
         let restart = row.prev_hash == GENESIS && row.seq != 1;
+        let gap = !restart && row.seq > self.next_seq;
         if restart {
             report.restarts.push(format!(
                 "replica `{}` restarts its chain at seq {} (row {}): it started without its chain's head (a batch was in flight when it stopped, or it had neither spool nor database)",
                 self.replica, row.seq, row.id
             ));
-        } else if row.seq > self.next_seq {
+        } else if gap {
             report.findings.push(Finding::Gap {
                 replica: self.replica.clone(),
                 from: self.next_seq,
@@ -455,9 +658,227 @@ impl Chain {
                 previous: self.prev_id.clone(),
             });
         }
+        // Expected heads this row reaches or passes.
+        let passed = self.expected.partition_point(|head| head.seq <= row.seq);
+        for head in self.expected.drain(..passed).collect::<Vec<_>>() {
+            if head.seq == row.seq {
+                if self.matches(&head, row.hash, Some(&row.id), report) {
+                    report.heads_reached += 1;
+                }
+            } else if !gap {
+                // Not at a gap, which names these seqs already: past a restart.
+                report.findings.push(Finding::HeadMissing {
+                    replica: self.replica.clone(),
+                    seq: head.seq,
+                    before: row.id.clone(),
+                });
+            }
+        }
         self.next_seq = row.seq + 1;
         self.last_seq = row.seq;
         self.prev_hash = row.hash;
         self.prev_id = Some(row.id.clone());
+    }
+
+    /// Compares an expected head's hash, when it has one, with the row's (or checkpoint's)
+    /// `stored` hash; a difference is a finding.
+    fn matches(
+        &self,
+        head: &ExpectedHead,
+        stored: [u8; 32],
+        id: Option<&String>,
+        report: &mut VerifyReport,
+    ) -> bool {
+        match head.hash {
+            Some(expected) if expected != stored => {
+                report.findings.push(Finding::HeadMismatch {
+                    replica: self.replica.clone(),
+                    seq: head.seq,
+                    id: id.cloned(),
+                    stored,
+                    expected,
+                });
+                false
+            }
+            _ => true,
+        }
+    }
+
+    /// The chain has no more rows: every expected head past its end is a truncation.
+    fn finish(self, report: &mut VerifyReport) {
+        if let Some(head) = self.expected.last() {
+            report.findings.push(Finding::Truncated {
+                replica: self.replica.clone(),
+                from: self.last_seq + 1,
+                to: head.seq,
+                last: self.prev_id.clone(),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::record::sample;
+
+    /// A chain of replica `r` over `seqs`, each row linked to the one before.
+    fn chain(seqs: &[i64]) -> Vec<Row> {
+        let mut prev = GENESIS;
+        seqs.iter()
+            .map(|seq| {
+                let mut row = sample(*seq);
+                row.prev_hash = prev;
+                row.hash = row.compute_hash();
+                prev = row.hash;
+                row
+            })
+            .collect()
+    }
+
+    fn head(text: &str) -> ExpectedHead {
+        text.parse().unwrap()
+    }
+
+    async fn verify(
+        rows: Vec<Row>,
+        checkpoints: Vec<(String, i64, Vec<u8>)>,
+        expected: &[ExpectedHead],
+    ) -> VerifyReport {
+        let rows = futures_util::stream::iter(rows.into_iter().map(Ok));
+        Verifier::new(checkpoints, expected)
+            .check_all(rows)
+            .await
+            .unwrap()
+    }
+
+    #[test]
+    fn expected_heads_parse_and_bad_ones_say_why() {
+        let hash = "ab".repeat(32);
+        assert_eq!(
+            head(&format!("host-1=42:{hash}")),
+            ExpectedHead {
+                replica: "host-1".into(),
+                seq: 42,
+                hash: Some([0xab; 32]),
+            }
+        );
+        assert_eq!(head("a=b=7").replica, "a=b", "the last `=` splits");
+        assert_eq!(head("r=7").hash, None);
+        for (text, why) in [
+            ("r7", "is not REPLICA=SEQ[:HASH]"),
+            ("=7", "names no replica"),
+            ("r=x", "the seq `x` in `r=x` is not a positive integer"),
+            ("r=0", "is not a positive integer"),
+            ("r=7:abc", "the hash in `r=7:abc` is not 64 hex digits"),
+        ] {
+            let error = text.parse::<ExpectedHead>().unwrap_err();
+            assert!(error.contains(why), "{text}: {error}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_chain_must_reach_its_expected_heads_with_their_hashes() {
+        let rows = chain(&[1, 2, 3, 4, 5]);
+        let at = |seq: usize| format!("r={seq}:{}", hex::encode(rows[seq - 1].hash));
+        let report = verify(rows.clone(), vec![], &[head(&at(3)), head(&at(5))]).await;
+        assert_eq!(report.findings, []);
+        assert_eq!(report.heads_reached, 2);
+
+        // The newest rows deleted: no gap, no broken link, only the expected head shows it.
+        let cut = rows[..3].to_vec();
+        assert_eq!(verify(cut.clone(), vec![], &[]).await.findings, []);
+        let report = verify(cut.clone(), vec![], &[head("r=5")]).await;
+        assert_eq!(
+            report.findings,
+            [Finding::Truncated {
+                replica: "r".into(),
+                from: 4,
+                to: 5,
+                last: Some("id-3".into()),
+            }]
+        );
+        assert_eq!(
+            report.findings[0].to_string(),
+            "truncated: replica `r` ends at row id-3 (seq 3), before its expected head at seq 5: \
+             seqs 4..=5 are missing"
+        );
+        // A replica with no rows at all.
+        let report = verify(cut, vec![], &[head("q=2")]).await;
+        assert_eq!(
+            report.findings[0].to_string(),
+            "truncated: replica `q` has no rows, but its expected head is at seq 2: seqs 1..=2 \
+             are missing"
+        );
+
+        // The chain rewritten from seq 2 on, hashes recomputed: it verifies, but not against the
+        // hash seen before.
+        let mut forged = rows.clone();
+        forged[3].decision = "allow".into();
+        let mut prev = forged[2].hash;
+        for row in &mut forged[3..] {
+            row.prev_hash = prev;
+            row.hash = row.compute_hash();
+            prev = row.hash;
+        }
+        let report = verify(forged, vec![], &[head(&at(5))]).await;
+        assert_eq!(report.findings.len(), 1, "{:?}", report.findings);
+        assert!(
+            report.findings[0]
+                .to_string()
+                .starts_with("head mismatch: row id-5 (replica `r`, seq 5) has hash "),
+            "{}",
+            report.findings[0]
+        );
+    }
+
+    #[tokio::test]
+    async fn an_expected_head_lost_behind_a_restart_or_pruned_is_told_apart() {
+        // Rows 4 and 5 missing, hidden by a restart at a time-based seq.
+        let mut rows = chain(&[1, 2, 3]);
+        rows.extend(chain(&[1000]).into_iter().map(|mut row| {
+            row.prev_hash = GENESIS;
+            row.hash = row.compute_hash();
+            row
+        }));
+        let report = verify(rows.clone(), vec![], &[head("r=5")]).await;
+        assert_eq!(report.restarts.len(), 1);
+        assert_eq!(
+            report.findings,
+            [Finding::HeadMissing {
+                replica: "r".into(),
+                seq: 5,
+                before: "id-1000".into(),
+            }]
+        );
+        // At a gap, the gap names the missing seqs already.
+        let mut gap = chain(&[1, 2, 3, 4, 5]);
+        gap.remove(3);
+        let report = verify(gap, vec![], &[head("r=4")]).await;
+        assert!(
+            matches!(report.findings[..], [Finding::Gap { from: 4, to: 4, .. }]),
+            "{:?}",
+            report.findings
+        );
+
+        // Pruned up to seq 3: a head there is compared with the checkpoint; one before it is
+        // noted, not checked.
+        let all = chain(&[1, 2, 3, 4]);
+        let checkpoint = vec![("r".to_owned(), 3, all[2].hash.to_vec())];
+        let kept = all[3..].to_vec();
+        let at3 = format!("r=3:{}", hex::encode(all[2].hash));
+        let report = verify(kept.clone(), checkpoint.clone(), &[head(&at3), head("r=2")]).await;
+        assert_eq!(report.findings, []);
+        assert_eq!(report.heads_reached, 1);
+        assert_eq!(report.notes.len(), 1, "{:?}", report.notes);
+        let wrong = format!("r=3:{}", "00".repeat(32));
+        let report = verify(kept, checkpoint, &[head(&wrong)]).await;
+        assert!(
+            report.findings[0]
+                .to_string()
+                .starts_with("head mismatch: the pruned checkpoint (replica `r`, seq 3)"),
+            "{}",
+            report.findings[0]
+        );
     }
 }

@@ -14,7 +14,9 @@ use futures_util::TryStreamExt as _;
 use sqlx::postgres::{PgConnection, PgPool, PgRow};
 use sqlx::{QueryBuilder, Row as _};
 
-use super::{Filter, PruneReport, Verifier, VerifyReport, decode_row, hash32, month_end};
+use super::{
+    ExpectedHead, Filter, PruneReport, Verifier, VerifyReport, decode_row, hash32, month_end,
+};
 use crate::audit::record::Row;
 use crate::audit::spool::Head;
 
@@ -491,6 +493,7 @@ pub(super) async fn query(
 pub(super) async fn verify(
     pool: &PgPool,
     replica: Option<&str>,
+    expected: &[ExpectedHead],
 ) -> Result<VerifyReport, sqlx::Error> {
     let checkpoints: Vec<(String, i64, Vec<u8>)> =
         sqlx::query_as("SELECT replica_id, seq, hash FROM audit_checkpoints")
@@ -504,7 +507,7 @@ pub(super) async fn verify(
     let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(replica)
         .fetch(pool);
-    Verifier::new(checkpoints)
+    Verifier::new(checkpoints, expected)
         .check_all(rows.and_then(|row| async move { from_pg(&row) }))
         .await
 }

@@ -9,7 +9,8 @@ use sqlx::sqlite::{SqlitePool, SqliteRow};
 use sqlx::{QueryBuilder, Row as _, Sqlite};
 
 use super::{
-    Filter, PruneReport, Verifier, VerifyReport, decode_row, hash32, month_end, month_name,
+    ExpectedHead, Filter, PruneReport, Verifier, VerifyReport, decode_row, hash32, month_end,
+    month_name,
 };
 use crate::audit::record::Row;
 use crate::audit::spool::Head;
@@ -154,6 +155,7 @@ pub(super) async fn query(
 pub(super) async fn verify(
     pool: &SqlitePool,
     replica: Option<&str>,
+    expected: &[ExpectedHead],
 ) -> Result<VerifyReport, sqlx::Error> {
     let checkpoints: Vec<(String, i64, Vec<u8>)> =
         sqlx::query_as("SELECT replica_id, seq, hash FROM audit_checkpoints")
@@ -166,7 +168,7 @@ pub(super) async fn verify(
     let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(replica)
         .fetch(pool);
-    Verifier::new(checkpoints)
+    Verifier::new(checkpoints, expected)
         .check_all(rows.and_then(|row| async move { from_sqlite(&row) }))
         .await
 }
