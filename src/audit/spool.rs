@@ -306,10 +306,11 @@ impl SpooledHead {
 /// it, and appends and ships meanwhile (a row shipped meanwhile only looks unshipped, which asks
 /// less of the database). `None` when there is no whole `head` file.
 pub fn spooled_head(dir: &Path) -> io::Result<Option<SpooledHead>> {
+    // A directory that cannot be read is an error, not a spool without a head.
+    let segments = list_segments(dir)?;
     let Some(record) = read_head(dir) else {
         return Ok(None);
     };
-    let segments = list_segments(dir)?;
     let first = segments.keys().next().copied().unwrap_or(0);
     let end = segments
         .last_key_value()
@@ -1439,6 +1440,10 @@ mod tests {
     async fn a_spooled_head_is_what_the_database_must_reach() {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(spooled_head(dir.path()).unwrap(), None, "no head file");
+        assert!(
+            spooled_head(&dir.path().join("none")).is_err(),
+            "no directory"
+        );
         // A chain of rows 1..=6 whose first three were shipped.
         let mut rows = Vec::new();
         let mut prev = GENESIS;
