@@ -35,6 +35,12 @@ pub(crate) struct Effects {
     /// `rename` move elsewhere, what `git rm` deletes (`git rm -r .claude` removes the agent's
     /// settings as `rm -r .claude` does).
     pub removed: Vec<String>,
+    /// What the command may replace whole, also in `writes`: the destination of one source
+    /// moved, copied recursively or linked there with no target directory named (`mv SRC DST`,
+    /// `cp -r SRC DST`, `ln -s SRC DST`, `git mv SRC DST`), which becomes that source when it
+    /// does not exist yet (a directory then lands inside it instead), and a mount point, which
+    /// the mount covers.
+    pub replaced: Vec<String>,
     /// Whether the program is not in this table: its arguments may be paths it reads, or not.
     pub unknown_program: bool,
 }
@@ -759,6 +765,9 @@ fn git(args: &[String], stdin: Option<&str>, work_tree_env: Option<&str>, effect
             written
                 .removed
                 .extend(sources.iter().map(|s| (*s).to_owned()));
+            if let [_, target] = operands.as_slice() {
+                written.replaced.push((*target).to_owned());
+            }
             written
                 .writes
                 .extend(operands.into_iter().map(str::to_owned));
@@ -780,6 +789,7 @@ fn git(args: &[String], stdin: Option<&str>, work_tree_env: Option<&str>, effect
     }
     for path in &written.writes {
         let removed = written.removed.contains(path);
+        let replaced = written.replaced.contains(path);
         for under in &wheres {
             let path = under_dirs(under, path.clone());
             if is_whole_directory(&path) {
@@ -787,6 +797,9 @@ fn git(args: &[String], stdin: Option<&str>, work_tree_env: Option<&str>, effect
             }
             if removed {
                 effects.removed.push(path.clone());
+            }
+            if replaced {
+                effects.replaced.push(path.clone());
             }
             effects.writes.push(path);
         }
@@ -1001,8 +1014,10 @@ fn mount(args: &[String], effects: &mut Effects) {
         effects.writes.push(source.to_owned());
         effects.linked.push(source.to_owned());
     }
+    // What was there is covered by what is mounted.
     if let Some(target) = target {
         effects.writes.push(target.to_owned());
+        effects.replaced.push(target.to_owned());
     }
 }
 
@@ -1177,6 +1192,7 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
             // link: `ln -s ~/.aws aws`, `ln -s ~/.bashrc rc; echo x >> rc`.
             let parsed = Parsed::new(args, &['t', 'S'], &["target-directory", "suffix"]);
             let directory = parsed.values(&['t'], &["target-directory"]);
+            let into_directory = !directory.is_empty();
             let (targets, links) = match (directory.as_slice(), parsed.operands.split_last()) {
                 ([], Some((link, targets))) if !targets.is_empty() => (targets, vec![*link]),
                 // `ln -s TARGET` links into the working directory; `-t DIR` into DIR.
@@ -1186,6 +1202,13 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                 read(&mut effects, target, true);
                 effects.writes.push((*target).to_owned());
                 effects.linked.push((*target).to_owned());
+            }
+            // `ln -s DIR NAME` makes NAME the link, unless NAME is a directory (a trailing
+            // slash says it must be one).
+            if let (false, [_], [link]) = (into_directory, targets, links.as_slice())
+                && (!link.ends_with('/') || has_flag(args, &['T'], &["no-target-directory"]))
+            {
+                effects.replaced.push((*link).to_owned());
             }
             effects.writes.extend(links.into_iter().map(str::to_owned));
         }
@@ -1213,6 +1236,12 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                     effects
                         .filled
                         .extend(copied_trees(sources, target, "/.", no_target_dir));
+                    // A directory copied to a name that is none yet becomes it, trailing
+                    // slash or not (`cp -r x .claude/`).
+                    let into_directory = has_flag(args, &['t'], &["target-directory"]);
+                    if sources.len() == 1 && !into_directory && command.name() != "install" {
+                        effects.replaced.push((*target).to_owned());
+                    }
                 }
             }
         }
@@ -1230,6 +1259,11 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                 read(&mut effects, source, true);
                 effects.writes.push((*source).to_owned());
                 effects.removed.push((*source).to_owned());
+            }
+            // One source moved to a name that is none yet takes that name, trailing slash or
+            // not (`mv x .claude/`, for a directory `x`).
+            if let (None, [_], Some(target)) = (directory.first(), sources, target) {
+                effects.replaced.push(target.to_owned());
             }
             effects.writes.extend(target.map(str::to_owned));
         }
@@ -1876,6 +1910,43 @@ mod tests {
             [".claude/**/x.tmp"]
         );
         assert!(removed(&["find", ".", "-name", "a", "-exec", "cat", "{}", "+"]).is_empty());
+    }
+
+    #[test]
+    fn what_may_become_its_destination_replaces_it() {
+        let replaced = |argv: &[&str]| {
+            let replaced = file_effects(&command(argv)).replaced;
+            let trimmed = replaced
+                .iter()
+                .map(|path| path.trim_end_matches('/').to_owned());
+            trimmed.collect::<Vec<_>>()
+        };
+        for argv in [
+            &["mv", "evil", ".claude"][..],
+            &["mv", "evil", ".claude/"],
+            &["cp", "-r", "evil", ".claude/"],
+            &["cp", "-a", "evil/", ".claude"],
+            &["ln", "-sfn", "/tmp/x", ".claude"],
+            &["ln", "-sT", "/tmp/x", ".claude/"],
+            &["git", "mv", "evil", ".claude"],
+            &["mount", "--bind", "/tmp/x", ".claude"],
+            &["mount", "-t", "tmpfs", "none", ".claude"],
+        ] {
+            assert_eq!(replaced(argv), [".claude"], "{argv:?}");
+        }
+        // A file copied, several sources, a target directory named: it lands inside.
+        for argv in [
+            &["cp", "evil.json", ".claude"][..],
+            &["cp", "-r", "a", "b", ".claude"],
+            &["cp", "-rt", ".claude", "a"],
+            &["mv", "-t", ".claude", "a"],
+            &["mv", "a", "b", ".claude"],
+            &["ln", "-s", "/tmp/x", ".claude/"],
+            &["ln", "-st", ".claude", "/tmp/x"],
+            &["install", "-D", "a", ".claude"],
+        ] {
+            assert!(replaced(argv).is_empty(), "{argv:?}");
+        }
     }
 
     #[test]

@@ -1191,10 +1191,13 @@ const AGENT_SETTINGS: Persistence = Persistence {
     armed_by_execute: false,
 };
 /// An agent's settings directory itself: removed or moved away (`rm -rf .claude`, `mv .codex
-/// /tmp`, `find .claude -delete`), its settings and hooks go with it; handed to another owner,
-/// or opened to other accounts' writes (`chmod 777 .claude`), they may be changed by them. Only
-/// those change them: what is copied or moved to it lands inside (`cp -r templates/commands
-/// .claude/`), and `mkdir .claude` sets nothing.
+/// /tmp`, `find .claude -delete`), its settings and hooks go with it; replaced by what is moved,
+/// copied, linked or mounted in its place (`mv evil .claude`, `cp -r evil .claude` where there
+/// is none yet, `ln -sfn /tmp/x .claude`, `mount --bind /tmp/x .claude`), they are that
+/// source's; handed to another owner, or opened to other accounts' writes (`chmod 777
+/// .claude`), they may be changed by them. Only those change them: what is written, copied or
+/// linked into it lands inside (`echo x > .claude/notes.md`, `cp a.md b.md .claude/`, `ln -s
+/// ../x .claude/`), and `mkdir .claude` sets nothing.
 pub(crate) const AGENT_DIR: Persistence = Persistence {
     empty_plants_nothing: true,
     ..AGENT_SETTINGS

@@ -26,6 +26,10 @@ enum Writing {
     Content,
     /// A link made to the target (`ln -s /usr/bin/python3 .venv/bin/python`).
     Link,
+    /// The target replaced whole by what is moved, copied, linked or mounted there, when it is
+    /// no directory yet (`mv evil .claude`, `ln -sfn /tmp/x .claude`, `mount --bind`; see
+    /// [`crate::evaluate::Effects::replaced`]).
+    Replace,
     /// The target removed (`rm`, `rmdir`, `unlink`, `shred`).
     Removal,
     /// An empty file or directory, or new times (`touch`, `mkdir` without `-m`).
@@ -120,17 +124,16 @@ fn writing(name: &str, args: &[String]) -> Writing {
 /// (`chmod +x .git/hooks/pre-commit`).
 fn plants(place: places::Persistence, writing: Writing) -> bool {
     if place == places::PATH_EXECUTABLE {
-        return writing == Writing::Content;
+        return matches!(writing, Writing::Content | Writing::Replace);
     }
     if place == places::AGENT_DIR {
-        // What is written, copied or linked to the directory lands inside it, judged by its
-        // own name; removing it, a new owner or a mode another account may write by change
-        // what the agent's settings are.
+        // What is written, copied or linked into the directory lands inside it, judged by its
+        // own name; removing it, putting another in its place, a new owner or a mode another
+        // account may write by change what the agent's settings are.
         return match writing {
-            Writing::Content | Writing::Empty => false,
+            Writing::Content | Writing::Empty | Writing::Link => false,
             Writing::Mode(grants) => grants.others_write,
-            Writing::Removal | Writing::Owner => true,
-            Writing::Link => false,
+            Writing::Removal | Writing::Replace | Writing::Owner => true,
         };
     }
     if !place.empty_plants_nothing {
@@ -139,7 +142,9 @@ fn plants(place: places::Persistence, writing: Writing) -> bool {
     match writing {
         Writing::Empty => false,
         Writing::Mode(grants) => grants.others_write || (grants.execute && place.armed_by_execute),
-        Writing::Content | Writing::Link | Writing::Removal | Writing::Owner => true,
+        Writing::Content | Writing::Link | Writing::Replace | Writing::Removal | Writing::Owner => {
+            true
+        }
     }
 }
 
@@ -661,6 +666,8 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
         } else if effects.removed.contains(&target) {
             // What mv, `git rm` or rename takes from its place is removed there.
             Writing::Removal
+        } else if effects.replaced.contains(&target) {
+            Writing::Replace
         } else {
             named
         };
