@@ -48,11 +48,15 @@ struct Grants {
     others_write: bool,
     /// Execute permission for anyone (`+x`, `755`, `u+X`).
     execute: bool,
+    /// Read or search permission taken from the owner (`000`, `600` on a directory, `u-x`,
+    /// `a=w`): the owner's programs, the agent among them, no longer read what is below.
+    owner_shut_out: bool,
 }
 
-/// What a `chmod` mode may grant: `None` when it is not a mode this reads. Octal modes set
-/// every bit (`600`, `0755`); a symbolic clause grants with `+` or `=` to the classes named
-/// (none named: all of them, whatever the umask), a copied class (`g=u`) counting as `rwx`.
+/// What a `chmod` mode may grant, or take from the owner: `None` when it is not a mode this
+/// reads. Octal modes set every bit (`600`, `0755`); a symbolic clause grants with `+` or `=`
+/// to the classes named (none named: all of them, whatever the umask), a copied class (`g=u`)
+/// counting as `rwx`, and takes with `-`, or with `=` what it does not name.
 fn mode_grants(mode: &str) -> Option<Grants> {
     if !mode.is_empty() && mode.len() <= 4 && mode.bytes().all(|b| (b'0'..=b'7').contains(&b)) {
         let digit = |from_end: usize| {
@@ -65,6 +69,7 @@ fn mode_grants(mode: &str) -> Option<Grants> {
         return Some(Grants {
             others_write: (group | other) & 2 != 0,
             execute: (user | group | other) & 1 != 0,
+            owner_shut_out: user & 5 != 5,
         });
     }
     let mut grants = Grants::default();
@@ -75,20 +80,34 @@ fn mode_grants(mode: &str) -> Option<Grants> {
             return None;
         }
         let others = who.is_empty() || who.contains(['g', 'o', 'a']);
-        let mut adds = false;
-        for c in actions.chars() {
-            match c {
-                '+' | '=' => adds = true,
-                '-' => adds = false,
-                'r' | 's' | 't' => {}
-                'w' => grants.others_write |= adds && others,
-                'x' | 'X' => grants.execute |= adds,
-                'u' | 'g' | 'o' => {
-                    grants.others_write |= adds && others;
-                    grants.execute |= adds;
+        let owner = who.is_empty() || who.contains(['u', 'a']);
+        // Each operator and the permissions after it (`u=rw-x`: `=rw`, `-x`).
+        let mut rest = actions;
+        while let Some(op) = rest.chars().next() {
+            let perms = rest.get(1..).unwrap_or("");
+            let end = perms.find(['+', '-', '=']).unwrap_or(perms.len());
+            let (perms, after) = perms.split_at(end);
+            rest = after;
+            let adds = op != '-';
+            let copies = perms.contains(['u', 'g', 'o']);
+            for c in perms.chars() {
+                match c {
+                    'r' | 's' | 't' => {}
+                    'w' => grants.others_write |= adds && others,
+                    'x' | 'X' => grants.execute |= adds,
+                    'u' | 'g' | 'o' => {
+                        grants.others_write |= adds && others;
+                        grants.execute |= adds;
+                    }
+                    _ => return None,
                 }
-                _ => return None,
             }
+            let takes_read_or_search = match op {
+                '-' => perms.contains(['r', 'x', 'X']),
+                '=' => !copies && (!perms.contains('r') || !perms.contains(['x', 'X'])),
+                _ => false,
+            };
+            grants.owner_shut_out |= owner && takes_read_or_search;
         }
     }
     Some(grants)
@@ -128,11 +147,12 @@ fn plants(place: places::Persistence, writing: Writing) -> bool {
     }
     if place == places::AGENT_DIR {
         // What is written, copied or linked into the directory lands inside it, judged by its
-        // own name; removing it, putting another in its place, a new owner or a mode another
-        // account may write by change what the agent's settings are.
+        // own name; removing it, putting another in its place, a new owner, a mode another
+        // account may write by or one that shuts the owner out change what the agent's
+        // settings are.
         return match writing {
             Writing::Content | Writing::Empty | Writing::Link => false,
-            Writing::Mode(grants) => grants.others_write,
+            Writing::Mode(grants) => grants.others_write || grants.owner_shut_out,
             Writing::Removal | Writing::Replace | Writing::Owner => true,
         };
     }
@@ -812,29 +832,39 @@ mod tests {
 
     #[test]
     fn what_modes_grant() {
-        let grants = |others_write, execute| {
+        let grants = |others_write, execute, owner_shut_out| {
             Some(Grants {
                 others_write,
                 execute,
+                owner_shut_out,
             })
         };
         for (mode, expected) in [
-            ("600", grants(false, false)),
-            ("0644", grants(false, false)),
-            ("700", grants(false, true)),
-            ("755", grants(false, true)),
-            ("666", grants(true, false)),
-            ("0020", grants(true, false)),
-            ("go-w", grants(false, false)),
-            ("u=rw,go=", grants(false, false)),
-            ("a-x", grants(false, false)),
-            ("+x", grants(false, true)),
-            ("u+X", grants(false, true)),
-            ("g+w", grants(true, false)),
-            ("+w", grants(true, false)),
-            ("-x,o+w", grants(true, false)),
-            ("go=u", grants(true, true)),
-            ("u+rw-x", grants(false, false)),
+            ("600", grants(false, false, true)),
+            ("0644", grants(false, false, true)),
+            ("700", grants(false, true, false)),
+            ("755", grants(false, true, false)),
+            ("0500", grants(false, true, false)),
+            ("666", grants(true, false, true)),
+            ("0020", grants(true, false, true)),
+            ("000", grants(false, false, true)),
+            ("7", grants(true, true, true)),
+            ("go-w", grants(false, false, false)),
+            ("go-rwx", grants(false, false, false)),
+            ("u=rw,go=", grants(false, false, true)),
+            ("u=rwX", grants(false, true, false)),
+            ("a-x", grants(false, false, true)),
+            ("-r", grants(false, false, true)),
+            ("u-w", grants(false, false, false)),
+            ("a=", grants(false, false, true)),
+            ("u=g", grants(false, true, false)),
+            ("+x", grants(false, true, false)),
+            ("u+X", grants(false, true, false)),
+            ("g+w", grants(true, false, false)),
+            ("+w", grants(true, false, false)),
+            ("-x,o+w", grants(true, false, true)),
+            ("go=u", grants(true, true, false)),
+            ("u+rw-x", grants(false, false, true)),
             ("x+y", None),
             ("", None),
         ] {
