@@ -426,8 +426,8 @@ impl<'a> Parsed<'a> {
     }
 }
 
-/// The arguments of `chmod`, `chown` or `chgrp`: what it sets (the mode, or the owner or group)
-/// and the files it changes.
+/// The arguments of `chmod`, `chown`, `chgrp`, `chattr` or `chflags`: what it sets (the mode,
+/// the owner or group, the attributes or flags) and the files it changes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Attributes<'a> {
     /// The mode (`600`, `go-w`) or owner (`u:g`); `None` with `--reference=FILE`, where the
@@ -442,12 +442,36 @@ pub(crate) struct Attributes<'a> {
 /// Letters of a symbolic chmod mode after its leading `-` (`-w`, `-x,o+w`).
 const MODE_LETTERS: &str = "rwxXstugoa+-=,01234567";
 
-/// Parses `chmod`, `chown` or `chgrp` arguments. chmod's mode may be spelled like an option
-/// (`chmod -w f`, `chmod -x,o+w f`): its own short options are `-c -f -v -R`, none of which is a
-/// mode letter, so a dash word made only of mode letters is the mode.
+/// Letters of chattr's attributes (`+i`, `-a`, `=e`); none is one of its options (`-R -V -f
+/// -v -p`).
+const CHATTR_LETTERS: &str = "aAcCdDeFijmPsStTux";
+
+/// Parses `chmod`, `chown`, `chgrp`, `chattr` or `chflags` arguments. chmod's mode may be
+/// spelled like an option (`chmod -w f`, `chmod -x,o+w f`): its own short options are `-c -f
+/// -v -R`, none of which is a mode letter, so a dash word made only of mode letters is the mode.
+/// chattr's modes (`+i`, `-a`) come before its files, the first of them the setting.
 pub(crate) fn attributes<'a>(name: &str, args: &'a [String]) -> Attributes<'a> {
-    let parsed = Parsed::new(args, &[], &["reference", "from"]);
+    let chattr = name == "chattr";
+    let short_value: &[char] = if chattr { &['v', 'p'] } else { &[] };
+    let parsed = Parsed::new(args, short_value, &["reference", "from"]);
     let recursive = parsed.has(&['R'], &["recursive"]);
+    if chattr {
+        let is_mode = |arg: &&String| {
+            arg.strip_prefix(['+', '-', '=']).is_some_and(|letters| {
+                !letters.is_empty() && letters.chars().all(|c| CHATTR_LETTERS.contains(c))
+            })
+        };
+        let options = args.iter().take_while(|arg| *arg != "--");
+        return Attributes {
+            setting: options.clone().find(is_mode).map(String::as_str),
+            files: parsed
+                .operands
+                .into_iter()
+                .filter(|operand| !operand.starts_with(['+', '=']))
+                .collect(),
+            recursive,
+        };
+    }
     let by_reference = parsed.has(&[], &["reference"]);
     let dash_mode = (name == "chmod")
         .then(|| {
@@ -1298,6 +1322,17 @@ mod tests {
         let args = argv(&["-R", "u:g", "dir"]);
         let change = attributes("chown", &args);
         assert_eq!(change.setting, Some("u:g"));
+        assert_eq!(change.files, vec!["dir"]);
+        let args = argv(&["-R", "-v", "1", "-i", "+a", "dir", "f"]);
+        let change = attributes("chattr", &args);
+        assert_eq!(change.setting, Some("-i"));
+        assert_eq!(change.files, vec!["dir", "f"]);
+        assert!(change.recursive);
+        let args = argv(&["=e", "f"]);
+        assert_eq!(attributes("chattr", &args).files, vec!["f"]);
+        let args = argv(&["-R", "uchg", "dir"]);
+        let change = attributes("chflags", &args);
+        assert_eq!(change.setting, Some("uchg"));
         assert_eq!(change.files, vec!["dir"]);
     }
 

@@ -1332,7 +1332,7 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                     .map(str::to_owned),
             );
         }
-        name @ ("chmod" | "chown" | "chgrp") => {
+        name @ ("chmod" | "chown" | "chgrp" | "chattr" | "chflags") => {
             effects.writes.extend(
                 argv::attributes(name, args)
                     .files

@@ -128,7 +128,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "destructive-filesystem",
         decision: DENY,
         asi: &["ASI02", "ASI03"],
-        description: "Recursive world-writable modes (`chmod -R 777`, `chmod -R o+w`) anywhere, and recursive `chmod`/`chown`/`chgrp` of system paths, the root or a home directory.",
+        description: "Recursive world-writable modes (`chmod -R 777`, `chmod -R o+w`) anywhere, and recursive `chmod`/`chown`/`chgrp`/`chattr`/`chflags` of system paths, the root or a home directory.",
         why: "World-writable trees let any local process plant code; recursive ownership or mode changes of system paths break the system and can hand it to another user.",
         catches: &[
             "chmod -R 777 .",
@@ -136,6 +136,7 @@ static CATALOG: &[RuleInfo] = &[
             "chown -R nobody /usr",
             "sudo chown -R user:user /",
             "chgrp -R staff /etc",
+            "sudo chattr -R +i ~",
         ],
         allows: &[
             "chmod +x scripts/build.sh",

@@ -131,7 +131,7 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
             "disk-format-or-overwrite",
             format!("`{name}` creates a file system, erasing the device"),
         ),
-        "chmod" | "chown" | "chgrp" => permissions(cmd, out),
+        "chmod" | "chown" | "chgrp" | "chattr" | "chflags" => permissions(cmd, out),
         "truncate" => {
             let parsed = Parsed::new(args, &['s', 'r', 'o'], &["size", "reference", "io-blocks"]);
             for operand in parsed.operands {
@@ -222,8 +222,9 @@ fn find(cmd: &Cmd<'_>, out: &mut Findings) {
     }
 }
 
-/// `chmod -R`, `chown -R`, `chgrp -R`: a tree made writable by every user, or a system or home
-/// directory tree changed.
+/// `chmod -R`, `chown -R`, `chgrp -R`, `chattr -R`, `chflags -R`: a tree made writable by every
+/// user, or a system or home directory tree changed (`chattr -R +i ~` leaves no one able to
+/// change it).
 fn permissions(cmd: &Cmd<'_>, out: &mut Findings) {
     let change = crate::argv::attributes(cmd.name(), cmd.args());
     if !change.recursive {

@@ -36,7 +36,8 @@ enum Writing {
     Empty,
     /// New permission bits (`chmod 600`, `mkdir -m 700`).
     Mode(Grants),
-    /// A new owner or group, or a mode that cannot be read (`chown`, `chmod --reference=f`).
+    /// A new owner or group, a mode that cannot be read, or attributes that say who may change
+    /// the target (`chown`, `chmod --reference=f`, `chattr +i`, `chflags uchg`).
     Owner,
 }
 
@@ -130,7 +131,7 @@ fn writing(name: &str, args: &[String]) -> Writing {
             .setting
             .and_then(mode_grants)
             .map_or(Writing::Owner, Writing::Mode),
-        "chown" | "chgrp" => Writing::Owner,
+        "chown" | "chgrp" | "chattr" | "chflags" => Writing::Owner,
         _ => Writing::Content,
     }
 }
