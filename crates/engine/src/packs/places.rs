@@ -1592,6 +1592,9 @@ pub(crate) fn persistence(path: &str, ctx: &PathContext<'_>) -> Option<Persisten
     let base = basename(path);
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     // Self-tampering: where an agent reads its hooks and settings; MCP servers it starts.
+    if may_name_agent_dir(path, ctx) {
+        return Some(AGENT_DIR);
+    }
     for (at, segment) in segments.iter().enumerate() {
         let rest = segments.get(at + 1..).unwrap_or(&[]);
         if let Some(found) = agent_config(segment, rest) {
@@ -1714,6 +1717,28 @@ pub(crate) fn persistence(path: &str, ctx: &PathContext<'_>) -> Option<Persisten
 /// `/etc/cursor/hooks.json`; Copilot's `.github/hooks/`, `.github/copilot/settings*.json` and
 /// `~/.copilot/`; Windsurf's `.windsurf/hooks.json` and `~/.codeium/windsurf/hooks.json`;
 /// Cline's `.clinerules/hooks/` and `Documents/Cline/Hooks/`.
+/// The directories the agents read their settings and hooks from.
+const AGENT_DIRS: &[&str] = &[".claude", ".codex", ".gemini", ".copilot", ".clinerules"];
+
+/// Whether `path` is a pattern that may name an agent's settings directory in the project or
+/// the home (`rm -rf .cla*`, find's `-path './.claude*'` and `-path '*.claude*'`, which reaches
+/// any depth below): its last segment, whose leading dot is written (a shell's `*` does not
+/// match one), matches one. Below other directories a `.*` would name every hidden one; there
+/// the name alone counts.
+fn may_name_agent_dir(path: &str, ctx: &PathContext<'_>) -> bool {
+    let Some((parent, name)) = path.rsplit_once('/') else {
+        return false;
+    };
+    let parent = parent.strip_suffix("/**").unwrap_or(parent);
+    let home = ctx.home.unwrap_or("~").trim_end_matches('/');
+    name.starts_with('.')
+        && name.contains(['*', '?', '['])
+        && (project_root(ctx) == Some(parent) || parent == home)
+        && AGENT_DIRS
+            .iter()
+            .any(|dir| find_name_match(dir, name, true))
+}
+
 fn agent_config(dir: &str, rest: &[&str]) -> Option<Persistence> {
     let is = |name: &str| dir.eq_ignore_ascii_case(name);
     // `*`: any name, as a directory filled whole is written (`tar -x -C ~/.claude`).
@@ -1721,12 +1746,7 @@ fn agent_config(dir: &str, rest: &[&str]) -> Option<Persistence> {
         |file: &str| file == "*" || (file.starts_with("settings") && file.ends_with(".json"));
     let hooks = |name: &str| name.eq_ignore_ascii_case("hooks");
     match rest {
-        [] if [".claude", ".codex", ".gemini", ".copilot", ".clinerules"]
-            .iter()
-            .any(|name| is(name)) =>
-        {
-            Some(AGENT_DIR)
-        }
+        [] if AGENT_DIRS.iter().any(|name| is(name)) => Some(AGENT_DIR),
         [file] if is(".claude") && settings(file) => Some(AGENT_SETTINGS),
         [first, ..] if (is(".claude") || is(".clinerules") || is(".copilot")) && hooks(first) => {
             Some(AGENT_SETTINGS)
@@ -1923,6 +1943,74 @@ pub(crate) fn find_name_globs(pattern: &str, fold_case: bool) -> Vec<String> {
     };
     globs.extend(dot_first);
     globs
+}
+
+/// The shell globs (see [`find_name_globs`]) that together match the paths `find ROOT -path
+/// PATTERN` matches (`-ipath` with `fold_case`; `-wholename` is the same test). find matches
+/// the pattern against the whole path as it prints it, `ROOT/…`, with a `*` that matches `/`
+/// and a leading dot: a pattern that starts with ROOT is read below it, one that starts with `*`
+/// below ROOT at any depth (`*/.claude/*`: `ROOT/**/.claude/…`), an absolute one as it is (ROOT
+/// may be another spelling of it); one that can match no path under ROOT gives none. Inside,
+/// a segment of stars is any depth (`**`); the last segment gives `-name`'s globs, and where it
+/// ends in a `*`, all below them too (`./.claude*`: `./.claude*` and `./.claude*/**`).
+pub(crate) fn find_path_globs(root: &str, pattern: &str, fold_case: bool) -> Vec<String> {
+    let base = root.trim_end_matches('/');
+    let after_root = pattern.get(..base.len()).and_then(|head| {
+        let same = head == base || (fold_case && head.eq_ignore_ascii_case(base));
+        same.then(|| pattern.get(base.len()..)).flatten()
+    });
+    let below = match after_root {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => rest.to_owned(),
+        _ if pattern.starts_with('*') => {
+            let rest = pattern.trim_start_matches('*');
+            match rest.starts_with('/') {
+                true => format!("/**{rest}"),
+                false => format!("/**/*{rest}"),
+            }
+        }
+        _ if pattern.starts_with('/') => return find_path_globs("/", pattern, fold_case),
+        _ => return Vec::new(),
+    };
+    let Some((dirs, last)) = below.rsplit_once('/') else {
+        return vec![root.to_owned()];
+    };
+    let stars = |segment: &str| !segment.is_empty() && segment.bytes().all(|b| b == b'*');
+    // Case ignored, the pattern is read with each letter a class of both cases, and in lower
+    // case as it is (`-ipath './.CLAUDE'` matches `./.claude`, which a place names).
+    let spellings: &[Spelling] = match fold_case {
+        true => &[Spelling::Folded, Spelling::Lower],
+        false => &[Spelling::AsIs],
+    };
+    let mut globs = Vec::new();
+    for spelling in spellings {
+        let spelled = |segment: &str| match spelling {
+            _ if stars(segment) => "**".to_owned(),
+            Spelling::AsIs => segment.to_owned(),
+            Spelling::Folded => fold_case_classes(segment),
+            Spelling::Lower => segment.to_ascii_lowercase(),
+        };
+        let dirs: Vec<String> = dirs.split('/').map(spelled).collect();
+        let prefix = format!("{base}{}", dirs.join("/"));
+        let last = match stars(last) {
+            true => "*".to_owned(),
+            false if *spelling == Spelling::Lower => last.to_ascii_lowercase(),
+            false => last.to_owned(),
+        };
+        let named = find_name_globs(&last, *spelling == Spelling::Folded);
+        globs.extend(named.iter().map(|glob| format!("{prefix}/{glob}")));
+        if let Some(first) = named.first().filter(|_| last.ends_with('*')) {
+            globs.push(format!("{prefix}/{first}/**"));
+        }
+    }
+    globs
+}
+
+/// How [`find_path_globs`] spells a pattern.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Spelling {
+    AsIs,
+    Folded,
+    Lower,
 }
 
 /// `pattern` with each ASCII letter outside a class made a class of both its cases (`*.Pem`:
@@ -2180,6 +2268,52 @@ mod tests {
             ("$XDG_CACHE_HOME/pip/x", None),
         ] {
             assert_eq!(secret(path), rule, "{path}");
+        }
+    }
+
+    #[test]
+    fn find_path_patterns_as_globs() {
+        let globs = |root: &str, pattern: &str| find_path_globs(root, pattern, false);
+        assert_eq!(globs(".", "./.claude"), ["./.claude"]);
+        assert_eq!(globs(".", "."), ["."]);
+        assert_eq!(globs("./", "./a/*/b"), ["./a/**/b"]);
+        assert_eq!(globs(".", "*/.env"), ["./**/.env"]);
+        assert_eq!(
+            globs(".", "*.env"),
+            ["./**/*.env", "./**/.*.env", "./**/.env"]
+        );
+        assert_eq!(
+            globs("~", "~/.ssh/*"),
+            ["~/.ssh/*", "~/.ssh/.*", "~/.ssh/*/**"]
+        );
+        assert_eq!(globs("~", "/etc/x"), ["/etc/x"]);
+        assert!(globs("src", "./src/x").is_empty());
+        assert!(globs("src", "srcx/y").is_empty());
+    }
+
+    #[test]
+    fn patterns_that_may_name_an_agents_directory() {
+        let ctx = PathContext {
+            cwd: "/home/user/project",
+            home: Some("/home/user"),
+        };
+        let rule = |path: &str| persistence(path, &ctx).map(|place| place.rule);
+        for path in [
+            "/home/user/project/.claude*",
+            "/home/user/project/.c?aude",
+            "/home/user/project/**/.cl*",
+            "/home/user/project/.*",
+            "/home/user/.co*",
+        ] {
+            assert_eq!(rule(path), Some("write-agent-settings"), "{path}");
+        }
+        for path in [
+            "/home/user/project/node_modules/.*",
+            "/home/user/project/*",
+            "/home/user/project/.cache*",
+            "/tmp/.c*",
+        ] {
+            assert_eq!(rule(path), None, "{path}");
         }
     }
 

@@ -840,18 +840,20 @@ pub(crate) fn find_names(args: &[String], output: FindOutput) -> Vec<String> {
     let Some(tests) = find_name_tests(expression, output) else {
         return Vec::new();
     };
-    let globs: Vec<String> = tests
-        .iter()
-        .flat_map(|(pattern, fold_case)| places::find_name_globs(pattern, *fold_case))
-        .collect();
-    if globs.is_empty() || roots.len() * globs.len() > MAX_FIND_NAMES {
-        return Vec::new();
-    }
-    let mut names = Vec::with_capacity(roots.len() * globs.len());
+    let mut names = Vec::new();
     for root in &roots {
-        let root = root.trim_end_matches('/');
-        for glob in &globs {
-            names.push(format!("{root}/**/{glob}"));
+        for test in &tests {
+            if test.whole_path {
+                names.extend(places::find_path_globs(root, test.pattern, test.fold_case));
+                continue;
+            }
+            let root = root.trim_end_matches('/');
+            for glob in places::find_name_globs(test.pattern, test.fold_case) {
+                names.push(format!("{root}/**/{glob}"));
+            }
+        }
+        if names.len() > MAX_FIND_NAMES {
+            return Vec::new();
         }
     }
     names
@@ -938,17 +940,29 @@ const FIND_ONE_ARGUMENT: &[&str] = &[
     "-xtype",
 ];
 
-/// Name tests (`-name` patterns, and `-iname` ones with `true`) one of which every name that
-/// reaches a `find` expression's wanted primaries passes; `None` when a name that passes none may
-/// reach them (`-name a -o -type f`, `! -name a`, no name test). What is printed is what the
-/// whole expression is true for, unless it holds an action (`-print`, `-exec`, `-delete`, …;
-/// `-prune` is none), then what reaches `-print`, `-print0`, `-printf` and `-ls`: `find ~ -path
-/// ~/.cache -prune -o -name '*.md' -print` prints names matching `*.md`. A pattern with no
-/// literal (`*`) narrows nothing.
+/// A test of a `find` expression that narrows what it selects by a pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FindTest<'a> {
+    /// The pattern, as find's fnmatch reads it.
+    pub pattern: &'a str,
+    /// Whether case is ignored (`-iname`, `-ipath`, `-iwholename`).
+    pub fold_case: bool,
+    /// Whether the pattern matches the whole path as find prints it (`-path`, `-wholename`),
+    /// not only the name.
+    pub whole_path: bool,
+}
+
+/// Tests (`-name` and `-iname` patterns, `-path` and `-wholename` ones, `-ipath`,
+/// `-iwholename`) one of which every name that reaches a `find` expression's wanted primaries
+/// passes; `None` when a name that passes none may reach them (`-name a -o -type f`, `! -name
+/// a`, no test). What is printed is what the whole expression is true for, unless it holds an
+/// action (`-print`, `-exec`, `-delete`, …; `-prune` is none), then what reaches `-print`,
+/// `-print0`, `-printf` and `-ls`: `find ~ -path ~/.cache -prune -o -name '*.md' -print`
+/// prints names matching `*.md`. A pattern with no literal (`*`) narrows nothing.
 pub(crate) fn find_name_tests(
     expression: &[String],
     output: FindOutput,
-) -> Option<Vec<(&str, bool)>> {
+) -> Option<Vec<FindTest<'_>>> {
     if expression.len() > MAX_FIND_WORDS {
         return None;
     }
@@ -965,7 +979,7 @@ pub(crate) fn find_name_tests(
 }
 
 /// Names: `None` for any name, else patterns one of which each name passes.
-type FindNames<'a> = Option<Vec<(&'a str, bool)>>;
+type FindNames<'a> = Option<Vec<FindTest<'a>>>;
 
 /// What a part of a `find` expression selects.
 struct FindPart<'a> {
@@ -1008,10 +1022,12 @@ impl<'a> FindPart<'a> {
     }
 }
 
-/// Names passing both: the fewer patterns of the two (each holds for all of them).
+/// Names passing both: the fewer patterns of the two (each holds for all of them), name
+/// patterns before as many whole-path ones (`-path './src/*' -name .env`: `.env`).
 fn narrower<'a>(a: FindNames<'a>, b: FindNames<'a>) -> FindNames<'a> {
+    let paths = |tests: &[FindTest<'_>]| tests.iter().filter(|test| test.whole_path).count();
     match (a, b) {
-        (Some(a), Some(b)) if b.len() < a.len() => Some(b),
+        (Some(a), Some(b)) if (b.len(), paths(&b)) < (a.len(), paths(&a)) => Some(b),
         (Some(a), _) => Some(a),
         (None, b) => b,
     }
@@ -1095,12 +1111,19 @@ impl<'w> FindParser<'w> {
                     ..inner
                 }
             }
-            "-name" | "-iname" => {
+            "-name" | "-iname" | "-path" | "-ipath" | "-wholename" | "-iwholename" => {
+                let whole_path = word.ends_with("path") || word.ends_with("wholename");
                 let names = self.next().map(|pattern| match pattern {
-                    // A pattern with a `/` matches no name.
-                    _ if pattern.contains('/') => Some(Vec::new()),
-                    _ if !places::find_pattern_narrows(pattern) => None,
-                    _ => Some(vec![(pattern, word == "-iname")]),
+                    // A name pattern with a `/` matches no name.
+                    _ if pattern.contains('/') && !whole_path => Some(Vec::new()),
+                    _ if !places::find_pattern_narrows(pattern.trim_start_matches(['*', '/'])) => {
+                        None
+                    }
+                    _ => Some(vec![FindTest {
+                        pattern,
+                        fold_case: word.starts_with("-i"),
+                        whole_path,
+                    }]),
                 });
                 FindPart::test(names.flatten())
             }
@@ -1607,6 +1630,23 @@ mod tests {
             ["./**/b"]
         );
         assert!(names(&["-name", "a", "-delete"]).is_empty());
+        // A whole-path test narrows to the paths its pattern matches below the root, where
+        // find's `*` crosses a `/`; a name test narrows as well, and is kept before it.
+        assert_eq!(names(&[".", "-path", "./.claude"]), ["./.claude"]);
+        assert_eq!(names(&[".", "-wholename", "*/.env"]), ["./**/.env"]);
+        assert_eq!(
+            names(&[".", "-path", "./.claude*"]),
+            ["./.claude*", "./.claude*/**"]
+        );
+        assert_eq!(
+            names(&[".", "-ipath", "./.cLaude"]),
+            ["./.[cC][lL][aA][uU][dD][eE]", "./.claude"]
+        );
+        assert_eq!(
+            names(&[".", "-path", "./src/*", "-name", ".env"]),
+            ["./**/.env"]
+        );
+        assert!(names(&[".", "-path", "*/*"]).is_empty());
         // What `-exec` is handed is what reaches it.
         let executed = |words: &[&str]| find_names(&find_args(words), FindOutput::Executed);
         assert_eq!(
