@@ -505,24 +505,31 @@ pub(super) const XARGS_INPUT: &str = "$(xargs input)";
 /// unknown stands for the rest.
 const MAX_XARGS_LINES: usize = 8;
 
-/// The command xargs runs, with the arguments it reads from stdin in place: the names when the
-/// command line says what they are (`echo ~ | xargs rm -rf`, `find . -name .env | xargs cat`,
-/// unless `-a FILE` gives them instead), [`XARGS_INPUT`] otherwise.
 /// The file xargs (its arguments `args`, after the program) reads the arguments it hands on
-/// from instead of stdin (`-a FILE`, `--arg-file=FILE`), as written.
-pub(super) fn xargs_arg_file(args: &[Field]) -> Option<String> {
+/// from instead of stdin (`-a FILE`, `--arg-file=FILE`; the last one given), as written, and
+/// where it is a process substitution, which of `args`' `<(…)` it is (the last among the
+/// options: `xargs -a <(echo a) -a <(echo b) cmd` reads `b`).
+pub(super) fn xargs_arg_file(args: &[Field]) -> Option<(String, Option<usize>)> {
     let start = options_end(args, XARGS_SHORT_ARG, XARGS_LONG_ARG);
     let options = args.get(..start).unwrap_or(&[]);
     let texts: Vec<String> = options.iter().map(|o| o.text.clone()).collect();
     let parsed = Parsed::new(&texts, XARGS_SHORT_ARG, XARGS_LONG_ARG);
-    parsed
-        .values(&['a'], &["arg-file"])
-        .last()
-        .map(|file| (*file).to_owned())
+    let file = parsed.values(&['a'], &["arg-file"]).last().copied()?;
+    let substitutions = texts
+        .iter()
+        .filter(|text| *text == PROCESS_SUBSTITUTION_READ)
+        .count();
+    let which = substitutions
+        .checked_sub(1)
+        .filter(|_| file == PROCESS_SUBSTITUTION_READ);
+    Some((file.to_owned(), which))
 }
 
-/// The commands xargs runs; `input` is what it reads the arguments from, when known: its stdin,
-/// or the file `-a` names (see [`xargs_arg_file`]), which the caller looks up.
+/// The command xargs runs, with the arguments it reads from stdin in place: the names when the
+/// command line says what they are (`echo ~ | xargs rm -rf`, `find . -name .env | xargs cat`,
+/// unless `-a FILE` gives them instead), [`XARGS_INPUT`] otherwise. `input` is what it reads
+/// the arguments from, when known: its stdin, or the file `-a` names (see [`xargs_arg_file`]),
+/// which the caller looks up.
 fn xargs(args: &[Field], input: Option<&str>) -> Vec<Nested> {
     let start = options_end(args, XARGS_SHORT_ARG, XARGS_LONG_ARG);
     let options = args.get(..start).unwrap_or(&[]);
@@ -1554,9 +1561,19 @@ mod tests {
             &["xargs", "--arg-file=list", "cat"],
         ] {
             let args = fields(&words[1..]);
-            assert_eq!(xargs_arg_file(&args).as_deref(), Some("list"), "{words:?}");
+            assert_eq!(
+                xargs_arg_file(&args),
+                Some(("list".to_owned(), None)),
+                "{words:?}"
+            );
         }
         assert_eq!(xargs_arg_file(&fields(&["cat", "-a", "x"])), None);
+        // The last `-a` is the one read: of two `<(…)`, the second.
+        let psub = PROCESS_SUBSTITUTION_READ;
+        let args = fields(&["-a", psub, "-a", psub, "diff", psub]);
+        assert_eq!(xargs_arg_file(&args), Some((psub.to_owned(), Some(1))));
+        let args = fields(&["-a", psub, "-a", "list", "cat"]);
+        assert_eq!(xargs_arg_file(&args), Some(("list".to_owned(), None)));
     }
 
     fn find_args(words: &[&str]) -> Vec<String> {

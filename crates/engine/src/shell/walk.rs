@@ -281,8 +281,8 @@ struct Base {
     stdin_dynamic: bool,
     /// Whether a dynamic `stdin_text` is all given by known values (see [`Piped::valued`]).
     stdin_valued: bool,
-    /// What the command's one `<(…)` argument lists, when it has one (`xargs -a <(…)`).
-    listed_argument: Option<String>,
+    /// What each of the command's `<(…)` arguments lists, in order (`xargs -a <(…)`).
+    listed_arguments: Vec<Option<String>>,
 }
 
 impl<'l> Walker<'l> {
@@ -994,10 +994,7 @@ impl<'l> Walker<'l> {
             stdin_text: None,
             stdin_dynamic: false,
             stdin_valued: false,
-            listed_argument: match std::mem::take(&mut collected.listed_arguments).as_mut_slice() {
-                [one] => one.take(),
-                _ => None,
-            },
+            listed_arguments: std::mem::take(&mut collected.listed_arguments),
         };
         if timed {
             base.wrappers.push("time".to_owned());
@@ -1412,10 +1409,18 @@ impl<'l> Walker<'l> {
         let arg_file = xargs
             .then(|| exec::xargs_arg_file(inner.get(1..).unwrap_or(&[])))
             .flatten();
-        if let Some(file) = &arg_file {
-            known_stdin = match file.as_str() {
-                PROCESS_SUBSTITUTION_READ => base.listed_argument.as_deref(),
-                file => self.written_text(file),
+        if let Some((file, substitution)) = &arg_file {
+            known_stdin = match substitution {
+                // Counted from the command's first `<(…)`, wrappers' included.
+                Some(which) => {
+                    let before = fields.iter().take(stripped.start);
+                    let before = before
+                        .filter(|f| f.text == PROCESS_SUBSTITUTION_READ)
+                        .count();
+                    let listed = base.listed_arguments.get(before + which);
+                    listed.and_then(Option::as_deref)
+                }
+                None => self.written_text(file),
             };
         }
         let nested: Vec<Nested> = exec::nested(inner, known_stdin, &self.budget)
