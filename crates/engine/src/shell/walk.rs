@@ -455,9 +455,10 @@ impl<'l> Walker<'l> {
     /// What `export`, `declare`, `local`, `readonly` and `typeset` assign (`export F=.env`),
     /// what `unset` forgets, and the variables builtins set from their input or arguments
     /// (`read c`, `printf -v c rm`): known where the command line says what the builtin reads
-    /// (`input`, its stdin when known; `ifs_set` when the command sets IFS in front of it) or
-    /// prints, unknown otherwise.
-    fn declare(&mut self, fields: &[Field], input: Option<&str>, ifs_set: bool) {
+    /// (`input`, its stdin when known; `prefix_ifs` the value the command's own `IFS=…` gives,
+    /// when it has one, `None` inside where it is only known at run time) or prints, unknown
+    /// otherwise.
+    fn declare(&mut self, fields: &[Field], input: Option<&str>, prefix_ifs: Option<Option<&str>>) {
         let Some((program, args)) = fields.split_first() else {
             return;
         };
@@ -469,11 +470,12 @@ impl<'l> Walker<'l> {
             let known = args
                 .iter()
                 .all(|arg| arg.is_known() || only_plain_parameters(&arg.text));
-            let ifs_set = ifs_set || self.variable("IFS").is_some();
+            let variable_ifs = self.variable("IFS");
+            let ifs = Ifs::of(prefix_ifs.or(variable_ifs.as_deref().map(Some)));
             let values = match program.text.as_str() {
                 "read" | "mapfile" | "readarray" => input
                     .filter(|_| known)
-                    .map(|input| read_by_builtin(&program.text, &texts, input, ifs_set))
+                    .map(|input| read_by_builtin(&program.text, &texts, input, &ifs))
                     .unwrap_or_default(),
                 _ => printed_to_variable(&program.text, &texts, !known)
                     .into_iter()
@@ -982,8 +984,9 @@ impl<'l> Walker<'l> {
                 .as_ref()
                 .filter(|fed| !fed.dynamic || fed.valued || only_plain_parameters(&fed.text))
                 .map(|fed| fed.text.as_str());
-            let ifs_set = assigned.iter().any(|(name, _)| name == "IFS");
-            self.declare(&fields, input, ifs_set);
+            let prefix_ifs = assigned.iter().rev().find(|(name, _)| name == "IFS");
+            let prefix_ifs = prefix_ifs.map(|(_, value)| value.as_deref());
+            self.declare(&fields, input, prefix_ifs);
         }
         let mut base = Base {
             assignments: std::mem::take(&mut collected.assignments),
@@ -2140,18 +2143,75 @@ fn read_names<'a>(parsed: &Parsed<'a>) -> Option<Vec<&'a str>> {
         .then_some(names)
 }
 
+/// The IFS `read` splits its line with.
+enum Ifs<'a> {
+    /// The command line gave it a value (unset, the blanks and the newline).
+    Known(&'a str),
+    /// It is only known at run time (`IFS=$(…)`, `read IFS`, `IFS=$OLD`).
+    Unknown,
+}
+
+impl<'a> Ifs<'a> {
+    /// IFS as the command line left it: `None` where it gave none, `Some(None)` where it gave
+    /// one only known at run time.
+    fn of(value: Option<Option<&'a str>>) -> Self {
+        match value {
+            None => Ifs::Known(" \t\n"),
+            Some(Some(value)) if value != UNKNOWN_IFS && !value.contains('$') => Ifs::Known(value),
+            Some(_) => Ifs::Unknown,
+        }
+    }
+}
+
+/// The fields bash's `read` splits `line` into with IFS `ifs` (bash(1), Word Splitting): IFS
+/// whitespace at either end is dropped, a run of it is one delimiter, and each other IFS
+/// character with the whitespace around it is one, so two in a row leave an empty field. With
+/// `names`, that many, the last the rest of the line less a last delimiter after a single field
+/// (`IFS=/ read a b <<< x/y/z/` gives `y/z/`, `<<< x/y/` gives `y`); without, every field (`read
+/// -a`). An empty IFS splits nothing.
+fn ifs_fields(line: &str, ifs: &str, names: Option<usize>) -> Vec<String> {
+    let white = |c: char| matches!(c, ' ' | '\t' | '\n') && ifs.contains(c);
+    let other = |c: char| ifs.contains(c) && !white(c);
+    let mut rest = line.trim_matches(white);
+    let mut fields = Vec::new();
+    while !rest.is_empty() && names.is_none_or(|names| fields.len() + 1 < names) {
+        let end = rest.find(|c: char| ifs.contains(c)).unwrap_or(rest.len());
+        let (field, after) = rest.split_at_checked(end).unwrap_or((rest, ""));
+        fields.push(field.to_owned());
+        let after = after.trim_start_matches(white);
+        rest = match after.strip_prefix(other) {
+            Some(after) => after.trim_start_matches(white),
+            None => after,
+        };
+    }
+    let Some(names) = names else {
+        return fields;
+    };
+    let mut chars = rest.chars();
+    if chars.next_back().is_some_and(other) {
+        let single = chars.as_str().trim_end_matches(white);
+        if !single.contains(|c: char| ifs.contains(c)) {
+            rest = single;
+        }
+    }
+    fields.resize(names.saturating_sub(1), String::new());
+    fields.push(rest.to_owned());
+    fields
+}
+
 /// The values `read`, `mapfile` or `readarray` (`program`, with arguments `texts`) give their
 /// variables from `input`, their stdin's known text: `read p <<< ~/.ssh/id_rsa` sets `p` to
 /// `~/.ssh/id_rsa` (bash expands a here-string's tilde), `read a b` the first field and the rest
-/// of the line, `read -a a` and `mapfile -t a` an array's elements (see [`ARRAY_ELEMENTS`]).
-/// Without `-r`, a backslash escapes the next character and joins a line to the next. Nothing
-/// where the line is cut otherwise (`-d`, `-n`, `-N`), or where IFS, set (`ifs_set`), may split it
-/// elsewhere than at blanks into several variables.
+/// of the line, split where `ifs` says (`IFS=/ read -r a b c <<< x/y/z`), `read -a a` and
+/// `mapfile -t a` an array's elements (see [`ARRAY_ELEMENTS`]). Without `-r`, a backslash
+/// escapes the next character and joins a line to the next. Nothing where the line is cut
+/// otherwise (`-d`, `-n`, `-N`), or where IFS is only known at run time and may split it into
+/// several variables.
 fn read_by_builtin(
     program: &str,
     texts: &[String],
     input: &str,
-    ifs_set: bool,
+    ifs: &Ifs<'_>,
 ) -> Vec<(String, String)> {
     if program != "read" {
         let parsed = Parsed::new(texts, &['d', 'n', 'O', 's', 'u', 'C', 'c'], &[]);
@@ -2186,33 +2246,32 @@ fn read_by_builtin(
             c => line.push(c),
         }
     }
-    let blank = |c: char| c == ' ' || c == '\t';
+    // One name takes the line less IFS whitespace at its ends, which an unknown IFS leaves
+    // to the blanks.
+    let (ifs, known) = match ifs {
+        Ifs::Known(ifs) => (*ifs, true),
+        Ifs::Unknown => (" \t", false),
+    };
     if let Some(array) = parsed.values(&['a'], &[]).first() {
-        let words: Vec<&str> = line.split(blank).filter(|w| !w.is_empty()).collect();
-        if ifs_set || !is_variable_name(array) || words.len() > MAX_ARRAY_ELEMENTS {
+        let words = ifs_fields(&line, ifs, None);
+        if !known || !is_variable_name(array) || words.len() > MAX_ARRAY_ELEMENTS {
             return Vec::new();
         }
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
         return vec![(format!("{array}{ARRAY_ELEMENTS}"), join_fields(&words))];
     }
     let Some(names) = read_names(&parsed) else {
         return Vec::new();
     };
-    if ifs_set && names.len() > 1 {
+    if !known && names.len() > 1 {
         return Vec::new();
     }
-    let mut rest = line.trim_matches(blank);
-    let mut values = Vec::with_capacity(names.len());
-    for (at, name) in names.iter().enumerate() {
-        let value = if at + 1 == names.len() {
-            std::mem::take(&mut rest)
-        } else {
-            let (field, after) = rest.split_once(blank).unwrap_or((rest, ""));
-            rest = after.trim_start_matches(blank);
-            field
-        };
-        values.push(((*name).to_owned(), value.to_owned()));
-    }
-    values
+    let values = ifs_fields(&line, ifs, Some(names.len()));
+    names
+        .iter()
+        .map(|name| (*name).to_owned())
+        .zip(values)
+        .collect()
 }
 
 /// The value `printf -v NAME FORMAT ARGS` gives NAME, when what it prints is known (see
@@ -2437,4 +2496,32 @@ fn looks_like_commands(expr: &str) -> bool {
         [first, second] => is_word(first) && (is_word(second) || second.starts_with('-')),
         _ => false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ifs_fields;
+
+    #[test]
+    fn read_splits_its_line_as_bash_does() {
+        // Each row checked against bash 5: `IFS=IFS read -r NAMES… <<< LINE`.
+        let names = |ifs: &str, line: &str, count: usize| ifs_fields(line, ifs, Some(count));
+        assert_eq!(names("/", "x/y/z/w", 3), ["x", "y", "z/w"]);
+        assert_eq!(names("/", "x/y/", 2), ["x", "y"]);
+        assert_eq!(names("/", "x/y//", 2), ["x", "y//"]);
+        assert_eq!(names("/", "x/y/z/", 2), ["x", "y/z/"]);
+        assert_eq!(names("/", "/x/y", 3), ["", "x", "y"]);
+        assert_eq!(names("/", "x", 3), ["x", "", ""]);
+        assert_eq!(names("/", "x/", 1), ["x"]);
+        assert_eq!(names(": ", "  k :: v w  ", 3), ["k", "", "v w"]);
+        assert_eq!(names(" /", "  x  y / ", 2), ["x", "y"]);
+        assert_eq!(names(", ", "a,b , c ,  ", 3), ["a", "b", "c"]);
+        assert_eq!(names(", ", "a,b , c ,  d,", 3), ["a", "b", "c ,  d,"]);
+        assert_eq!(names("", "x y", 2), ["x y", ""]);
+        assert_eq!(names(" \t\n", "  a  b c ", 2), ["a", "b c"]);
+        // `read -a`: every field, a last delimiter ending the last one.
+        assert_eq!(ifs_fields("a//b/", "/", None), ["a", "", "b"]);
+        assert_eq!(ifs_fields(" a / b  c/", " /", None), ["a", "b", "c"]);
+        assert!(ifs_fields("", "/", None).is_empty());
+    }
 }
