@@ -23,8 +23,8 @@ use super::parse::{
 };
 use super::views::{allow_view, deny_views};
 use super::words::{
-    ARRAY_ELEMENTS, NormWord, UNKNOWN_IFS, decode_ansi_c, heredoc_substitutions, join_fields,
-    normalize, normalize_with, only_plain_parameters,
+    ARRAY_ELEMENTS, LITERAL_TILDE, NormWord, UNKNOWN_IFS, decode_ansi_c, heredoc_substitutions,
+    join_fields, normalize, normalize_with, only_plain_parameters, unmarked,
 };
 use super::wrappers::{Field, Payload, Reading, Segment, SegmentKind, Stripped, strip};
 use super::{
@@ -409,7 +409,7 @@ impl<'l> Walker<'l> {
             .iter()
             .rev()
             .find(|(known, _)| known == name)
-            .map(|(_, value)| value.clone())
+            .map(|(_, value)| unmarked(value).to_owned())
     }
 
     /// Forgets what the command line gave `name` (`unset NAME`): an unset HOME is the user's
@@ -2389,8 +2389,16 @@ fn push_assignment(
             dynamic |= value.dynamic;
             // `p=$HOME/.ssh/id_rsa` stands for its text too: reading `$p` is reading that.
             let bindable = value.resolved || (!value.failed && only_plain_parameters(&value.text));
+            // `p="~/.ssh/id_rsa"` keeps its `~`, which no later read expands.
+            let quoted_tilde = value.text.starts_with('~')
+                && (word.value.starts_with(['"', '\'', '\\'])
+                    || word.value.starts_with("$'")
+                    || word.value.starts_with("$\""));
             if bindable && !assignment.append {
-                known = Some(value.text.clone());
+                known = Some(match quoted_tilde {
+                    true => format!("{LITERAL_TILDE}{}", value.text),
+                    false => value.text.clone(),
+                });
             }
             value.text
         }

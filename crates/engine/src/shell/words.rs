@@ -47,6 +47,17 @@ pub(super) const ARRAY_ELEMENTS: &str = "[@]";
 /// (`IFS=$(…)`, `read IFS`): words split at it are unknown (see [`Rendered::push_value`]).
 pub(super) const UNKNOWN_IFS: &str = "${IFS:?}";
 
+/// Marks a variable's known value whose leading `~` the assignment quoted (`x="~/.ssh/id_rsa"`):
+/// bash never expands it, in the assignment or where the value is read, so a word the value
+/// begins names a file below the working directory (`cat $x` reads `./~/.ssh/id_rsa`), while
+/// the value of `x=~/.ssh/id_rsa` is the home's. It never stays in a word's text.
+pub(super) const LITERAL_TILDE: char = '\u{1e}';
+
+/// `value` without its [`LITERAL_TILDE`] mark.
+pub(super) fn unmarked(value: &str) -> &str {
+    value.strip_prefix(LITERAL_TILDE).unwrap_or(value)
+}
+
 /// One word after normalisation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct NormWord {
@@ -317,10 +328,20 @@ impl<'b> Rendered<'b> {
             None => (source.strip_prefix('$')?, ""),
         };
         let (known, operator) = self.element(name, operator)?;
-        let (value, unset) = match known {
+        let (marked, unset) = match known {
             Some(value) => (value, false),
             None if self.unset.iter().any(|unset| unset == name) => (Cow::Borrowed(""), true),
             None => return None,
+        };
+        // The value as it is, for the operators that give it whole; its text for the others,
+        // whose result keeps a quoted `~` it begins with (`${x%/*}`).
+        let (value, literal_tilde) = match marked.strip_prefix(LITERAL_TILDE) {
+            Some(text) => (Cow::Owned(text.to_owned()), true),
+            None => (marked.clone(), false),
+        };
+        let computed = |text: String| match literal_tilde && text.starts_with('~') {
+            true => Cow::Owned(format!("{LITERAL_TILDE}{text}")),
+            false => Cow::Owned(text),
         };
         // Without the colon an empty value counts as set: `${x-/}` is empty when `x=`.
         let (colon, operator) = match operator.strip_prefix(':') {
@@ -330,8 +351,8 @@ impl<'b> Rendered<'b> {
         let set = !unset && (!value.is_empty() || !colon);
         let mut chars = operator.chars();
         match chars.next() {
-            None => Some(value.clone()),
-            Some('-' | '=' | '?') if set => Some(value.clone()),
+            None => Some(marked),
+            Some('-' | '=' | '?') if set => Some(marked),
             Some('-' | '=') => self.operand(chars.as_str(), depth).map(Cow::Owned),
             Some('+') if !set => Some(Cow::Borrowed("")),
             Some('+') => self.operand(chars.as_str(), depth).map(Cow::Owned),
@@ -345,7 +366,7 @@ impl<'b> Rendered<'b> {
                     return None;
                 }
                 let from_end = operator.starts_with('%');
-                removed(&value, &pattern, from_end, longest).map(Cow::Owned)
+                removed(&value, &pattern, from_end, longest).map(computed)
             }
             Some('/') if !colon => {
                 let rest = chars.as_str();
@@ -357,7 +378,7 @@ impl<'b> Rendered<'b> {
                 let (pattern, replacement) = rest.split_once('/').unwrap_or((rest, ""));
                 let pattern = self.operand(pattern, depth)?;
                 let replacement = self.operand(replacement, depth)?;
-                replaced(&value, &pattern, &replacement, all, anchor).map(Cow::Owned)
+                replaced(&value, &pattern, &replacement, all, anchor).map(computed)
             }
             // An array's elements are sliced, not its text.
             Some(first)
@@ -367,9 +388,9 @@ impl<'b> Rendered<'b> {
                 single
                     .then(|| substring(&value, operator))
                     .flatten()
-                    .map(Cow::Owned)
+                    .map(computed)
             }
-            Some('^' | ',' | '@') if !colon => case_changed(&value, operator).map(Cow::Owned),
+            Some('^' | ',' | '@') if !colon => case_changed(&value, operator).map(computed),
             Some(_) => None,
         }
     }
@@ -566,6 +587,15 @@ impl<'b> Rendered<'b> {
     /// runs `rm -rf /home/u`; an empty IFS splits nothing). Where IFS was given a value only
     /// known at run time (or one of a variable's), so are the fields: the word is unknown.
     fn push_value(&mut self, value: &str) {
+        // A quoted `~` that begins the word is a directory's name (see [`LITERAL_TILDE`]).
+        let value = match value.strip_prefix(LITERAL_TILDE) {
+            Some(text) if self.text.is_empty() => {
+                self.text.push_str("./");
+                text
+            }
+            Some(text) => text,
+            None => value,
+        };
         if self.quoted {
             self.text.push_str(value);
             return;
@@ -1226,6 +1256,25 @@ mod tests {
         assert_eq!(text("${S:i}"), "${S:i}");
         assert_eq!(text("${S:3:-4}"), "${S:3:-4}");
         assert_eq!(text("${S^^[a-c]}"), "${S^^[a-c]}");
+    }
+
+    #[test]
+    fn a_quoted_tilde_in_a_value_is_a_directory_name() {
+        let budget = Budget::default();
+        let variables = [
+            ("q".to_owned(), format!("{LITERAL_TILDE}~/.ssh/id_rsa")),
+            ("h".to_owned(), "~/.ssh/id_rsa".to_owned()),
+        ];
+        let text = |raw: &str| normalize_with(raw, &mut Vec::new(), &budget, &variables).text;
+        // Where it begins the word, below the working directory; the home's stays the home.
+        assert_eq!(text("$q"), "./~/.ssh/id_rsa");
+        assert_eq!(text("\"${q}\""), "./~/.ssh/id_rsa");
+        assert_eq!(text("${q:-x}"), "./~/.ssh/id_rsa");
+        assert_eq!(text("${q%_rsa}"), "./~/.ssh/id");
+        assert_eq!(text("$h"), "~/.ssh/id_rsa");
+        // Inside a word it is text; the mark never stays.
+        assert_eq!(text("a$q"), "a~/.ssh/id_rsa");
+        assert_eq!(text("${q#\\~/}"), ".ssh/id_rsa");
     }
 
     #[test]

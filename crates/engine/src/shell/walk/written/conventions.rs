@@ -639,13 +639,7 @@ impl Walker<'_> {
             .last()
             .and_then(|command| command.assignments.iter().rev().find(|a| a.name == name))
             .map(|assignment| assignment.value.clone());
-        own.or_else(|| {
-            self.variables
-                .iter()
-                .rev()
-                .find(|(known, _)| known == name)
-                .map(|(_, value)| value.clone())
-        })
+        own.or_else(|| self.variable(name))
     }
 }
 
