@@ -1412,6 +1412,15 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
         "curl" | "wget" | "aria2c" | "fetch" | "http" | "https" | "xh" => {
             effects.writes.extend(downloaded_files(command));
         }
+        // husky's `add FILE CMD` and `set FILE CMD` (husky 4 to 8) write a hook file.
+        "husky" => {
+            let operands = Parsed::new(args, &[], &[]).operands;
+            if let [sub, file, ..] = operands.as_slice()
+                && matches!(*sub, "add" | "set")
+            {
+                effects.writes.push((*file).to_owned());
+            }
+        }
         // `sort -uo FILE`: a cluster may end in `-o`.
         "sort" => effects.writes.extend(
             Parsed::new(args, &['k', 't', 'o', 'S', 'T'], &["output"])
