@@ -1296,6 +1296,145 @@ pub(crate) fn container_values<'a>(
     values
 }
 
+/// A bind mount of a host path into a container.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ContainerBind<'a> {
+    /// The host path, as written.
+    pub source: &'a str,
+    /// Where the container sees it, when the command line says (`-v SRC:DST`, `--mount …,dst=DST`).
+    pub target: Option<&'a str>,
+    /// Mounted read-only (`:ro`, `readonly`).
+    pub read_only: bool,
+}
+
+/// The bind mounts of host paths among a container's options ([`container_run`],
+/// [`compose_run`]): `-v SRC:DST[:opts]` (a path, not a named volume; a lone path is an
+/// anonymous volume), `--mount type=bind,source=SRC,target=DST,…`, and a `--mount` of a volume
+/// the local driver makes a bind mount of a host path ([`VolumeOptions::host_bind`]).
+pub(crate) fn container_binds<'a>(parsed: &Parsed<'a>) -> Vec<ContainerBind<'a>> {
+    let mut binds = Vec::new();
+    for volume in container_values(parsed, Some('v'), "volume") {
+        // A Windows drive (`C:\src:/src`) keeps its colon.
+        let drive = matches!(
+            volume.as_bytes(),
+            [letter, b':', b'\\' | b'/', ..] if letter.is_ascii_alphabetic()
+        );
+        let split_from = if drive { 2 } else { 0 };
+        let Some(colon) = volume
+            .get(split_from..)
+            .and_then(|rest| rest.find(':'))
+            .map(|at| at + split_from)
+        else {
+            continue;
+        };
+        let source = volume.get(..colon).unwrap_or(volume);
+        let mut after = volume.get(colon + 1..).unwrap_or("").split(':');
+        let target = after.next().filter(|target| !target.is_empty());
+        let options = after.next().unwrap_or("");
+        let read_only = options.split(',').any(|o| o == "ro" || o == "readonly");
+        if drive || is_host_path(source) {
+            binds.push(ContainerBind {
+                source,
+                target,
+                read_only,
+            });
+        }
+    }
+    for mount in container_values(parsed, None, "mount") {
+        let mut kind = None;
+        let mut source = None;
+        let mut target = None;
+        let mut read_only = false;
+        let mut volume_options = Vec::new();
+        for field in mount.split(',') {
+            let field = field.trim_matches(['"', '\'']);
+            let (key, value) = field.split_once('=').unwrap_or((field, ""));
+            match key.to_ascii_lowercase().as_str() {
+                "type" => kind = Some(value),
+                "source" | "src" => source = Some(value),
+                "target" | "destination" | "dst" => target = Some(value),
+                "readonly" | "ro" => read_only = !matches!(value, "false" | "0"),
+                "volume-opt" => volume_options.push(value),
+                _ => {}
+            }
+        }
+        let bind = kind.is_none_or(|kind| kind.eq_ignore_ascii_case("bind"));
+        if let Some(source) = source
+            && bind
+        {
+            binds.push(ContainerBind {
+                source,
+                target,
+                read_only,
+            });
+        } else if let Some(mut volume) = VolumeOptions::read(volume_options).host_bind() {
+            volume.read_only |= read_only;
+            volume.target = target;
+            binds.push(volume);
+        }
+    }
+    binds
+}
+
+/// Whether a mount source names a host path rather than a named volume: absolute, in the
+/// home, relative to the working directory or through a variable.
+fn is_host_path(source: &str) -> bool {
+    source.starts_with(['/', '~', '.', '$'])
+}
+
+/// The local volume driver's mount options, given to `docker volume create -o KEY=VALUE` or
+/// `--mount type=volume,volume-opt=KEY=VALUE`: what it mounts (`device`), as what file system
+/// (`type`), with which mount options (`o`). `type=none,o=bind,device=/srv` makes the volume a
+/// bind mount of the host's `/srv`; `type=ext4,device=/dev/sdb1` mounts a disk.
+#[derive(Debug, Default)]
+pub(crate) struct VolumeOptions<'a> {
+    /// `type`: the file system.
+    kind: Option<&'a str>,
+    /// `o`: the mount options, split at commas.
+    options: Vec<&'a str>,
+    /// `device`: the host path or device mounted.
+    pub device: Option<&'a str>,
+}
+
+impl<'a> VolumeOptions<'a> {
+    /// Reads `KEY=VALUE` options; the last of a key wins, as in the driver.
+    pub(crate) fn read(options: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut read = Self::default();
+        for option in options {
+            let option = option.trim_matches(['"', '\'']);
+            let Some((key, value)) = option.split_once('=') else {
+                continue;
+            };
+            match key.trim().to_ascii_lowercase().as_str() {
+                "type" => read.kind = Some(value),
+                "o" => read.options = value.split(',').map(str::trim).collect(),
+                "device" => read.device = Some(value),
+                _ => {}
+            }
+        }
+        read
+    }
+
+    /// The host path this volume is a bind mount of (`o=bind` or `rbind`, or `type=none`
+    /// with a path for `device`): judged as a bind mount's source.
+    pub(crate) fn host_bind(&self) -> Option<ContainerBind<'a>> {
+        let device = self.device.filter(|device| is_host_path(device))?;
+        let bind = self
+            .options
+            .iter()
+            .any(|option| matches!(*option, "bind" | "rbind"))
+            || self
+                .kind
+                .is_some_and(|kind| matches!(kind.to_ascii_lowercase().as_str(), "none" | "bind"));
+        let read_only = self.options.contains(&"ro");
+        bind.then_some(ContainerBind {
+            source: device,
+            target: None,
+            read_only,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,9 @@
 //! `"cmd" | getline`), sed (its `e` command and the `e` flag of `s`), git (`rebase --exec`,
 //! `submodule foreach`, `bisect run`); the options that name a command (tar's `-I`,
 //! `--to-command`, `--checkpoint-action=exec=…`; zip's `-TT`; ssh's `-o ProxyCommand=…`; rsync's
-//! `-e`; scp's `-S`; man's `-P`); ssh's remote command; and the shell escapes of vim (`-c '!…'`,
+//! `-e`; scp's `-S`; man's `-P`); ssh's remote command; the command a container runs in
+//! another (`docker exec`) or where a new one reaches the host through a bind mount (`docker run
+//! -v`); and the shell escapes of vim (`-c '!…'`,
 //! `+'r !…'`, `:terminal`) and less (`+'!…'`); apt's hook options (`-o
 //! DPkg::Post-Invoke::=…`) and rpm's macros (`--eval '%(…)'`, `%{lua:…}`); AppleScript's `do
 //! shell script "…"`; and PowerShell's inline code, which is only known at run time.
@@ -20,7 +22,8 @@ use super::wrappers::Field;
 use super::{Origin, basename};
 use crate::argv::{
     GIT_CLONE_SHORT_VALUE, GIT_GLOBAL_LONG_VALUE, GIT_GLOBAL_SHORT_VALUE, RSYNC_SHORT_VALUES,
-    container_subcommand, long_option_matches, options_end,
+    compose_run, container_binds, container_run, container_subcommand, container_values,
+    long_option_matches, options_end,
 };
 
 /// The names awk goes by.
@@ -68,7 +71,12 @@ pub(super) fn nested(name: &str, args: &[Field], budget: &Budget) -> Vec<Nested>
         ),
         "vi" | "vim" | "nvim" | "view" | "gvim" | "rvim" | "vimdiff" | "ex" => vim(args),
         "gdb" | "gdb-multiarch" | "cgdb" => gdb(args),
-        "docker" | "podman" | "nerdctl" => container_exec(args),
+        "docker" | "podman" | "nerdctl" => {
+            let mut found = container_exec(args);
+            found.extend(mounted_command(name, args));
+            found
+        }
+        "docker-compose" | "podman-compose" => mounted_command(name, args),
         "kubectl" | "oc" => pod_exec(args),
         "osascript" => option_texts(args, Some('e'), &['l', 's'], None)
             .iter()
@@ -1186,6 +1194,111 @@ fn container_exec(args: &[Field]) -> Vec<Nested> {
     in_container(command)
 }
 
+/// The command a container started with bind mounts of host paths runs (`docker run -v
+/// "$PWD":/w alpine rm -rf /w/.claude`; `create`, podman's, nerdctl's, compose's `run`),
+/// judged as if run here where it reaches the host through a mount: each mount's target is read
+/// as its source wherever the command's words name it (`/w/.claude` is `$PWD/.claude`, in a `sh
+/// -c` script too; `--entrypoint` is its program), and a working directory inside a mount (`-w
+/// /w`) is the source there. A command that names no mount and runs outside them acts on the
+/// container's own files and is left alone, as a container without mounts is.
+fn mounted_command(program: &str, args: &[Field]) -> Vec<Nested> {
+    let texts: Vec<String> = args.iter().map(|arg| arg.text.clone()).collect();
+    let Some(parsed) = container_run(&texts).or_else(|| compose_run(program, &texts)) else {
+        return Vec::new();
+    };
+    // A source a script's words could not hold as one word is not read into them.
+    let mut mounts: Vec<(&str, &str)> = container_binds(&parsed)
+        .into_iter()
+        .filter_map(|bind| {
+            let target = bind.target?.trim_end_matches('/');
+            let plain = !bind
+                .source
+                .contains(|c: char| c.is_whitespace() || "'\"\\".contains(c));
+            (target.starts_with('/') && plain).then_some((target, bind.source))
+        })
+        .collect();
+    if mounts.is_empty() {
+        return Vec::new();
+    }
+    // The innermost mount first.
+    mounts.sort_by_key(|(target, _)| std::cmp::Reverse(target.len()));
+    // The image or service, then the command, end the arguments.
+    let command_at = args.len() + 1 - parsed.operands.len().max(1);
+    let entrypoint = container_values(&parsed, None, "entrypoint").pop();
+    let entrypoint = entrypoint.map(|program| Field {
+        text: program.to_owned(),
+        dynamic: program.contains('$'),
+        valued: false,
+    });
+    let mut reached = false;
+    let fields: Vec<Field> = entrypoint
+        .into_iter()
+        .chain(args.get(command_at..).unwrap_or_default().iter().cloned())
+        .map(|field| match through_mounts(&field.text, &mounts) {
+            // A source such as `$PWD` is a place the reader of the text knows.
+            Some(text) => {
+                reached = true;
+                Field { text, ..field }
+            }
+            None => field,
+        })
+        .collect();
+    let workdir = container_values(&parsed, Some('w'), "workdir").pop();
+    let dir = workdir.and_then(|dir| through_mounts(dir, &mounts));
+    if fields.is_empty() || !(reached || dir.is_some()) {
+        return Vec::new();
+    }
+    let nested = Nested::Command {
+        fields,
+        origin: Origin::Wrapper,
+    };
+    vec![match dir {
+        Some(dir) => Nested::InDir {
+            dir,
+            nested: Box::new(nested),
+        },
+        None => nested,
+    }]
+}
+
+/// `text` with each mount's target (`mounts`: target, source; the innermost first) read as its
+/// source where it names a path: at the start or after a blank, a quote or a shell operator, and
+/// followed by a `/`, the end or such a mark (`cd /w && rm -rf /w/x`, `--out=/w/x`). `None`
+/// where it names none.
+fn through_mounts(text: &str, mounts: &[(&str, &str)]) -> Option<String> {
+    const MARKS: &str = "'\"`=:;|&()<> \t\n";
+    let mut out = String::with_capacity(text.len());
+    let mut reached = false;
+    let mut rest = text;
+    let mut before: Option<char> = None;
+    while let Some(c) = rest.chars().next() {
+        let at_start = before.is_none_or(|before| MARKS.contains(before));
+        let mount = mounts.iter().find(|(target, _)| {
+            rest.strip_prefix(*target).is_some_and(|after| {
+                after
+                    .chars()
+                    .next()
+                    .is_none_or(|c| c == '/' || MARKS.contains(c))
+            })
+        });
+        if let Some((target, source)) = mount.filter(|_| at_start) {
+            rest = rest.get(target.len()..).unwrap_or("");
+            let source = source.trim_end_matches('/');
+            out.push_str(source);
+            if source.is_empty() && !rest.starts_with('/') {
+                out.push('/');
+            }
+            reached = true;
+            before = Some('/');
+            continue;
+        }
+        out.push(c);
+        before = Some(c);
+        rest = rest.get(c.len_utf8()..).unwrap_or("");
+    }
+    reached.then_some(out)
+}
+
 /// The command `kubectl exec POD [flags] -- CMD …` (and `oc exec`) runs in the pod: the words
 /// after `--`, judged as if run here.
 fn pod_exec(args: &[Field]) -> Vec<Nested> {
@@ -1550,6 +1663,48 @@ mod tests {
             ),
             Nested::Stdin => "stdin".to_owned(),
             Nested::InDir { dir, nested } => format!("in {dir}: {}", describe(*nested)),
+        }
+    }
+
+    #[test]
+    fn commands_in_containers_reach_the_host_through_their_mounts() {
+        let words = |line: &str| scripts(&line.split(' ').collect::<Vec<_>>());
+        assert_eq!(
+            words("docker run -v $PWD:/w alpine rm -rf /w/.claude"),
+            ["argv: rm -rf $PWD/.claude"]
+        );
+        assert_eq!(
+            scripts(&[
+                "podman",
+                "run",
+                "--rm",
+                "-v",
+                "/:/host",
+                "-v",
+                ".:/src:Z",
+                "-w",
+                "/src/app",
+                "--entrypoint",
+                "sh",
+                "fedora",
+                "-c",
+                "cd /host/etc && rm -rf x /srcx"
+            ]),
+            ["in ./app: argv: sh -c cd /etc && rm -rf x /srcx"]
+        );
+        assert_eq!(
+            words("docker compose run --mount type=bind,src=~,dst=/h/ web cat --file=/h/.env"),
+            ["argv: cat --file=~/.env"]
+        );
+        // Nothing of the host named, or no mount: the container's own files.
+        for line in [
+            "docker run -v $PWD:/w alpine rm -rf /var/cache",
+            "docker run alpine rm -rf /",
+            "docker run -v data:/w alpine rm -rf /w",
+            "docker run -v $PWD:/w -w /tmp alpine make",
+            "docker run -v $PWD:/w alpine",
+        ] {
+            assert!(words(line).is_empty(), "{line}");
         }
     }
 

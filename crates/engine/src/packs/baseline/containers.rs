@@ -6,9 +6,10 @@
 //! with the node's keys ([`pod`]).
 //!
 //! The options are read with the runtimes' own grammar ([`crate::argv::container_run`],
-//! [`crate::argv::compose_run`]): up to the image or service, never the container's command.
-//! Bind-mount sources are canonicalised like any other path; what they expose to the secret
-//! rules (`-v ~/.ssh:…`) is judged in `reads` ([`host_binds`]).
+//! [`crate::argv::compose_run`]): up to the image or service, never the container's command
+//! (which the shell analysis judges where it reaches the host through a mount).
+//! Bind-mount sources ([`crate::argv::container_binds`]) are canonicalised like any other path;
+//! what they expose to the secret rules (`-v ~/.ssh:…`) is judged in `reads` ([`host_binds`]).
 //!
 //! This module must not flag the everyday forms: the project or a cache mounted, ports
 //! published, the host's network (`--network host`, common in development), `--userns=keep-id`.
@@ -17,7 +18,8 @@ mod pod;
 
 use super::Cmd;
 use crate::argv::{
-    Parsed, compose_run, container_flag, container_run, container_values, volume_create,
+    ContainerBind as Bind, Parsed, VolumeOptions, compose_run, container_binds, container_flag,
+    container_run, container_values, volume_create,
 };
 use crate::packs::Findings;
 use crate::packs::places;
@@ -58,132 +60,6 @@ const SOCKETS: &[&str] = &[
     "cri-dockerd.sock",
 ];
 
-/// A bind mount of a host path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Bind<'a> {
-    /// The host path, as written.
-    pub source: &'a str,
-    /// Mounted read-only (`:ro`, `readonly`).
-    pub read_only: bool,
-}
-
-/// The bind mounts of host paths: the source of `-v SRC:DST[:opts]` (a path, not a named
-/// volume; a lone path is an anonymous volume) or of `--mount type=bind,source=SRC,…`.
-fn bind_sources<'a>(parsed: &Parsed<'a>) -> Vec<Bind<'a>> {
-    let mut sources = Vec::new();
-    for volume in container_values(parsed, Some('v'), "volume") {
-        // A Windows drive (`C:\src:/src`) keeps its colon.
-        let drive = matches!(
-            volume.as_bytes(),
-            [letter, b':', b'\\' | b'/', ..] if letter.is_ascii_alphabetic()
-        );
-        let split_from = if drive { 2 } else { 0 };
-        let Some(colon) = volume
-            .get(split_from..)
-            .and_then(|rest| rest.find(':'))
-            .map(|at| at + split_from)
-        else {
-            continue;
-        };
-        let source = volume.get(..colon).unwrap_or(volume);
-        let options = volume
-            .get(colon + 1..)
-            .unwrap_or("")
-            .split(':')
-            .nth(1)
-            .unwrap_or("");
-        let read_only = options.split(',').any(|o| o == "ro" || o == "readonly");
-        if drive || is_host_path(source) {
-            sources.push(Bind { source, read_only });
-        }
-    }
-    for mount in container_values(parsed, None, "mount") {
-        let mut kind = None;
-        let mut source = None;
-        let mut read_only = false;
-        let mut volume_options = Vec::new();
-        for field in mount.split(',') {
-            let field = field.trim_matches(['"', '\'']);
-            let (key, value) = field.split_once('=').unwrap_or((field, ""));
-            match key.to_ascii_lowercase().as_str() {
-                "type" => kind = Some(value),
-                "source" | "src" => source = Some(value),
-                "readonly" | "ro" => read_only = !matches!(value, "false" | "0"),
-                "volume-opt" => volume_options.push(value),
-                _ => {}
-            }
-        }
-        let bind = kind.is_none_or(|kind| kind.eq_ignore_ascii_case("bind"));
-        if let Some(source) = source
-            && bind
-        {
-            sources.push(Bind { source, read_only });
-        } else if let Some(mut volume) = VolumeOptions::read(volume_options).host_bind() {
-            volume.read_only |= read_only;
-            sources.push(volume);
-        }
-    }
-    sources
-}
-
-/// Whether a mount source names a host path rather than a named volume: absolute, in the
-/// home, relative to the working directory or through a variable.
-fn is_host_path(source: &str) -> bool {
-    source.starts_with(['/', '~', '.', '$'])
-}
-
-/// The local volume driver's mount options, given to `docker volume create -o KEY=VALUE` or
-/// `--mount type=volume,volume-opt=KEY=VALUE`: what it mounts (`device`), as what file system
-/// (`type`), with which mount options (`o`). `type=none,o=bind,device=/srv` makes the volume a
-/// bind mount of the host's `/srv`; `type=ext4,device=/dev/sdb1` mounts a disk.
-#[derive(Debug, Default)]
-struct VolumeOptions<'a> {
-    /// `type`: the file system.
-    kind: Option<&'a str>,
-    /// `o`: the mount options, split at commas.
-    options: Vec<&'a str>,
-    /// `device`: the host path or device mounted.
-    device: Option<&'a str>,
-}
-
-impl<'a> VolumeOptions<'a> {
-    /// Reads `KEY=VALUE` options; the last of a key wins, as in the driver.
-    fn read(options: impl IntoIterator<Item = &'a str>) -> Self {
-        let mut read = Self::default();
-        for option in options {
-            let option = option.trim_matches(['"', '\'']);
-            let Some((key, value)) = option.split_once('=') else {
-                continue;
-            };
-            match key.trim().to_ascii_lowercase().as_str() {
-                "type" => read.kind = Some(value),
-                "o" => read.options = value.split(',').map(str::trim).collect(),
-                "device" => read.device = Some(value),
-                _ => {}
-            }
-        }
-        read
-    }
-
-    /// The host path this volume is a bind mount of (`o=bind` or `rbind`, or `type=none`
-    /// with a path for `device`): judged as a bind mount's source.
-    fn host_bind(&self) -> Option<Bind<'a>> {
-        let device = self.device.filter(|device| is_host_path(device))?;
-        let bind = self
-            .options
-            .iter()
-            .any(|option| matches!(*option, "bind" | "rbind"))
-            || self
-                .kind
-                .is_some_and(|kind| matches!(kind.to_ascii_lowercase().as_str(), "none" | "bind"));
-        let read_only = self.options.contains(&"ro");
-        bind.then_some(Bind {
-            source: device,
-            read_only,
-        })
-    }
-}
-
 /// The container a `docker`, `podman` or `nerdctl` command line starts, `run`/`create`, a
 /// swarm service's (`docker service create`) or compose's `run` (`docker compose run`,
 /// `docker-compose run`), its options parsed.
@@ -201,7 +77,7 @@ fn started<'a>(name: &str, args: &'a [String]) -> Option<Parsed<'a>> {
 /// read these as the command's reads.
 pub(super) fn host_binds<'a>(name: &str, args: &'a [String]) -> Vec<Bind<'a>> {
     let mut binds = started(name, args)
-        .map(|parsed| bind_sources(&parsed))
+        .map(|parsed| container_binds(&parsed))
         .unwrap_or_default();
     if matches!(name, "docker" | "podman" | "nerdctl")
         && let Some(volume) = volume_create(args)
@@ -215,8 +91,8 @@ pub(super) fn host_binds<'a>(name: &str, args: &'a [String]) -> Vec<Bind<'a>> {
 /// What a bind mount of this canonical host path hands the container, if anything: a
 /// runtime's socket (or `/run/user/UID`, where rootless runtimes keep theirs), a system
 /// directory, the whole home; and, mounted writable, a place where a file runs code later (a
-/// shell start-up file, a unit directory, a directory on `PATH`: the container's command,
-/// which is not judged, may write there).
+/// shell start-up file, a unit directory, a directory on `PATH`: the container's command may
+/// write there under names its words do not give).
 fn exposes(canonical: &str, read_only: bool, ctx: &PathContext<'_>) -> Option<String> {
     let name = places::basename(canonical);
     if SOCKETS.contains(&name)
@@ -373,7 +249,7 @@ fn container_reach(parsed: &Parsed<'_>, cmd: &Cmd<'_>) -> Vec<String> {
     if container_flag(parsed, "use-api-socket") {
         found.push(format!("{SOCKET} is mounted into it"));
     }
-    for bind in bind_sources(parsed) {
+    for bind in container_binds(parsed) {
         found.extend(mounted(bind.source, bind.read_only, cmd));
     }
     found
@@ -437,7 +313,7 @@ mod tests {
         .map(|word| (*word).to_owned())
         .collect();
         let parsed = container_run(&args).unwrap_or_default();
-        let sources: Vec<&str> = bind_sources(&parsed).iter().map(|b| b.source).collect();
+        let sources: Vec<&str> = container_binds(&parsed).iter().map(|b| b.source).collect();
         assert_eq!(sources, ["/var/run/docker.sock", "/", r"C:\src", "/etc"]);
     }
 
@@ -449,6 +325,7 @@ mod tests {
             bind(&["type=none", "o=bind", "device=/"]),
             Some(Bind {
                 source: "/",
+                target: None,
                 read_only: false
             })
         );
@@ -456,6 +333,7 @@ mod tests {
             bind(&["device=/etc", "o=rbind,ro"]),
             Some(Bind {
                 source: "/etc",
+                target: None,
                 read_only: true
             })
         );
@@ -463,6 +341,7 @@ mod tests {
             bind(&["type=none", "device=/srv"]),
             Some(Bind {
                 source: "/srv",
+                target: None,
                 read_only: false
             })
         );
@@ -491,9 +370,10 @@ mod tests {
         .collect();
         let parsed = container_run(&args).unwrap_or_default();
         assert_eq!(
-            bind_sources(&parsed),
+            container_binds(&parsed),
             [Bind {
                 source: "/sys",
+                target: Some("/h"),
                 read_only: true
             }]
         );
