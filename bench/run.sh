@@ -5,7 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${BENCH_DURATION:-10s}"
 CONNECTIONS="${BENCH_CONNECTIONS:-32}"
-THREADS="${BENCH_THREADS:-2}"
+# wrk's threads: two on shared cores; one where BENCH_SPLIT=load gives it a core of its own, as a
+# second thread there only preempts the first.
+if [ "${BENCH_SPLIT:-0}" = load ]; then THREADS="${BENCH_THREADS:-1}"; else THREADS="${BENCH_THREADS:-2}"; fi
 
 BENCH_NEEDS=wrk
 # shellcheck source=bench/lib.sh
