@@ -89,15 +89,7 @@ pub(crate) fn resolvable(path: &str) -> Option<Cow<'_, str>> {
     if let Cow::Owned(located) = with_well_known_location(path) {
         return resolvable(&located).map(|path| Cow::Owned(path.into_owned()));
     }
-    // The working directory is `.`.
-    let cwd = ["$PWD", "${PWD}", "$(pwd)", "`pwd`"]
-        .iter()
-        .find_map(|cwd| {
-            let rest = path.strip_prefix(cwd)?;
-            (rest.is_empty() || rest.starts_with('/')).then_some(rest)
-        });
-    if let Some(rest) = cwd {
-        let relative = format!(".{rest}");
+    if let Some(relative) = from_working_dir(path) {
         return resolvable(&relative).map(|path| Cow::Owned(path.into_owned()));
     }
     let (kept, rest) = ["$HOME", "${HOME}"]
@@ -209,10 +201,23 @@ pub(crate) fn with_well_known_location(path: &str) -> Cow<'_, str> {
     }
 }
 
-/// The canonical form of a path known before it runs: literal, or under the home directory
-/// (`$HOME/x`, `$XDG_CACHE_HOME/x`, resolved against `ctx`). `None` when another part is only
-/// known at run time (`$DIR/x`, a substitution).
+/// A path that starts with the working directory (`$PWD`, `${PWD}`, `$(pwd)`, backticks),
+/// followed by `/` or the end, written relative to it: `./x` for `$PWD/x`. `None` otherwise.
+fn from_working_dir(path: &str) -> Option<String> {
+    ["$PWD", "${PWD}", "$(pwd)", "`pwd`"]
+        .iter()
+        .find_map(|cwd| {
+            let rest = path.strip_prefix(cwd)?;
+            (rest.is_empty() || rest.starts_with('/')).then(|| format!(".{rest}"))
+        })
+}
+
+/// The canonical form of a path known before it runs: literal, under the home directory
+/// (`$HOME/x`, `$XDG_CACHE_HOME/x`, resolved against `ctx`) or the working one (`$PWD/x`, as
+/// `./x`). `None` when another part is only known at run time (`$DIR/x`, a substitution).
 pub(crate) fn known_canonical(path: &str, ctx: &PathContext<'_>) -> Option<String> {
+    let relative = from_working_dir(path);
+    let path = relative.as_deref().unwrap_or(path);
     // Relative to a directory only known at run time (`cd "$D" && rm -rf build`).
     if ctx.cwd.starts_with("/**") && !path.starts_with(['/', '~', '$']) {
         return None;

@@ -156,6 +156,10 @@ pub(super) struct Walker<'l> {
 /// dynamic, which the path code does not take for the event's home (as it does `$HOME`).
 const UNKNOWN_HOME: &str = "${HOME:?}";
 
+/// What `$PWD` reads as once PWD was given a value only known at run time, as
+/// [`UNKNOWN_HOME`] is for HOME: the path code takes a plain `$PWD` for the working directory.
+const UNKNOWN_PWD: &str = "${PWD:?}";
+
 /// A function the command line defined (`f() { rm -rf "$@"; }`).
 struct Function {
     /// Its name.
@@ -357,7 +361,8 @@ impl<'l> Walker<'l> {
     /// Gives `name` a static value for the words after it, or forgets it (`None`). Where the
     /// assignment may not run, or the value is longer than [`MAX_VALUE_LEN`] (reported as more
     /// than the analysis follows), the variable is forgotten either way. HOME is not forgotten but
-    /// made unknown ([`UNKNOWN_HOME`]): `~` and `$HOME` then no longer name the event's home.
+    /// made unknown ([`UNKNOWN_HOME`]): `~` and `$HOME` then no longer name the event's home; so is
+    /// PWD ([`UNKNOWN_PWD`]).
     fn bind_variable(&mut self, name: &str, value: Option<String>) {
         if value
             .as_ref()
@@ -370,6 +375,7 @@ impl<'l> Walker<'l> {
         });
         let value = match value {
             None if name == "HOME" => Some(UNKNOWN_HOME.to_owned()),
+            None if name == "PWD" => Some(UNKNOWN_PWD.to_owned()),
             None if name == "IFS" => Some(UNKNOWN_IFS.to_owned()),
             value => value,
         };
@@ -378,6 +384,8 @@ impl<'l> Walker<'l> {
             self.variables.clear();
             self.variables
                 .push(("HOME".to_owned(), UNKNOWN_HOME.to_owned()));
+            self.variables
+                .push(("PWD".to_owned(), UNKNOWN_PWD.to_owned()));
             self.variables
                 .push(("IFS".to_owned(), UNKNOWN_IFS.to_owned()));
         }
