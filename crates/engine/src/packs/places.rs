@@ -1957,7 +1957,7 @@ pub(crate) fn find_name_globs(pattern: &str, fold_case: bool) -> Vec<String> {
 /// below ROOT at any depth (`*/.claude/*`: `ROOT/**/.claude/…`), an absolute one as it is (ROOT
 /// may be another spelling of it); one that can match no path under ROOT gives none. Inside,
 /// a segment of stars is any depth (`**`); the last segment gives `-name`'s globs, and where it
-/// ends in a `*`, all below them too (`./.claude*`: `./.claude*` and `./.claude*/**`).
+/// ends in a `*`, all below each of them too (`./.claude*`: `./.claude*` and `./.claude*/**`).
 pub(crate) fn find_path_globs(root: &str, pattern: &str, fold_case: bool) -> Vec<String> {
     let base = root.trim_end_matches('/');
     let after_root = pattern.get(..base.len()).and_then(|head| {
@@ -2003,11 +2003,174 @@ pub(crate) fn find_path_globs(root: &str, pattern: &str, fold_case: bool) -> Vec
         };
         let named = find_name_globs(&last, *spelling == Spelling::Folded);
         globs.extend(named.iter().map(|glob| format!("{prefix}/{glob}")));
-        if let Some(first) = named.first().filter(|_| last.ends_with('*')) {
-            globs.push(format!("{prefix}/{first}/**"));
+        // Each spelling, the leading-dot ones too (`*.ssh*` reaches `.ssh/id_rsa`).
+        if last.ends_with('*') {
+            globs.extend(named.iter().map(|glob| format!("{prefix}/{glob}/**")));
         }
     }
     globs
+}
+
+/// Most `-path` patterns a `find -regex` is read as, and most nested groups read.
+const MAX_REGEX_PATTERNS: usize = 16;
+const MAX_REGEX_NESTING: usize = 8;
+
+/// `-path` patterns (see [`find_path_globs`]) that together match at least every path `find
+/// -regex REGEX` matches, which is the whole path as find prints it: `.` is `?`, a bracket
+/// class a class, an escaped character itself, anchors nothing, and an atom or group with a
+/// quantifier (`*`, `+`, `?`, `{m,n}`) is `*`, which matches more (`.*/\.claude/.*`:
+/// `*/.claude/*`); each alternative of a group (`\(a\|b\)` in find's default syntax, `(a|b)`
+/// in the extended ones) gives patterns of its own. `None` for a regex read no further: a
+/// back-reference, an unclosed group or class, more than [`MAX_REGEX_PATTERNS`] patterns.
+pub(crate) fn find_regex_paths(regex: &str) -> Option<Vec<String>> {
+    let chars: Vec<char> = regex.chars().collect();
+    let mut at = 0;
+    let patterns = regex_alternatives(&chars, &mut at, 0)?;
+    let collapsed = |pattern: String| {
+        let mut out = String::with_capacity(pattern.len());
+        for c in pattern.chars() {
+            if !(c == '*' && out.ends_with('*') && !out.ends_with("[*")) {
+                out.push(c);
+            }
+        }
+        out
+    };
+    (at == chars.len()).then(|| patterns.into_iter().map(collapsed).collect())
+}
+
+/// The alternatives of a regex from `at` to the `)` (or `\)`) that ends its group.
+fn regex_alternatives(chars: &[char], at: &mut usize, depth: usize) -> Option<Vec<String>> {
+    if depth > MAX_REGEX_NESTING {
+        return None;
+    }
+    let mut patterns = Vec::new();
+    loop {
+        patterns.extend(regex_sequence(chars, at, depth)?);
+        if patterns.len() > MAX_REGEX_PATTERNS {
+            return None;
+        }
+        match (chars.get(*at), chars.get(*at + 1)) {
+            (Some('|'), _) => *at += 1,
+            (Some('\\'), Some('|')) => *at += 2,
+            _ => return Some(patterns),
+        }
+    }
+}
+
+/// One alternative of a regex from `at` to the `|` or `)` that ends it, as patterns.
+fn regex_sequence(chars: &[char], at: &mut usize, depth: usize) -> Option<Vec<String>> {
+    let mut patterns = vec![String::new()];
+    loop {
+        let atom: Vec<String> = match (chars.get(*at), chars.get(*at + 1)) {
+            (None | Some('|' | ')'), _) | (Some('\\'), Some('|' | ')')) => return Some(patterns),
+            (Some('('), _) | (Some('\\'), Some('(')) => {
+                *at += if chars.get(*at) == Some(&'(') { 1 } else { 2 };
+                let inner = regex_alternatives(chars, at, depth + 1)?;
+                match (chars.get(*at), chars.get(*at + 1)) {
+                    (Some(')'), _) => *at += 1,
+                    (Some('\\'), Some(')')) => *at += 2,
+                    _ => return None,
+                }
+                inner
+            }
+            (Some('\\'), Some(c)) => {
+                *at += 2;
+                match c {
+                    _ if c.is_ascii_digit() => return None,
+                    'w' | 'W' | 's' | 'S' | 'd' | 'D' => vec!["?".to_owned()],
+                    'b' | 'B' | '<' | '>' | '`' | '\'' => vec![String::new()],
+                    _ => vec![glob_literal(*c)],
+                }
+            }
+            (Some('\\'), None) => return None,
+            (Some('['), _) => {
+                let len = regex_class_len(chars.get(*at..).unwrap_or_default())?;
+                let class: String = chars.get(*at..*at + len)?.iter().collect();
+                *at += len;
+                vec![class.replacen("[^", "[!", 1)]
+            }
+            (Some('.'), _) => {
+                *at += 1;
+                vec!["?".to_owned()]
+            }
+            (Some('^' | '$'), _) => {
+                *at += 1;
+                vec![String::new()]
+            }
+            // A quantifier with nothing before it: any text is more than it matches.
+            (Some('*' | '+' | '?'), _) => {
+                *at += 1;
+                vec!["*".to_owned()]
+            }
+            (Some(c), _) => {
+                *at += 1;
+                vec![glob_literal(*c)]
+            }
+        };
+        let atom = match regex_quantifier(chars, at) {
+            true => vec!["*".to_owned()],
+            false => atom,
+        };
+        let mut joined = Vec::with_capacity(patterns.len() * atom.len());
+        for pattern in &patterns {
+            for part in &atom {
+                joined.push(format!("{pattern}{part}"));
+            }
+        }
+        if joined.len() > MAX_REGEX_PATTERNS {
+            return None;
+        }
+        patterns = joined;
+    }
+}
+
+/// Whether quantifiers follow at `at` (`*`, `+`, `?`, `{m,n}`, `\{m,n\}`), which it skips.
+fn regex_quantifier(chars: &[char], at: &mut usize) -> bool {
+    let mut any = false;
+    loop {
+        match (chars.get(*at), chars.get(*at + 1)) {
+            (Some('*' | '+' | '?'), _) => *at += 1,
+            (Some('{'), Some(c)) if c.is_ascii_digit() || *c == ',' => {
+                let Some(len) = chars
+                    .get(*at..)
+                    .and_then(|rest| rest.iter().position(|c| *c == '}'))
+                else {
+                    return any;
+                };
+                *at += len + 1;
+            }
+            (Some('\\'), Some('{')) => {
+                let rest = chars.get(*at..).unwrap_or_default();
+                let Some(len) = rest.windows(2).position(|pair| pair == ['\\', '}']) else {
+                    return any;
+                };
+                *at += len + 2;
+            }
+            _ => return any,
+        }
+        any = true;
+    }
+}
+
+/// The length of the bracket class `class` begins with (a `]` first, or after `^`, is in it).
+fn regex_class_len(class: &[char]) -> Option<usize> {
+    let mut at = 1;
+    if class.get(at) == Some(&'^') {
+        at += 1;
+    }
+    if class.get(at) == Some(&']') {
+        at += 1;
+    }
+    let close = class.get(at..)?.iter().position(|c| *c == ']')?;
+    Some(at + close + 1)
+}
+
+/// `c` as a glob matches it.
+fn glob_literal(c: char) -> String {
+    match c {
+        '*' | '?' | '[' | ']' | '\\' => format!("[{c}]"),
+        _ => c.to_string(),
+    }
 }
 
 /// How [`find_path_globs`] spells a pattern.
@@ -2289,11 +2452,50 @@ mod tests {
         );
         assert_eq!(
             globs("~", "~/.ssh/*"),
-            ["~/.ssh/*", "~/.ssh/.*", "~/.ssh/*/**"]
+            ["~/.ssh/*", "~/.ssh/.*", "~/.ssh/*/**", "~/.ssh/.*/**"]
+        );
+        assert_eq!(
+            globs("~", "*.ssh*"),
+            [
+                "~/**/*.ssh*",
+                "~/**/.*.ssh*",
+                "~/**/.ssh*",
+                "~/**/*.ssh*/**",
+                "~/**/.*.ssh*/**",
+                "~/**/.ssh*/**"
+            ]
         );
         assert_eq!(globs("~", "/etc/x"), ["/etc/x"]);
         assert!(globs("src", "./src/x").is_empty());
         assert!(globs("src", "srcx/y").is_empty());
+    }
+
+    #[test]
+    fn find_regexes_as_path_patterns() {
+        let paths = |regex: &str| find_regex_paths(regex);
+        assert_eq!(paths(r".*/\.claude/.*").unwrap(), ["*/.claude/*"]);
+        assert_eq!(paths(r".*id_rsa$").unwrap(), ["*id_rsa"]);
+        assert_eq!(paths(r"^\./\.c.aude").unwrap(), ["./.c?aude"]);
+        assert_eq!(paths(r".*\.\(env\|pem\)").unwrap(), ["*.env", "*.pem"]);
+        assert_eq!(
+            paths(r".*/(id_[a-z]+|\.ssh/.*)").unwrap(),
+            ["*/id_*", "*/.ssh/*"]
+        );
+        assert_eq!(paths(r"[^/]*/\.clau+de").unwrap(), ["*/.cla*de"]);
+        assert_eq!(
+            paths(r"\./\.git/hooks/.\{1,\}").unwrap(),
+            ["./.git/hooks/*"]
+        );
+        assert_eq!(paths(r"x\*\[").unwrap(), ["x[*][[]"]);
+        for regex in [
+            r"\(a\)\1",
+            r"\(a",
+            r"a\)",
+            "[ab",
+            r"(a|b)(c|d)(e|f)(g|h)(i|j)",
+        ] {
+            assert_eq!(paths(regex), None, "{regex}");
+        }
     }
 
     #[test]

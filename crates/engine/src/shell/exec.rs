@@ -10,6 +10,8 @@
 //!
 //! This module must not parse shell text; the walker does that with the right origin and depth.
 
+use std::borrow::Cow;
+
 use super::parse::Budget;
 use super::wrappers::Field;
 use super::{Origin, basename};
@@ -851,11 +853,11 @@ pub(crate) fn find_names(args: &[String], output: FindOutput) -> Vec<String> {
     for root in &roots {
         for test in &tests {
             if test.whole_path {
-                names.extend(places::find_path_globs(root, test.pattern, test.fold_case));
+                names.extend(places::find_path_globs(root, &test.pattern, test.fold_case));
                 continue;
             }
             let root = root.trim_end_matches('/');
-            for glob in places::find_name_globs(test.pattern, test.fold_case) {
+            for glob in places::find_name_globs(&test.pattern, test.fold_case) {
                 names.push(format!("{root}/**/{glob}"));
             }
         }
@@ -948,10 +950,11 @@ const FIND_ONE_ARGUMENT: &[&str] = &[
 ];
 
 /// A test of a `find` expression that narrows what it selects by a pattern.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct FindTest<'a> {
-    /// The pattern, as find's fnmatch reads it.
-    pub pattern: &'a str,
+    /// The pattern, as find's fnmatch reads it (a `-regex` read as such patterns, see
+    /// [`places::find_regex_paths`]; a path and a name test as one, see [`narrower`]).
+    pub pattern: Cow<'a, str>,
     /// Whether case is ignored (`-iname`, `-ipath`, `-iwholename`).
     pub fold_case: bool,
     /// Whether the pattern matches the whole path as find prints it (`-path`, `-wholename`),
@@ -960,7 +963,7 @@ pub(crate) struct FindTest<'a> {
 }
 
 /// Tests (`-name` and `-iname` patterns, `-path` and `-wholename` ones, `-ipath`,
-/// `-iwholename`) one of which every name that reaches a `find` expression's wanted primaries
+/// `-iwholename`, and `-regex` and `-iregex` read as whole-path patterns) one of which every name that reaches a `find` expression's wanted primaries
 /// passes; `None` when a name that passes none may reach them (`-name a -o -type f`, `! -name
 /// a`, no test). What is printed is what the whole expression is true for, unless it holds an
 /// action (`-print`, `-exec`, `-delete`, …; `-prune` is none), then what reaches `-print`,
@@ -1029,15 +1032,52 @@ impl<'a> FindPart<'a> {
     }
 }
 
-/// Names passing both: the fewer patterns of the two (each holds for all of them), name
-/// patterns before as many whole-path ones (`-path './src/*' -name .env`: `.env`).
+/// Names passing both. Whole-path tests that end in a segment of stars beside name tests
+/// are both at once: the names below their directory (`-path './.claude/*' -name
+/// settings.json`: `./.claude/settings.json` and `./.claude/*/settings.json`). Otherwise the
+/// fewer patterns of the two (each holds for all of them), name patterns before as many
+/// whole-path ones (`-path './src/x*' -name .env`: `.env`).
 fn narrower<'a>(a: FindNames<'a>, b: FindNames<'a>) -> FindNames<'a> {
+    if let (Some(a), Some(b)) = (&a, &b)
+        && let Some(both) = paths_named(a, b).or_else(|| paths_named(b, a))
+    {
+        return Some(both);
+    }
     let paths = |tests: &[FindTest<'_>]| tests.iter().filter(|test| test.whole_path).count();
     match (a, b) {
         (Some(a), Some(b)) if (b.len(), paths(&b)) < (a.len(), paths(&a)) => Some(b),
         (Some(a), _) => Some(a),
         (None, b) => b,
     }
+}
+
+/// The whole-path tests `paths` (each ending in a segment of stars) narrowed to the names
+/// `names` (name tests only) below their directories; `None` when they are not such tests or
+/// give more than [`MAX_FIND_NAMES`].
+fn paths_named<'a>(paths: &[FindTest<'a>], names: &[FindTest<'a>]) -> FindNames<'a> {
+    if paths.is_empty() || names.is_empty() || names.iter().any(|test| test.whole_path) {
+        return None;
+    }
+    let mut both = Vec::new();
+    for path in paths {
+        let (dir, last) = path.pattern.rsplit_once('/').filter(|_| path.whole_path)?;
+        if last.is_empty() || !last.bytes().all(|b| b == b'*') {
+            return None;
+        }
+        for name in names {
+            for pattern in [
+                format!("{dir}/{}", name.pattern),
+                format!("{dir}/*/{}", name.pattern),
+            ] {
+                both.push(FindTest {
+                    pattern: Cow::Owned(pattern),
+                    fold_case: path.fold_case || name.fold_case,
+                    whole_path: true,
+                });
+            }
+        }
+    }
+    (both.len() <= MAX_FIND_NAMES).then_some(both)
 }
 
 /// Names passing either.
@@ -1127,12 +1167,31 @@ impl<'w> FindParser<'w> {
                         None
                     }
                     _ => Some(vec![FindTest {
-                        pattern,
+                        pattern: Cow::Borrowed(pattern),
                         fold_case: word.starts_with("-i"),
                         whole_path,
                     }]),
                 });
                 FindPart::test(names.flatten())
+            }
+            "-regex" | "-iregex" => {
+                let patterns = self.next().and_then(places::find_regex_paths);
+                let narrows = |patterns: &Vec<String>| {
+                    patterns.iter().all(|pattern| {
+                        places::find_pattern_narrows(pattern.trim_start_matches(['*', '/']))
+                    })
+                };
+                let names = patterns.filter(narrows).map(|patterns| {
+                    patterns
+                        .into_iter()
+                        .map(|pattern| FindTest {
+                            pattern: Cow::Owned(pattern),
+                            fold_case: word == "-iregex",
+                            whole_path: true,
+                        })
+                        .collect()
+                });
+                FindPart::test(names)
             }
             "-print" | "-print0" | "-printf" | "-ls" => {
                 if word == "-printf" {
@@ -1659,10 +1718,38 @@ mod tests {
             names(&[".", "-ipath", "./.cLaude"]),
             ["./.[cC][lL][aA][uU][dD][eE]", "./.claude"]
         );
+        // Beside a path test ending in stars, a name test narrows below its directory.
         assert_eq!(
             names(&[".", "-path", "./src/*", "-name", ".env"]),
+            ["./src/.env", "./src/**/.env"]
+        );
+        assert_eq!(
+            names(&[".", "-name", "settings.json", "-path", "*/.claude/*"]),
+            [
+                "./**/.claude/settings.json",
+                "./**/.claude/**/settings.json"
+            ]
+        );
+        assert_eq!(
+            names(&[".", "-path", "./src/x*", "-name", ".env"]),
             ["./**/.env"]
         );
+        // A regex is read as the path patterns that match at least what it does.
+        assert_eq!(
+            names(&[".", "-regex", r".*/\.claude/.*"]),
+            [
+                "./**/.claude/*",
+                "./**/.claude/.*",
+                "./**/.claude/*/**",
+                "./**/.claude/.*/**"
+            ]
+        );
+        assert_eq!(
+            names(&["~", "-iregex", r".*\.\(env\|pem\)", "-type", "f"]).len(),
+            12
+        );
+        assert!(names(&[".", "-regex", ".*"]).is_empty());
+        assert!(names(&[".", "-regex", r"\(a\)\1"]).is_empty());
         assert!(names(&[".", "-path", "*/*"]).is_empty());
         // What `-exec` is handed is what reaches it.
         let executed = |words: &[&str]| find_names(&find_args(words), FindOutput::Executed);
