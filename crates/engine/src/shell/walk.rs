@@ -257,6 +257,9 @@ struct Collected<'a> {
     /// The files its standard output is redirected to (`> f`, `>> f`, `&> f`), when their
     /// names are static, each with whether it is appended to.
     stdout_files: Vec<(String, bool)>,
+    /// The fields, by index, of arguments written as an assignment whose value begins with a
+    /// quote (`export x="~/.ssh/id_rsa"`; see [`quoted_first`]).
+    quoted_values: Vec<usize>,
 }
 
 /// What the command's standard input is, as far as the command line says.
@@ -465,8 +468,15 @@ impl<'l> Walker<'l> {
     /// (`read c`, `printf -v c rm`): known where the command line says what the builtin reads
     /// (`input`, its stdin when known; `prefix_ifs` the value the command's own `IFS=…` gives,
     /// when it has one, `None` inside where it is only known at run time) or prints, unknown
-    /// otherwise.
-    fn declare(&mut self, fields: &[Field], input: Option<&str>, prefix_ifs: Option<Option<&str>>) {
+    /// otherwise. `quoted` are the fields whose assignment's value begins with a quote: a `~`
+    /// they begin with is kept as text, as in a plain assignment (see [`LITERAL_TILDE`]).
+    fn declare(
+        &mut self,
+        fields: &[Field],
+        input: Option<&str>,
+        prefix_ifs: Option<Option<&str>>,
+        quoted: &[usize],
+    ) {
         let Some((program, args)) = fields.split_first() else {
             return;
         };
@@ -499,13 +509,17 @@ impl<'l> Walker<'l> {
                 if is_name_reference(&program.text, args) {
                     self.name_references = true;
                 }
-                for arg in args {
+                for (at, arg) in args.iter().enumerate() {
                     let Some((name, value)) = arg.text.split_once('=') else {
                         continue;
                     };
                     if is_variable_name(name) {
                         let bindable = !arg.dynamic || only_plain_parameters(value);
-                        let value = bindable.then(|| value.to_owned());
+                        let literal_tilde = value.starts_with('~') && quoted.contains(&(at + 1));
+                        let value = bindable.then(|| match literal_tilde {
+                            true => format!("{LITERAL_TILDE}{value}"),
+                            false => value.to_owned(),
+                        });
                         self.bind_variable(name, value);
                     }
                 }
@@ -994,7 +1008,8 @@ impl<'l> Walker<'l> {
                 .map(|fed| fed.text.as_str());
             let prefix_ifs = assigned.iter().rev().find(|(name, _)| name == "IFS");
             let prefix_ifs = prefix_ifs.map(|(_, value)| value.as_deref());
-            self.declare(&fields, input, prefix_ifs);
+            let quoted = std::mem::take(&mut collected.quoted_values);
+            self.declare(&fields, input, prefix_ifs, &quoted);
         }
         let mut base = Base {
             assignments: std::mem::take(&mut collected.assignments),
@@ -1175,6 +1190,11 @@ impl<'l> Walker<'l> {
                 if prefix && collected.fields.is_empty() {
                     push_assignment(assignment, collected, &self.budget, &self.variables);
                 } else {
+                    if let ast::AssignmentValue::Scalar(value) = &assignment.value
+                        && quoted_first(&value.value)
+                    {
+                        collected.quoted_values.push(collected.fields.len());
+                    }
                     push_word(&word.value, collected, &self.budget, &self.variables);
                 }
             }
@@ -2373,6 +2393,12 @@ fn push_word(
         }));
 }
 
+/// Whether an assignment's raw value begins with a quote or a backslash, so that a `~` its
+/// text begins with is not expanded (`x="~/.ssh/id_rsa"`, `export x=\\~/…`).
+fn quoted_first(raw: &str) -> bool {
+    raw.starts_with(['"', '\'', '\\']) || raw.starts_with("$'") || raw.starts_with("$\"")
+}
+
 fn push_assignment(
     assignment: &ast::Assignment,
     collected: &mut Collected<'_>,
@@ -2398,10 +2424,7 @@ fn push_assignment(
             // `p=$HOME/.ssh/id_rsa` stands for its text too: reading `$p` is reading that.
             let bindable = value.resolved || (!value.failed && only_plain_parameters(&value.text));
             // `p="~/.ssh/id_rsa"` keeps its `~`, which no later read expands.
-            let quoted_tilde = value.text.starts_with('~')
-                && (word.value.starts_with(['"', '\'', '\\'])
-                    || word.value.starts_with("$'")
-                    || word.value.starts_with("$\""));
+            let quoted_tilde = value.text.starts_with('~') && quoted_first(&word.value);
             if bindable && !assignment.append {
                 known = Some(match quoted_tilde {
                     true => format!("{LITERAL_TILDE}{}", value.text),

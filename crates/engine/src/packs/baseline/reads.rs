@@ -21,7 +21,9 @@ const LISTING: &[&str] = &[
 ];
 
 /// Programs outside the effects table that take a secret file's name without showing its
-/// content: data (`echo`), tests (`[ -f .env ]`), name searches (`find -name .env`), the SSH
+/// content: data (`echo`), tests (`[ -f .env ]`), name searches (`find -name .env`), the
+/// builtins that assign variables (`export K=~/.ssh/id_rsa`; a read of the variable is judged
+/// where it is read), the SSH
 /// tools, which use a key without printing it. (Those that load a dotenv file into a child's
 /// environment are [`ENV_FILE_LOADERS`].)
 const NAMES_WITHOUT_READING: &[&str] = &[
@@ -37,6 +39,10 @@ const NAMES_WITHOUT_READING: &[&str] = &[
     "cd",
     "pushd",
     "export",
+    "declare",
+    "local",
+    "readonly",
+    "typeset",
     "unset",
     "ssh",
     "ssh-add",
