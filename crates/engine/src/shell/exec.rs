@@ -512,6 +512,7 @@ const MAX_XARGS_LINES: usize = 8;
 /// where it is a process substitution, which of `args`' `<(…)` it is (the last among the
 /// options: `xargs -a <(echo a) -a <(echo b) cmd` reads `b`).
 pub(super) fn xargs_arg_file(args: &[Field]) -> Option<(String, Option<usize>)> {
+    let args = &arg_file_joined(args)[..];
     let start = options_end(args, XARGS_SHORT_ARG, XARGS_LONG_ARG);
     let options = args.get(..start).unwrap_or(&[]);
     let texts: Vec<String> = options.iter().map(|o| o.text.clone()).collect();
@@ -519,12 +520,42 @@ pub(super) fn xargs_arg_file(args: &[Field]) -> Option<(String, Option<usize>)> 
     let file = parsed.values(&['a'], &["arg-file"]).last().copied()?;
     let substitutions = texts
         .iter()
-        .filter(|text| *text == PROCESS_SUBSTITUTION_READ)
+        .filter(|text| text.ends_with(PROCESS_SUBSTITUTION_READ))
         .count();
     let which = substitutions
         .checked_sub(1)
         .filter(|_| file == PROCESS_SUBSTITUTION_READ);
     Some((file.to_owned(), which))
+}
+
+/// xargs' arguments `args` with a `--arg-file=` (or an abbreviation of it) and the `<(…)` after
+/// it made one (`--arg-file=<(…)`): bash reads them as one word, the parser as two.
+fn arg_file_joined(args: &[Field]) -> Cow<'_, [Field]> {
+    let split = |option: &Field, substitution: &Field| {
+        let long = option
+            .text
+            .strip_prefix("--")
+            .and_then(|o| o.strip_suffix('='));
+        long.is_some_and(|long| !long.is_empty() && "arg-file".starts_with(long))
+            && substitution.text == PROCESS_SUBSTITUTION_READ
+    };
+    if !args
+        .windows(2)
+        .any(|pair| matches!(pair, [option, substitution] if split(option, substitution)))
+    {
+        return Cow::Borrowed(args);
+    }
+    let mut joined: Vec<Field> = Vec::with_capacity(args.len());
+    for field in args {
+        match joined.last_mut() {
+            Some(last) if split(last, field) => {
+                last.text = format!("--arg-file={PROCESS_SUBSTITUTION_READ}");
+                last.dynamic = true;
+            }
+            _ => joined.push(field.clone()),
+        }
+    }
+    Cow::Owned(joined)
 }
 
 /// The command xargs runs, with the arguments it reads from stdin in place: the names when the
@@ -533,6 +564,7 @@ pub(super) fn xargs_arg_file(args: &[Field]) -> Option<(String, Option<usize>)> 
 /// the arguments from, when known: its stdin, or the file `-a` names (see [`xargs_arg_file`]),
 /// which the caller looks up.
 fn xargs(args: &[Field], input: Option<&str>) -> Vec<Nested> {
+    let args = &arg_file_joined(args)[..];
     let start = options_end(args, XARGS_SHORT_ARG, XARGS_LONG_ARG);
     let options = args.get(..start).unwrap_or(&[]);
     let fields = args.get(start..).unwrap_or(&[]).to_vec();
@@ -1633,6 +1665,11 @@ mod tests {
         assert_eq!(xargs_arg_file(&args), Some((psub.to_owned(), Some(1))));
         let args = fields(&["-a", psub, "-a", "list", "cat"]);
         assert_eq!(xargs_arg_file(&args), Some(("list".to_owned(), None)));
+        // `--arg-file=<(…)`, which the parser splits in two.
+        let args = fields(&["--arg-file=", psub, "cat"]);
+        assert_eq!(xargs_arg_file(&args), Some((psub.to_owned(), Some(0))));
+        let args = fields(&["--arg=", psub, "-a", psub, "cat"]);
+        assert_eq!(xargs_arg_file(&args), Some((psub.to_owned(), Some(1))));
     }
 
     fn find_args(words: &[&str]) -> Vec<String> {
