@@ -852,6 +852,9 @@ const CONTAINER_RUN_LONG_FLAG: &[&str] = &[
     "tls-verify",
     "tty",
     "use-api-socket",
+    // docker service create's own
+    "no-resolve-image",
+    "with-registry-auth",
     // compose run's own
     "build",
     "no-deps",

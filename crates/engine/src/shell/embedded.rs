@@ -23,7 +23,7 @@ use super::{Origin, basename};
 use crate::argv::{
     GIT_CLONE_SHORT_VALUE, GIT_GLOBAL_LONG_VALUE, GIT_GLOBAL_SHORT_VALUE, RSYNC_SHORT_VALUES,
     compose_run, container_binds, container_run, container_subcommand, container_values,
-    long_option_matches, options_end,
+    long_option_matches, options_end, service_create,
 };
 
 /// The names awk goes by.
@@ -1195,7 +1195,8 @@ fn container_exec(args: &[Field]) -> Vec<Nested> {
 }
 
 /// The command a container started with bind mounts of host paths runs (`docker run -v
-/// "$PWD":/w alpine rm -rf /w/.claude`; `create`, podman's, nerdctl's, compose's `run`),
+/// "$PWD":/w alpine rm -rf /w/.claude`; `create`, podman's, nerdctl's, compose's `run`, a
+/// swarm's `service create`),
 /// judged as if run here where it reaches the host through a mount: each mount's target is read
 /// as its source wherever the command's words name it (`/w/.claude` is `$PWD/.claude`, in a `sh
 /// -c` script too; `--entrypoint` is its program), and a working directory inside a mount (`-w
@@ -1203,18 +1204,17 @@ fn container_exec(args: &[Field]) -> Vec<Nested> {
 /// container's own files and is left alone, as a container without mounts is.
 fn mounted_command(program: &str, args: &[Field]) -> Vec<Nested> {
     let texts: Vec<String> = args.iter().map(|arg| arg.text.clone()).collect();
-    let Some(parsed) = container_run(&texts).or_else(|| compose_run(program, &texts)) else {
+    let parsed = container_run(&texts)
+        .or_else(|| compose_run(program, &texts))
+        .or_else(|| service_create(&texts));
+    let Some(parsed) = parsed else {
         return Vec::new();
     };
-    // A source a script's words could not hold as one word is not read into them.
     let mut mounts: Vec<(&str, &str)> = container_binds(&parsed)
         .into_iter()
         .filter_map(|bind| {
             let target = bind.target?.trim_end_matches('/');
-            let plain = !bind
-                .source
-                .contains(|c: char| c.is_whitespace() || "'\"\\".contains(c));
-            (target.starts_with('/') && plain).then_some((target, bind.source))
+            target.starts_with('/').then_some((target, bind.source))
         })
         .collect();
     if mounts.is_empty() {
@@ -1264,13 +1264,18 @@ fn mounted_command(program: &str, args: &[Field]) -> Vec<Nested> {
 /// `text` with each mount's target (`mounts`: target, source; the innermost first) read as its
 /// source where it names a path: at the start or after a blank, a quote or a shell operator, and
 /// followed by a `/`, the end or such a mark (`cd /w && rm -rf /w/x`, `--out=/w/x`). `None`
-/// where it names none.
+/// where it names none. In a text that may be a script (it holds a blank, a quote or an
+/// operator: `sh -c 'rm -rf /w/x'`), a source with blanks or quotes is written quoted, so that
+/// the script's words hold it whole (see [`quoted_source`]).
 fn through_mounts(text: &str, mounts: &[(&str, &str)]) -> Option<String> {
     const MARKS: &str = "'\"`=:;|&()<> \t\n";
+    let script = text.contains(|c: char| MARKS.contains(c) && !"=:".contains(c));
     let mut out = String::with_capacity(text.len());
     let mut reached = false;
     let mut rest = text;
     let mut before: Option<char> = None;
+    // The quote the scan is inside, as a script's reader would see it.
+    let mut quote: Option<char> = None;
     while let Some(c) = rest.chars().next() {
         let at_start = before.is_none_or(|before| MARKS.contains(before));
         let mount = mounts.iter().find(|(target, _)| {
@@ -1284,7 +1289,10 @@ fn through_mounts(text: &str, mounts: &[(&str, &str)]) -> Option<String> {
         if let Some((target, source)) = mount.filter(|_| at_start) {
             rest = rest.get(target.len()..).unwrap_or("");
             let source = source.trim_end_matches('/');
-            out.push_str(source);
+            match script {
+                true => out.push_str(&quoted_source(source, quote)),
+                false => out.push_str(source),
+            }
             if source.is_empty() && !rest.starts_with('/') {
                 out.push('/');
             }
@@ -1292,11 +1300,37 @@ fn through_mounts(text: &str, mounts: &[(&str, &str)]) -> Option<String> {
             before = Some('/');
             continue;
         }
+        quote = match (quote, c) {
+            (None, '\'' | '"') if before != Some('\\') => Some(c),
+            (Some(open), _) if open == c && (open == '\'' || before != Some('\\')) => None,
+            (quote, _) => quote,
+        };
         out.push(c);
         before = Some(c);
         rest = rest.get(c.len_utf8()..).unwrap_or("");
     }
     reached.then_some(out)
+}
+
+/// A mount's source as a script's words hold it whole inside `quote` (none, `'` or `"`): as it
+/// is when it has no blank or quote, else in double quotes (closing and reopening single ones),
+/// which keep its `$PWD` an expansion.
+fn quoted_source(source: &str, quote: Option<char>) -> String {
+    if !source.contains(|c: char| c.is_whitespace() || "'\"\\`".contains(c)) {
+        return source.to_owned();
+    }
+    let mut escaped = String::with_capacity(source.len() + 4);
+    for c in source.chars() {
+        if "\"\\`".contains(c) {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    match quote {
+        Some('"') => escaped,
+        Some(_) => format!("'\"{escaped}\"'"),
+        None => format!("\"{escaped}\""),
+    }
 }
 
 /// The command `kubectl exec POD [flags] -- CMD …` (and `oc exec`) runs in the pod: the words
@@ -1706,6 +1740,26 @@ mod tests {
         ] {
             assert!(words(line).is_empty(), "{line}");
         }
+        // A source with blanks is quoted where the command's words are a script.
+        let blank = |command: &[&str]| {
+            let line = ["docker", "run", "-v", "$PWD/my dir:/w", "alpine"];
+            scripts(&[&line[..], command].concat())
+        };
+        assert_eq!(
+            blank(&["rm", "/w/.claude"]),
+            ["argv: rm $PWD/my dir/.claude"]
+        );
+        assert_eq!(
+            blank(&["sh", "-c", "rm -rf /w/.claude '/w/x' \"/w/y\""]),
+            ["argv: sh -c rm -rf \"$PWD/my dir\"/.claude ''\"$PWD/my dir\"'/x' \"$PWD/my dir/y\""]
+        );
+        // A swarm service's command.
+        assert_eq!(
+            words(
+                "docker service create --with-registry-auth --mount type=bind,src=.,dst=/w alpine rm -rf /w/.claude"
+            ),
+            ["argv: rm -rf ./.claude"]
+        );
     }
 
     #[test]
