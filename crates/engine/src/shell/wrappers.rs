@@ -213,43 +213,50 @@ const fn plain(name: &'static str) -> Spec {
 
 /// Every exec wrapper stripped in front of a command. `safe` marks Claude Code's allow-side list
 /// (`timeout time nice nohup stdbuf command builtin noglob`).
+/// sudo's option grammar, which sudo-rs shares.
+const SUDO: Spec = Spec {
+    short_arg: "CDgpRrtTUu",
+    long_arg: &[
+        "--close-from",
+        "--chdir",
+        "--group",
+        "--host",
+        "--prompt",
+        "--chroot",
+        "--role",
+        "--type",
+        "--command-timeout",
+        "--other-user",
+        "--user",
+    ],
+    stop: "lvVKe",
+    short_flag: "ABbEHhiNnPSs",
+    long_flag: &[
+        "--askpass",
+        "--bell",
+        "--background",
+        "--preserve-env",
+        "--set-home",
+        "--help",
+        "--login",
+        "--no-update",
+        "--non-interactive",
+        "--preserve-groups",
+        "--stdin",
+        "--shell",
+    ],
+    dir: &["-D", "--chdir"],
+    login_short: "i",
+    login_long: &["--login"],
+    user: &["-u", "--user"],
+    ..plain("sudo")
+};
+
 const WRAPPERS: &[Spec] = &[
+    SUDO,
     Spec {
-        short_arg: "CDgpRrtTUu",
-        long_arg: &[
-            "--close-from",
-            "--chdir",
-            "--group",
-            "--host",
-            "--prompt",
-            "--chroot",
-            "--role",
-            "--type",
-            "--command-timeout",
-            "--other-user",
-            "--user",
-        ],
-        stop: "lvVKe",
-        short_flag: "ABbEHhiNnPSs",
-        long_flag: &[
-            "--askpass",
-            "--bell",
-            "--background",
-            "--preserve-env",
-            "--set-home",
-            "--help",
-            "--login",
-            "--no-update",
-            "--non-interactive",
-            "--preserve-groups",
-            "--stdin",
-            "--shell",
-        ],
-        dir: &["-D", "--chdir"],
-        login_short: "i",
-        login_long: &["--login"],
-        user: &["-u", "--user"],
-        ..plain("sudo")
+        name: "sudo-rs",
+        ..SUDO
     },
     Spec {
         short_arg: "uC",
@@ -733,6 +740,73 @@ const WRAPPERS: &[Spec] = &[
     Spec {
         operands: 1,
         ..plain("gosu")
+    },
+    // systemd's `run0`, sudo's stand-in: `run0 [-u USER] [-D DIR] [--setenv=K=V] CMD`.
+    Spec {
+        short_arg: "ugD",
+        long_arg: &[
+            "--user",
+            "--group",
+            "--chdir",
+            "--setenv",
+            "--nice",
+            "--unit",
+            "--property",
+            "--description",
+            "--slice",
+            "--machine",
+            "--background",
+        ],
+        long_flag: &["--no-ask-password", "--slice-inherit", "--pty", "--pipe"],
+        stop: "hV",
+        dir: &["-D", "--chdir"],
+        user: &["-u", "--user"],
+        ..plain("run0")
+    },
+    // `please [-u USER] [-d DIR] CMD`, another sudo.
+    Spec {
+        short_arg: "acdrtu",
+        long_arg: &["--allowenv", "--dir", "--reason", "--target", "--user"],
+        short_flag: "n",
+        long_flag: &["--noprompt"],
+        stop: "hlpwc",
+        dir: &["-d", "--dir"],
+        user: &["-t", "--target", "-u", "--user"],
+        ..plain("please")
+    },
+    // daemontools' and runit's chain loaders: `setuidgid USER CMD`, `envdir DIR CMD`,
+    // `envuidgid USER CMD`, `softlimit -m N CMD`.
+    Spec {
+        operands: 1,
+        ..plain("setuidgid")
+    },
+    Spec {
+        operands: 1,
+        ..plain("envuidgid")
+    },
+    Spec {
+        operands: 1,
+        ..plain("envdir")
+    },
+    Spec {
+        short_arg: "acdflmoprst",
+        ..plain("softlimit")
+    },
+    // Preloads that change how the command does I/O or where it renders, not what it runs.
+    plain("eatmydata"),
+    plain("nocache"),
+    plain("tsocks"),
+    Spec {
+        short_arg: "dc",
+        ..plain("vglrun")
+    },
+    plain("optirun"),
+    plain("primusrun"),
+    // `ip netns exec NAME CMD` runs the command in a network namespace.
+    Spec {
+        sub: &["netns exec"],
+        operands: 1,
+        ..plain("ip")
     },
     Spec {
         operands: 1,
@@ -2191,6 +2265,34 @@ pub(super) mod tests {
                 &["rm"],
             ),
             (&["gosu", "u", "rm"], &["gosu"], &["rm"]),
+            (
+                &["run0", "-u", "root", "--setenv=X=1", "--pty", "rm"],
+                &["run0"],
+                &["rm"],
+            ),
+            (&["sudo-rs", "-E", "rm"], &["sudo-rs"], &["rm"]),
+            (&["please", "-t", "root", "rm"], &["please"], &["rm"]),
+            (
+                &[
+                    "setuidgid",
+                    "u",
+                    "envdir",
+                    "./env",
+                    "softlimit",
+                    "-m",
+                    "9",
+                    "rm",
+                ],
+                &["setuidgid", "envdir", "softlimit"],
+                &["rm"],
+            ),
+            (
+                &["eatmydata", "nocache", "rm"],
+                &["eatmydata", "nocache"],
+                &["rm"],
+            ),
+            (&["ip", "netns", "exec", "ns", "rm"], &["ip"], &["rm"]),
+            (&["ip", "netns", "list"], &[], &["ip", "netns", "list"]),
             (
                 &["prlimit", "--nofile=10", "-n10", "rm"],
                 &["prlimit"],
