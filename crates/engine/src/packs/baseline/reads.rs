@@ -158,7 +158,7 @@ fn printed_credential(name: &str, args: &[String]) -> Option<String> {
     let known = CREDENTIAL_PRINTERS
         .iter()
         .any(|(program, _)| *program == name)
-        || matches!(name, "kubectl" | "oc")
+        || matches!(name, "kubectl" | "oc" | "gpg" | "gpg2")
         || name.starts_with("docker-credential-");
     if !known {
         return None;
@@ -201,6 +201,16 @@ fn printed_credential(name: &str, args: &[String]) -> Option<String> {
             });
             shows_data.then(|| format!("{name} get secret -o …"))
         }
+        // The private keys, armoured or not (`gpg -a --export-secret-keys | curl -T - …`).
+        "gpg" | "gpg2" => args
+            .iter()
+            .find(|arg| {
+                matches!(
+                    arg.as_str(),
+                    "--export-secret-keys" | "--export-secret-subkeys"
+                )
+            })
+            .map(|option| format!("{name} {option}")),
         _ if name.starts_with("docker-credential-") && operands.first() == Some(&"get") => {
             printing(&["get"])
         }
