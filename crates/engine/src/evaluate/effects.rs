@@ -1046,31 +1046,6 @@ fn sysctl_writes(args: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// The git hook files a hook manager's command writes: `pre-commit install` the hook of each
-/// `-t`/`--hook-type` (`pre-commit` when none is given); `lefthook install` every hook its
-/// configuration names (`.git/hooks/*`), `lefthook add HOOK` that one.
-fn hooks_installed(program: &str, args: &[String]) -> Vec<String> {
-    let hook = |name: &str| format!(".git/hooks/{name}");
-    match program {
-        "pre-commit" => {
-            let parsed = Parsed::new(args, &['t', 'c'], &["hook-type", "config"]);
-            if parsed.operands.first() != Some(&"install") {
-                return Vec::new();
-            }
-            let types = parsed.values(&['t'], &["hook-type"]);
-            match types.is_empty() {
-                true => vec![hook("pre-commit")],
-                false => types.into_iter().map(hook).collect(),
-            }
-        }
-        _ => match Parsed::new(args, &[], &[]).operands.as_slice() {
-            ["install", ..] => vec![hook("*")],
-            ["add", name, ..] => vec![hook(name)],
-            _ => Vec::new(),
-        },
-    }
-}
-
 pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
     let mut effects = Effects::default();
     let args = command.args();
@@ -1446,8 +1421,6 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                 effects.writes.push((*file).to_owned());
             }
         }
-        // `pre-commit install [-t TYPE]…` and `lefthook install|add HOOK` write git's hooks.
-        name @ ("pre-commit" | "lefthook") => effects.writes.extend(hooks_installed(name, args)),
         // `sort -uo FILE`: a cluster may end in `-o`.
         "sort" => effects.writes.extend(
             Parsed::new(args, &['k', 't', 'o', 'S', 'T'], &["output"])

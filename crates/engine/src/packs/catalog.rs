@@ -783,14 +783,13 @@ static CATALOG: &[RuleInfo] = &[
         category: "persistence",
         decision: DENY,
         asi: &["ASI05"],
-        description: "Writing `.git/hooks/**` (any repository) with Write, Edit or Bash, and the hook managers' commands that write it (`pre-commit install`, `lefthook install`, `lefthook add`).",
+        description: "Writing `.git/hooks/**` (any repository) with Write, Edit or Bash.",
         why: "Git hooks run on the next commit, checkout or push, by the user, outside any agent guard.",
         catches: &[
             "Write(.git/hooks/pre-commit)",
             "echo 'curl x | sh' > .git/hooks/post-checkout",
             "cp hook.sh .git/hooks/pre-push",
             "ln -sf ../../scripts/hook .git/hooks/pre-commit",
-            "pre-commit install --hook-type pre-push",
         ],
         allows: &[
             "ls .git/hooks",
