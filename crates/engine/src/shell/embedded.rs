@@ -77,7 +77,13 @@ pub(super) fn nested(name: &str, args: &[Field], budget: &Budget) -> Vec<Nested>
             found
         }
         "docker-compose" | "podman-compose" => mounted_command(name, args),
-        "kubectl" | "oc" => pod_exec(args),
+        "kubectl" | "oc" | "lxc" | "incus" => pod_exec(args),
+        "lxc-attach" | "schroot" | "distrobox-enter" => in_container(after_dash(args)),
+        "distrobox" => match args.first() {
+            Some(sub) if sub.text == "enter" => in_container(after_dash(args)),
+            _ => Vec::new(),
+        },
+        "ddev" => ddev_exec(args),
         "osascript" => option_texts(args, Some('e'), &['l', 's'], None)
             .iter()
             .flat_map(|(code, dynamic)| apple_shell_scripts(code, *dynamic))
@@ -1333,19 +1339,41 @@ fn quoted_source(source: &str, quote: Option<char>) -> String {
     }
 }
 
-/// The command `kubectl exec POD [flags] -- CMD …` (and `oc exec`) runs in the pod: the words
-/// after `--`, judged as if run here.
+/// The command `kubectl exec POD [flags] -- CMD …` (and `oc exec`, LXD's and Incus's `lxc|incus
+/// exec INSTANCE -- CMD`) runs in the pod or instance: the words after `--`, judged as if run
+/// here.
 fn pod_exec(args: &[Field]) -> Vec<Nested> {
     let before_dash = args.iter().take_while(|arg| arg.text != "--");
     if !before_dash.into_iter().any(|arg| arg.text == "exec") {
         return Vec::new();
     }
-    let command = args
-        .iter()
+    in_container(after_dash(args))
+}
+
+/// The words after the first `--`: the command `lxc-attach -n C -- CMD`, `schroot -c CHROOT --
+/// CMD` and `distrobox enter NAME -- CMD` run in their container or chroot, which share the
+/// host's home and project more often than not.
+fn after_dash(args: &[Field]) -> &[Field] {
+    args.iter()
         .position(|arg| arg.text == "--")
         .and_then(|dash| args.get(dash + 1..))
-        .unwrap_or_default();
-    in_container(command)
+        .unwrap_or_default()
+}
+
+/// The command `ddev exec [-s SERVICE] [-d DIR] CMD …` runs in the project's web container, where
+/// the project is mounted and the working directory: judged as if run here.
+fn ddev_exec(args: &[Field]) -> Vec<Nested> {
+    match args.split_first() {
+        Some((sub, rest)) if sub.text == "exec" => {
+            let start = crate::argv::options_end(
+                &rest.iter().map(|arg| arg.text.as_str()).collect::<Vec<_>>(),
+                &['s', 'd'],
+                &["service", "dir"],
+            );
+            in_container(rest.get(start..).unwrap_or_default())
+        }
+        _ => Vec::new(),
+    }
 }
 
 fn in_container(command: &[Field]) -> Vec<Nested> {

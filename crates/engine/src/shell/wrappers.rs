@@ -211,8 +211,6 @@ const fn plain(name: &'static str) -> Spec {
     }
 }
 
-/// Every exec wrapper stripped in front of a command. `safe` marks Claude Code's allow-side list
-/// (`timeout time nice nohup stdbuf command builtin noglob`).
 /// sudo's option grammar, which sudo-rs shares.
 const SUDO: Spec = Spec {
     short_arg: "CDgpRrtTUu",
@@ -252,6 +250,8 @@ const SUDO: Spec = Spec {
     ..plain("sudo")
 };
 
+/// Every exec wrapper stripped in front of a command. `safe` marks Claude Code's allow-side list
+/// (`timeout time nice nohup stdbuf command builtin noglob`).
 const WRAPPERS: &[Spec] = &[
     SUDO,
     Spec {
