@@ -803,7 +803,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "persistence",
         decision: DENY,
         asi: &["ASI01", "ASI03"],
-        description: "Writing the agent's own settings and hooks: `.claude/settings*.json`, `.claude/hooks/**`, `~/.claude.json`, managed settings; and where every other supported agent reads its hooks: Codex's `.codex/hooks.json` and `config.toml`, Gemini CLI's `.gemini/settings.json`, Cursor's and Windsurf's `hooks.json`, Copilot's `.github/hooks/`, `.github/copilot/settings*.json` and `~/.copilot/`, Cline's `.clinerules/hooks/` and `Documents/Cline/Hooks/`; and `claude config set|add|remove`.",
+        description: "Writing the agent's own settings and hooks: `.claude/settings*.json`, `.claude/hooks/**`, `~/.claude.json`, managed settings; and where every other supported agent reads its hooks: Codex's `.codex/hooks.json` and `config.toml`, Gemini CLI's `.gemini/settings.json`, Cursor's and Windsurf's `hooks.json`, Copilot's `.github/hooks/`, `.github/copilot/settings*.json` and `~/.copilot/`, Cline's `.clinerules/hooks/` and `Documents/Cline/Hooks/`; a file tool's write of VS Code's workspace settings (`.vscode/settings.json`, `*.code-workspace`) that turns on an `autoApprove` setting (`chat.tools.autoApprove`, `chat.tools.global.autoApprove`, `chat.tools.terminal.autoApprove`); and `claude config set|add|remove`.",
         why: "An agent that edits its own permission settings or hooks can switch off every guard, including this one.",
         catches: &[
             "Write(.claude/settings.json)",

@@ -219,7 +219,9 @@ pub(crate) fn check_gate(eval: &mut Evaluation<'_>) {
                 .into_iter()
                 .flatten()
             {
-                writes::check_file(&paths::canonicalize(path, &ctx), &ctx, &mut findings);
+                let path = paths::canonicalize(path, &ctx);
+                writes::check_file(&path, &ctx, &mut findings);
+                writes::check_editor_settings(&path, input, &mut findings);
             }
         }
         "WebFetch" => {

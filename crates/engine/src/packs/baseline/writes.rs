@@ -13,10 +13,46 @@ use crate::packs::Findings;
 use crate::packs::places;
 use crate::paths::PathContext;
 use crate::shell::RedirectKind;
+use serde_json::Value;
 
 /// A file-tool write of a canonical path.
 pub(super) fn check_file(path: &str, ctx: &PathContext<'_>, out: &mut Findings) {
     check_write(path, Writing::Content, ctx, out);
+}
+
+/// A file tool's write of a VS Code workspace's settings (`.vscode/settings.json`, a
+/// `*.code-workspace` file) that turns on an `autoApprove` setting (`chat.tools.autoApprove`,
+/// `chat.tools.global.autoApprove`, `chat.tools.terminal.autoApprove`, …): VS Code's agent then
+/// runs tools and commands without asking, the first step of CVE-2025-53773. Other edits of
+/// those files (a formatter, an interpreter path) are left alone, so the text written is read:
+/// Write's `content`, Edit's `new_string`, MultiEdit's `edits[].new_string`.
+pub(super) fn check_editor_settings(path: &str, input: &Value, out: &mut Findings) {
+    let workspace_settings =
+        path.ends_with("/.vscode/settings.json") || path.ends_with(".code-workspace");
+    if !workspace_settings {
+        return;
+    }
+    let edits = input
+        .get("edits")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|edit| edit.get("new_string"));
+    let approves = [input.get("content"), input.get("new_string")]
+        .into_iter()
+        .flatten()
+        .chain(edits)
+        .filter_map(Value::as_str)
+        .any(|text| text.contains("autoApprove"));
+    if approves {
+        out.add(
+            "write-agent-settings",
+            format!(
+                "writing `{path}` turns on an `autoApprove` setting, with which VS Code's agent \
+                 runs tools and commands without asking"
+            ),
+        );
+    }
 }
 
 /// How a command writes one of its targets, for telling whether it puts anything there.
