@@ -27,24 +27,27 @@ pub(super) fn check_file(path: &str, ctx: &PathContext<'_>, out: &mut Findings) 
 /// those files (a formatter, an interpreter path) are left alone, so the text written is read:
 /// Write's `content`, Edit's `new_string`, MultiEdit's `edits[].new_string`.
 pub(super) fn check_editor_settings(path: &str, input: &Value, out: &mut Findings) {
-    let workspace_settings =
-        path.ends_with("/.vscode/settings.json") || path.ends_with(".code-workspace");
-    if !workspace_settings {
-        return;
-    }
     let edits = input
         .get("edits")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .filter_map(|edit| edit.get("new_string"));
-    let approves = [input.get("content"), input.get("new_string")]
+    let texts = [input.get("content"), input.get("new_string")]
         .into_iter()
         .flatten()
         .chain(edits)
-        .filter_map(Value::as_str)
-        .any(|text| text.contains("autoApprove"));
-    if approves {
+        .filter_map(Value::as_str);
+    check_approvals(path, texts, out);
+}
+
+/// [`check_editor_settings`]'s judgement, for a write of `path` whose text is one of `texts`.
+/// A shell command's is its whole line (`echo '{"chat.tools.autoApprove": true}' >
+/// .vscode/settings.json`, a here-document, `jq … > t && mv t .vscode/settings.json`).
+fn check_approvals<'t>(path: &str, mut texts: impl Iterator<Item = &'t str>, out: &mut Findings) {
+    let workspace_settings =
+        path.ends_with("/.vscode/settings.json") || path.ends_with(".code-workspace");
+    if workspace_settings && texts.any(|text| text.contains("autoApprove")) {
         out.add(
             "write-agent-settings",
             format!(
@@ -731,6 +734,7 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
         if let Some(target) = places::resolvable(&target) {
             let target = cmd.canonical(&target);
             check_write(&target, how, &cmd.ctx, out);
+            check_approvals(&target, std::iter::once(cmd.raw), out);
             // A link opens all below its target to what later writes through it, under names
             // the command line does not give (`ln -s ~/.claude c; echo x > c/settings.json`).
             if how == Writing::Link {
