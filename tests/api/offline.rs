@@ -19,12 +19,20 @@ fn toolgate_with(env: &[(&str, &str)], args: &[&str], stdin: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("toolgate runs");
-    child
+    let written = child
         .stdin
         .take()
         .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
+        .write_all(stdin.as_bytes());
+    // A command that refuses its arguments exits without reading its input, and may be gone
+    // before it is written.
+    if let Err(error) = written {
+        assert_eq!(
+            error.kind(),
+            std::io::ErrorKind::BrokenPipe,
+            "write stdin: {error}"
+        );
+    }
     child.wait_with_output().expect("toolgate exits")
 }
 
