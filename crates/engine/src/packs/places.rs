@@ -1719,7 +1719,8 @@ pub(crate) fn persistence(path: &str, ctx: &PathContext<'_>) -> Option<Persisten
 /// remove toolgate's hook) and the MCP server lists it starts commands from. Claude Code's
 /// `.claude/settings*.json` and `.claude/hooks/`; Codex's `.codex/hooks.json` and
 /// `config.toml`; Gemini CLI's `.gemini/settings.json`; Cursor's `.cursor/hooks.json` and
-/// `/etc/cursor/hooks.json`; Copilot's `.github/hooks/`, `.github/copilot/settings*.json` and
+/// `/etc/cursor/hooks.json`, and the allowlists and permissions of Cursor and its CLI
+/// (`.cursor/permissions.json`, `.cursor/cli.json`, `~/.cursor/cli-config.json`); Copilot's `.github/hooks/`, `.github/copilot/settings*.json` and
 /// `~/.copilot/`; Windsurf's `.windsurf/hooks.json` and `~/.codeium/windsurf/hooks.json`;
 /// Cline's `.clinerules/hooks/` and `Documents/Cline/Hooks/`.
 /// The directories the agents read their settings and hooks from.
@@ -1769,6 +1770,15 @@ fn agent_config(dir: &str, rest: &[&str]) -> Option<Persistence> {
         [file]
             if (is(".cursor") || is("cursor") || is(".windsurf") || is("windsurf"))
                 && matches!(*file, "*" | "hooks.json") =>
+        {
+            Some(AGENT_SETTINGS)
+        }
+        // Cursor's allowlists of what runs without approval (`permissions.json`, in the home
+        // and the workspace) and its CLI's permissions (`cli-config.json` in the home or
+        // `$XDG_CONFIG_HOME/cursor/`, the project's `cli.json`).
+        [file]
+            if (is(".cursor") || is("cursor"))
+                && matches!(*file, "permissions.json" | "cli.json" | "cli-config.json") =>
         {
             Some(AGENT_SETTINGS)
         }
