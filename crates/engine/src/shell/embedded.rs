@@ -1365,11 +1365,7 @@ fn after_dash(args: &[Field]) -> &[Field] {
 fn ddev_exec(args: &[Field]) -> Vec<Nested> {
     match args.split_first() {
         Some((sub, rest)) if sub.text == "exec" => {
-            let start = crate::argv::options_end(
-                &rest.iter().map(|arg| arg.text.as_str()).collect::<Vec<_>>(),
-                &['s', 'd'],
-                &["service", "dir"],
-            );
+            let start = options_end(rest, &['s', 'd'], &["service", "dir"]);
             in_container(rest.get(start..).unwrap_or_default())
         }
         _ => Vec::new(),

@@ -41,7 +41,8 @@ pub(super) struct Cmd<'a> {
     pub analysis: &'a Analysis,
     /// The event's cwd and home.
     pub ctx: PathContext<'a>,
-    /// The raw command text (only for clients that read their script from stdin).
+    /// The raw command text, for what a command is given from elsewhere in the line: a database
+    /// client's script read from stdin, the text a line writes into VS Code's settings.
     pub raw: &'a str,
     /// The directory an earlier `cd` in the same command moved to, when known statically.
     pub dir: Option<&'a str>,
