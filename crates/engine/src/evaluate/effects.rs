@@ -51,10 +51,14 @@ pub(crate) struct Effects {
 /// HTTPie's and xh's `-o FILE` or, with `--download`, the URL's. `-` is stdout.
 pub(crate) fn downloaded_files(simple: &SimpleCommand) -> Vec<String> {
     let args = simple.args();
-    let (parsed, output, remote_name, dir) = match simple.name() {
+    let (parsed, output, by_url, dir) = match simple.name() {
         "curl" => {
             let parsed = argv::curl(args);
-            let remote = parsed.has(&['O'], &["remote-name", "remote-name-all"]);
+            let by_url = if parsed.has(&['O'], &["remote-name", "remote-name-all"]) {
+                ByUrl::Always
+            } else {
+                ByUrl::Never
+            };
             // `--output` is that option, not a prefix of `--output-dir`.
             let dir = parsed
                 .longs
@@ -64,14 +68,17 @@ pub(crate) fn downloaded_files(simple: &SimpleCommand) -> Vec<String> {
                 })
                 .filter_map(|(_, value)| *value)
                 .next_back();
-            (parsed, (&['o'][..], &["output"][..]), remote, dir)
+            (parsed, (&['o'][..], &["output"][..]), by_url, dir)
         }
         "wget" => {
             let parsed = argv::wget(args);
             let dir = parsed.values(&['P'], &["directory-prefix"]).last().copied();
-            let output: (&[char], &[&str]) = (&['O'], &["output-document"]);
-            let remote = parsed.values(output.0, output.1).is_empty();
-            (parsed, output, remote, dir)
+            (
+                parsed,
+                (&['O'][..], &["output-document"][..]),
+                ByUrl::UnlessOutput,
+                dir,
+            )
         }
         "aria2c" => {
             let parsed = Parsed::new(
@@ -80,31 +87,39 @@ pub(crate) fn downloaded_files(simple: &SimpleCommand) -> Vec<String> {
                 &["out", "dir", "input-file"],
             );
             let dir = parsed.values(&['d'], &["dir"]).last().copied();
-            let output: (&[char], &[&str]) = (&['o'], &["out"]);
-            let remote = parsed.values(output.0, output.1).is_empty();
-            (parsed, output, remote, dir)
+            (parsed, (&['o'][..], &["out"][..]), ByUrl::UnlessOutput, dir)
         }
         "fetch" => {
             let parsed = Parsed::new(args, &['o', 'B', 'N', 'S', 'T', 'i'], &["output"]);
-            let output: (&[char], &[&str]) = (&['o'], &["output"]);
-            let remote = parsed.values(output.0, output.1).is_empty();
-            (parsed, output, remote, None)
+            (
+                parsed,
+                (&['o'][..], &["output"][..]),
+                ByUrl::UnlessOutput,
+                None,
+            )
         }
         "http" | "https" | "xh" => {
             let parsed = Parsed::new(args, &['o', 'a', 'A', 'p', 'P', 's'], &["output"]);
-            let output: (&[char], &[&str]) = (&['o'], &["output"]);
-            let remote =
-                parsed.has(&['d'], &["download"]) && parsed.values(output.0, output.1).is_empty();
-            (parsed, output, remote, None)
+            let by_url = if parsed.has(&['d'], &["download"]) {
+                ByUrl::UnlessOutput
+            } else {
+                ByUrl::Never
+            };
+            (parsed, (&['o'][..], &["output"][..]), by_url, None)
         }
         _ => return Vec::new(),
+    };
+    let outputs = parsed.values(output.0, output.1);
+    let remote_name = match by_url {
+        ByUrl::Always => true,
+        ByUrl::UnlessOutput => outputs.is_empty(),
+        ByUrl::Never => false,
     };
     let in_dir = |file: &str| match dir {
         Some(dir) if !file.starts_with('/') => format!("{}/{file}", dir.trim_end_matches('/')),
         _ => file.to_owned(),
     };
-    let mut files: Vec<String> = parsed
-        .values(output.0, output.1)
+    let mut files: Vec<String> = outputs
         .into_iter()
         .filter(|file| *file != "-")
         .map(in_dir)
@@ -119,6 +134,14 @@ pub(crate) fn downloaded_files(simple: &SimpleCommand) -> Vec<String> {
         );
     }
     files
+}
+
+/// When a fetcher also saves what it downloads under each URL's last part.
+enum ByUrl {
+    Always,
+    /// When no output file is named.
+    UnlessOutput,
+    Never,
 }
 
 /// The name a fetcher saves a URL under by default: its path's last part
