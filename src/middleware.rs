@@ -279,7 +279,9 @@ pub fn evaluate_layers<S: Clone + Send + Sync + 'static>(
     router.layer(axum_mw::from_fn_with_state(guard, evaluate_guard))
 }
 
-/// Concurrency limit with shedding and a timeout, for the evaluate routes.
+/// Concurrency limit with shedding and a timeout, for the evaluate routes. The route's
+/// [`Dialect`] is read here, once: a bad one is answered (404 `not_found`, 400 `invalid_query`),
+/// a good one handed to the handler as an extension.
 async fn evaluate_guard(
     State(guard): State<EvaluateGuard>,
     request: Request,
@@ -319,6 +321,11 @@ async fn evaluate_guard(
             why,
         );
     };
+    let dialect = match dialect {
+        Ok(dialect) => dialect,
+        Err(error) => return error.into_response(),
+    };
+    parts.extensions.insert(dialect);
     parts.extensions.insert(Authenticated(checked));
     if too_large {
         parts.extensions.insert(TooLarge);
@@ -337,7 +344,7 @@ async fn evaluate_guard(
         // agent go ahead, so the event gets the failure decision.
         Err(_) => (Failure::Timeout, "the evaluation ran out of time"),
     };
-    failure_answer(&guard.state, dialect, &body, too_large, failure, why)
+    failure_answer(&guard.state, Ok(dialect), &body, too_large, failure, why)
 }
 
 /// The failure decision for an evaluate request that could not be evaluated in time or

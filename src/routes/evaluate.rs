@@ -23,7 +23,7 @@ use std::time::Instant;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{Extension, Path, Query, State};
+use axum::extract::{Extension, Query, State};
 use axum::http::Uri;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
@@ -40,35 +40,18 @@ use crate::middleware::TooLarge;
 use crate::state::AppState;
 use crate::store::reload::{LivePolicy, Snapshot};
 
-/// `POST /v1/evaluate`: Claude Code.
+/// `POST /v1/evaluate` (Claude Code) and `POST /v1/evaluate/{agent}` (any agent): the event
+/// decoded and answered in the dialect the evaluate guard read from the route
+/// ([`crate::middleware::evaluate_layers`]). An agent that blocks only by exit code (Windsurf)
+/// gets `{"decision":"block","reason":…}`, which `toolgate hook` turns into exit code 2.
 pub async fn evaluate_event(
     State(state): State<AppState>,
-    uri: Uri,
+    Extension(dialect): Extension<Dialect>,
     caller: Result<Caller, ApiError>,
     too_large: Option<Extension<TooLarge>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    match Dialect::of(Agent::ClaudeCode, &uri) {
-        Ok(dialect) => evaluate_as(&state, dialect, caller, body, too_large.is_some()).await,
-        Err(error) => error.into_response(),
-    }
-}
-
-/// `POST /v1/evaluate/{agent}`: any agent, decoded and answered in its own dialect. An agent
-/// that blocks only by exit code (Windsurf) gets `{"decision":"block","reason":…}`, which
-/// `toolgate hook` turns into exit code 2.
-pub async fn evaluate_agent_event(
-    State(state): State<AppState>,
-    Path(agent): Path<String>,
-    uri: Uri,
-    caller: Result<Caller, ApiError>,
-    too_large: Option<Extension<TooLarge>>,
-    body: Result<Bytes, BytesRejection>,
-) -> Response {
-    match parse_agent(&agent).and_then(|agent| Dialect::of(agent, &uri)) {
-        Ok(dialect) => evaluate_as(&state, dialect, caller, body, too_large.is_some()).await,
-        Err(error) => error.into_response(),
-    }
+    evaluate_as(&state, dialect, caller, body, too_large.is_some()).await
 }
 
 /// How an evaluate route reads its events: the route's agent, and the event its hook's

@@ -85,7 +85,7 @@ pub static ROUTES: &[Route] = &[
         verb: Verb::Post,
         path: "/v1/evaluate/{agent}",
         group: Group::Evaluate,
-        handler: |method| on(method, evaluate::evaluate_agent_event),
+        handler: |method| on(method, evaluate::evaluate_event),
     },
     Route {
         verb: Verb::Post,
