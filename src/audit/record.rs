@@ -552,6 +552,33 @@ mod tests {
         assert!(input.contains("[REDACTED:"), "{input}");
     }
 
+    /// A `.env` file's worth of keys: each one is masked, however many the field holds.
+    #[test]
+    fn every_secret_in_a_field_is_masked() {
+        let tokens: Vec<String> = (0..75)
+            .map(|i| {
+                let body: String = (0..36)
+                    .map(|j| char::from(b"aZ3kQ9xLm2Pw"[(i * 5 + j * 7 + 3) % 12]))
+                    .collect();
+                format!("ghp_{body}")
+            })
+            .collect();
+        let content: String = tokens
+            .iter()
+            .enumerate()
+            .map(|(i, token)| format!("TOKEN_{i}={token}\n"))
+            .collect();
+        assert!(content.len() <= FIELD_LIMIT);
+        let e = event(serde_json::json!({
+            "hook_event_name": "PreToolUse", "tool_name": "Write",
+            "tool_input": {"file_path": "/p/.env", "content": content},
+        }));
+        let input = mask_input(&e);
+        for (i, token) in tokens.iter().enumerate() {
+            assert!(!input.contains(token.as_str()), "token {i} kept");
+        }
+    }
+
     /// The baseline pack names the path it judged (`recursive or forced removal of `PATH`…`),
     /// and a path may hold a credential: the row's reason is masked as its input is.
     #[test]

@@ -40,6 +40,7 @@ mod rules;
 mod tests;
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::ops::Deref;
 use std::sync::{LazyLock, OnceLock};
 
@@ -402,14 +403,14 @@ impl Scanner {
     /// Only the first [`MAX_SCAN_BYTES`] are scanned and at most [`MAX_FINDINGS`] are returned.
     /// Spans lie on `char` boundaries of `text`.
     pub fn scan(&self, text: &str) -> Vec<Finding> {
-        self.scan_impl(text, None)
+        self.scan_impl(text, None, MAX_FINDINGS)
     }
 
     /// Like [`Scanner::scan`] for the content of the file at `path`: also runs the rules gitleaks
     /// restricts to some file names (`*.tf`, `*.yaml`, `nuget.config`, `*.php`) and the allowlists
     /// that depend on the path.
     pub fn scan_file(&self, path: &str, text: &str) -> Vec<Finding> {
-        self.scan_impl(text, Some(path))
+        self.scan_impl(text, Some(path), MAX_FINDINGS)
     }
 
     /// Whether `text` holds no secret (cheaper than `scan(text).is_empty()` only in allocation).
@@ -417,9 +418,11 @@ impl Scanner {
         self.scan(text).is_empty()
     }
 
-    /// `text` with every finding replaced by `[REDACTED:<rule-id>]`.
+    /// `text` with every finding replaced by `[REDACTED:<rule-id>]`: all of them, not only the
+    /// first [`MAX_FINDINGS`] (a `.env` file's hundred keys are all masked). Only the first
+    /// [`MAX_SCAN_BYTES`] are scanned.
     pub fn redact<'t>(&self, text: &'t str) -> Cow<'t, str> {
-        let findings = self.scan(text);
+        let findings = self.scan_impl(text, None, usize::MAX);
         if findings.is_empty() {
             return Cow::Borrowed(text);
         }
@@ -436,7 +439,7 @@ impl Scanner {
         Cow::Owned(out)
     }
 
-    fn scan_impl(&self, text: &str, path: Option<&str>) -> Vec<Finding> {
+    fn scan_impl(&self, text: &str, path: Option<&str>, max_findings: usize) -> Vec<Finding> {
         let hay = text.as_bytes();
         let hay = hay.get(..hay.len().min(MAX_SCAN_BYTES)).unwrap_or(hay);
         let mut budget = Budget {
@@ -445,7 +448,7 @@ impl Scanner {
         };
         let mut candidates = Vec::new();
         self.collect(hay, path, MAX_DECODE_DEPTH, &mut budget, &mut candidates);
-        let mut findings: Vec<Finding> = select(candidates)
+        let mut findings: Vec<Finding> = select(candidates, max_findings)
             .into_iter()
             .map(|c| Finding {
                 rule_id: c.rule_id,
@@ -624,7 +627,7 @@ impl Scanner {
         for run in runs {
             let mut inner = Vec::new();
             self.collect(&run.text, path, depth - 1, budget, &mut inner);
-            if let Some(hit) = select(inner).first() {
+            if let Some(hit) = select(inner, 1).first() {
                 if out.len() >= MAX_CANDIDATES {
                     return;
                 }
@@ -767,20 +770,28 @@ fn compile_global(patterns: &[Cow<'_, str>], problems: &mut Problems) -> Option<
 }
 
 /// Resolves overlaps: specific before generic before decoded, then earliest, then longest, then
-/// rule order; keeps at most [`MAX_FINDINGS`], returned in position order.
-fn select(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
+/// rule order; keeps at most `max` candidates, returned in position order.
+fn select(mut candidates: Vec<Candidate>, max: usize) -> Vec<Candidate> {
     candidates.sort_by_key(|c| (c.tier, c.start, std::cmp::Reverse(c.end), c.order));
-    let mut chosen: Vec<Candidate> = Vec::new();
+    // The chosen spans by start. They never overlap, so a candidate overlaps one of them exactly
+    // when it overlaps the last that starts before the candidate ends.
+    let mut chosen: BTreeMap<usize, Candidate> = BTreeMap::new();
     for c in candidates {
-        if chosen.len() >= MAX_FINDINGS {
+        if chosen.len() >= max {
             break;
         }
-        if !chosen.iter().any(|k| k.start < c.end && c.start < k.end) {
-            chosen.push(c);
+        if c.end <= c.start {
+            continue;
+        }
+        let overlaps = chosen
+            .range(..c.end)
+            .next_back()
+            .is_some_and(|(_, k)| c.start < k.end);
+        if !overlaps {
+            chosen.insert(c.start, c);
         }
     }
-    chosen.sort_by_key(|c| c.start);
-    chosen
+    chosen.into_values().collect()
 }
 
 fn floor_boundary(text: &str, mut i: usize) -> usize {

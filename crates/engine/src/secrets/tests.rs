@@ -512,6 +512,13 @@ fn bounds_hold() {
         text.push_str(&format!("ghp_{}\n", r.chars(36, &alnum())));
     }
     assert_eq!(s.scan(&text).len(), MAX_FINDINGS);
+    // Redaction masks every one, not only the first MAX_FINDINGS.
+    let redacted = s.redact(&text);
+    assert_eq!(
+        redacted.matches("[REDACTED:github-pat]").count(),
+        MAX_FINDINGS + 10
+    );
+    assert!(!redacted.contains("ghp_"));
     // Past the byte budget nothing is scanned.
     let mut big = "a ".repeat(MAX_SCAN_BYTES / 2);
     big.push_str(&format!("ghp_{}", r.chars(36, &alnum())));
