@@ -195,6 +195,7 @@ impl<'a> Evaluation<'a> {
         for pack in self.policy.packs.clone() {
             crate::packs::check_gate(pack, self);
         }
+        self.content_beyond_scan();
         covered
     }
 
@@ -764,11 +765,26 @@ impl<'a> Evaluation<'a> {
         }
     }
 
-    /// The text the call writes or sends, bounded.
+    /// The text the call writes or sends, bounded: the first [`MAX_CONTENT_BYTES`] of it, in
+    /// total. [`Evaluation::content_beyond_scan`] answers a call that has more.
     pub(crate) fn content_texts(&self, command: Option<&SimpleCommand>) -> Vec<&'a str> {
+        let _ = command;
+        let mut budget = MAX_CONTENT_BYTES;
+        self.whole_content_texts()
+            .into_iter()
+            .map(|text| {
+                let take = floor_char_boundary(text, budget.min(text.len()));
+                budget -= take;
+                text.get(..take).unwrap_or("")
+            })
+            .filter(|text| !text.is_empty())
+            .collect()
+    }
+
+    /// The text the call writes or sends, whole.
+    fn whole_content_texts(&self) -> Vec<&'a str> {
         let event = self.event;
         let mut texts: Vec<&'a str> = Vec::new();
-        let _ = command;
         match event.event.as_str() {
             "UserPromptSubmit" => texts.extend(event.prompt.as_deref()),
             "PostToolUse" | "PostToolUseFailure" => {
@@ -793,16 +809,44 @@ impl<'a> Evaluation<'a> {
                 _ => collect_strings(&event.tool_input, &mut texts),
             },
         }
-        let mut budget = MAX_CONTENT_BYTES;
         texts
-            .into_iter()
-            .map(|text| {
-                let take = floor_char_boundary(text, budget.min(text.len()));
-                budget -= take;
-                text.get(..take).unwrap_or("")
-            })
-            .filter(|text| !text.is_empty())
-            .collect()
+    }
+
+    /// A call whose text is longer than the [`MAX_CONTENT_BYTES`] that secrets and
+    /// content rules look at, under a policy that has such checks: the bundle's `unresolvable`
+    /// answer, since a credential or a denied pattern past the cut would go unseen. (No model
+    /// writes that much in one call; padding does.) A prompt or a tool's output is not answered
+    /// so, only scanned up to the cut: the one is the user's own text, the other has happened.
+    fn content_beyond_scan(&mut self) {
+        let scans_content = self.policy.packs.contains(&crate::packs::Pack::Secrets)
+            || self
+                .policy
+                .rules
+                .iter()
+                .any(|rule| rule.content.is_some() || rule.secrets);
+        if !scans_content {
+            return;
+        }
+        let bytes: usize = self
+            .whole_content_texts()
+            .iter()
+            .map(|text| text.len())
+            .sum();
+        if bytes <= MAX_CONTENT_BYTES {
+            return;
+        }
+        let why = format!(
+            "the call's text is {bytes} bytes, and toolgate checks only its first {} MiB for credentials and content rules",
+            MAX_CONTENT_BYTES >> 20
+        );
+        let outcome = self.policy.options.unresolvable;
+        self.hit(
+            UNRESOLVABLE,
+            outcome,
+            Mode::Enforce,
+            format!("toolgate cannot analyse this call: {why}"),
+        );
+        self.warnings.push(why);
     }
 
     /// An event that is not a tool gate: guidelines, and rules that name the event.

@@ -340,6 +340,39 @@ fn catalogue_corpus_is_in_sync() {
 
 /// A line whose substitution the analysis skips at its depth limit, which the baseline pack
 /// would otherwise analyse again for each of its 128 `eval`s: see [`heavy_line`].
+/// A private key written after a MiB of padding: the padding hides it from the scan, so the
+/// write is what cannot be analysed (the bundle's `unresolvable`, ask by default). The same
+/// length without a secret in a policy with nothing that scans content stays alone.
+#[test]
+fn text_past_the_scan_is_unresolvable() {
+    let key = ["-----BEGIN OPENSSH", " PRIVATE KEY-----"].concat();
+    let content = format!("{}\n{key}\n", "# padding\n".repeat(120_000));
+    let case = json!({ "tool": "Write", "input": { "file_path": "notes.md", "content": content } });
+    let decision = evaluate(&policy(), &case_event(&case));
+    assert_eq!(decision.outcome, Outcome::Ask);
+    assert!(
+        decision
+            .matched
+            .iter()
+            .any(|hit| hit.rule_id == crate::evaluate::UNRESOLVABLE),
+        "{:?}",
+        decision.matched
+    );
+    let bundle = Bundle::parse("name: b\ninclude: [baseline]\n", Format::Yaml)
+        .unwrap_or_else(|e| unreachable!("bundle: {e}"));
+    let baseline = CompiledPolicy::compile(&bundle).unwrap_or_else(|e| unreachable!("{e}"));
+    assert_eq!(
+        evaluate(&baseline, &case_event(&case)).outcome,
+        Outcome::None
+    );
+    // Under the cut the key is found as before.
+    let short = json!({ "tool": "Write", "input": { "file_path": "notes.md", "content": key } });
+    assert_eq!(
+        evaluate(&policy(), &case_event(&short)).outcome,
+        Outcome::Deny
+    );
+}
+
 fn heavy_line() -> String {
     let g = format!("g(){{ {}}}; ", "a=1; ".repeat(600));
     let h = format!("h(){{ eval \"$({g}{})\"; }}; ", "g; ".repeat(100));
