@@ -352,6 +352,15 @@ async fn decide(state: &AppState, tenant: &str, event: &Arc<HookEvent>) -> Evalu
         state.metrics.observe_failure(Failure::NotLoaded);
         return Evaluated::failed(state.failure, event, "no policy is loaded yet");
     }
+    let unserved = state.store.unserved();
+    if !unserved.is_empty()
+        && (unserved.contains(tenant)
+            || (tenant != GLOBAL_TENANT && unserved.contains(GLOBAL_TENANT)))
+    {
+        state.metrics.observe_failure(Failure::NotLoaded);
+        let why = "a live policy failed to load and there is none from before it";
+        return Evaluated::failed(state.failure, event, why);
+    }
     let started = Instant::now();
     let snapshot = state.store.snapshot();
     let policies = Policies::of(&snapshot, tenant);

@@ -38,6 +38,7 @@ pub async fn get_readiness(State(state): State<AppState>) -> impl IntoResponse {
             "status": status,
             "database": database,
             "policies": state.store.snapshot().len(),
+            "unserved": state.store.unserved().len(),
             "replica_id": state.replica_id,
         })),
     )

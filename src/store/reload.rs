@@ -12,12 +12,15 @@
 //!   reloads what changed, so a lost notification costs one interval. It also refreshes the
 //!   token hashes and notices whether the database is up.
 //! - A bundle that fails to compile is logged and skipped: it never replaces a running policy.
+//!   Where none runs (a replica starting, after an upgrade that refuses an old bundle), the
+//!   tenant is served the last good policy from the disk cache, or else is *unserved*: its
+//!   events get the failure decision, never the `{}` of a tenant without rules.
 //! - After every change the live documents and token hashes are written to the disk cache, which
 //!   is read at start when the database cannot be reached.
 //!
 //! Nothing here runs on the request path.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -67,6 +70,8 @@ pub type Snapshot = HashMap<String, Arc<LivePolicy>>;
 #[derive(Debug)]
 pub struct PolicyStore {
     snapshot: ArcSwap<Snapshot>,
+    /// Tenants whose live bundle failed to compile with no earlier policy to keep serving.
+    unserved: ArcSwap<BTreeSet<String>>,
     tokens: ArcSwap<TokenMap>,
     loaded: AtomicBool,
     database_up: AtomicBool,
@@ -83,6 +88,7 @@ impl PolicyStore {
     pub fn new() -> Self {
         Self {
             snapshot: ArcSwap::from_pointee(Snapshot::new()),
+            unserved: ArcSwap::from_pointee(BTreeSet::new()),
             tokens: ArcSwap::from_pointee(TokenMap::new()),
             loaded: AtomicBool::new(false),
             database_up: AtomicBool::new(false),
@@ -92,6 +98,12 @@ impl PolicyStore {
     /// The current snapshot. Load it once per request.
     pub fn snapshot(&self) -> arc_swap::Guard<Arc<Snapshot>> {
         self.snapshot.load()
+    }
+
+    /// The tenants whose live bundle failed to compile and that have no policy from before it
+    /// (none running, none in the cache): their events get the failure decision.
+    pub fn unserved(&self) -> arc_swap::Guard<Arc<BTreeSet<String>>> {
+        self.unserved.load()
     }
 
     /// The known token hashes.
@@ -123,8 +135,9 @@ impl PolicyStore {
         self.database_up.store(up, Ordering::Relaxed);
     }
 
-    fn publish(&self, snapshot: Snapshot) {
+    fn publish(&self, snapshot: Snapshot, unserved: BTreeSet<String>) {
         self.snapshot.store(Arc::new(snapshot));
+        self.unserved.store(Arc::new(unserved));
         self.loaded.store(true, Ordering::Release);
     }
 }
@@ -133,6 +146,18 @@ impl PolicyStore {
 pub fn compile_row(row: &LiveRow) -> Result<CompiledPolicy, String> {
     let bundle = Bundle::from_value(row.document.clone()).map_err(|e| e.to_string())?;
     CompiledPolicy::compile(&bundle).map_err(|e| e.to_string())
+}
+
+/// Compiles stored rows on the blocking pool (the work is CPU-bound), each with its outcome.
+async fn compile_rows(
+    rows: Vec<LiveRow>,
+) -> Result<Vec<(Result<CompiledPolicy, String>, LiveRow)>, tokio::task::JoinError> {
+    tokio::task::spawn_blocking(move || {
+        rows.into_iter()
+            .map(|row| (compile_row(&row), row))
+            .collect()
+    })
+    .await
 }
 
 /// Mutable state of the reloader, behind one async lock so reloads never interleave.
@@ -215,7 +240,9 @@ impl Reloader {
                     snapshot.insert(row.tenant.clone(), Arc::new(LivePolicy::new(row, compiled)));
                 }
                 Err(error) => {
-                    tracing::error!(tenant = %row.tenant, activation.id = row.activation_id, error = %error, "cached bundle failed to compile; skipped");
+                    tracing::error!(tenant = %row.tenant, activation.id = row.activation_id, error = %error, "cached bundle failed to compile; the tenant's events get the failure decision");
+                    state.failed.insert(row.tenant.clone(), row.activation_id);
+                    self.metrics.observe_reload(Reload::CompileError, 1);
                 }
             }
         }
@@ -228,7 +255,7 @@ impl Reloader {
         self.store.tokens.store(Arc::new(tokens));
         state.tokens = contents.tokens;
         self.metrics.observe_reload(Reload::Cache, 1);
-        self.publish(snapshot);
+        self.publish(snapshot, &state);
     }
 
     /// Brings the given tenants (all when `None`) up to date with the database. Returns how many
@@ -272,7 +299,7 @@ impl Reloader {
         };
         if changed.is_empty() {
             if !self.store.is_loaded() {
-                self.publish(Snapshot::clone(&current));
+                self.publish(Snapshot::clone(&current), &state);
             }
             if tokens_changed {
                 self.write_cache(&current, &state).await;
@@ -280,13 +307,9 @@ impl Reloader {
             return Ok(0);
         }
         let rows = self.db.live_rows(&changed).await?;
-        let compiled = tokio::task::spawn_blocking(move || {
-            rows.into_iter()
-                .map(|row| (compile_row(&row), row))
-                .collect::<Vec<_>>()
-        })
-        .await
-        .map_err(|error| sqlx::Error::Protocol(format!("compile task failed: {error}")))?;
+        let compiled = compile_rows(rows)
+            .await
+            .map_err(|error| sqlx::Error::Protocol(format!("compile task failed: {error}")))?;
         let mut next = Snapshot::clone(&current);
         let mut count = 0;
         for (result, row) in compiled {
@@ -305,13 +328,62 @@ impl Reloader {
                 }
             }
         }
-        self.publish(next.clone());
+        let without = state
+            .failed
+            .keys()
+            .filter(|tenant| !next.contains_key(*tenant))
+            .cloned()
+            .collect::<Vec<_>>();
+        if !without.is_empty() {
+            self.serve_cached(&without, &mut next).await;
+        }
+        self.publish(next.clone(), &state);
         self.write_cache(&next, &state).await;
         Ok(count)
     }
 
-    /// Swaps `snapshot` in and exports its bundles as metrics.
-    fn publish(&self, snapshot: Snapshot) {
+    /// Puts the cached policies of `tenants`, whose live bundles failed to compile and which
+    /// run none, into `next`: the last good policy this replica (or one sharing its cache
+    /// directory) served. Read before the cache is written again without them.
+    async fn serve_cached(&self, tenants: &[String], next: &mut Snapshot) {
+        let cache = self.cache.clone();
+        let policies = match tokio::task::spawn_blocking(move || cache.read()).await {
+            Ok(Ok(Some(contents))) => contents.policies,
+            Ok(Ok(None)) => Vec::new(),
+            Ok(Err(error)) => {
+                tracing::error!(error = %format!("{error:#}"), "policy cache unreadable");
+                Vec::new()
+            }
+            Err(error) => {
+                tracing::error!(error = %error, "policy cache task failed");
+                Vec::new()
+            }
+        };
+        let wanted: Vec<LiveRow> = policies
+            .into_iter()
+            .filter(|row| tenants.contains(&row.tenant))
+            .collect();
+        let compiled = compile_rows(wanted).await.unwrap_or_default();
+        for (result, row) in compiled {
+            if let Ok(compiled) = result {
+                tracing::warn!(tenant = %row.tenant, activation.id = row.activation_id, bundle.id = row.bundle_id, "serving the cached last good policy in place of the live bundle that failed to compile");
+                next.insert(row.tenant.clone(), Arc::new(LivePolicy::new(row, compiled)));
+            }
+        }
+    }
+
+    /// Swaps `snapshot` in, with the tenants that failed to load and are not in it, and exports
+    /// its bundles as metrics.
+    fn publish(&self, snapshot: Snapshot, state: &SyncState) {
+        let unserved: BTreeSet<String> = state
+            .failed
+            .keys()
+            .filter(|tenant| !snapshot.contains_key(*tenant))
+            .cloned()
+            .collect();
+        for tenant in &unserved {
+            tracing::error!(tenant = %tenant, "no policy can be served for the tenant: its events get the failure decision until a bundle that compiles is activated");
+        }
         self.metrics
             .set_live_bundles(snapshot.values().map(|live| LiveBundle {
                 tenant: live.row.tenant.clone(),
@@ -321,7 +393,7 @@ impl Reloader {
                 activated_at: unix_seconds(live.row.activated_at),
                 loaded_at: unix_seconds(live.loaded_at),
             }));
-        self.store.publish(snapshot);
+        self.store.publish(snapshot, unserved);
     }
 
     /// Replaces the known tokens with the database's; returns whether they changed.

@@ -138,3 +138,62 @@ async fn propagation_latency_over_50_activations() {
         max.as_secs_f64() * 1000.0
     );
 }
+
+/// A replica that starts after a tenant's live bundle stopped compiling has no running policy
+/// to keep: it serves the last good one from its disk cache, and without one the tenant's
+/// events get the failure decision, never the `{}` of a tenant without rules. Once a bundle
+/// that compiles goes live, the tenant is served again.
+#[tokio::test]
+async fn a_replica_starting_on_a_bundle_that_fails_to_compile_serves_the_cache_or_fails_closed() {
+    let a = spawn_app().await;
+    let agent = a.create_token("agent", "team").await;
+    let good = a.push("team", &deny_bundle("good", "WebFetch")).await;
+    let good_activation = a.activate("team", good).await;
+    a.wait_served("team", good_activation).await;
+    let cached = a.cache_dir.join("policies.json");
+    let cache = eventually(Duration::from_secs(10), "A to cache the bundle", || async {
+        let text = std::fs::read_to_string(&cached).ok()?;
+        text.contains(&format!("\"activation_id\":{good_activation}"))
+            .then_some(text)
+    })
+    .await;
+    // A row the API would never have accepted, made live.
+    let bad = a
+        .insert_raw_bundle(
+            "team",
+            &json!({"name": "bad", "permissions": {"deny": ["Bash("]}}),
+        )
+        .await;
+    a.activate("team", bad).await;
+
+    // B starts with A's cache: the last good policy.
+    let b_cache = tempfile::tempdir().unwrap();
+    std::fs::write(b_cache.path().join("policies.json"), &cache).unwrap();
+    let b = spawn_replica(&a.database_url, |config| {
+        config.cache_dir = b_cache.path().to_owned();
+    })
+    .await;
+    assert_eq!(b.served("team").await, Some(good_activation));
+    let reply = b.evaluate(&agent, &tool("WebFetch")).await;
+    assert_eq!(decision_of(&reply), "deny", "{reply}");
+    assert_eq!(b.get_json("/readyz").await["unserved"], json!(0));
+
+    // C starts with no cache: the failure decision, and /readyz counts the tenant.
+    let c = spawn_replica(&a.database_url, |_| {}).await;
+    assert_eq!(c.served("team").await, None);
+    let reply = c.evaluate(&agent, &tool("WebFetch")).await;
+    assert_eq!(decision_of(&reply), "deny", "{reply}");
+    let reason = reply["hookSpecificOutput"]["permissionDecisionReason"].to_string();
+    assert!(reason.contains("failed to load"), "{reply}");
+    assert_eq!(c.get_json("/readyz").await["unserved"], json!(1));
+    // Another tenant of C's is not affected.
+    let other = c.create_token("agent", "other").await;
+    assert_eq!(c.evaluate(&other, &tool("WebFetch")).await, json!({}));
+
+    // A bundle that compiles, made live: C serves it.
+    let fixed = a.push("team", &deny_bundle("fixed", "mcp__x")).await;
+    let fixed_activation = a.activate("team", fixed).await;
+    c.wait_served("team", fixed_activation).await;
+    assert_eq!(c.evaluate(&agent, &tool("WebFetch")).await, json!({}));
+    assert_eq!(c.get_json("/readyz").await["unserved"], json!(0));
+}
