@@ -1622,6 +1622,7 @@ mod tests {
             depth: 0,
             deny_views: vec![text.clone()],
             allow_view: text,
+            allow_sees_program: true,
             has_dynamic_args: false,
             stdin_pipe_from: None,
             stdin_text: None,

@@ -50,6 +50,7 @@ pub fn evaluate(policy: &CompiledPolicy, event: &HookEvent) -> Decision {
         warnings: Vec::new(),
         shell_paths: Vec::new(),
         shell_dir: None,
+        shell_call: false,
     };
     let covered = if event.is_gate() {
         eval.gate()
@@ -78,6 +79,9 @@ pub(crate) struct Evaluation<'a> {
     warnings: Vec<String>,
     /// For a shell call: every path its commands read or write (canonical, recursive or not).
     shell_paths: Vec<(String, bool)>,
+    /// Whether the call is judged as shell commands: an allow rule by `paths` then covers each
+    /// command on its own (see [`Evaluation::extended_rules`]).
+    shell_call: bool,
     /// For a shell call: the directory an earlier `cd` moved the command being judged to, when
     /// known (relative paths resolve there; the project stays the event's cwd).
     shell_dir: Option<String>,
@@ -335,6 +339,7 @@ impl<'a> Evaluation<'a> {
             ShellTool::PowerShell => fuel.analyze_powershell_at(command, &limits, Some(&self.ctx)),
             _ => fuel.analyze_at(command, &limits, Some(&self.ctx)),
         };
+        self.shell_call = true;
         let mut cover: Option<RuleHit> = None;
         let mut all_covered = !analysis.commands.is_empty();
         let dirs = working_dirs(&analysis, &self.ctx);
@@ -580,6 +585,10 @@ impl<'a> Evaluation<'a> {
 
     /// Extended rules for the event, or for one simple command of a Bash call. Records deny and
     /// ask hits (and shadow hits); returns an enforced allow that matched.
+    ///
+    /// Rules with a command matcher judge each simple command; the rest judge the call whole,
+    /// except an allow by `paths` of a shell call, which judges each command: every command
+    /// must touch only paths it names, or `cat src/a; git push` would be allowed by `src/**`.
     fn extended_rules(&mut self, command: Option<(&SimpleCommand, &Effects)>) -> Option<RuleHit> {
         let mut allow = None;
         let rules = &self.policy.rules;
@@ -587,7 +596,9 @@ impl<'a> Evaluation<'a> {
             if !rule.events.contains(&self.event.event) {
                 continue;
             }
-            if rule.is_command_rule() != command.is_some() {
+            let allows_by_path = rule.decision == Outcome::Allow && !rule.paths.is_empty();
+            let per_command = rule.is_command_rule() || (self.shell_call && allows_by_path);
+            if per_command != command.is_some() {
                 continue;
             }
             if !self.extended_rule_matches(rule, command) {
@@ -659,6 +670,14 @@ impl<'a> Evaluation<'a> {
                     return false;
                 }
             }
+            // An allow sees the program only where Claude Code's allow rules would: past the
+            // safe wrappers and variables alone, and named bare (`./make` is no `make`).
+            if rule.decision == Outcome::Allow
+                && (!rule.program.is_empty() || rule.args.is_some())
+                && (!simple.allow_sees_program || simple.program.contains('/'))
+            {
+                return false;
+            }
             if !rule.program.is_empty()
                 && !rule.program.iter().any(|program| program == simple.name())
             {
@@ -674,12 +693,25 @@ impl<'a> Evaluation<'a> {
         }
         if !rule.paths.is_empty() {
             let touched = self.touched_paths(command);
-            let matched = touched.iter().any(|(path, recursive)| {
-                rule.paths.iter().any(|pattern| {
-                    pattern.matches_path(path, &self.ctx)
-                        || (*recursive && pattern.may_match_under(path, &self.ctx))
+            let named = |path: &str| {
+                rule.paths
+                    .iter()
+                    .any(|pattern| pattern.matches_path(path, &self.ctx))
+            };
+            let matched = if rule.decision == Outcome::Allow {
+                // An allow covers what it names, all of it: a tree read whole is named only
+                // when its own path is (`Grep` of `/` is not covered by `src/**`).
+                !touched.is_empty() && touched.iter().all(|(path, _)| named(path))
+            } else {
+                touched.iter().any(|(path, recursive)| {
+                    named(path)
+                        || (*recursive
+                            && rule
+                                .paths
+                                .iter()
+                                .any(|pattern| pattern.may_match_under(path, &self.ctx)))
                 })
-            });
+            };
             if !matched {
                 return false;
             }

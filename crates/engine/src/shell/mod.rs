@@ -133,6 +133,11 @@ pub struct SimpleCommand {
     /// environment assignments are stripped; anything else stays in the text (`sudo apt update`,
     /// `LD_PRELOAD=x ls`).
     pub allow_view: String,
+    /// Whether every wrapper and assignment before the program is one the allow view strips
+    /// (Claude Code's safe wrappers and safe-list variables), so that an allow rule naming the
+    /// program (`program:`, `args:`) sees the program itself: `sudo make install` and
+    /// `LD_PRELOAD=x make` are not `make` to it.
+    pub allow_sees_program: bool,
     /// Whether any argument contains an expansion that is only known at run time
     /// (`$VAR`, `$(…)`, globs are *not* counted). The arguments keep their source text.
     pub has_dynamic_args: bool,

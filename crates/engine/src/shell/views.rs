@@ -84,7 +84,8 @@ pub(super) fn allow_view(segments: &[Segment], program: &str, args: &[String]) -
     )
 }
 
-fn is_safe(segment: &Segment) -> bool {
+/// Whether the allow view strips `segment`: a safe wrapper, or safe-list assignments.
+pub(super) fn is_safe(segment: &Segment) -> bool {
     match segment.kind {
         SegmentKind::Wrapper { safe } => safe,
         SegmentKind::Assignment => {

@@ -21,7 +21,7 @@ use super::parse::{
     Budget, MAX_OPENERS, MAX_PAREN_DEPTH, STEP, StackBudget, nesting_budget, nesting_depth,
     parse_program, with_stack,
 };
-use super::views::{allow_view, deny_views};
+use super::views::{allow_view, deny_views, is_safe};
 use super::words::{
     ARRAY_ELEMENTS, LITERAL_TILDE, NormWord, UNKNOWN_IFS, decode_ansi_c, heredoc_substitutions,
     join_fields, normalize, normalize_with, only_plain_parameters, unmarked,
@@ -1470,6 +1470,7 @@ impl<'l> Walker<'l> {
                 allow_program.as_deref().unwrap_or(&program.text),
                 &args,
             ),
+            allow_sees_program: segments.iter().all(is_safe),
             argv,
             program: program.text.clone(),
             assignments,
