@@ -7,7 +7,7 @@
 //! | `decisions_total` | `agent`, `event`, `tool`, `decision`, `mode` |
 //! | `tenant_decisions_total` | `tenant`, `decision` (enforced answers) |
 //! | `rule_hits_total` | `rule`, `mode`, `decision` (what the rule says) |
-//! | `evaluation_failures_total` | `reason` (`not_loaded`, `panic`, `shed`, `token_unchecked`, `timeout`, `too_large`, `unreadable`) |
+//! | `evaluation_failures_total` | `reason` (`not_loaded`, `panic`, `refused`, `shed`, `token_unchecked`, `timeout`, `too_large`, `unreadable`) |
 //! | `evaluation_duration_seconds` (histogram) | `gate` |
 //! | `decision_cache_lookups_total` | `result` (`hit`, `miss`, `too_large`) |
 //! | `token_lookups_total` | `result` (`known`, `unknown`, `negative_cache_hit`, `shed`, `database_error`) |
@@ -173,6 +173,8 @@ pub enum Failure {
     Panic,
     /// Shed: too many requests in flight.
     Shed,
+    /// The caller was refused: no token, a token no one holds, or one without the agent role.
+    Refused,
     /// An unknown token could not be checked (the database is away).
     TokenUnchecked,
     /// The request ran past `--request-timeout`.
@@ -184,9 +186,10 @@ pub enum Failure {
 }
 
 impl Failure {
-    const ALL: [Failure; 7] = [
+    const ALL: [Failure; 8] = [
         Self::NotLoaded,
         Self::Panic,
+        Self::Refused,
         Self::Shed,
         Self::TokenUnchecked,
         Self::Timeout,
@@ -199,6 +202,7 @@ impl Failure {
         match self {
             Self::NotLoaded => "not_loaded",
             Self::Panic => "panic",
+            Self::Refused => "refused",
             Self::Shed => "shed",
             Self::TokenUnchecked => "token_unchecked",
             Self::Timeout => "timeout",

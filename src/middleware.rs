@@ -68,7 +68,7 @@ use crate::error::ApiError;
 use crate::error::{ErrorDetail, envelope};
 use crate::metrics::{Failure, Metrics};
 use crate::routes::evaluate::{
-    Dialect, Evaluated, answer, decode_read, failure_reply, parse_agent,
+    Dialect, Evaluated, answer, decode_read, failure_reply, parse_agent, refused,
 };
 use crate::state::AppState;
 
@@ -288,7 +288,7 @@ async fn evaluate_guard(
     next: Next,
 ) -> Response {
     let deadline = tokio::time::Instant::now() + guard.timeout;
-    let Ok(_permit) = guard.permits.clone().try_acquire_owned() else {
+    let Ok(permit) = guard.permits.clone().try_acquire_owned() else {
         tracing::warn!("evaluate shed: too many requests in flight");
         return tokio::time::timeout_at(deadline, shed(&guard.state, request, deadline))
             .await
@@ -296,12 +296,13 @@ async fn evaluate_guard(
     };
     // The body is read here, so that an evaluation that runs out of time can still be answered
     // from its own event; the caller is checked while it arrives, so that a request without a
-    // valid token is refused at once instead of holding a permit (and up to
-    // `--max-body-bytes` of memory) until its body is whole or the deadline passes.
+    // valid token gives its permit back at once, and keeps at most 64 KiB of its body, instead
+    // of holding both until its body is whole or the deadline passes.
     let (mut parts, body) = request.into_parts();
     let dialect = route_dialect(&parts.uri);
+    let mut permit = Some(permit);
     let (checked, read) =
-        match check_caller_and_read_body(&guard.state, &parts, body, deadline).await {
+        match check_caller_and_read_body(&guard.state, &parts, body, deadline, &mut permit).await {
             Ok(both) => both,
             Err(response) => return response,
         };
@@ -369,16 +370,17 @@ fn failure_answer(
 }
 
 /// Checks the caller of an evaluate request ([`authenticate`]) while its body is read
-/// ([`read_body`]). A caller refused outright (no token, a malformed header, a token no one
-/// holds: 401) is answered as soon as that is known, without waiting for the body. Otherwise
-/// both are returned once the body is whole: the caller's outcome (a token that could not be
-/// checked is an error the route answers with the failure decision), or `None` when the lookup
-/// did not finish by the deadline.
+/// ([`read_body`]), and returns both once the body is whole: the caller's outcome, or `None`
+/// when the lookup did not finish by the deadline. A caller refused (no token, a malformed
+/// header, a token no one holds) or one whose token could not be checked is an error the route
+/// answers with the failure decision when the body is a hook event; from then on the body is
+/// read only up to 64 KiB, and a refused caller's `permit` is given back at once.
 async fn check_caller_and_read_body(
     state: &AppState,
     parts: &axum::http::request::Parts,
     body: Body,
     deadline: tokio::time::Instant,
+    permit: &mut Option<tokio::sync::OwnedSemaphorePermit>,
 ) -> Result<(Option<Result<Caller, ApiError>>, ReadBody), Response> {
     let check = tokio::time::timeout_at(deadline, authenticate(state, parts));
     let limit = AtomicUsize::new(state.max_body_bytes);
@@ -389,11 +391,11 @@ async fn check_caller_and_read_body(
     loop {
         tokio::select! {
             outcome = &mut check, if checked.is_none() => match outcome {
-                Ok(Err(error @ ApiError::Unauthorized(_))) => return Err(error.into_response()),
                 Ok(outcome) => {
-                    if let Err(error) = &outcome
-                        && crate::auth::could_not_check(error)
-                    {
+                    if let Err(error) = &outcome {
+                        if matches!(error, ApiError::Unauthorized(_)) {
+                            *permit = None;
+                        }
                         limit.fetch_min(unchecked_body_bytes(state), Ordering::Relaxed);
                     }
                     checked = Some(Some(outcome));
@@ -497,16 +499,18 @@ fn timed_out() -> Response {
 /// that unknown callers cannot write the audit.
 async fn shed(state: &AppState, request: Request, deadline: tokio::time::Instant) -> Response {
     let (parts, body) = request.into_parts();
-    let known = route_dialect(&parts.uri)
-        .and_then(|dialect| Ok((dialect, authenticate_in_memory(state, &parts)?)));
-    let (dialect, known) = match known {
-        Ok(known) => known,
+    let dialect = match route_dialect(&parts.uri) {
+        Ok(dialect) => dialect,
         Err(error) => return error.into_response(),
     };
-    // Only the unaudited failure decision can answer a caller memory does not know.
+    let known = authenticate_in_memory(state, &parts).and_then(|known| match known {
+        Known::Caller(caller) => caller.require(Role::Agent).map(|()| Known::Caller(caller)),
+        unchecked => Ok(unchecked),
+    });
+    // Only the unaudited failure decision can answer a caller memory does not know, or refused.
     let limit = match known {
-        Known::Caller(_) => state.max_body_bytes,
-        Known::Unchecked(_) => unchecked_body_bytes(state),
+        Ok(Known::Caller(_)) => state.max_body_bytes,
+        _ => unchecked_body_bytes(state),
     };
     let read = match read_body(&AtomicUsize::new(limit), body, deadline).await {
         Ok(read) => read,
@@ -514,18 +518,19 @@ async fn shed(state: &AppState, request: Request, deadline: tokio::time::Instant
     };
     let event = match decode_read(dialect, &read.bytes, read.too_large, state.max_body_bytes) {
         Ok(read) => read.event,
-        Err(error) => return error.into_response(),
+        Err(error) => return known.err().unwrap_or(error).into_response(),
+    };
+    let known = match known {
+        Ok(known) => known,
+        Err(error) => return refused(state, &event, &error),
     };
     state.metrics.observe_failure(Failure::Shed);
     let evaluated = Evaluated::failed(state.failure, &event, "the server is overloaded");
     match known {
-        Known::Caller(caller) => match caller.require(Role::Agent) {
-            Ok(()) => {
-                let tenant = Some(caller.tenant.as_str());
-                answer(&state.audit, state.failure, tenant, &event, evaluated).await
-            }
-            Err(error) => error.into_response(),
-        },
+        Known::Caller(caller) => {
+            let tenant = Some(caller.tenant.as_str());
+            answer(&state.audit, state.failure, tenant, &event, evaluated).await
+        }
         Known::Unchecked(_) => evaluated.answer.response(),
     }
 }

@@ -125,12 +125,18 @@ async fn evaluate_as(
         Err(rejection) => return body_rejection(state.max_body_bytes, rejection).into_response(),
     };
     let decode = |body: &[u8]| decode_read(dialect, body, too_large, state.max_body_bytes);
+    // A caller that is not an agent, or whose token cannot be checked, gets the failure decision
+    // for a hook event (a 4xx or 5xx would be "proceed" to the agent: a developer whose shell
+    // lacks the token's variable would run unchecked), and the error for any other body. The
+    // caller is not known, so the answer is not audited: anyone could write the audit so.
+    let refused = |error: ApiError| match decode(&body) {
+        Ok(read) => refused(state, &read.event, &error),
+        Err(_) => error.into_response(),
+    };
     let caller = match caller {
         Ok(caller) => caller,
         // An unknown token cannot be checked while the database is away, when its lookup
-        // fails, or while the few lookups allowed at once are all running (a 5xx would be
-        // "proceed" to the agent): fail closed. The caller is unknown, so the answer is not
-        // audited: anyone could write the audit so.
+        // fails, or while the few lookups allowed at once are all running.
         Err(error) if crate::auth::could_not_check(&error) => {
             if let ApiError::Internal(detail) = &error {
                 tracing::error!(error = %detail, "token lookup failed; answering with the failure decision");
@@ -141,13 +147,13 @@ async fn evaluate_as(
                     let why = "the token could not be checked";
                     Json(failure_reply(state.failure, &read.event, why)).into_response()
                 }
-                Err(error) => error.into_response(),
+                Err(_) => error.into_response(),
             };
         }
-        Err(error) => return error.into_response(),
+        Err(error) => return refused(error),
     };
     if let Err(error) = caller.require(Role::Agent) {
-        return error.into_response();
+        return refused(error);
     }
     let ReadEvent { event, unreadable } = match decode(&body) {
         Ok(read) => read,
@@ -544,6 +550,15 @@ pub fn failure_decision(failure: FailurePolicy, event: &HookEvent, why: &str) ->
         winner: Some("toolgate-failure".to_owned()),
         ..Decision::none()
     }
+}
+
+/// The answer to a hook event whose caller toolgate refused (no token, one no one holds, one
+/// without the agent role): the failure decision, saying why, and not audited, since the caller
+/// is unknown. An error status would be "proceed" to the agent.
+pub fn refused(state: &AppState, event: &HookEvent, error: &ApiError) -> Response {
+    state.metrics.observe_failure(Failure::Refused);
+    let why = format!("the caller was refused: {error}");
+    Json(failure_reply(state.failure, event, &why)).into_response()
 }
 
 /// The reply when toolgate cannot decide: the failure decision in the agent's dialect, `{}` for

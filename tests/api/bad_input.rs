@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 
 use crate::audit::audit_rows;
 use crate::helpers::{
-    ADMIN_TOKEN, TestApp, assert_error, bash, decision_of, sample, scrape, spawn_app,
-    spawn_app_with,
+    ADMIN_TOKEN, TestApp, assert_error, assert_refused, bash, decision_of, sample, scrape,
+    spawn_app, spawn_app_with,
 };
 
 async fn app_with_agent() -> (TestApp, String) {
@@ -304,9 +304,14 @@ async fn unknown_tools_are_valid_events() {
 #[tokio::test]
 async fn a_missing_token_is_a_401() {
     let app = spawn_app().await;
+    // A hook event: the failure decision, as a 401 would let the agent proceed (a developer's
+    // shell without the token's variable would run unchecked).
     let response = app
         .evaluate_raw(None, serde_json::to_vec(&bash("ls")).unwrap())
         .await;
+    assert_refused(response, "a bearer token is required").await;
+    // Anything else: the 401.
+    let response = app.evaluate_raw(None, b"{}".to_vec()).await;
     assert_eq!(response.headers()["www-authenticate"], "Bearer");
     assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
     app.assert_healthy().await;
@@ -319,6 +324,13 @@ async fn a_wrong_token_is_a_401() {
         .evaluate_raw(
             Some("tg_0000000000000000000000000000000000000000000000000000000000000000"),
             serde_json::to_vec(&bash("ls")).unwrap(),
+        )
+        .await;
+    assert_refused(response, "unknown or revoked token").await;
+    let response = app
+        .evaluate_raw(
+            Some("tg_0000000000000000000000000000000000000000000000000000000000000000"),
+            b"not an event".to_vec(),
         )
         .await;
     assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
@@ -343,6 +355,10 @@ async fn an_admin_token_cannot_evaluate_and_an_agent_token_cannot_administer() {
             serde_json::to_vec(&bash("ls")).unwrap(),
         )
         .await;
+    assert_refused(response, "this endpoint needs a token with role `agent`").await;
+    let response = app
+        .evaluate_raw(Some(&app.admin_token), b"[]".to_vec())
+        .await;
     assert_error(response, StatusCode::FORBIDDEN, "forbidden").await;
     let response = app
         .push_as(
@@ -363,7 +379,7 @@ async fn anonymous_loopback_evaluation_is_off_by_default_and_uses_global_when_on
             serde_json::to_vec(&crate::helpers::tool("WebFetch")).unwrap(),
         )
         .await;
-    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    assert_refused(response, "a bearer token is required").await;
 
     let open =
         crate::helpers::spawn_app_with(|config| config.allow_anonymous_loopback = true).await;

@@ -104,16 +104,20 @@ async fn token_list_and_revoke_work_and_the_server_refuses_a_revoked_token(backe
     let mine = line(&listed).unwrap();
     assert_ne!(mine.split('\t').nth(5), Some("-"), "revoked: {mine}");
 
-    let body = serde_json::to_vec(&tool("WebFetch")).unwrap();
     eventually(
         Duration::from_secs(10),
         "the server to refuse the revoked token",
         || async {
-            let status = app.evaluate_raw(Some(&agent), body.clone()).await.status();
-            (status == reqwest::StatusCode::UNAUTHORIZED).then_some(())
+            let reply = app.evaluate(&agent, &tool("WebFetch")).await;
+            let reason = reply["hookSpecificOutput"]["permissionDecisionReason"].to_string();
+            reason
+                .contains("the caller was refused: unknown or revoked token")
+                .then_some(())
         },
     )
     .await;
+    let response = app.evaluate_raw(Some(&agent), b"{}".to_vec()).await;
+    assert_eq!(response.status(), reqwest::StatusCode::UNAUTHORIZED);
 }
 
 /// A token created after the last poll is found in the database on its first use and

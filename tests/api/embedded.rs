@@ -14,8 +14,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    ADMIN_TOKEN, assert_error, attach, bash, decision_of, deny_bundle, eventually, metrics_text,
-    spawn_embedded, spawn_replica, tool,
+    ADMIN_TOKEN, assert_error, assert_refused, attach, bash, decision_of, deny_bundle, eventually,
+    metrics_text, spawn_embedded, spawn_replica, tool,
 };
 
 /// `toolgate serve` running in its own process.
@@ -450,7 +450,7 @@ async fn an_empty_bearer_token_from_loopback_is_evaluated_anonymously() {
         .send()
         .await
         .unwrap();
-    assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    assert_refused(response, "a bearer token is required").await;
 }
 
 /// The data directory holds prompts and tool input (masked, in the audit and its spool), token
@@ -512,7 +512,7 @@ async fn anonymous_loopback_evaluation_can_be_turned_off_on_the_embedded_store()
     let response = app
         .evaluate_raw(None, serde_json::to_vec(&bash("ls")).unwrap())
         .await;
-    assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    assert_refused(response, "a bearer token is required").await;
 }
 
 #[tokio::test]

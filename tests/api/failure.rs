@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 
 use crate::audit::audit_rows;
 use crate::helpers::{
-    assert_error, decision_of, deny_bundle, eventually, scrape, spawn_app, spawn_app_with,
-    spawn_replica, tool,
+    assert_error, assert_refused, decision_of, deny_bundle, eventually, scrape, spawn_app,
+    spawn_app_with, spawn_replica, tool,
 };
 
 /// A token of the right shape that no one created.
@@ -41,7 +41,8 @@ async fn shed_evaluations_get_the_failure_decision_and_shed_admin_requests_a_503
     app.assert_healthy().await;
 }
 
-/// A shed request is checked from memory only: a missing token is a 401, a token this replica
+/// A shed request is checked from memory only: a missing token is refused (the failure decision
+/// naming it, or a 401 for a body that is no event), a token this replica
 /// does not know gets the failure decision unrecorded (anyone could write the audit so), a
 /// known token's answer is audited under its tenant, and every agent is answered in its own
 /// schema.
@@ -50,6 +51,8 @@ async fn shed_requests_are_answered_in_the_agents_schema_and_audited_only_for_kn
     let app = spawn_app_with(|config| config.concurrency_limit = 0).await;
     let event = serde_json::to_vec(&tool("WebFetch")).unwrap();
     let response = app.evaluate_raw(None, event.clone()).await;
+    assert_refused(response, "a bearer token is required").await;
+    let response = app.evaluate_raw(None, "nope").await;
     assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
     let response = app.evaluate_raw(Some(UNKNOWN), event.clone()).await;
     assert_eq!(response.status(), StatusCode::OK);
@@ -154,15 +157,15 @@ async fn a_body_that_does_not_arrive_in_time_is_a_408() {
 }
 
 /// An evaluate request without a valid token (none, a malformed header, a token no one holds)
-/// is refused as soon as that is known, not once its body has arrived. Otherwise anyone who can
-/// connect could hold every evaluation permit, and `--max-body-bytes` of memory each, with bodies
-/// that never finish: every agent's events would then be shed with the failure decision.
+/// gives its evaluation permit back as soon as that is known, not once its body has arrived.
+/// Otherwise anyone who can connect could hold every permit with bodies that never finish:
+/// every agent's events would then be shed with the failure decision.
 #[tokio::test]
-async fn a_request_without_a_valid_token_is_refused_before_its_body_arrives() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+async fn a_request_without_a_valid_token_holds_no_permit_while_its_body_arrives() {
+    use tokio::io::AsyncWriteExt;
 
-    // One permit, and a deadline far past any answer: a body the server waited for would be
-    // answered 408 only after it.
+    // One permit, and a deadline far past the test: a refused request that kept its permit
+    // would keep it until then.
     let app = spawn_app_with(|config| {
         config.concurrency_limit = 1;
         config.request_timeout = Duration::from_secs(60);
@@ -183,32 +186,19 @@ async fn a_request_without_a_valid_token_is_refused_before_its_body_arrives() {
              Content-Type: application/json\r\nContent-Length: 4000000\r\n\r\n{{"
         );
         socket.write_all(head.as_bytes()).await.unwrap();
-        // The answer's head and its JSON body, read while the request's body is still owed.
-        let mut response = Vec::new();
-        let mut chunk = [0u8; 4096];
-        let body = loop {
-            let n = socket.read(&mut chunk).await.unwrap();
-            assert!(n > 0, "closed without an answer: {authorization:?}");
-            response.extend_from_slice(&chunk[..n]);
-            let text = String::from_utf8_lossy(&response);
-            if let Some((_, body)) = text.split_once("\r\n\r\n")
-                && let Ok(body) = serde_json::from_str::<Value>(body)
-            {
-                break body;
-            }
-        };
-        let text = String::from_utf8_lossy(&response);
-        assert!(
-            text.starts_with("HTTP/1.1 401"),
-            "{authorization:?}: {text}"
-        );
-        assert_eq!(body["error"]["code"], "unauthorized", "{body}");
         held.push(socket);
     }
-    // The refused requests' connections are still open, their bodies unsent, and hold nothing:
-    // the agent's event is evaluated, not shed.
-    let reply = app.evaluate(&agent, &tool("WebFetch")).await;
-    assert_eq!(decision_of(&reply), "none", "{reply}");
+    // The refused requests' bodies are still owed, and they hold no permit: the agent's event
+    // is evaluated, not shed (once each refusal is known, which takes no body).
+    eventually(
+        Duration::from_secs(10),
+        "the agent's event evaluated",
+        || async {
+            let reply = app.evaluate(&agent, &tool("WebFetch")).await;
+            (decision_of(&reply) == "none").then_some(())
+        },
+    )
+    .await;
     drop(held);
 }
 
@@ -319,6 +309,10 @@ async fn with_no_database_and_no_cache_nothing_is_loaded_and_evaluation_fails_cl
     // A token that cannot be checked: the failure decision too.
     let reply = app.evaluate(UNKNOWN, &tool("WebFetch")).await;
     assert_eq!(decision_of(&reply), "deny", "{reply}");
+    assert!(
+        reason_of(&reply).contains("the token could not be checked"),
+        "{reply}"
+    );
     // One of a shape no token has is refused without the database.
     let response = app
         .evaluate_raw(
@@ -326,7 +320,7 @@ async fn with_no_database_and_no_cache_nothing_is_loaded_and_evaluation_fails_cl
             serde_json::to_vec(&tool("WebFetch")).unwrap(),
         )
         .await;
-    assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    assert_refused(response, "unknown or revoked token").await;
 
     // Admin writes: a clear 503.
     let response = app
@@ -507,16 +501,16 @@ async fn a_flood_of_unknown_tokens_leaves_the_pool_to_admin_routes_and_known_tok
     let mut failed = 0;
     for answer in flood {
         let (token, status, reply) = answer.await.unwrap();
-        match status {
+        assert_eq!(status, StatusCode::OK, "a flooding request");
+        let reply = reply.unwrap();
+        assert_eq!(decision_of(&reply), "deny", "{reply}");
+        let reason = reason_of(&reply);
+        if reason.contains("the caller was refused: unknown or revoked token") {
             // Looked up once the lock was gone: no such token.
-            StatusCode::UNAUTHORIZED => refused = Some(token),
-            StatusCode::OK => {
-                let reply = reply.unwrap();
-                assert_eq!(decision_of(&reply), "deny", "{reply}");
-                assert!(reason_of(&reply).contains("toolgate failed"), "{reply}");
-                failed += 1;
-            }
-            other => panic!("a flooding request got {other}"),
+            refused = Some(token);
+        } else {
+            assert!(reason.contains("the token could not be checked"), "{reply}");
+            failed += 1;
         }
     }
     assert!(failed > 0);
@@ -526,6 +520,6 @@ async fn a_flood_of_unknown_tokens_leaves_the_pool_to_admin_routes_and_known_tok
     let refused = refused.expect("a flooding token was looked up");
     let lock = lock_tokens(&app).await;
     let response = app.evaluate_raw(Some(&refused), event).await;
-    assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    assert_refused(response, "unknown or revoked token").await;
     lock.rollback().await.unwrap();
 }

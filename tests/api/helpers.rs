@@ -562,3 +562,19 @@ pub async fn assert_error(response: Response, status: StatusCode, code: &str) ->
     assert_eq!(body["error"]["code"], code, "{body}");
     body["error"]["message"].as_str().unwrap().to_owned()
 }
+
+/// Asserts the answer to a hook event from a caller toolgate refused (no token, a token no one
+/// holds, one of another role): 200 with the failure decision, a deny naming why, since any
+/// error status would let the agent proceed.
+pub async fn assert_refused(response: Response, why: &str) {
+    assert_eq!(response.status(), StatusCode::OK);
+    let reply: Value = response.json().await.unwrap();
+    assert_eq!(decision_of(&reply), "deny", "{reply}");
+    let reason = reply["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        reason.contains(&format!("the caller was refused: {why}")),
+        "{reply}"
+    );
+}
