@@ -14,7 +14,8 @@ use std::borrow::Cow;
 #[derive(Debug, Clone, Copy)]
 pub struct PathContext<'a> {
     /// The event's `cwd` (the project root for `/`-anchored and relative rules). Expected to be
-    /// absolute; a trailing slash is tolerated.
+    /// absolute; a trailing slash is tolerated. Where a `cd` moved a command below a home that
+    /// is not known it is that home's `~` form (`~/.ssh`), against which a relative path keeps it.
     pub cwd: &'a str,
     /// The user's home directory, when known. Expected to be absolute.
     pub home: Option<&'a str>,
@@ -29,7 +30,8 @@ pub struct PathContext<'a> {
 /// - A leading `~name` (another user's home, as the shell expands it) becomes `/root` for `root`
 ///   and a sibling of the home directory otherwise (`/home/name` when the home is unknown);
 ///   `~+` is the working directory.
-/// - A relative path is joined to [`PathContext::cwd`] (itself normalised; an empty `cwd` is `/`).
+/// - A relative path is joined to [`PathContext::cwd`] (itself normalised; an empty `cwd` is `/`);
+///   a `cwd` below a home that is not known (`~/.ssh`) keeps the path there (`~/.ssh/id_rsa`).
 /// - `.` segments and empty segments (`//`) vanish, `..` removes the previous segment and never
 ///   climbs above `/`, and a trailing slash is dropped (except for `/` itself).
 /// - A Windows path (`C:\Users\x`, `c:/x`, `\\server\share`) has its backslashes turned into
@@ -58,6 +60,13 @@ pub fn canonicalize(path: &str, ctx: &PathContext<'_>) -> String {
         }
     }
     let path = linked.as_deref().unwrap_or(path);
+    // `cd ~/.ssh && cat id_rsa` with the home not known: `~/.ssh/id_rsa`.
+    if !path.starts_with(['/', '~', '$'])
+        && ctx.home.is_none()
+        && strip_home_reference(ctx.cwd).is_some()
+    {
+        return canonicalize(&format!("{}/{path}", ctx.cwd), ctx);
+    }
     if let Some(rest) = strip_home_reference(path) {
         return match ctx.home {
             Some(home) => {

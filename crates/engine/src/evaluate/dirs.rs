@@ -62,7 +62,7 @@ pub(crate) fn working_dirs(analysis: &Analysis, ctx: &PathContext<'_>) -> Vec<Op
             home: ctx.home,
         };
         let next = match target {
-            None => ctx.home.map(str::to_owned),
+            None => Some(ctx.home.unwrap_or("~").to_owned()),
             Some("-") => previous.clone(),
             Some(dir) => known_dir(dir, &base),
         };
@@ -121,8 +121,10 @@ fn known_dir(dir: &str, base: &PathContext<'_>) -> Option<String> {
     (!places_dynamic(&canonical)).then_some(canonical)
 }
 
+/// Whether a canonical directory is only known at run time. A home that is not known stands
+/// as `~` (`cd ~/.ssh` is `~/.ssh`): paths below it are judged as `~/…` paths are.
 fn places_dynamic(path: &str) -> bool {
-    places::is_dynamic(path) || path.starts_with('~')
+    places::is_dynamic(path) || (path.starts_with('~') && path != "~" && !path.starts_with("~/"))
 }
 
 #[cfg(test)]
@@ -191,6 +193,37 @@ mod tests {
             dirs("env -C / sh -c 'cd srv; ls'"),
             [Some("/".to_owned()), Some("/".to_owned()), srv]
         );
+    }
+
+    #[test]
+    fn a_home_not_known_stands_as_tilde() {
+        let analysis = crate::shell::analyze(
+            "cd ~/.ssh && cat id_rsa; cd; ls; cd ~other && ls",
+            &crate::shell::ShellLimits::default(),
+        );
+        let ctx = PathContext {
+            cwd: "/w/p",
+            home: None,
+        };
+        let tilde = |dir: &str| Some(dir.to_owned());
+        assert_eq!(
+            working_dirs(&analysis, &ctx),
+            [
+                None,
+                tilde("~/.ssh"),
+                tilde("~/.ssh"),
+                tilde("~"),
+                tilde("~"),
+                tilde("/home/other")
+            ]
+        );
+        let moved = PathContext {
+            cwd: "~/.ssh",
+            home: None,
+        };
+        assert_eq!(paths::canonicalize("id_rsa", &moved), "~/.ssh/id_rsa");
+        assert_eq!(paths::canonicalize("../.aws/x", &moved), "~/.aws/x");
+        assert_eq!(paths::canonicalize("/etc/x", &moved), "/etc/x");
     }
 
     #[test]
