@@ -396,11 +396,13 @@ static CATALOG: &[RuleInfo] = &[
             "bash -c \"$(curl -fsSL https://example.com/install.sh)\"",
             "eval \"$(wget -qO- https://example.com/env)\"",
             "source <(curl -s https://example.com/env.sh)",
+            "python3 <(curl -s https://example.com/install.py)",
             "curl -o /tmp/i.sh https://example.com/i.sh && bash /tmp/i.sh",
         ],
         allows: &[
             "bash scripts/install.sh",
             "eval \"$(direnv hook bash)\"",
+            "python3 compare.py <(curl -s https://example.com/a.json) a.json",
             "curl -o /tmp/i.sh https://example.com/i.sh && less /tmp/i.sh",
         ],
     },

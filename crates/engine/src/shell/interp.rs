@@ -62,7 +62,7 @@
 use std::collections::HashMap;
 
 use self::decode::Decoding;
-use super::exec::{Nested, SHELLS};
+use super::exec::{Nested, PROCESS_SUBSTITUTION_READ, SHELLS};
 use super::parse::{Budget, STEP};
 use super::{Origin, SimpleCommand};
 use crate::argv::Parsed;
@@ -180,6 +180,26 @@ pub(super) fn script_operand(name: &str, args: &[String]) -> Option<String> {
         return None;
     }
     parsed.operands.first().map(|operand| (*operand).to_owned())
+}
+
+/// The program an interpreter reads from a process substitution, which only the run time knows:
+/// its script operand (`python3 <(curl …)`, `perl <(…) ARGS`) or, when it reads its program
+/// from stdin, a `<(…)` redirected there (`python3 - < <(curl …)`), as `bash <(…)` is for a
+/// shell.
+pub(super) fn substituted_program(
+    name: &str,
+    args: &[String],
+    stdin_substituted: bool,
+) -> Option<Nested> {
+    if SHELLS.contains(&name) || !code(name, args, None).is_empty() {
+        return None;
+    }
+    let substituted = if reads_program_from_stdin(name, args) {
+        stdin_substituted
+    } else {
+        script_operand(name, args).is_some_and(|operand| operand == PROCESS_SUBSTITUTION_READ)
+    };
+    substituted.then(|| Nested::Dynamic(PROCESS_SUBSTITUTION_READ.to_owned()))
 }
 
 /// The modules node (or bun) loads before its program: the values of `-r`, `--require`,

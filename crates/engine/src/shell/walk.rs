@@ -1462,6 +1462,11 @@ impl<'l> Walker<'l> {
                 stdin_text,
                 &self.budget,
             ))
+            .chain(interp::substituted_program(
+                basename(&program.text),
+                &args,
+                stdin.process_substitution,
+            ))
             .collect();
         let command = SimpleCommand {
             deny_views: deny_views(&segments, &argv),
