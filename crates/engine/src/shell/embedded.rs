@@ -69,7 +69,9 @@ pub(super) fn nested(name: &str, args: &[Field], budget: &Budget) -> Vec<Nested>
             &['C', 'E', 'H', 'L', 'M', 'm', 'p', 'R', 'S', 'e', 'r'],
             Some("pager"),
         ),
-        "vi" | "vim" | "nvim" | "view" | "gvim" | "rvim" | "vimdiff" | "ex" => vim(args),
+        "vi" | "vim" | "nvim" | "view" | "gvim" | "rvim" | "vimdiff" | "ex" => {
+            vim(name, args, budget)
+        }
         "gdb" | "gdb-multiarch" | "cgdb" => gdb(args),
         "docker" | "podman" | "nerdctl" => {
             let mut found = container_exec(args);
@@ -1423,27 +1425,265 @@ fn gdb(args: &[Field]) -> Vec<Nested> {
     found
 }
 
-/// The shell commands in vim's `-c CMD`, `--cmd CMD` and `+CMD` Ex commands.
-fn vim(args: &[Field]) -> Vec<Nested> {
+/// vim's short options that take a value. `-s` types the keys of a file in, but in Ex mode
+/// (`ex`, or after `-e`/`-E`) it is silent mode and takes none (`vim -es -c CMD`).
+const VIM_VALUED: [char; 9] = ['S', 'T', 'u', 'i', 'w', 'W', 's', 't', 'q'];
+
+/// How deep `:execute` strings are read (`exe "exe '!id'"`); deeper is only known at run time.
+const MAX_EXECUTE_DEPTH: usize = 4;
+
+/// The shell commands in vim's `-c CMD`, `--cmd CMD` and `+CMD` Ex commands (see
+/// [`ex_commands`]).
+fn vim(name: &str, args: &[Field], budget: &Budget) -> Vec<Nested> {
+    let ex_mode = name == "ex"
+        || args.iter().take_while(|arg| arg.text != "--").any(|arg| {
+            arg.text
+                .strip_prefix('-')
+                .is_some_and(|cluster| !cluster.starts_with('-') && cluster.contains(['e', 'E']))
+        });
+    let valued: Vec<char> = VIM_VALUED
+        .into_iter()
+        .filter(|flag| !(ex_mode && *flag == 's'))
+        .collect();
     let mut commands: Vec<(String, bool)> = args
         .iter()
         .filter_map(|arg| Some((arg.text.strip_prefix('+')?.to_owned(), arg.dynamic)))
         .collect();
-    commands.extend(option_texts(
-        args,
-        Some('c'),
-        &['S', 'T', 'u', 'i', 'w', 'W', 's', 't', 'q'],
-        Some("cmd"),
-    ));
+    commands.extend(option_texts(args, Some('c'), &valued, Some("cmd")));
     commands
         .iter()
-        .filter_map(|(command, dynamic)| ex_shell(command, *dynamic))
+        .flat_map(|(command, dynamic)| ex_commands(command, *dynamic, budget, 0))
         .collect()
 }
 
+/// What an Ex command line runs: a shell command (see [`ex_shell`]), behind any command
+/// modifiers (`:silent !cmd`, `:sil! keepalt r !cmd`); the code of a language interface
+/// (`:lua`, `:py3`, `:perl`, `:ruby`, `:tcl` and their `…do` forms), read as the interpreter's
+/// `-e`/`-c` code is; the text of an `:execute` of literal strings (`exe "!" . "id"`), read
+/// again, or only known at run time when it holds anything else; and the commands after an
+/// unquoted `|` (`:set nocp | !id`).
+fn ex_commands(command: &str, dynamic: bool, budget: &Budget, depth: usize) -> Vec<Nested> {
+    let command = without_ex_modifiers(command.trim_start_matches([':', ' ', '\t']));
+    let (word, rest) = ex_word(command);
+    if let Some((program, flag)) = ex_language(word) {
+        let code = rest.trim();
+        if code.is_empty() || code.starts_with("<<") {
+            return Vec::new();
+        }
+        if dynamic {
+            return vec![Nested::Dynamic(command.to_owned())];
+        }
+        let args = [flag.to_owned(), code.to_owned()];
+        return super::interp::nested(program, &args, None, budget);
+    }
+    if word.len() >= 3 && "execute".starts_with(word) {
+        return match vim_strings(rest) {
+            Some(text) if depth < MAX_EXECUTE_DEPTH => {
+                ex_commands(&text, dynamic, budget, depth + 1)
+            }
+            _ => vec![Nested::Dynamic(command.to_owned())],
+        };
+    }
+    if let Some(nested) = ex_shell(command, dynamic) {
+        return vec![nested];
+    }
+    let normal = word.len() >= 4 && "normal".starts_with(word);
+    if normal {
+        // Keys typed in: an Ex command (`:` to a typed Enter) runs, as typed in an `:execute`
+        // string (`exe "normal :!id\<CR>"`).
+        let keys = rest.strip_prefix('!').unwrap_or(rest);
+        let mut lines: Vec<&str> = keys.split(['\r', '\n']).collect();
+        lines.pop();
+        return lines
+            .into_iter()
+            .filter_map(|line| line.split_once(':').map(|(_, typed)| typed))
+            .filter(|_| depth < MAX_EXECUTE_DEPTH)
+            .flat_map(|typed| ex_commands(typed, dynamic, budget, depth + 1))
+            .collect();
+    }
+    // `:global` and `:autocmd` take a `|` as part of their argument.
+    let takes_bar = word.starts_with('g') && "global".starts_with(word)
+        || word.len() >= 2 && "autocmd".starts_with(word);
+    match ex_bar(command) {
+        Some(after) if !takes_bar && depth < MAX_EXECUTE_DEPTH && budget.burn_text(after) => {
+            ex_commands(after, dynamic, budget, depth + 1)
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// An Ex command's name (letters, after a count or range digits) and what follows it.
+fn ex_word(command: &str) -> (&str, &str) {
+    let command = command.trim_start_matches(|c: char| c.is_ascii_digit());
+    let end = command
+        .find(|c: char| !c.is_ascii_alphanumeric())
+        .unwrap_or(command.len());
+    command.split_at(end)
+}
+
+/// The Ex command modifiers, each with the shortest abbreviation vim takes.
+const EX_MODIFIERS: &[(&str, usize)] = &[
+    ("silent", 3),
+    ("unsilent", 3),
+    ("verbose", 4),
+    ("noautocmd", 3),
+    ("keepalt", 5),
+    ("keepjumps", 5),
+    ("keepmarks", 3),
+    ("keeppatterns", 5),
+    ("lockmarks", 3),
+    ("aboveleft", 3),
+    ("belowright", 3),
+    ("botright", 2),
+    ("topleft", 2),
+    ("vertical", 4),
+    ("horizontal", 3),
+    ("tab", 3),
+    ("confirm", 4),
+    ("browse", 3),
+    ("hide", 3),
+    ("legacy", 3),
+    ("vim9cmd", 4),
+];
+
+/// The command after the modifiers in front of it (`:silent! keepalt !id` → `!id`).
+fn without_ex_modifiers(mut command: &str) -> &str {
+    loop {
+        let (word, rest) = ex_word(command);
+        let modifier = EX_MODIFIERS
+            .iter()
+            .any(|(name, shortest)| word.len() >= *shortest && name.starts_with(word));
+        if !modifier {
+            return command;
+        }
+        command = rest.strip_prefix('!').unwrap_or(rest).trim_start();
+    }
+}
+
+/// The interpreter and its code option for a vim language interface command.
+fn ex_language(word: &str) -> Option<(&'static str, &'static str)> {
+    match word {
+        "lua" | "luado" => Some(("lua", "-e")),
+        "py" | "python" | "py3" | "python3" | "pyx" | "pythonx" | "pydo" | "py3do" | "pyxdo" => {
+            Some(("python3", "-c"))
+        }
+        "pe" | "per" | "perl" | "perld" | "perldo" => Some(("perl", "-e")),
+        "rub" | "ruby" | "rubyd" | "rubydo" => Some(("ruby", "-e")),
+        "tcl" | "tcld" | "tcldo" => Some(("expect", "-c")),
+        _ => None,
+    }
+}
+
+/// What follows the first `|` outside quotes that is not escaped (`\|`), which ends an Ex
+/// command.
+fn ex_bar(command: &str) -> Option<&str> {
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (at, c) in command.char_indices() {
+        match (quote, c) {
+            _ if escaped => escaped = false,
+            (_, '\\') => escaped = true,
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(open), _) if c == open => quote = None,
+            (None, '|') => return command.get(at + 1..),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The text of a vimscript expression that is only string and number literals joined by `.` or
+/// `..` (`"!" . 'id'`): `'…'` as written (`''` a quote), `"…"` with its backslash escapes and
+/// key names (`"\<CR>"`). `None` for any other expression.
+fn vim_strings(expression: &str) -> Option<String> {
+    let mut text = String::new();
+    let mut rest = expression.trim_start();
+    loop {
+        let end = vim_literal(rest, &mut text)?;
+        rest = rest.get(end..)?.trim_start();
+        if rest.is_empty() {
+            return Some(text);
+        }
+        rest = rest
+            .strip_prefix("..")
+            .or_else(|| rest.strip_prefix('.'))?
+            .trim_start();
+    }
+}
+
+/// Appends the text of the vimscript literal `rest` begins with (see [`vim_strings`]) to `text`;
+/// the byte where the literal ends, or `None` when it begins with none.
+fn vim_literal(rest: &str, text: &mut String) -> Option<usize> {
+    let digits = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    if digits > 0 {
+        text.push_str(rest.get(..digits)?);
+        return Some(digits);
+    }
+    let mut chars = rest.char_indices();
+    let quote = chars
+        .next()
+        .map(|(_, c)| c)
+        .filter(|c| matches!(c, '\'' | '"'))?;
+    let mut escaped = false;
+    let mut pending_quote = false;
+    let mut key: Option<String> = None;
+    for (at, c) in chars {
+        if pending_quote {
+            pending_quote = false;
+            if c == '\'' {
+                text.push('\'');
+                continue;
+            }
+            return Some(at);
+        }
+        if let Some(name) = key.as_mut() {
+            if c == '>' {
+                text.push_str(key_text(name));
+                key = None;
+            } else {
+                name.push(c);
+            }
+            continue;
+        }
+        match c {
+            '<' if escaped => {
+                escaped = false;
+                key = Some(String::new());
+            }
+            _ if escaped => {
+                escaped = false;
+                text.push(match c {
+                    'n' => '\n',
+                    'r' => '\r',
+                    't' => '\t',
+                    'e' => '\u{1b}',
+                    other => other,
+                });
+            }
+            '\\' if quote == '"' => escaped = true,
+            '\'' if quote == '\'' => pending_quote = true,
+            '"' if quote == '"' => return Some(at + 1),
+            other => text.push(other),
+        }
+    }
+    pending_quote.then_some(rest.len())
+}
+
+/// The text of a key vim names in a `"\<…>"` string: Enter for `CR`, `Enter`, `Return` and
+/// `NL`, Escape for `Esc`, nothing for others.
+fn key_text(name: &str) -> &'static str {
+    match name.to_ascii_lowercase().as_str() {
+        "cr" | "enter" | "return" | "nl" => "\r",
+        "esc" => "\u{1b}",
+        _ => "",
+    }
+}
+
 /// The shell command an Ex command runs: `!cmd`, `:!cmd`, a filter (`%!cmd`, `.,$!cmd`),
-/// `r !cmd`, `w !cmd` and `:terminal cmd`; a call of `system()` and the like runs what only the
-/// run time knows.
+/// `r !cmd`, `w !cmd` and `:terminal cmd`; a call of `system()` and the like runs its literal
+/// string (`call system('id')`), or what only the run time knows.
 fn ex_shell(command: &str, dynamic: bool) -> Option<Nested> {
     let command = command.trim_start_matches([':', ' ']);
     let after_range = command.trim_start_matches(|c: char| {
@@ -1476,10 +1716,18 @@ fn ex_shell(command: &str, dynamic: bool) -> Option<Nested> {
             Origin::ShellString,
         ));
     }
-    ["system(", "systemlist(", "jobstart(", "termopen("]
+    let called = ["system(", "systemlist(", "jobstart(", "termopen("]
         .iter()
-        .any(|call| command.contains(call))
-        .then(|| Nested::Dynamic(command.to_owned()))
+        .find_map(|call| command.get(command.find(call)? + call.len()..))?;
+    let literal = called
+        .find(')')
+        .and_then(|close| vim_strings(called.get(..close)?));
+    Some(match literal {
+        Some(shell) if !shell.trim().is_empty() => {
+            script_or_dynamic(shell, dynamic, Origin::ShellString)
+        }
+        _ => Nested::Dynamic(command.to_owned()),
+    })
 }
 
 /// `!cmd` as the shell command `cmd` (less's and vim's shell escape).
@@ -2091,11 +2339,33 @@ mod tests {
             (&["vim", "--cmd", "term id"], &["id"]),
             (&["vim", "-c", "set termguicolors"], &[]),
             (&["vim", "-c", "%s/a!/b/"], &[]),
+            (&["vim", "-c", "call system('id')"], &["id"]),
             (
-                &["vim", "-c", "call system('id')"],
-                &["dynamic: call system('id')"],
+                &["vim", "-c", "call system(cmd)"],
+                &["dynamic: call system(cmd)"],
             ),
             (&["vim", "-c", "!"], &[]),
+            // `-es` is silent Ex mode: its `s` takes no value.
+            (&["vim", "-es", "-c", "!id"], &["id"]),
+            (&["vim", "-E", "-s", "-c", "!id"], &["id"]),
+            (&["ex", "-s", "-c", "!id"], &["id"]),
+            (&["vim", "-s", "-c", "!id"], &[]),
+            // Modifiers, `|`, `:execute` and `:normal`'s typed Ex commands.
+            (&["vim", "-c", "sil! keepalt !id"], &["id"]),
+            (&["vim", "-c", "set nocp | 3verbose !id"], &["id"]),
+            (&["vim", "-c", "%s/a\\|b/c/ | w"], &[]),
+            (&["vim", "-c", "exe '!' . \"id\""], &["id"]),
+            (&["vim", "-c", "exe \"exe '!id'\""], &["id"]),
+            (&["vim", "-c", "exe \"normal gg:!id\\<CR>\""], &["id"]),
+            (&["vim", "-c", "normal :!id"], &[]),
+            (&["vim", "-c", "exe \"set ts=\" . 4"], &[]),
+            (&["vim", "-c", "exe '!' . cmd"], &["dynamic: exe '!' . cmd"]),
+            (&["vim", "-c", "g/x/d|!id"], &[]),
+            // Language interfaces run their code as the interpreter's `-e`/`-c` does.
+            (&["nvim", "+lua os.execute('id')"], &["id"]),
+            (&["vim", "-c", "py3 import os; os.system('id')"], &["id"]),
+            (&["vim", "-c", "perldo system('id')"], &["id"]),
+            (&["vim", "-c", "py3 print(1)"], &[]),
             (&["vim", "-c", "é!"], &[]),
             (&["less", "+!id", "f"], &["id"]),
             (&["less", "+G", "f"], &[]),
