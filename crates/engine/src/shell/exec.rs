@@ -24,10 +24,12 @@ pub(super) const PROCESS_SUBSTITUTION_READ: &str = "<(…)";
 /// See [`PROCESS_SUBSTITUTION_READ`].
 pub(super) const PROCESS_SUBSTITUTION_WRITE: &str = ">(…)";
 
-/// Shells whose `-c` payload, here-doc or stdin is a script.
+/// Shells whose `-c` payload, here-doc or stdin is a script. Nushell, elvish and xonsh have
+/// languages of their own, but a plain command line (`rm -rf ~`) is the same in them, and what
+/// the analysis cannot read of theirs is only known at run time.
 pub const SHELLS: &[&str] = &[
-    "sh", "bash", "rbash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "yash", "posh", "csh",
-    "tcsh",
+    "sh", "bash", "rbash", "zsh", "dash", "ksh", "ksh93", "mksh", "lksh", "oksh", "loksh", "pdksh",
+    "ash", "fish", "yash", "posh", "csh", "tcsh", "elvish", "nu", "xonsh",
 ];
 
 /// Something else a command runs.
@@ -162,7 +164,8 @@ fn shell_mode(args: &[Field]) -> ShellMode {
             if matches!(long, "rcfile" | "init-file") {
                 index += 1;
             }
-            if long == "command" {
+            // nushell's is `--commands`.
+            if matches!(long, "command" | "commands") {
                 command_mode = true;
             }
             index += 1;
