@@ -1,4 +1,5 @@
-//! Code given to a script interpreter, on its command line (`python3 -c`, `node -e`, `perl -e`,
+//! Code given to a script interpreter, on its command line (`python3 -c`, `node -e` and
+//! TypeScript's `tsx -e` and `ts-node -e`, `perl -e`,
 //! `ruby -e`, `php -r`, `lua -e`, `expect -c`, `julia -e`/`-E`, `Rscript -e`, `R -e`) or on its
 //! standard input (`python3 - <<'EOF'`, `echo … | node`, `tclsh <<< …`, `lua -`), and what that
 //! code hands to a shell or names as a file.
@@ -105,6 +106,10 @@ pub(crate) fn is_interpreter(name: &str) -> bool {
                 | "ruby"
                 | "node"
                 | "nodejs"
+                | "tsx"
+                | "ts-node"
+                | "ts-node-esm"
+                | "esno"
                 | "php"
                 | "pwsh"
                 | "powershell"
@@ -493,7 +498,10 @@ impl Lang {
             Self::Ruby
         } else if name.starts_with("php") {
             Self::Php
-        } else if matches!(name, "node" | "nodejs" | "bun" | "deno") {
+        } else if matches!(
+            name,
+            "node" | "nodejs" | "bun" | "deno" | "tsx" | "ts-node" | "ts-node-esm" | "esno"
+        ) {
             Self::JavaScript
         } else if is_lua(name) {
             Self::Lua
@@ -629,6 +637,12 @@ const NODE_VALUED: &[&str] = &[
     "--title",
     "--env-file",
     "--stack-size",
+    // ts-node's and tsx's.
+    "-P",
+    "--project",
+    "-O",
+    "--compiler-options",
+    "--tsconfig",
 ];
 
 /// Deno's program text: `deno eval [OPTIONS] CODE` (its options take no separate value but
