@@ -149,6 +149,13 @@ pub(crate) fn reads_program_from_stdin(name: &str, args: &[String]) -> bool {
     if !is_interpreter(name) {
         return false;
     }
+    if name == "deno" {
+        return match deno_program(args) {
+            DenoProgram::Script(script) => is_stdin_program(script),
+            DenoProgram::Repl => true,
+            DenoProgram::Other => false,
+        };
+    }
     let parsed = interpreter_options(name, args);
     if parsed.has(&['s'], &[]) && SHELLS.contains(&name) {
         return true;
@@ -160,19 +167,67 @@ pub(crate) fn reads_program_from_stdin(name: &str, args: &[String]) -> bool {
     parsed
         .operands
         .first()
-        .is_none_or(|first| matches!(*first, "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0"))
+        .is_none_or(|first| is_stdin_program(first))
+}
+
+/// Whether a program operand names standard input.
+fn is_stdin_program(operand: &str) -> bool {
+    matches!(
+        operand,
+        "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0"
+    )
+}
+
+/// What `deno ARGS` runs.
+enum DenoProgram<'a> {
+    /// A program file or URL: `deno run [OPTIONS] SCRIPT`, `deno serve SCRIPT`, or Deno 2's
+    /// `deno SCRIPT`.
+    Script(&'a str),
+    /// The REPL, with no arguments at all.
+    Repl,
+    /// A subcommand that runs no program of its own choosing (`deno fmt`), or `deno eval`.
+    Other,
+}
+
+/// Deno's options that take a separate value, before its program (`deno run -c deno.json x.ts`).
+const DENO_VALUED: &[&str] = &[
+    "config",
+    "import-map",
+    "cert",
+    "location",
+    "log-level",
+    "seed",
+    "ext",
+    "preload",
+];
+
+/// What `deno ARGS` runs (see [`DenoProgram`]).
+fn deno_program(args: &[String]) -> DenoProgram<'_> {
+    let parsed = Parsed::new(args, &['c', 'L'], DENO_VALUED);
+    match parsed.operands.as_slice() {
+        [] if args.is_empty() => DenoProgram::Repl,
+        ["run" | "serve", script, ..] => DenoProgram::Script(script),
+        [script, ..] if script.contains(['.', '/']) => DenoProgram::Script(script),
+        _ => DenoProgram::Other,
+    }
 }
 
 /// The script file an interpreter runs (`python3 -u x.py`, `node x.js`): its first operand,
 /// when no code option gives the program and it does not read it from stdin; for Python's `-m
 /// MODULE`, the module's file in the working directory (`-m x` runs `x.py`, `-m a.b` `a/b.py`).
 /// Not for shells, whose script operands the shell analysis reads itself.
-pub(super) fn script_operand(name: &str, args: &[String]) -> Option<String> {
+pub(crate) fn script_operand(name: &str, args: &[String]) -> Option<String> {
     if !is_interpreter(name) || SHELLS.contains(&name) || reads_program_from_stdin(name, args) {
         return None;
     }
-    // Deno's operand is a subcommand (`deno run main.ts`).
-    if name == "deno" || !code(name, args, None).is_empty() {
+    // Deno's first operand is a subcommand (`deno run main.ts`).
+    if name == "deno" {
+        return match deno_program(args) {
+            DenoProgram::Script(script) => Some(script.to_owned()),
+            DenoProgram::Repl | DenoProgram::Other => None,
+        };
+    }
+    if !code(name, args, None).is_empty() {
         return None;
     }
     let parsed = interpreter_options(name, args);
@@ -2132,13 +2187,17 @@ fn evaluated(
 /// not a file's.
 fn names_a_url(arg: &[&Token]) -> bool {
     arg.iter().any(|token| match token {
-        Token::Str { text, .. } => {
-            let lower = text.trim_start().to_ascii_lowercase();
-            ["http://", "https://", "ftp://"]
-                .iter()
-                .any(|scheme| lower.starts_with(scheme))
-        }
+        Token::Str { text, .. } => is_network_url(text.trim_start()),
         _ => false,
+    })
+}
+
+/// Whether a text is a network URL (`https://…`, `http://…`, `ftp://…`, in any case), which a
+/// program given it fetches.
+pub(crate) fn is_network_url(text: &str) -> bool {
+    ["http://", "https://", "ftp://"].iter().any(|scheme| {
+        text.get(..scheme.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(scheme))
     })
 }
 

@@ -548,7 +548,7 @@ pub use exec::SHELLS;
 pub(crate) use exec::{
     FindOutput, enclosing_find, find_removed, find_roots, find_selected, find_split,
 };
-pub(crate) use interp::{is_interpreter, reads_program_from_stdin};
+pub(crate) use interp::{is_interpreter, is_network_url, reads_program_from_stdin, script_operand};
 pub(crate) use interp::{shell_scripts_of, string_literals_of};
 pub use views::SAFE_ENV_VARS;
 

@@ -103,6 +103,21 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
             );
         }
     }
+    // A program named by a URL is fetched and run: the command word a runner hands on (`uv run
+    // https://…`, `pipx run https://…`) or an interpreter's script (`deno run https://…`).
+    let script = is_interpreter(name)
+        .then(|| shell::script_operand(name, simple.args()))
+        .flatten();
+    let fetched = Some(simple.program.clone())
+        .into_iter()
+        .chain(script)
+        .find(|program| shell::is_network_url(program));
+    if let Some(url) = fetched {
+        out.add(
+            "execute-downloaded-script",
+            format!("`{name}` would run `{url}`, a program fetched from the network"),
+        );
+    }
     // Substitutions handed to an interpreter, `eval` or `source`.
     let runs_text = is_interpreter(name) || matches!(name, "eval" | "source" | "." | "exec");
     if runs_text {

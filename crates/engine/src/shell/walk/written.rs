@@ -1299,7 +1299,15 @@ mod tests {
         assert_eq!(operand("python3", &["-c", "print(1)", "x.py"]), None);
         assert_eq!(operand("python3", &[]), None);
         assert_eq!(operand("bash", &["x.sh"]), None);
-        assert_eq!(operand("deno", &["run", "x.ts"]), None);
+        // Deno's program follows `run` or `serve` and their options, or stands first.
+        assert_eq!(
+            operand("deno", &["run", "-c", "deno.json", "-A", "x.ts", "a"]),
+            Some("x.ts".to_owned())
+        );
+        assert_eq!(operand("deno", &["./x.ts"]), Some("./x.ts".to_owned()));
+        assert_eq!(operand("deno", &["run", "-"]), None);
+        assert_eq!(operand("deno", &["task", "dev"]), None);
+        assert_eq!(operand("deno", &["eval", "x.y"]), None);
     }
 
     #[test]
