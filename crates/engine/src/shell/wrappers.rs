@@ -1695,7 +1695,7 @@ fn wrapper_segment(spec: &Spec, fields: &[Field], index: usize, end: usize) -> S
 /// The fields with the command word at `at` rewritten as `parsed` says (bytes cut from its front,
 /// or another program in its place); `None` when it stays as written.
 fn rewrite(fields: &[Field], at: usize, parsed: &Parsed) -> Option<Vec<Field>> {
-    if parsed.cut.is_none() && parsed.word.is_none() {
+    if parsed.cut.is_none() && parsed.word.is_none() && parsed.runner.is_none() {
         return None;
     }
     let mut copy = fields.to_vec();
@@ -1707,7 +1707,32 @@ fn rewrite(fields: &[Field], at: usize, parsed: &Parsed) -> Option<Vec<Field>> {
             word.text = word.text.get(cut..).unwrap_or_default().to_owned();
         }
     }
+    if let Some(runner) = parsed.runner
+        && at <= copy.len()
+    {
+        let program = Field {
+            text: runner.to_owned(),
+            dynamic: false,
+            valued: false,
+        };
+        copy.insert(at, program);
+    }
     Some(copy)
+}
+
+/// Whether the wrapper, given these subcommand words, runs a Python script named as its command
+/// with Python (`uv run x.py`, `uv run -`), not as a program on the PATH.
+fn runs_python_scripts(spec: &Spec, sub: &[Field]) -> bool {
+    spec.name == "uv" && matches!(sub, [run] if run.text == "run")
+}
+
+/// Whether a command word names a Python script or stdin (`x.py`, `x.pyw`, `-`).
+fn is_python_script(word: &Field) -> bool {
+    !word.dynamic
+        && (word.text == "-"
+            || [".py", ".pyw"]
+                .iter()
+                .any(|suffix| word.text.ends_with(suffix)))
 }
 
 /// The reading of the wrapper at `index` in which its unknown options took a value, after what
@@ -1777,6 +1802,9 @@ struct Parsed {
     /// The program that runs in place of the command word, when the wrapper names it elsewhere
     /// (`capsh -- -c cmd` runs `bash -c cmd`; `start-stop-daemon -x /bin/rm -- -rf x`).
     word: Option<String>,
+    /// The interpreter the wrapper runs the command word with, as its script (`uv run x.py`
+    /// and `uv run -` run Python).
+    runner: Option<&'static str>,
 }
 
 impl Parsed {
@@ -1797,6 +1825,8 @@ fn parse_wrapper(spec: &Spec, args: &[Field], unknown: Unknown) -> Option<Parsed
     let mut parsed = Parsed::default();
     let mut index = 0;
     let mut sub_pending = !spec.sub.is_empty();
+    // The subcommand words given (`run` of `uv run`).
+    let mut sub: &[Field] = &[];
     // Whether the rest is one shell string: `watch` unless `-x`, `pnpm` with `-c`.
     let mut joined = spec.special == Special::Watch;
     // For a `Marked` wrapper: whether `--` or a command option was seen.
@@ -1876,6 +1906,7 @@ fn parse_wrapper(spec: &Spec, args: &[Field], unknown: Unknown) -> Option<Parsed
                         .all(|(field, word)| !field.dynamic && field.text == *word)
                         .then_some(words.len())
                 })?;
+                sub = args.get(index..index + words).unwrap_or(&[]);
                 index += words;
                 sub_pending = false;
                 continue;
@@ -1993,6 +2024,9 @@ fn parse_wrapper(spec: &Spec, args: &[Field], unknown: Unknown) -> Option<Parsed
     }
     if index < args.len() {
         parsed.command = Some(index);
+        parsed.runner = runs_python_scripts(spec, sub)
+            .then_some("python3")
+            .filter(|_| args.get(index).is_some_and(is_python_script));
         if PACKAGE_RUNNERS.contains(&spec.name) && parsed.cut.is_none() && parsed.word.is_none() {
             parsed.word = args
                 .get(index)
@@ -2348,6 +2382,14 @@ pub(super) mod tests {
             ),
             (&["uvx", "--from", "httpie", "http"], &["uvx"], &["http"]),
             (&["uvx", "ruff", "check"], &["uvx"], &["ruff", "check"]),
+            // `uv run` runs a Python script, or Python's program from stdin, with Python.
+            (
+                &["uv", "run", "x.py", "-v"],
+                &["uv"],
+                &["python3", "x.py", "-v"],
+            ),
+            (&["uv", "run", "-"], &["uv"], &["python3", "-"]),
+            (&["uv", "tool", "run", "x.py"], &["uv"], &["x.py"]),
             (
                 &["poetry", "-C", "d", "run", "rm", "-rf", "/"],
                 &["poetry"],
