@@ -595,6 +595,42 @@ fn process_substitutions_are_walked() {
     ));
 }
 
+#[test]
+fn an_output_process_substitution_reads_what_its_command_writes() {
+    let fed_by = |command: &str, name: &str| {
+        run(command)
+            .commands
+            .iter()
+            .find(|c| c.name() == name)
+            .and_then(|c| c.stdin_pipe_from.clone())
+    };
+    assert_eq!(fed_by("curl -s x > >(sh)", "sh").as_deref(), Some("curl"));
+    assert_eq!(
+        fed_by("curl -s x | tee >(sh)", "sh").as_deref(),
+        Some("tee")
+    );
+    assert_eq!(fed_by("curl -o >(sh) x", "sh").as_deref(), Some("curl"));
+    assert_eq!(
+        fed_by("curl x > >(cat | sh)", "cat").as_deref(),
+        Some("curl")
+    );
+    assert_eq!(fed_by("curl x > >(cat | sh)", "sh").as_deref(), Some("cat"));
+    assert_eq!(fed_by("diff <(sort a) b", "sort"), None);
+    // Another descriptor's text is only known at run time.
+    assert_eq!(
+        fed_by("curl x 2> >(sh)", "sh").as_deref(),
+        Some("curl's descriptor")
+    );
+    // The command's known output is what the substitution reads.
+    let analysis = run("echo 'rm -rf /' > >(sh)");
+    assert!(
+        analysis
+            .commands
+            .iter()
+            .any(|c| c.argv == ["rm", "-rf", "/"])
+    );
+}
+
 // --- D. shells, eval, exec wrappers ----------------------------------------------------------
 
 #[test]

@@ -88,6 +88,8 @@ pub(super) struct Walker<'l> {
     piped: Option<Piped>,
     /// The known output of the last simple command walked, for the pipeline to hand on.
     last_output: Option<Piped>,
+    /// What the `>(…)` being entered reads: the command it belongs to and its known output.
+    feed: Option<Feed>,
     /// For each command of [`Analysis::commands`], whether its arguments are all known: static,
     /// or given by values the command line assigned (see [`Field::is_known`]).
     known_args: Vec<bool>,
@@ -212,6 +214,26 @@ enum Binding {
     Alias(Field),
 }
 
+/// What of the command it belongs to a process substitution reads as its stdin.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fed {
+    /// Nothing: a `<(…)` is read from.
+    Nothing,
+    /// Its output: a `>(…)` it is given as a file (`tee >(sh)`, `curl -o >(sh)`) or its stdout
+    /// is redirected to (`curl … > >(sh)` is `curl … | sh`).
+    Output,
+    /// What it writes to another descriptor (`2> >(sh)`, `exec 3> >(sh)`): not known.
+    Other,
+}
+
+/// What a `>(…)` a command writes to reads as its stdin (`curl … > >(sh)`, `… | tee >(sh)`):
+/// the command's name and known output, for the substitution's first pipeline at `depth`.
+struct Feed {
+    depth: usize,
+    producer: Option<String>,
+    output: Option<Piped>,
+}
+
 /// Known text flowing through a pipe, and the depth of the pipeline it flows in.
 #[derive(Clone)]
 struct Piped {
@@ -246,7 +268,8 @@ struct Collected<'a> {
     fields: Vec<Field>,
     redirects: Vec<Redirect>,
     subs: Vec<String>,
-    process_subs: Vec<&'a ast::SubshellCommand>,
+    /// Its process substitutions, each with what of the command it reads (see [`Fed`]).
+    process_subs: Vec<(&'a ast::SubshellCommand, Fed)>,
     /// What each `<(…)` argument lists (see [`listed_text`]), in order.
     listed_arguments: Vec<Option<String>>,
     stdin: Stdin<'a>,
@@ -305,6 +328,7 @@ impl<'l> Walker<'l> {
             stack: StackBudget::default(),
             piped: None,
             last_output: None,
+            feed: None,
             known_args: Vec::new(),
             budget: Budget::new(limits.max_fuel),
             bindings: Vec::new(),
@@ -759,8 +783,11 @@ impl<'l> Walker<'l> {
     }
 
     fn pipeline(&mut self, pipeline: &ast::Pipeline, ctx: Ctx) {
-        let mut producer: Option<String> = None;
-        let mut output: Option<Piped> = None;
+        // A `>(…)`'s first pipeline reads what the command it belongs to writes.
+        let feed = self.feed.take().filter(|feed| feed.depth == ctx.depth);
+        let (mut producer, mut output) = feed
+            .map(|feed| (feed.producer, feed.output))
+            .unwrap_or_default();
         for (index, command) in pipeline.seq.iter().enumerate() {
             let start = self.out.commands.len();
             let timed = index == 0 && pipeline.timed.is_some();
@@ -773,8 +800,7 @@ impl<'l> Walker<'l> {
                 .take()
                 .filter(|piped| piped.depth == ctx.depth);
             let emitted = self.out.commands.get_mut(start..).unwrap_or_default();
-            if index > 0
-                && let Some(first) = emitted.iter_mut().find(|c| c.depth == ctx.depth)
+            if let Some(first) = emitted.iter_mut().find(|c| c.depth == ctx.depth)
                 && first.stdin_pipe_from.is_none()
             {
                 first.stdin_pipe_from.clone_from(&producer);
@@ -834,7 +860,7 @@ impl<'l> Walker<'l> {
         if let Some(heredoc) = collected.stdin.heredoc {
             collected.other_heredocs.push(heredoc);
         }
-        self.finish(collected, ctx);
+        self.finish(collected, ctx, None);
     }
 
     fn compound(&mut self, compound: &ast::CompoundCommand, ctx: Ctx) {
@@ -1061,7 +1087,13 @@ impl<'l> Walker<'l> {
         if !consumed && let Some(heredoc) = stdin.heredoc {
             collected.other_heredocs.push(heredoc);
         }
-        self.finish(collected, ctx);
+        let producer = self
+            .out
+            .commands
+            .get(start..)
+            .and_then(|emitted| emitted.iter().find(|c| c.depth == ctx.depth))
+            .map(|c| c.name().to_owned());
+        self.finish(collected, ctx, Some((producer, self.last_output.clone())));
     }
 
     /// The text the command line feeds to a command's stdin (see [`SimpleCommand::stdin_text`]),
@@ -1152,8 +1184,14 @@ impl<'l> Walker<'l> {
         })
     }
 
-    /// Walks what a command's words and redirections hold besides the command itself.
-    fn finish(&mut self, collected: Collected<'_>, ctx: Ctx) {
+    /// Walks what a command's words and redirections hold besides the command itself. `feed` is
+    /// the command's name and its known output, which a `>(…)` it writes to reads as its stdin.
+    fn finish(
+        &mut self,
+        collected: Collected<'_>,
+        ctx: Ctx,
+        feed: Option<(Option<String>, Option<Piped>)>,
+    ) {
         if collected.word_failed {
             self.word_failed();
         }
@@ -1166,9 +1204,27 @@ impl<'l> Walker<'l> {
             }
         }
         self.substitutions(subs, ctx);
-        for subshell in collected.process_subs {
+        for (subshell, fed) in collected.process_subs {
             if let Some(inner) = self.deeper(ctx, Origin::ProcessSubstitution) {
+                self.feed =
+                    feed.as_ref()
+                        .filter(|_| fed != Fed::Nothing)
+                        .map(|(producer, output)| Feed {
+                            depth: inner.depth,
+                            // Another descriptor's text is not the output a rule knows by name.
+                            producer: match fed {
+                                Fed::Output => producer.clone(),
+                                _ => producer.as_ref().map(|name| format!("{name}'s descriptor")),
+                            },
+                            output: output.clone().filter(|_| fed == Fed::Output).map(|output| {
+                                Piped {
+                                    depth: inner.depth,
+                                    ..output
+                                }
+                            }),
+                        });
                 self.compound_list(&subshell.list, inner);
+                self.feed = None;
             }
         }
     }
@@ -1199,7 +1255,11 @@ impl<'l> Walker<'l> {
                 }
             }
             ast::CommandPrefixOrSuffixItem::ProcessSubstitution(kind, subshell) => {
-                collected.process_subs.push(subshell);
+                let fed = match kind {
+                    ast::ProcessSubstitutionKind::Write => Fed::Output,
+                    ast::ProcessSubstitutionKind::Read => Fed::Nothing,
+                };
+                collected.process_subs.push((subshell, fed));
                 if matches!(kind, ast::ProcessSubstitutionKind::Read) {
                     let listed = listed_text(subshell, &self.budget);
                     collected.listed_arguments.push(listed);
@@ -1269,7 +1329,13 @@ impl<'l> Walker<'l> {
                         }
                     }
                     ast::IoFileRedirectTarget::ProcessSubstitution(_, subshell) => {
-                        collected.process_subs.push(subshell);
+                        let fed = match kind {
+                            ast::IoFileRedirectKind::Read
+                            | ast::IoFileRedirectKind::DuplicateInput => Fed::Nothing,
+                            _ if matches!(fd, None | Some(1)) => Fed::Output,
+                            _ => Fed::Other,
+                        };
+                        collected.process_subs.push((subshell, fed));
                         if reads_stdin && matches!(kind, ast::IoFileRedirectKind::Read) {
                             collected.stdin.process_substitution = true;
                             collected.stdin.listed = listed_text(subshell, budget);

@@ -25,7 +25,7 @@ use serde_json::Value;
 use super::Findings;
 use crate::evaluate::{Effects, Evaluation, file_effects, working_dirs};
 use crate::paths::{self, PathContext};
-use crate::shell::{Analysis, Fuel, SimpleCommand};
+use crate::shell::{Analysis, Fuel, Origin, SimpleCommand};
 
 /// Most pipeline elements walked back from one command.
 const MAX_PIPELINE: usize = 32;
@@ -94,9 +94,14 @@ impl<'a> Cmd<'a> {
                 .take(current.0)
                 .rev()
                 .find(|(_, candidate)| {
+                    // A `>(…)` reads what the command it belongs to writes (`… | tee >(sh)`),
+                    // one level out.
+                    let feeds_substitution = current.1.origin == Origin::ProcessSubstitution
+                        && candidate.depth + 1 == current.1.depth;
                     candidate.name() == from
-                        && candidate.depth == current.1.depth
-                        && candidate.origin == current.1.origin
+                        && (feeds_substitution
+                            || candidate.depth == current.1.depth
+                                && candidate.origin == current.1.origin)
                 });
             match previous {
                 Some(found) => {
