@@ -599,7 +599,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "secret-read",
         decision: DENY,
         asi: &["ASI03"],
-        description: "CLI commands that print a credential they hold: `gh auth token`, `aws configure get …secret…`/`export-credentials`/`ecr get-login-password`/`sts get-session-token`/`sts assume-role`, or mint one and print it (`aws iam create-access-key`, `az ad sp create-for-rbac`), `gcloud auth print-access-token`, `az account get-access-token`, `kubectl config view --raw`, `kubectl get secret -o yaml`, `git credential fill`, `docker-credential-* get`, `op read`, `vault kv get`, `heroku auth:token`, `doppler secrets`, `gpg --export-secret-keys`. Not when the output is piped into a `--password-stdin` login, nor captured by a substitution in a command line that prints no run-time value.",
+        description: "CLI commands that print a credential they hold: `gh auth token`, `aws configure get …secret…`/`export-credentials`/`ecr get-login-password`/`sts get-session-token`/`sts assume-role`, or mint one and print it (`aws iam create-access-key`, `az ad sp create-for-rbac`), `gcloud auth print-access-token`, `az account get-access-token`, `kubectl config view --raw`, `kubectl get secret -o yaml`, `git credential fill`, `docker-credential-* get`, `op read`, `vault kv get`, `heroku auth:token`, `doppler secrets`, `gpg --export-secret-keys`; the cloud secret stores' values (`aws secretsmanager get-secret-value`, `aws ssm get-parameter --with-decryption`, `gcloud secrets versions access`, `az keyvault secret show`), minted or held tokens (`kubectl create token`, `oc whoami -t`, `vault print token`, `fly auth token`, `cf oauth-token`, `firebase login:ci`), password managers and the keyring (`pass show`, `gopass show`, `secret-tool lookup`, `bw get`, `lpass show`), and decrypted secret files (`sops -d` to stdout, `ansible-vault view`, `pulumi config --show-secrets`). Not when the output is piped into a `--password-stdin` login, nor captured by a substitution in a command line that prints no run-time value.",
         why: "A token printed into the session is in the agent's context, its transcript and whatever the model sends next, exactly like the credential file it came from.",
         catches: &[
             "aws sts assume-role --role-arn arn:aws:iam::1:role/x --role-session-name s",
@@ -613,6 +613,11 @@ static CATALOG: &[RuleInfo] = &[
             "kubectl get secret db-creds -o yaml",
             "echo https://github.com | git credential fill",
             "op read op://vault/db/password",
+            "aws secretsmanager get-secret-value --secret-id prod/db",
+            "aws ssm get-parameter --name /prod/db/password --with-decryption",
+            "gcloud secrets versions access latest --secret=db-password",
+            "pass show prod/db",
+            "sops -d secrets.enc.yaml",
         ],
         allows: &[
             "gh auth status",
@@ -622,6 +627,11 @@ static CATALOG: &[RuleInfo] = &[
             "kubectl get secrets",
             "kubectl get secret db-creds -o name",
             "aws ecr get-login-password | docker login --username AWS --password-stdin x.example",
+            "aws ssm get-parameter --name /prod/region",
+            "gcloud secrets list",
+            "sops -e -i secrets.yaml",
+            "sops -d --output secrets.yaml secrets.enc.yaml",
+            "pass insert prod/db",
         ],
     },
     RuleInfo {

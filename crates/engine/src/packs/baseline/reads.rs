@@ -148,6 +148,32 @@ const CREDENTIAL_PRINTERS: &[(&str, &[&str])] = &[
     ("vault", &["read"]),
     ("heroku", &["auth:token"]),
     ("doppler", &["secrets"]),
+    // Cloud secret stores: the stored value itself.
+    ("aws", &["secretsmanager", "get-secret-value"]),
+    ("aws", &["secretsmanager", "batch-get-secret-value"]),
+    ("gcloud", &["secrets", "versions", "access"]),
+    ("az", &["keyvault", "secret", "show"]),
+    // Tokens a CLI mints or holds.
+    ("kubectl", &["create", "token"]),
+    ("oc", &["create", "token"]),
+    ("vault", &["print", "token"]),
+    ("flyctl", &["auth", "token"]),
+    ("fly", &["auth", "token"]),
+    ("cf", &["oauth-token"]),
+    ("firebase", &["login:ci"]),
+    // Password managers and the desktop keyring.
+    ("pass", &["show"]),
+    ("gopass", &["show"]),
+    ("secret-tool", &["lookup"]),
+    ("bw", &["get"]),
+    ("lpass", &["show"]),
+    ("ansible-vault", &["view"]),
+];
+
+/// `pass`'s subcommands; a single other operand is an entry it shows (`pass db/prod`).
+const PASS_SUBCOMMANDS: &[&str] = &[
+    "init", "ls", "list", "find", "search", "show", "grep", "insert", "add", "edit", "generate",
+    "rm", "remove", "delete", "mv", "rename", "cp", "copy", "git", "help", "version", "otp",
 ];
 
 /// The command, as `program sub…`, when it prints a credential a CLI holds: the table above,
@@ -158,7 +184,7 @@ fn printed_credential(name: &str, args: &[String]) -> Option<String> {
     let known = CREDENTIAL_PRINTERS
         .iter()
         .any(|(program, _)| *program == name)
-        || matches!(name, "kubectl" | "oc" | "gpg" | "gpg2")
+        || matches!(name, "kubectl" | "oc" | "gpg" | "gpg2" | "sops" | "pulumi")
         || name.starts_with("docker-credential-");
     if !known {
         return None;
@@ -178,6 +204,32 @@ fn printed_credential(name: &str, args: &[String]) -> Option<String> {
         return printing(words);
     }
     match name {
+        // SecureString parameters, decrypted.
+        "aws"
+            if has_arg(&|arg| arg == "--with-decryption")
+                && ["get-parameter", "get-parameters", "get-parameters-by-path"]
+                    .iter()
+                    .any(|sub| has_words(&["ssm", sub])) =>
+        {
+            Some("aws ssm get-parameter --with-decryption".to_owned())
+        }
+        "oc" if has_words(&["whoami"]) => has_arg(&|arg| arg == "-t" || arg == "--show-token")
+            .then(|| "oc whoami --show-token".to_owned()),
+        "pass" => match operands.as_slice() {
+            [entry] if !PASS_SUBCOMMANDS.contains(entry) => Some(format!("pass {entry}")),
+            _ => None,
+        },
+        "pulumi" if has_words(&["config"]) => has_arg(&|arg| arg == "--show-secrets")
+            .then(|| "pulumi config --show-secrets".to_owned()),
+        // Decrypted to stdout, not in place or into a file.
+        "sops" => {
+            let decrypts = has_arg(&|arg| arg == "--decrypt" || arg == "-d")
+                || operands.first() == Some(&"decrypt");
+            let elsewhere = has_arg(&|arg| {
+                matches!(arg, "-i" | "--in-place" | "--output") || arg.starts_with("--output=")
+            });
+            (decrypts && !elsewhere).then(|| "sops --decrypt".to_owned())
+        }
         "aws" if has_words(&["configure", "get"]) => {
             let key = operands.last().copied().unwrap_or("").to_ascii_lowercase();
             (key.contains("secret") || key.contains("token"))
