@@ -86,6 +86,7 @@ pub(super) fn nested(name: &str, args: &[Field], budget: &Budget) -> Vec<Nested>
             _ => Vec::new(),
         },
         "ddev" => ddev_exec(args),
+        "cmake" => cmake_tool(args),
         "osascript" => option_texts(args, Some('e'), &['l', 's'], None)
             .iter()
             .flat_map(|(code, dynamic)| apple_shell_scripts(code, *dynamic))
@@ -1374,6 +1375,56 @@ fn ddev_exec(args: &[Field]) -> Vec<Nested> {
     }
 }
 
+/// `cmake -E COMMAND ARGS`, CMake's portable command-line tools, as the command each one is:
+/// `copy` is `cp`, `remove_directory` is `rm -rf`, `chdir DIR CMD` is `env -C DIR CMD`, `env`
+/// is `env`, and so on. Options before `-E` are cmake's own (`cmake -E` must come first, but
+/// reading later ones errs on the side of seeing more).
+fn cmake_tool(args: &[Field]) -> Vec<Nested> {
+    let Some(at) = args.iter().position(|arg| arg.text == "-E") else {
+        return Vec::new();
+    };
+    let Some((tool, rest)) = args.get(at + 1..).and_then(<[Field]>::split_first) else {
+        return Vec::new();
+    };
+    let (program, options): (&str, &[&str]) = match tool.text.as_str() {
+        "cat" => ("cat", &[]),
+        "copy" | "copy_if_different" | "copy_if_newer" => ("cp", &[]),
+        "copy_directory" | "copy_directory_if_different" | "copy_directory_if_newer" => {
+            ("cp", &["-r"])
+        }
+        "rename" => ("mv", &[]),
+        "rm" => ("rm", &[]),
+        "remove" => ("rm", &["-f"]),
+        "remove_directory" => ("rm", &["-rf"]),
+        "make_directory" => ("mkdir", &["-p"]),
+        "touch" | "touch_nocreate" => ("touch", &[]),
+        "create_symlink" => ("ln", &["-s"]),
+        "create_hardlink" => ("ln", &[]),
+        "tar" => ("tar", &[]),
+        "env" => ("env", &[]),
+        "chdir" => ("env", &["-C"]),
+        "time" => ("env", &[]),
+        "md5sum" | "sha1sum" | "sha224sum" | "sha256sum" | "sha384sum" | "sha512sum" => {
+            (tool.text.as_str(), &[])
+        }
+        _ => return Vec::new(),
+    };
+    let fields = [program]
+        .iter()
+        .chain(options)
+        .map(|text| Field {
+            text: (*text).to_owned(),
+            dynamic: false,
+            valued: false,
+        })
+        .chain(rest.iter().cloned())
+        .collect();
+    vec![Nested::Command {
+        fields,
+        origin: Origin::Wrapper,
+    }]
+}
+
 fn in_container(command: &[Field]) -> Vec<Nested> {
     if command.is_empty() {
         return Vec::new();
@@ -2324,6 +2375,25 @@ mod tests {
             (&["man", "--pager=id", "ls"], &["id"]),
             (&["git", "clone", "-u", "id", "r"], &["id"]),
             (&["git", "push", "--receive-pack=id", "o"], &["id"]),
+        ];
+        check(cases);
+    }
+
+    #[test]
+    fn cmake_tools_are_their_commands() {
+        let cases: &[(&[&str], &[&str])] = &[
+            (
+                &["cmake", "-E", "remove_directory", "d"],
+                &["argv: rm -rf d"],
+            ),
+            (&["cmake", "-E", "copy", "a", "b"], &["argv: cp a b"]),
+            (
+                &["cmake", "-E", "chdir", "d", "make", "x"],
+                &["argv: env -C d make x"],
+            ),
+            (&["cmake", "-E", "env", "A=1", "id"], &["argv: env A=1 id"]),
+            (&["cmake", "-E", "capabilities"], &[]),
+            (&["cmake", "--build", "build"], &[]),
         ];
         check(cases);
     }
