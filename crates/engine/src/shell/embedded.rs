@@ -17,6 +17,7 @@
 //! that may not be there (a question for the user), never the other way round.
 
 use super::exec::{Nested, SHELLS, joined, script_or_dynamic};
+use super::interp::lisp;
 use super::parse::Budget;
 use super::wrappers::Field;
 use super::{Origin, basename};
@@ -87,6 +88,14 @@ pub(super) fn nested(name: &str, args: &[Field], budget: &Budget) -> Vec<Nested>
         },
         "ddev" => ddev_exec(args),
         "cmake" => cmake_tool(args),
+        name if lisp::code_options(name).is_some() => lisp::expressions(name, args)
+            .into_iter()
+            .flat_map(|code| lisp::shell_commands(code, budget))
+            .map(|text| Nested::Script {
+                text,
+                origin: Origin::Interpreter,
+            })
+            .collect(),
         "osascript" => option_texts(args, Some('e'), &['l', 's'], None)
             .iter()
             .flat_map(|(code, dynamic)| apple_shell_scripts(code, *dynamic))

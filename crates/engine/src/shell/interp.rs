@@ -70,6 +70,7 @@ use crate::argv::Parsed;
 
 mod callee;
 mod decode;
+pub(super) mod lisp;
 mod tcl;
 mod write;
 
