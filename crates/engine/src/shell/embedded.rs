@@ -88,6 +88,8 @@ pub(super) fn nested(name: &str, args: &[Field], budget: &Budget) -> Vec<Nested>
         },
         "ddev" => ddev_exec(args),
         "cmake" => cmake_tool(args),
+        "hyperfine" => hyperfine(args),
+        "nodemon" => option_values(args, Some('x'), NODEMON_VALUED, Some("exec")),
         name if lisp::code_options(name).is_some() => lisp::expressions(name, args)
             .into_iter()
             .flat_map(|code| lisp::shell_commands(code, budget))
@@ -1434,6 +1436,99 @@ fn cmake_tool(args: &[Field]) -> Vec<Nested> {
     }]
 }
 
+/// nodemon's short options with a value besides `-x`/`--exec`, whose value is a shell command.
+const NODEMON_VALUED: &[char] = &['w', 'e', 'i', 'd', 'V', 's', 'C'];
+
+/// hyperfine's options whose value is a shell command, short and long.
+const HYPERFINE_COMMANDS: &[(Option<char>, &str)] = &[
+    (Some('s'), "setup"),
+    (Some('p'), "prepare"),
+    (Some('c'), "cleanup"),
+    (None, "conclude"),
+    (None, "reference"),
+];
+
+/// hyperfine's other options with a value, with how many words each takes.
+const HYPERFINE_VALUED: &[(&str, usize)] = &[
+    ("-w", 1),
+    ("--warmup", 1),
+    ("-m", 1),
+    ("--min-runs", 1),
+    ("-M", 1),
+    ("--max-runs", 1),
+    ("-r", 1),
+    ("--runs", 1),
+    ("-S", 1),
+    ("--shell", 1),
+    ("-P", 3),
+    ("--parameter-scan", 3),
+    ("-D", 1),
+    ("--parameter-step-size", 1),
+    ("-L", 2),
+    ("--parameter-list", 2),
+    ("--style", 1),
+    ("--sort", 1),
+    ("-u", 1),
+    ("--time-unit", 1),
+    ("--export-asciidoc", 1),
+    ("--export-csv", 1),
+    ("--export-json", 1),
+    ("--export-markdown", 1),
+    ("--export-orgmode", 1),
+    ("-n", 1),
+    ("--command-name", 1),
+    ("--output", 1),
+    ("--input", 1),
+    ("--min-benchmarking-time", 1),
+];
+
+/// The shell commands hyperfine benchmarks: each operand, and the values of `--setup`,
+/// `--prepare`, `--cleanup`, `--conclude` and `--reference`.
+fn hyperfine(args: &[Field]) -> Vec<Nested> {
+    let valued: Vec<char> = HYPERFINE_COMMANDS
+        .iter()
+        .filter_map(|(short, _)| *short)
+        .chain(
+            HYPERFINE_VALUED
+                .iter()
+                .filter_map(|(option, _)| option.strip_prefix('-')?.chars().next())
+                .filter(|c| *c != '-'),
+        )
+        .collect();
+    let mut found: Vec<Nested> = HYPERFINE_COMMANDS
+        .iter()
+        .flat_map(|(short, long)| option_values(args, *short, &valued, Some(long)))
+        .collect();
+    let mut at = 0;
+    while let Some(arg) = args.get(at) {
+        at += 1;
+        let text = arg.text.as_str();
+        if text == "--" {
+            found.extend(
+                args.get(at..).unwrap_or(&[]).iter().map(|arg| {
+                    script_or_dynamic(arg.text.clone(), arg.dynamic, Origin::ShellString)
+                }),
+            );
+            break;
+        }
+        if let Some((_, words)) = HYPERFINE_VALUED.iter().find(|(option, _)| *option == text) {
+            at += words;
+        } else if HYPERFINE_COMMANDS.iter().any(|(short, long)| {
+            text.strip_prefix("--") == Some(long)
+                || short.is_some_and(|short| text == format!("-{short}"))
+        }) {
+            at += 1;
+        } else if !text.starts_with('-') {
+            found.push(script_or_dynamic(
+                text.to_owned(),
+                arg.dynamic,
+                Origin::ShellString,
+            ));
+        }
+    }
+    cap(found, MAX_FOUND)
+}
+
 fn in_container(command: &[Field]) -> Vec<Nested> {
     if command.is_empty() {
         return Vec::new();
@@ -1446,13 +1541,19 @@ fn in_container(command: &[Field]) -> Vec<Nested> {
 
 /// The shell commands in gdb's `-ex CMD` and `-iex CMD` (`--eval-command`,
 /// `--init-eval-command`; gdb takes its long options with one dash or two): `!cmd` and `shell
-/// cmd` run a shell command; `python …` runs code the analysis does not read.
+/// cmd` run a shell command; `python …` runs code the analysis does not read. After `--args`,
+/// the program it runs and its arguments.
 fn gdb(args: &[Field]) -> Vec<Nested> {
     const EVAL: [&str; 4] = ["ex", "eval-command", "iex", "init-eval-command"];
     let mut found = Vec::new();
     let mut at = 0;
     while let Some(arg) = args.get(at) {
         at += 1;
+        // `--args PROG ARGS`: the program gdb runs, with its arguments.
+        if arg.text == "--args" || arg.text == "-args" {
+            found.extend(in_container(args.get(at..).unwrap_or(&[])));
+            break;
+        }
         let option = arg.text.trim_start_matches('-');
         if !arg.text.starts_with('-') {
             continue;
@@ -2384,6 +2485,38 @@ mod tests {
             (&["man", "--pager=id", "ls"], &["id"]),
             (&["git", "clone", "-u", "id", "r"], &["id"]),
             (&["git", "push", "--receive-pack=id", "o"], &["id"]),
+        ];
+        check(cases);
+    }
+
+    #[test]
+    fn benchmarkers_watchers_and_debuggers_run_their_commands() {
+        let cases: &[(&[&str], &[&str])] = &[
+            (&["hyperfine", "-w", "3", "id", "ls -l"], &["id", "ls -l"]),
+            (
+                &["hyperfine", "--prepare", "make clean", "make"],
+                &["make clean", "make"],
+            ),
+            (
+                &[
+                    "hyperfine",
+                    "-P",
+                    "n",
+                    "1",
+                    "3",
+                    "-L",
+                    "x",
+                    "a,b",
+                    "sleep {n}",
+                ],
+                &["sleep {n}"],
+            ),
+            (&["nodemon", "-w", "src", "--exec", "id"], &["id"]),
+            (&["nodemon", "src/index.js"], &[]),
+            (
+                &["gdb", "-batch", "-ex", "run", "--args", "rm", "x"],
+                &["argv: rm x"],
+            ),
         ];
         check(cases);
     }

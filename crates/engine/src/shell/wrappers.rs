@@ -368,6 +368,41 @@ const WRAPPERS: &[Spec] = &[
         ],
         ..plain("watch")
     },
+    // watchexec runs its command through a shell, joined (`watchexec -e js -- npm test`).
+    Spec {
+        short_arg: "wWFefisdEjo",
+        long_arg: &[
+            "--watch",
+            "--watch-non-recursive",
+            "--watch-file",
+            "--exts",
+            "--filter",
+            "--ignore",
+            "--signal",
+            "--debounce",
+            "--env",
+            "--filter-prog",
+            "--on-busy-update",
+            "--shell",
+            "--delay-run",
+            "--stop-signal",
+            "--stop-timeout",
+            "--workdir",
+            "--project-origin",
+            "--emit-events-to",
+            "--filter-file",
+            "--ignore-file",
+            "--color",
+            "--poll",
+            "--wrap-process",
+            "--timeout",
+            "--fs-events",
+        ],
+        special: Special::Watch,
+        short_flag: "rcnNpqvVh",
+        dir: &["--workdir"],
+        ..plain("watchexec")
+    },
     Spec {
         safe: true,
         stop: "vV",
@@ -499,6 +534,60 @@ const WRAPPERS: &[Spec] = &[
     },
     Spec {
         ..plain("valgrind")
+    },
+    // perf runs its command under a profiler: `perf record -g -- cmd`, `perf stat -e E cmd`.
+    Spec {
+        sub: &[
+            "record",
+            "stat",
+            "trace",
+            "kvm",
+            "c2c record",
+            "mem record",
+            "sched record",
+        ],
+        short_arg: "eopctFCmGIjrDSEx",
+        long_arg: &[
+            "--event",
+            "--output",
+            "--pid",
+            "--tid",
+            "--count",
+            "--freq",
+            "--cpu",
+            "--mmap-pages",
+            "--cgroup",
+            "--call-graph",
+            "--repeat",
+            "--delay",
+            "--field-separator",
+            "--post",
+            "--pre",
+            "--duration",
+        ],
+        ..plain("perf")
+    },
+    Spec {
+        short_arg: "eclds",
+        long_arg: &[
+            "--environment",
+            "--config-dir",
+            "--lib",
+            "--elfloader",
+            "--bindir",
+        ],
+        ..plain("fakechroot")
+    },
+    // Detached sessions: dtach's and abduco's mode options take the socket or session name.
+    Spec {
+        short_arg: "acnANper",
+        short_flag: "Ez",
+        ..plain("dtach")
+    },
+    Spec {
+        short_arg: "cnAae",
+        short_flag: "rlqfp",
+        ..plain("abduco")
     },
     Spec {
         ..plain("catchsegv")
@@ -2382,6 +2471,27 @@ pub(super) mod tests {
             ),
             (&["uvx", "--from", "httpie", "http"], &["uvx"], &["http"]),
             (&["uvx", "ruff", "check"], &["uvx"], &["ruff", "check"]),
+            (
+                &["perf", "stat", "-e", "cycles", "rm", "x"],
+                &["perf"],
+                &["rm", "x"],
+            ),
+            (
+                &["perf", "record", "-g", "--", "./app"],
+                &["perf"],
+                &["./app"],
+            ),
+            (
+                &["dtach", "-n", "/tmp/s", "-Ez", "rm", "x"],
+                &["dtach"],
+                &["rm", "x"],
+            ),
+            (&["abduco", "-n", "s", "rm", "x"], &["abduco"], &["rm", "x"]),
+            (
+                &["fakechroot", "-e", "e", "rm", "x"],
+                &["fakechroot"],
+                &["rm", "x"],
+            ),
             // `uv run` runs a Python script, or Python's program from stdin, with Python.
             (
                 &["uv", "run", "x.py", "-v"],
