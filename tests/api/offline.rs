@@ -159,20 +159,50 @@ fn eval_rejects_a_bad_bundle_with_every_error_and_exit_2() {
     assert!(stderr.contains("permissions.deny[0]"), "{stderr}");
 }
 
+/// `toolgate test` on a YAML bundle: its exit code, stdout and stderr.
+fn run_test(yaml: &str) -> (Option<i32>, String, String) {
+    let bundle = bundle_file(yaml, ".yaml");
+    let output = toolgate(&["test", bundle.to_str().expect("utf-8")], "");
+    let text = |bytes: Vec<u8>| String::from_utf8(bytes).expect("utf-8");
+    (
+        output.status.code(),
+        text(output.stdout),
+        text(output.stderr),
+    )
+}
+
 #[test]
 fn test_subcommand_fails_with_the_trace_of_a_failing_case() {
-    let bundle = bundle_file(
+    let (code, stdout, _) = run_test(
         "name: t\npermissions:\n  deny: ['Bash(rm:*)']\ntests:\n  - name: rm denied\n    tool: Bash\n    input: rm -rf x\n    expect: deny\n  - name: wrong on purpose\n    tool: Bash\n    input: ls\n    expect: deny\n",
-        ".yaml",
     );
-    let output = toolgate(&["test", bundle.to_str().expect("utf-8")], "");
-    assert_eq!(output.status.code(), Some(1));
-    let stdout = String::from_utf8(output.stdout).expect("utf-8");
+    assert_eq!(code, Some(1));
     assert!(
         stdout.contains("FAIL tests[1] (wrong on purpose): expected deny, got none"),
         "{stdout}"
     );
     assert!(stdout.contains("1 passed, 1 failed"), "{stdout}");
+}
+
+/// A misspelt bundle key is an error naming the key it misses, not a warning the deny list
+/// it holds is dropped with; a bad regex says what is wrong with it.
+#[test]
+fn a_misspelt_key_and_a_bad_regex_are_errors_that_name_the_fix() {
+    let (code, _, stderr) = run_test(
+        "name: t\npermisions:\n  deny: ['Bash(rm:*)']\nrules:\n  - id: p\n    programs: [psql]\n    args: '(?i)(prod'\n    decision: deny\n",
+    );
+    assert_eq!(code, Some(2));
+    let lines: Vec<&str> = stderr.lines().map(str::trim).collect();
+    assert_eq!(
+        lines[1..],
+        [
+            "permisions: not a bundle key; did you mean `permissions`?",
+            "rules[0].programs: unknown rule key `programs`; did you mean `program`?",
+            "rules[0].args: invalid regex `(?i)(prod`: unclosed group at character 5 (`(`)",
+        ],
+        "{stderr}"
+    );
+    assert!(lines[0].ends_with("is invalid (3 errors)"), "{stderr}");
 }
 
 #[test]

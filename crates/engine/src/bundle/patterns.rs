@@ -33,10 +33,22 @@ impl Default for RegexBudget {
 impl RegexBudget {
     /// Compiles `pattern` within the budget, and takes the memory it uses out of it.
     pub(crate) fn compile(&mut self, pattern: &str) -> Result<Regex, String> {
+        self.compile_written(pattern, pattern, 0)
+    }
+
+    /// Compiles `pattern`, which holds the pattern a bundle's author `written` from byte
+    /// `shift` on (a rule's `tool` is anchored around what was written); errors name and
+    /// point into `written`.
+    pub(crate) fn compile_written(
+        &mut self,
+        pattern: &str,
+        written: &str,
+        shift: usize,
+    ) -> Result<Regex, String> {
         let limit = REGEX_BYTES.min(self.left);
         let over_budget = || {
             format!(
-                "regex `{pattern}` does not fit in what is left of the bundle's regex budget \
+                "regex `{written}` does not fit in what is left of the bundle's regex budget \
                  ({} MiB for all its regexes together, compiled)",
                 BUNDLE_REGEX_BYTES >> 20
             )
@@ -55,11 +67,17 @@ impl RegexBudget {
                     over_budget()
                 }
                 Some(_) => format!(
-                    "regex `{pattern}` compiles to more than {} MiB; write a smaller pattern \
+                    "regex `{written}` compiles to more than {} MiB; write a smaller pattern \
                      (`(?-u:\\w)` matches ASCII word characters only)",
                     REGEX_BYTES >> 20
                 ),
-                None => format!("invalid regex `{pattern}`: {}", error_line(&e.to_string())),
+                None => format!(
+                    "invalid regex `{written}`: {}",
+                    e.syntax_error().map_or_else(
+                        || error_line(&e.to_string()).to_owned(),
+                        |syntax| syntax_problem(syntax, pattern, written, shift)
+                    )
+                ),
             })?;
         let used = regex.memory_usage();
         let Some(left) = self.left.checked_sub(used) else {
@@ -71,10 +89,42 @@ impl RegexBudget {
     }
 }
 
-/// The line of a regex error that says what is wrong: its last (a syntax error draws the
-/// pattern with a caret below it first).
+/// The line of a regex error that says what is wrong: its last.
 fn error_line(text: &str) -> &str {
     text.lines().last().unwrap_or(text).trim()
+}
+
+/// What is wrong with a pattern and where, on one line: `unclosed group at character 4
+/// (`(`)`. The position counts characters of `written` from 1; `pattern` holds `written` from
+/// byte `shift` on.
+fn syntax_problem(
+    error: &regex_syntax::Error,
+    pattern: &str,
+    written: &str,
+    shift: usize,
+) -> String {
+    let (kind, span) = match error {
+        regex_syntax::Error::Parse(e) => (e.kind().to_string(), *e.span()),
+        regex_syntax::Error::Translate(e) => (e.kind().to_string(), *e.span()),
+        // The enum is non-exhaustive: whatever comes later says what it says.
+        other => return error_line(&other.to_string()).to_owned(),
+    };
+    // The span, within what was written (not the wrapper around it).
+    let start = span.start.offset;
+    let end = span.end.offset.clamp(start, shift + written.len());
+    let Some(offset) = start
+        .checked_sub(shift)
+        .filter(|offset| *offset <= written.len() && written.is_char_boundary(*offset))
+    else {
+        return kind;
+    };
+    let at = written[..offset].chars().count() + 1;
+    match pattern.get(start..end) {
+        Some(text) if !text.is_empty() && text.chars().count() <= 24 => {
+            format!("{kind} at character {at} (`{text}`)")
+        }
+        _ => format!("{kind} at character {at}"),
+    }
 }
 
 #[cfg(test)]
@@ -94,7 +144,28 @@ mod tests {
     fn errors_name_the_pattern_and_the_problem() {
         let mut budget = RegexBudget::default();
         let error = budget.compile("(").unwrap_err();
-        assert!(error.starts_with("invalid regex `(`"), "{error}");
+        assert_eq!(
+            error,
+            "invalid regex `(`: unclosed group at character 1 (`(`)"
+        );
+        let error = budget.compile("(?i(prod").unwrap_err();
+        assert!(
+            error.starts_with("invalid regex `(?i(prod`: ") && error.contains("at character 4"),
+            "{error}"
+        );
+        let error = budget.compile("a{2,1}").unwrap_err();
+        assert!(error.contains("repetition"), "{error}");
+        assert!(error.contains("at character 2 (`{2,1}`)"), "{error}");
+        // Inside an anchoring wrapper, the author's own pattern is named and pointed into.
+        let error = budget
+            .compile_written("^(?:Edit|[Write)$", "Edit|[Write", 4)
+            .unwrap_err();
+        assert!(
+            error.starts_with(
+                "invalid regex `Edit|[Write`: unclosed character class at character 6"
+            ),
+            "{error}"
+        );
         assert!(!error.contains('\n'), "{error}");
         let error = budget.compile(r"\w{200}").unwrap_err();
         assert!(error.contains("more than 1 MiB"), "{error}");

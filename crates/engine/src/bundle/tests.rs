@@ -11,6 +11,16 @@ fn errors(document: serde_json::Value) -> Vec<String> {
         .collect()
 }
 
+/// Every message of `expected` is among `found`.
+fn assert_has(found: &[String], expected: &[&str]) {
+    for message in expected {
+        assert!(
+            found.iter().any(|e| e == message),
+            "missing `{message}` in {found:#?}"
+        );
+    }
+}
+
 #[test]
 fn a_null_name_is_missing() {
     assert_eq!(errors(json!({ "name": null })), ["name: is required"]);
@@ -33,21 +43,69 @@ fn collects_every_error_with_its_location() {
         "include[1]: unknown pack `nope` (known: baseline, secrets)",
         "rules[0].decision: must be `deny`, `ask` or `allow`, not `block`",
         "rules[1].id: is required",
-        "options.colour: unknown option `colour`",
+        "options.colour: unknown option `colour` (known: unresolvable, default)",
         "options.unresolvable: must be `ask` or `deny`, not `allow`",
         "tests[0].expect: must be `deny`, `ask`, `allow` or `none`",
     ];
-    for message in expected {
-        assert!(
-            found.iter().any(|e| e == message),
-            "missing `{message}` in {found:#?}"
-        );
-    }
+    assert_has(&found, &expected);
     assert!(
         found
             .iter()
             .any(|e| e.starts_with("rules[1]: needs at least one matcher")),
         "{found:#?}"
+    );
+}
+
+#[test]
+fn a_misspelt_key_is_named_with_the_key_it_misses() {
+    let found = errors(json!({
+        "name": "typos",
+        "permisions": { "deny": ["Bash(rm:*)"] },
+        "Options": { "defualt": "none" },
+        "rules": [{ "id": "r", "programs": ["psql"], "decision": "deny" }],
+        "tests": [{ "tool": "Bash", "inptu": "ls", "expect": "none" }]
+    }));
+    let expected = [
+        "permisions: not a bundle key; did you mean `permissions`?",
+        "Options: not a bundle key; did you mean `options`?",
+        "rules[0].programs: unknown rule key `programs`; did you mean `program`?",
+        "tests[0].inptu: unknown test key `inptu`; did you mean `input`?",
+    ];
+    assert_has(&found, &expected);
+    // The misspelt key is the problem: no "`input` must be an object" beside it.
+    assert!(
+        !found.iter().any(|e| e.starts_with("tests[0].input")),
+        "{found:#?}"
+    );
+    let found = errors(json!({
+        "name": "typos",
+        "permissions": { "dney": ["Bash(rm:*)"] },
+        "options": { "defualt": "none" }
+    }));
+    assert_eq!(
+        found,
+        [
+            "permissions.dney: not a permissions list; did you mean `deny`?",
+            "options.defualt: unknown option `defualt`; did you mean `default`?",
+        ]
+    );
+}
+
+#[test]
+fn a_regex_error_says_what_is_wrong_and_where() {
+    let found = errors(json!({
+        "name": "regexes",
+        "rules": [
+            { "id": "a", "program": ["psql"], "args": "(?i)(prod", "decision": "deny" },
+            { "id": "t", "tool": "Edit|[Write", "decision": "ask" }
+        ]
+    }));
+    assert_eq!(
+        found,
+        [
+            "rules[0].args: invalid regex `(?i)(prod`: unclosed group at character 5 (`(`)",
+            "rules[1].tool: invalid regex `Edit|[Write`: unclosed character class at character 6 (`[`)",
+        ]
     );
 }
 
@@ -170,4 +228,19 @@ fn a_bundle_of_large_regexes_is_refused_at_the_budget() {
     assert!(first.contains("16 MiB"), "{first}");
     Bundle::from_value(json!({ "name": "small", "rules": rules(r"(?-u:\w)") }))
         .expect("ASCII classes fit");
+}
+
+#[test]
+fn typo_distance_counts_edits_and_swaps() {
+    let distance = |a: &str, b: &str| {
+        let a: Vec<char> = a.chars().collect();
+        let b: Vec<char> = b.chars().collect();
+        validate::typo_distance(&a, &b)
+    };
+    assert_eq!(distance("deny", "deny"), 0);
+    assert_eq!(distance("dney", "deny"), 1);
+    assert_eq!(distance("permisions", "permissions"), 1);
+    assert_eq!(distance("rule", "rules"), 1);
+    assert_eq!(distance("", "ask"), 3);
+    assert_eq!(distance("hooks", "tests"), 4);
 }

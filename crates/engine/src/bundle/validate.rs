@@ -48,6 +48,19 @@ const RULE_KEYS: &[&str] = &[
     "mode",
 ];
 
+/// Keys of `permissions` toolgate reads (Claude Code's others are ignored with a warning).
+const PERMISSION_KEYS: &[&str] = &["allow", "ask", "deny", "additionalDirectories"];
+
+/// Keys of `options`.
+const OPTION_KEYS: &[&str] = &["unresolvable", "default"];
+
+/// Keys a bundle test may have.
+const TEST_KEYS: &[&str] = &["name", "tool", "input", "event", "expect", "rule", "cwd"];
+
+/// What a rule's `tool` regex is wrapped in: it must match the whole tool name.
+const TOOL_PREFIX: &str = "^(?:";
+const TOOL_SUFFIX: &str = ")$";
+
 /// Names of the built-in packs.
 pub(crate) const PACKS: &[&str] = &["baseline", "secrets"];
 
@@ -110,6 +123,20 @@ impl Walker {
         }
         Some(pattern)
     }
+
+    /// A rule's `tool`: a regex the whole tool name must match, so anchored around what was
+    /// written; an error names what was written.
+    fn tool_regex(&mut self, written: Option<String>, location: String) -> Option<String> {
+        let written = written?;
+        let pattern = format!("{TOOL_PREFIX}{written}{TOOL_SUFFIX}");
+        if let Err(message) = self
+            .regexes
+            .compile_written(&pattern, &written, TOOL_PREFIX.len())
+        {
+            self.error(location, message);
+        }
+        Some(pattern)
+    }
 }
 
 pub(super) fn validate(document: Value) -> Result<Bundle, BundleErrors> {
@@ -122,10 +149,19 @@ pub(super) fn validate(document: Value) -> Result<Bundle, BundleErrors> {
         return Err(BundleErrors::one("document", "must be an object"));
     };
     for key in map.keys() {
-        if !BUNDLE_KEYS.contains(&key.as_str()) {
-            walker
+        if BUNDLE_KEYS.contains(&key.as_str()) {
+            continue;
+        }
+        // Other keys are ignored, so that a whole `managed-settings.json` loads; one a letter
+        // or two from a bundle key is a typo that would drop that part of the policy unseen.
+        match near_miss(key, BUNDLE_KEYS) {
+            Some(known) => walker.error(
+                key.as_str(),
+                format!("not a bundle key; did you mean `{known}`?"),
+            ),
+            None => walker
                 .warnings
-                .push(format!("`{key}`: not a bundle key, ignored"));
+                .push(format!("`{key}`: not a bundle key, ignored")),
         }
     }
     let name = walker.string(map, "name", "");
@@ -218,13 +254,17 @@ fn permissions(walker: &mut Walker, value: Option<&Value>) -> Permissions {
     permissions.additional_directories =
         walker.strings(map, "additionalDirectories", "permissions");
     for key in map.keys() {
-        if !matches!(
-            key.as_str(),
-            "allow" | "ask" | "deny" | "additionalDirectories"
-        ) {
-            walker.warnings.push(format!(
+        if PERMISSION_KEYS.contains(&key.as_str()) {
+            continue;
+        }
+        match near_miss(key, PERMISSION_KEYS) {
+            Some(known) => walker.error(
+                join("permissions", key),
+                format!("not a permissions list; did you mean `{known}`?"),
+            ),
+            None => walker.warnings.push(format!(
                 "`permissions.{key}`: a Claude Code setting toolgate does not enforce, ignored"
-            ));
+            )),
         }
     }
     permissions
@@ -257,7 +297,7 @@ fn rule(walker: &mut Walker, value: &Value, at: &str) -> Option<RuleSpec> {
     };
     for key in map.keys() {
         if !RULE_KEYS.contains(&key.as_str()) {
-            walker.error(join(at, key), format!("unknown rule key `{key}`"));
+            walker.error(join(at, key), unknown_key("rule key", key, RULE_KEYS));
         }
     }
     let id = walker.string(map, "id", at).unwrap_or_default();
@@ -303,10 +343,8 @@ fn rule(walker: &mut Walker, value: &Value, at: &str) -> Option<RuleSpec> {
     if events.is_empty() {
         events = vec!["PreToolUse".to_owned(), "PermissionRequest".to_owned()];
     }
-    let tool = walker
-        .string(map, "tool", at)
-        .map(|tool| format!("^(?:{tool})$"));
-    let tool = walker.regex(tool, join(at, "tool"));
+    let tool = walker.string(map, "tool", at);
+    let tool = walker.tool_regex(tool, join(at, "tool"));
     let command = walker.string(map, "command", at);
     if let Some(command) = &command
         && let Err(e) = PermissionRule::parse(&format!("Bash({})", escape_parens(command)))
@@ -455,6 +493,18 @@ fn test_case(walker: &mut Walker, value: &Value, at: &str) -> Option<TestCase> {
         walker.error(at, "must be an object");
         return None;
     };
+    // A misspelt key would otherwise surface as a missing one (`inptu` as "`input` must be
+    // an object"), or not at all (`rlue`).
+    let unknown: Vec<&String> = map
+        .keys()
+        .filter(|key| !TEST_KEYS.contains(&key.as_str()))
+        .collect();
+    if !unknown.is_empty() {
+        for key in unknown {
+            walker.error(join(at, key), unknown_key("test key", key, TEST_KEYS));
+        }
+        return None;
+    }
     let name = walker
         .string(map, "name", at)
         .unwrap_or_else(|| at.to_owned());
@@ -543,8 +593,11 @@ fn options(walker: &mut Walker, value: Option<&Value>) -> Options {
         }
     };
     for key in map.keys() {
-        if !matches!(key.as_str(), "unresolvable" | "default") {
-            walker.error(join("options", key), format!("unknown option `{key}`"));
+        if !OPTION_KEYS.contains(&key.as_str()) {
+            walker.error(
+                join("options", key),
+                unknown_key("option", key, OPTION_KEYS),
+            );
         }
     }
     match walker.string(map, "unresolvable", "options").as_deref() {
@@ -571,6 +624,58 @@ fn options(walker: &mut Walker, value: Option<&Value>) -> Options {
         }
     }
     options
+}
+
+/// "unknown rule key `programs`; did you mean `program`?", or the keys there are.
+fn unknown_key(what: &str, key: &str, known: &[&str]) -> String {
+    match near_miss(key, known) {
+        Some(known) => format!("unknown {what} `{key}`; did you mean `{known}`?"),
+        None => format!("unknown {what} `{key}` (known: {})", known.join(", ")),
+    }
+}
+
+/// The known key `key` is a typo of: one edit away (two for keys of six or more letters),
+/// letter case aside, a swap of neighbours counting as one edit.
+fn near_miss<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
+    let key: Vec<char> = key.to_lowercase().chars().collect();
+    known
+        .iter()
+        .filter(|known| !known.starts_with('$'))
+        .map(|known| {
+            let candidate: Vec<char> = known.to_lowercase().chars().collect();
+            (typo_distance(&key, &candidate), candidate.len(), *known)
+        })
+        .filter(|(distance, len, _)| *distance <= if *len >= 6 { 2 } else { 1 })
+        .min_by_key(|(distance, _, _)| *distance)
+        .map(|(_, _, known)| known)
+}
+
+/// Edits (insert, delete, replace, swap two neighbours) from `a` to `b`: the optimal string
+/// alignment distance.
+pub(super) fn typo_distance(a: &[char], b: &[char]) -> usize {
+    // Three rows of the table at a time: the one before the previous (for swaps), the
+    // previous and the current.
+    let mut before: Vec<usize> = Vec::new();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, &x) in a.iter().enumerate() {
+        let mut current = Vec::with_capacity(b.len() + 1);
+        current.push(i + 1);
+        for (j, &y) in b.iter().enumerate() {
+            let deleted = previous.get(j + 1).map_or(usize::MAX, |d| d + 1);
+            let inserted = current.last().map_or(usize::MAX, |d| d + 1);
+            let replaced = previous
+                .get(j)
+                .map_or(usize::MAX, |d| d + usize::from(x != y));
+            let mut best = deleted.min(inserted).min(replaced);
+            let swapped = i > 0 && j > 0 && a.get(i - 1) == Some(&y) && b.get(j - 1) == Some(&x);
+            if let Some(d) = before.get(j.wrapping_sub(1)).filter(|_| swapped) {
+                best = best.min(d + 1);
+            }
+            current.push(best);
+        }
+        before = std::mem::replace(&mut previous, current);
+    }
+    previous.last().copied().unwrap_or(a.len())
 }
 
 fn join(at: &str, key: &str) -> String {
