@@ -86,7 +86,20 @@ fn nul_location(value: &Value, at: &str) -> Option<String> {
 
 /// Loads, compiles and tests a bundle text. CPU-bound: run it on a blocking thread.
 fn check_bundle(text: &str, format: Format) -> Result<(Bundle, usize), ApiError> {
-    let bundle = Bundle::parse(text, format).map_err(invalid_bundle)?;
+    let bundle = Bundle::parse(text, format).map_err(|mut errors| {
+        // YAML sent without its content type (curl's `--data-binary @policy.yaml` says
+        // form data) is read as JSON: the error says how to send it.
+        let looks_like_json = text.trim_start().starts_with(['{', '[']);
+        if let (Format::Json, false, [error]) = (format, looks_like_json, &mut errors.errors[..])
+            && error.location == "document"
+            && error.message.starts_with("is not valid JSON")
+        {
+            error
+                .message
+                .push_str("; a YAML bundle is sent with `Content-Type: application/yaml`");
+        }
+        invalid_bundle(errors)
+    })?;
     if let Some(location) = nul_location(&bundle.document, "") {
         return Err(ApiError::InvalidBundle {
             code: "invalid_bundle",

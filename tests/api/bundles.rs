@@ -128,15 +128,15 @@ async fn pushing_identical_content_returns_the_existing_bundle(backend: Backend)
 async fn yaml_bundles_are_accepted_and_bundles_can_be_read_back(backend: Backend) {
     let app = spawn_app_on(backend).await;
     let yaml = "name: from-yaml\npermissions:\n  deny:\n    - Bash(curl:*)\n";
-    let response = app
-        .client
-        .post(app.url("/v1/tenants/team/bundles"))
-        .bearer_auth(&app.admin_token)
-        .header("content-type", "application/yaml")
-        .body(yaml)
-        .send()
-        .await
-        .unwrap();
+    let push = |content_type: &'static str| {
+        app.client
+            .post(app.url("/v1/tenants/team/bundles"))
+            .bearer_auth(&app.admin_token)
+            .header("content-type", content_type)
+            .body(yaml)
+            .send()
+    };
+    let response = push("application/yaml").await.unwrap();
     assert_eq!(response.status(), StatusCode::CREATED);
     let created: Value = response.json().await.unwrap();
     let id = created["id"].as_i64().unwrap();
@@ -152,6 +152,18 @@ async fn yaml_bundles_are_accepted_and_bundles_can_be_read_back(backend: Backend
 
     let list = app.list_bundles("team").await;
     assert_eq!(list["bundles"][0]["id"], json!(id));
+
+    // YAML sent as curl sends a file (form data) is read as JSON; the error says how to
+    // send YAML.
+    let response = push("application/x-www-form-urlencoded").await.unwrap();
+    assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let body: Value = response.json().await.unwrap();
+    let message = body["errors"][0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("is not valid JSON")
+            && message.ends_with("a YAML bundle is sent with `Content-Type: application/yaml`"),
+        "{body}"
+    );
 
     let response = app
         .client
