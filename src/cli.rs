@@ -2,7 +2,8 @@
 //!
 //! Adding a subcommand is one variant in [`Command`] and one arm in [`run`]. Results go to
 //! standard output; diagnostics and logs go to standard error. Exit codes: 0 success, 1 a
-//! refused request or failed check, 2 a bundle that does not load (offline commands).
+//! refused request or failed check, 2 a bundle that cannot be read or does not load (offline
+//! commands).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

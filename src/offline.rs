@@ -78,20 +78,47 @@ pub fn load_bundle(path: &Path) -> anyhow::Result<Result<Bundle, BundleErrors>> 
     ))
 }
 
+/// A bundle read for an offline command, or the exit code of one that could not be read.
+type Loaded = Result<Result<Bundle, BundleErrors>, ExitCode>;
+
+/// Reads a bundle for an offline command; one that cannot be read is reported as a bundle that
+/// does not load (exit 2), never as a failed test or a lint finding (exit 1).
+fn load_or_report(path: &Path) -> anyhow::Result<Loaded> {
+    match load_bundle(path) {
+        Ok(loaded) => Ok(Ok(loaded)),
+        Err(error) => {
+            writeln!(std::io::stderr().lock(), "error: {error:#}")?;
+            Ok(Err(ExitCode::from(EXIT_BAD_BUNDLE)))
+        }
+    }
+}
+
 fn compile_or_report(path: &Path) -> anyhow::Result<Result<(Bundle, CompiledPolicy), ExitCode>> {
-    let loaded = load_bundle(path)?.and_then(|bundle| {
+    let loaded = match load_or_report(path)? {
+        Ok(loaded) => loaded,
+        Err(code) => return Ok(Err(code)),
+    };
+    let loaded = loaded.and_then(|bundle| {
         let policy = CompiledPolicy::compile(&bundle)?;
         Ok((bundle, policy))
     });
+    let mut stderr = std::io::stderr().lock();
     match loaded {
-        Ok(loaded) => Ok(Ok(loaded)),
+        Ok((bundle, policy)) => {
+            // What the bundle loads without (keys it ignores, rules Claude Code would ignore)
+            // is said here too, not only by `lint` and a push.
+            for warning in &bundle.warnings {
+                writeln!(stderr, "warning: {}: {warning}", path.display())?;
+            }
+            Ok(Ok((bundle, policy)))
+        }
         Err(errors) => {
-            let mut stderr = std::io::stderr().lock();
+            let count = errors.errors.len();
             writeln!(
                 stderr,
-                "error: bundle `{}` is invalid ({} errors)",
+                "error: bundle `{}` is invalid ({count} error{})",
                 path.display(),
-                errors.errors.len()
+                if count == 1 { "" } else { "s" }
             )?;
             for error in &errors.errors {
                 writeln!(stderr, "  {error}")?;
@@ -230,7 +257,11 @@ fn write_trace(
 
 /// `toolgate lint`: rules Claude Code would silently ignore or that look wrong.
 pub fn lint(path: &Path) -> anyhow::Result<ExitCode> {
-    let bundle = match load_bundle(path)? {
+    let loaded = match load_or_report(path)? {
+        Ok(loaded) => loaded,
+        Err(code) => return Ok(code),
+    };
+    let bundle = match loaded {
         Ok(bundle) => bundle,
         Err(errors) => {
             let mut stderr = std::io::stderr().lock();

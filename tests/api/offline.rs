@@ -184,6 +184,52 @@ fn test_subcommand_fails_with_the_trace_of_a_failing_case() {
     assert!(stdout.contains("1 passed, 1 failed"), "{stdout}");
 }
 
+/// Exit 1 means failed tests or lint findings; a bundle that is not there, or cannot be read,
+/// exits 2 as an invalid one does, so that a CI step can tell them apart.
+#[test]
+fn a_bundle_that_cannot_be_read_exits_2_from_every_offline_command() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let missing = dir.path().join("nope.yaml");
+    let missing = missing.to_str().expect("utf-8");
+    for args in [
+        vec!["test", missing],
+        vec!["lint", missing],
+        vec!["eval", "--bundle", missing],
+    ] {
+        let output = toolgate(&args, &pre_tool_use("ls").to_string());
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8(output.stderr).expect("utf-8");
+        assert!(
+            stderr.starts_with("error: failed to read `") && stderr.contains("nope.yaml"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("Stack backtrace"), "{stderr}");
+    }
+}
+
+/// `test` and `eval` say what the bundle loads without: a key they ignore is not passed over
+/// in silence by a green test run.
+#[test]
+fn test_and_eval_print_the_bundles_warnings() {
+    let bundle = bundle_file(
+        "name: w\nhooks: {}\npermissions:\n  deny: ['Bash(rm:*)']\ntests:\n  - tool: Bash\n    input: rm x\n    expect: deny\n",
+        ".yaml",
+    );
+    let path = bundle.to_str().expect("utf-8");
+    let output = toolgate(&["test", path], "");
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8(output.stderr).expect("utf-8");
+    assert!(
+        stderr.contains("warning: ") && stderr.contains("`hooks`: not a bundle key, ignored"),
+        "{stderr}"
+    );
+    let output = toolgate(&["eval", "--bundle", path], &pre_tool_use("ls").to_string());
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "{}");
+    let stderr = String::from_utf8(output.stderr).expect("utf-8");
+    assert!(stderr.contains("`hooks`: not a bundle key"), "{stderr}");
+}
+
 /// A misspelt bundle key is an error naming the key it misses, not a warning the deny list
 /// it holds is dropped with; a bad regex says what is wrong with it.
 #[test]
