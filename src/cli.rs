@@ -180,6 +180,10 @@ pub struct ClientArgs {
     /// the built-in roots.
     #[arg(long, env = "TOOLGATE_CA_CERT")]
     pub ca_cert: Option<PathBuf>,
+    /// Print the server's JSON answer on one line instead of a sentence (errors still go to
+    /// stderr, with exit 1).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `toolgate bundle …`
@@ -195,12 +199,12 @@ pub enum BundleCommand {
         #[arg(long)]
         activate: bool,
     },
-    /// List a tenant's bundles, newest first.
+    /// List a tenant's bundles, newest first; the live one is marked `live`.
     List {
         #[command(flatten)]
         client: ClientArgs,
     },
-    /// Make a stored bundle live.
+    /// Make a stored bundle live (the one already live stays, and is said to be).
     Activate {
         #[command(flatten)]
         client: ClientArgs,
@@ -592,6 +596,7 @@ struct Client {
     base: String,
     token: String,
     tenant: String,
+    json: bool,
 }
 
 impl Client {
@@ -612,7 +617,17 @@ impl Client {
             base: args.server.trim_end_matches('/').to_owned(),
             token: args.token,
             tenant: args.tenant,
+            json: args.json,
         })
+    }
+
+    /// Prints `answer` on one line when `--json` was given, else `sentence`.
+    fn print(&self, answer: &Value, sentence: impl FnOnce() -> String) {
+        if self.json {
+            println!("{answer}");
+        } else {
+            println!("{}", sentence());
+        }
     }
 
     /// `POST /v1/tenants/{tenant}{path}`: the status and the JSON answer (`null` if none).
@@ -692,19 +707,24 @@ fn bundle(command: BundleCommand) -> anyhow::Result<ExitCode> {
                 return Ok(report_error(status, &answer));
             }
             let id = answer["id"].as_i64().unwrap_or_default();
-            let verb = if status == 201 {
-                "pushed"
+            if client.json {
+                // With `--activate`, the activation's answer follows on a line of its own.
+                println!("{answer}");
             } else {
-                "already stored"
-            };
-            println!(
-                "{verb} bundle `{}` as id {id} in tenant `{}` (sha256 {})",
-                answer["name"].as_str().unwrap_or(""),
-                client.tenant,
-                answer["sha256"].as_str().unwrap_or("")
-            );
-            for warning in answer["warnings"].as_array().into_iter().flatten() {
-                println!("warning: {}", warning.as_str().unwrap_or(""));
+                let verb = if status == 201 {
+                    "pushed"
+                } else {
+                    "already stored"
+                };
+                println!(
+                    "{verb} bundle `{}` as id {id} in tenant `{}` (sha256 {})",
+                    answer["name"].as_str().unwrap_or(""),
+                    client.tenant,
+                    answer["sha256"].as_str().unwrap_or("")
+                );
+                for warning in answer["warnings"].as_array().into_iter().flatten() {
+                    println!("warning: {}", warning.as_str().unwrap_or(""));
+                }
             }
             if activate {
                 return activate_bundle(&client, id);
@@ -713,18 +733,41 @@ fn bundle(command: BundleCommand) -> anyhow::Result<ExitCode> {
         }
         BundleCommand::List { client } => {
             let client = Client::new(client)?;
-            let (status, answer) = client.get("/bundles")?;
+            let (status, mut answer) = client.get("/bundles")?;
             if status != 200 {
                 return Ok(report_error(status, &answer));
             }
+            // Which one is live: the database's live activation (null when there is none, or
+            // while the database is away).
+            let (status, policy) = client.get("/policy")?;
+            if status != 200 {
+                return Ok(report_error(status, &policy));
+            }
+            let live = policy["live"].clone();
+            if client.json {
+                answer["live"] = live;
+                println!("{answer}");
+                return Ok(ExitCode::SUCCESS);
+            }
+            println!(
+                "{:>6}  {:<24}  {:<12}  {:<24}  live",
+                "id", "name", "sha256", "created"
+            );
             for bundle in answer["bundles"].as_array().into_iter().flatten() {
-                println!(
-                    "{:>6}  {:<24}  {:.12}  {}",
-                    bundle["id"],
+                let is_live = !live.is_null() && bundle["id"] == live["bundle_id"];
+                let marker = if is_live {
+                    format!("live (activation {})", live["id"])
+                } else {
+                    String::new()
+                };
+                let line = format!(
+                    "{:>6}  {:<24}  {:.12}  {:<24}  {marker}",
+                    bundle["id"].as_i64().unwrap_or_default(),
                     bundle["name"].as_str().unwrap_or(""),
                     bundle["sha256"].as_str().unwrap_or(""),
                     bundle["created_at"].as_str().unwrap_or("")
                 );
+                println!("{}", line.trim_end());
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -738,10 +781,12 @@ fn bundle(command: BundleCommand) -> anyhow::Result<ExitCode> {
             if !(200..300).contains(&status) {
                 return Ok(report_error(status, &answer));
             }
-            println!(
-                "rolled back tenant `{}` to bundle {} (activation {})",
-                client.tenant, answer["bundle_id"], answer["id"]
-            );
+            client.print(&answer, || {
+                format!(
+                    "rolled back tenant `{}` to bundle {} (activation {})",
+                    client.tenant, answer["bundle_id"], answer["id"]
+                )
+            });
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -752,10 +797,20 @@ fn activate_bundle(client: &Client, id: i64) -> anyhow::Result<ExitCode> {
     if !(200..300).contains(&status) {
         return Ok(report_error(status, &answer));
     }
-    println!(
-        "activated bundle {id} for tenant `{}` (activation {})",
-        client.tenant, answer["id"]
-    );
+    // 201: a new activation; 200: the bundle was live already, and nothing changed.
+    client.print(&answer, || {
+        if status == 201 {
+            format!(
+                "activated bundle {id} for tenant `{}` (activation {})",
+                client.tenant, answer["id"]
+            )
+        } else {
+            format!(
+                "bundle {id} is already live for tenant `{}` (activation {}); nothing changed",
+                client.tenant, answer["id"]
+            )
+        }
+    });
     Ok(ExitCode::SUCCESS)
 }
 

@@ -208,8 +208,41 @@ async fn token_create_and_bundle_push_activate_rollback_work_end_to_end(backend:
         "deny"
     );
 
+    // The list marks the live bundle; `--json` gives the same as JSON.
+    let live = policy["live"]["bundle_id"].as_i64().unwrap();
     let out = toolgate(with_token(&["bundle", "list"]), client.clone()).await;
-    assert!(stdout(&out).contains("cli"));
+    let text = stdout(&out);
+    let row = text
+        .lines()
+        .find(|line| line.split_whitespace().next() == Some(&live.to_string()))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        row.contains("cli") && row.contains("  live (activation "),
+        "{text}"
+    );
+    let out = toolgate(with_token(&["bundle", "list", "--json"]), client.clone()).await;
+    let listed: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(listed["live"]["bundle_id"], json!(live), "{listed}");
+    assert_eq!(listed["bundles"][0]["name"], "cli", "{listed}");
+
+    // Activating the live bundle again changes nothing, and says so.
+    let id = live.to_string();
+    let out = toolgate(with_token(&["bundle", "activate", &id]), client.clone()).await;
+    let text = stdout(&out);
+    assert!(
+        text.starts_with(&format!("bundle {id} is already live for tenant `team`")),
+        "{text}"
+    );
+    let out = toolgate(
+        with_token(&["bundle", "push", file.to_str().unwrap(), "--json"]),
+        client.clone(),
+    )
+    .await;
+    let pushed: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        (pushed["id"].as_i64(), &pushed["created"]),
+        (Some(live), &json!(false))
+    );
 
     // A bundle with an error: exit 1, the error listed on stderr.
     let bad = dir.path().join("bad.json");
