@@ -101,7 +101,8 @@ pub enum AuditCommand {
     Verify {
         #[command(flatten)]
         database: DatabaseArgs,
-        /// Check only this replica's chain.
+        /// Check only this replica's chain (exit 1 when no row or pruned checkpoint has its
+        /// id).
         #[arg(long)]
         replica: Option<String>,
         /// A head the replica's chain reached, known outside the database: the writer's `audit
@@ -346,16 +347,22 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
                     n => format!(", and {n} expected heads reached"),
                 };
                 println!(
-                    "ok: {} rows in {} replica chains verified{heads}",
-                    report.rows, report.replicas
+                    "ok: {} {} in {} replica {} verified{heads}",
+                    report.rows,
+                    plural(report.rows, "row", "rows"),
+                    report.replicas,
+                    plural(report.replicas as u64, "chain", "chains")
                 );
                 Ok(ExitCode::SUCCESS)
             } else {
+                let problems = report.findings.len();
                 eprintln!(
-                    "error: {} problems in {} rows of {} replica chains",
-                    report.findings.len(),
+                    "error: {problems} {} in {} {} of {} replica {}",
+                    plural(problems as u64, "problem", "problems"),
                     report.rows,
-                    report.replicas
+                    plural(report.rows, "row", "rows"),
+                    report.replicas,
+                    plural(report.replicas as u64, "chain", "chains")
                 );
                 Ok(ExitCode::from(1))
             }
@@ -422,6 +429,11 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `one` for 1, else `many`.
+fn plural(count: u64, one: &'static str, many: &'static str) -> &'static str {
+    if count == 1 { one } else { many }
 }
 
 /// The head a replica's spool directory says its chain reached in the database, with a note of

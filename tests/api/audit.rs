@@ -418,6 +418,22 @@ async fn verify_catches_a_truncated_tail_against_a_head_known_elsewhere(backend:
     let (code, _) =
         verify_cli_with(&app.database_url, &["--replica", "other", &witnesses[0]]).await;
     assert_eq!(code, Some(1));
+    // A replica id with a typo in it checks nothing: that is a failure, not "ok: 0 rows".
+    let (code, out) = verify_cli_with(&app.database_url, &["--replica", replica]).await;
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        out.contains("ok: 5 rows in 1 replica chain verified"),
+        "{out}"
+    );
+    let typo = format!("{replica}x");
+    let (code, out) = verify_cli_with(&app.database_url, &["--replica", &typo]).await;
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.starts_with(&format!(
+            "unknown replica: no audit row or pruned checkpoint of replica `{typo}`"
+        )),
+        "{out}"
+    );
 
     execute(&app.db, "DELETE FROM audit WHERE seq > $1", 3).await;
     let (code, out) = verify_cli(&app.database_url).await;

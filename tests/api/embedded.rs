@@ -182,7 +182,7 @@ async fn a_new_user_runs_serve_with_no_configuration_in_an_empty_directory() {
     );
     let verified = toolgate_in(dir.path(), &["audit", "verify"]).await;
     assert!(
-        verified.contains("ok: 2 rows in 1 replica chains verified"),
+        verified.contains("ok: 2 rows in 1 replica chain verified"),
         "{verified}"
     );
 }

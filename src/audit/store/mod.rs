@@ -208,6 +208,11 @@ pub enum Finding {
         /// The hash expected.
         expected: [u8; 32],
     },
+    /// `--replica` names a replica with no row and no pruned checkpoint: a typo checks nothing.
+    UnknownReplica {
+        /// The replica asked for.
+        replica: String,
+    },
 }
 
 /// `seq 4 is` or `seqs 4..=7 are`.
@@ -308,6 +313,11 @@ impl std::fmt::Display for Finding {
                     hex::encode(expected)
                 )
             }
+            Self::UnknownReplica { replica } => write!(
+                f,
+                "unknown replica: no audit row or pruned checkpoint of replica `{replica}` (its \
+                 id is the `replica_id` of its rows; without `--replica` every chain is checked)"
+            ),
         }
     }
 }
@@ -497,6 +507,8 @@ where
 /// Checks rows in (replica, seq, time) order, one replica's chain after the other.
 struct Verifier {
     checkpoints: Vec<(String, i64, Vec<u8>)>,
+    /// The one replica checked (`--replica`), if only one is.
+    replica: Option<String>,
     /// Expected heads not yet met, of chains not yet checked.
     expected: Vec<ExpectedHead>,
     chain: Option<Chain>,
@@ -507,10 +519,18 @@ impl Verifier {
     fn new(checkpoints: Vec<(String, i64, Vec<u8>)>, expected: &[ExpectedHead]) -> Self {
         Self {
             checkpoints,
+            replica: None,
             expected: expected.to_vec(),
             chain: None,
             report: VerifyReport::default(),
         }
+    }
+
+    /// Checks only `replica`'s chain (the rows given are its own): one that is nowhere to be
+    /// found is a finding, not an empty success.
+    fn only(mut self, replica: Option<&str>) -> Self {
+        self.replica = replica.map(str::to_owned);
+        self
     }
 
     /// Checks every row of `rows` and reports.
@@ -528,6 +548,15 @@ impl Verifier {
             let replica = head.replica.clone();
             self.chain = Some(self.start(&replica));
             self.finish_chain();
+        }
+        if let Some(replica) = self.replica.take()
+            && self.report.rows == 0
+            && self.report.findings.is_empty()
+            && !self.checkpoints.iter().any(|(r, _, _)| *r == replica)
+        {
+            self.report
+                .findings
+                .push(Finding::UnknownReplica { replica });
         }
         Ok(self.report)
     }

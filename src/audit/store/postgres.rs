@@ -508,6 +508,7 @@ pub(super) async fn verify(
         .bind(replica)
         .fetch(pool);
     Verifier::new(checkpoints, expected)
+        .only(replica)
         .check_all(rows.and_then(|row| async move { from_pg(&row) }))
         .await
 }
