@@ -47,7 +47,8 @@ pub struct HookArgs {
     /// event is read as `preToolUse`.
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,
-    /// The toolgate server's base URL (`http://127.0.0.1:8080`).
+    /// The toolgate server's base URL (`http://127.0.0.1:8080`); the evaluate URL an HTTP hook
+    /// uses (`…/v1/evaluate`) is read as the base URL it ends in.
     #[arg(long, required_unless_present = "bundle", conflicts_with = "bundle")]
     pub url: Option<String>,
     /// The environment variable holding the agent token.
@@ -66,6 +67,31 @@ pub struct HookArgs {
     /// built-in roots (a server behind the organisation's own CA).
     #[arg(long, env = "TOOLGATE_CA_CERT")]
     pub ca_cert: Option<PathBuf>,
+}
+
+/// Parses `--url`: an `http://` or `https://` URL, read as the server's base URL. The URL of
+/// the evaluate endpoint, as an HTTP hook entry has it (`…/v1/evaluate`, or `…/v1/evaluate/AGENT`),
+/// stands for the base URL before it: the command hook adds that path itself, and would
+/// otherwise ask `…/v1/evaluate/v1/evaluate/AGENT` and fail on every call.
+pub fn parse_base_url(url: &str) -> Result<String, String> {
+    let scheme = url.split_once("://").map(|(scheme, _)| scheme);
+    if !scheme.is_some_and(|scheme| {
+        scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https")
+    }) {
+        return Err(format!(
+            "`{}` is not an http:// or https:// URL (the server's base URL, such as \
+             `http://127.0.0.1:8080`)",
+            client::display_url(url)
+        ));
+    }
+    let mut base = url.trim_end_matches('/');
+    if let Some((before, last)) = base.rsplit_once('/')
+        && Agent::parse(last).is_some()
+        && before.ends_with("/v1/evaluate")
+    {
+        base = before;
+    }
+    Ok(base.strip_suffix("/v1/evaluate").unwrap_or(base).to_owned())
 }
 
 /// Parses `--agent`.
@@ -91,10 +117,14 @@ pub fn configured_dialect(agent: Agent, event: Option<&str>) -> Result<Dialect, 
 
 /// Runs the hook client.
 pub fn run(args: &HookArgs) -> anyhow::Result<ExitCode> {
-    let dialect = match configured_dialect(args.agent, args.event.as_deref()) {
-        Ok(dialect) => dialect,
-        // A hook entry that names no event toolgate knows is misconfigured: exit 2, which blocks
-        // where the agent can block, and say why.
+    let configured = configured_dialect(args.agent, args.event.as_deref()).and_then(|dialect| {
+        let url = args.url.as_deref().map(parse_base_url).transpose();
+        Ok((dialect, url.map_err(|why| format!("--url: {why}"))?))
+    });
+    let (dialect, url) = match configured {
+        Ok(configured) => configured,
+        // A hook entry that names no event toolgate knows, or no URL it can ask, is
+        // misconfigured: exit 2, which blocks where the agent can block, and say why.
         Err(why) => {
             return Ok(emit(&Reply {
                 body: None,
@@ -104,7 +134,7 @@ pub fn run(args: &HookArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let reply = match read_event() {
-        Ok(input) => match (&args.bundle, &args.url) {
+        Ok(input) => match (&args.bundle, &url) {
             (Some(bundle), _) => decide_locally(dialect, bundle, &input),
             (None, Some(url)) => ask_server(args, dialect, url, &input),
             (None, None) => unreachable_source(),

@@ -271,6 +271,53 @@ async fn hook_client_against_a_live_server() {
     );
 }
 
+/// The URL of an HTTP hook entry (`…/v1/evaluate`) works as the command hook's `--url` too; a
+/// URL without a scheme is a misconfiguration said as such (exit 2), not "unreachable".
+#[tokio::test]
+async fn hook_client_takes_the_evaluate_url_and_names_a_url_without_a_scheme() {
+    let (app, token) = app_denying_rm().await;
+    for url in [
+        format!("{}/v1/evaluate", app.address),
+        format!("{}/v1/evaluate/", app.address),
+        format!("{}/v1/evaluate/claude-code", app.address),
+        format!("{}/", app.address),
+    ] {
+        let denied = hook(
+            args(&["--agent", "claude-code", "--url", &url]),
+            claude_event("rm -rf build"),
+            Some(token.clone()),
+        )
+        .await;
+        assert_eq!(claude_decision(&denied), "deny", "{url}");
+        let stderr = String::from_utf8_lossy(&denied.stderr);
+        assert!(
+            !stderr.contains("toolgate could not decide"),
+            "{url}: {stderr}"
+        );
+    }
+    let bare = app.address.trim_start_matches("http://").to_owned();
+    let output = hook(
+        args(&[
+            "--agent",
+            "claude-code",
+            "--url",
+            &format!("admin:pw@{bare}"),
+        ]),
+        claude_event("ls"),
+        Some(token),
+    )
+    .await;
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "toolgate hook: --url: `{bare}` is not an http:// or https:// URL"
+        )),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("pw"), "no credentials: {stderr}");
+}
+
 /// A port nothing listens on.
 fn dead_address() -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
