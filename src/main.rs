@@ -12,6 +12,14 @@ use clap::Parser;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-fn main() -> anyhow::Result<ExitCode> {
-    toolgate::cli::run(toolgate::cli::Cli::parse())
+/// An error is one line on stderr, its causes after colons, and exit 1: never anyhow's
+/// `Caused by:` block, nor a stack backtrace where `RUST_BACKTRACE` is set.
+fn main() -> ExitCode {
+    match toolgate::cli::run(toolgate::cli::Cli::parse()) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
 }

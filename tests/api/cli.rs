@@ -312,6 +312,26 @@ async fn migrate_and_token_create_default_to_the_embedded_store_in_the_data_dir(
     assert_eq!(app.evaluate(&agent, &bash("cargo test")).await, json!({}));
 }
 
+/// A command that fails says so on one line, with its cause, and exits 1: no `Caused by:`
+/// block, and no stack backtrace even where `RUST_BACKTRACE` is set (as it is on many Rust
+/// developers' machines).
+#[tokio::test]
+async fn a_failing_command_prints_one_error_line_without_a_backtrace() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    for args in [
+        strings(&["bundle", "list", "--server", &dead, "--token", "tg_x"]),
+        strings(&["token", "create", "--role", "root", "--tenant", "team"]),
+    ] {
+        let output = toolgate(args.clone(), vec![("RUST_BACKTRACE", "1".to_owned())]).await;
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("error: "), "{stderr}");
+    }
+}
+
 /// The admin commands and `healthcheck` name the server without the credentials or query its
 /// URL may carry, and never print the token.
 #[tokio::test]
