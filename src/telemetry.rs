@@ -20,8 +20,13 @@ const DEFAULT_FILTER: &str = "info,sqlx=warn";
 pub fn init(format: LogFormat) -> anyhow::Result<()> {
     let filter =
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
+    // Colours only for a person at a terminal: a file, a pipe, journald or a container's log
+    // gets plain text, not escape codes (and `NO_COLOR` turns them off there too).
+    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr())
+        && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty());
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(colour)
         .with_writer(std::io::stderr);
     let result = match format {
         LogFormat::Json => builder.json().flatten_event(true).try_init(),

@@ -22,7 +22,7 @@ use crate::helpers::{
 struct Server {
     child: Child,
     address: String,
-    /// The log line that says it is listening, without colours.
+    /// The log line that says it is listening.
     listening: String,
 }
 
@@ -45,13 +45,15 @@ impl Server {
             // Drains stderr for the server's whole life, so logging never blocks it.
             std::thread::spawn(move || {
                 for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                    let _ = lines.send(strip_ansi(&line));
+                    let _ = lines.send(line);
                 }
             });
             loop {
                 let line = received
                     .recv_timeout(Duration::from_secs(60))
                     .expect("toolgate serve did not say it is listening");
+                // stderr is a pipe here, not a terminal: plain text, no colour codes.
+                assert!(!line.contains('\u{1b}'), "escape codes in {line:?}");
                 if !line.contains("toolgate listening") {
                     continue;
                 }
@@ -83,24 +85,6 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn strip_ansi(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            // CSI: ESC [ parameters final-letter
-            for c in chars.by_ref() {
-                if c.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 async fn evaluate_anonymously(client: &reqwest::Client, address: &str, event: &Value) -> Value {
