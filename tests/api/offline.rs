@@ -251,6 +251,31 @@ fn a_misspelt_key_and_a_bad_regex_are_errors_that_name_the_fix() {
     assert!(lines[0].ends_with("is invalid (3 errors)"), "{stderr}");
 }
 
+/// In a directory of fragments, an error names the file it is in and its place there.
+#[test]
+fn an_error_in_a_fragment_directory_names_the_fragment() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let write = |name: &str, text: &str| {
+        std::fs::write(dir.path().join(name), text).expect("write fragment");
+    };
+    write(
+        "10-base.yaml",
+        "name: f\nrules:\n  - {id: a, program: [rm], decision: deny}\n",
+    );
+    write(
+        "20-team.yaml",
+        "rules:\n  - {id: b, program: [psql], args: '(', decision: deny}\n",
+    );
+    let path = dir.path().to_str().expect("utf-8");
+    let output = toolgate(&["eval", "--bundle", path], "");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).expect("utf-8");
+    assert!(
+        stderr.contains("\n  20-team.yaml: rules[0].args: invalid regex `(`"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn lint_reports_rules_claude_code_would_ignore() {
     let bundle = bundle_file(

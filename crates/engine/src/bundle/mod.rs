@@ -245,13 +245,31 @@ impl Bundle {
 
     /// Merges fragments in name order — lists are concatenated without duplicates, objects merged
     /// key by key, and a later scalar replaces an earlier one — then validates the result.
+    ///
+    /// Errors and warnings name the fragment and the place in it they come from
+    /// (`20-team.yaml: rules[0].args`), not the place in the merged document (`rules[3].args`).
     pub fn from_fragments(mut fragments: Vec<(String, Value)>) -> Result<Self, BundleErrors> {
         fragments.sort_by(|a, b| a.0.cmp(&b.0));
         let mut merged = Value::Object(serde_json::Map::new());
-        for (_, fragment) in fragments {
-            merge_into(&mut merged, fragment);
+        let mut origins = Origins::default();
+        for (name, fragment) in fragments {
+            origins.fragment = name;
+            merge_into(&mut merged, fragment, "", &mut origins);
         }
-        Self::from_value(merged)
+        match Self::from_value(merged) {
+            Ok(mut bundle) => {
+                for warning in &mut bundle.warnings {
+                    *warning = origins.locate_warning(warning);
+                }
+                Ok(bundle)
+            }
+            Err(mut errors) => {
+                for error in &mut errors.errors {
+                    error.location = origins.locate(&error.location);
+                }
+                Err(errors)
+            }
+        }
     }
 
     /// Validates an already parsed JSON document.
@@ -304,26 +322,98 @@ pub fn parse_document(text: &str, format: Format) -> Result<Value, BundleErrors>
     }
 }
 
-fn merge_into(target: &mut Value, fragment: Value) {
+/// Where the parts of a merged document came from: a path in it (`rules[3]`) → the fragment and
+/// the path the part had there (`rules[0]`). A part is an object key or list item one fragment
+/// brought, whole; what lies under it came from the same place.
+#[derive(Debug, Default)]
+struct Origins {
+    /// The fragment being merged.
+    fragment: String,
+    parts: std::collections::HashMap<String, (String, String)>,
+}
+
+impl Origins {
+    fn record(&mut self, merged: String, original: String) {
+        self.parts.insert(merged, (self.fragment.clone(), original));
+    }
+
+    /// `location` in the merged document as `fragment: location in it`, by the longest path
+    /// before it that a fragment brought; unchanged when none did (a missing `name`).
+    fn locate(&self, location: &str) -> String {
+        let ends = location
+            .char_indices()
+            .filter(|(_, c)| matches!(c, '.' | '['))
+            .map(|(at, _)| at)
+            .chain([location.len()]);
+        let mut found = None;
+        for end in ends {
+            if let Some((fragment, original)) =
+                location.get(..end).and_then(|path| self.parts.get(path))
+            {
+                found = Some((fragment, original, location.get(end..).unwrap_or("")));
+            }
+        }
+        match found {
+            Some((fragment, original, rest)) => format!("{fragment}: {original}{rest}"),
+            None => location.to_owned(),
+        }
+    }
+
+    /// A warning that starts with its location (`permissions.allow[0]: …`, or `` `key`: … ``),
+    /// with the location as [`Origins::locate`] gives it.
+    fn locate_warning(&self, warning: &str) -> String {
+        let quoted = warning
+            .strip_prefix('`')
+            .and_then(|rest| rest.split_once("`: "))
+            .map(|(location, rest)| (location, rest, true));
+        let plain = || {
+            warning
+                .split_once(": ")
+                .map(|(location, rest)| (location, rest, false))
+        };
+        match quoted.or_else(plain) {
+            Some((location, rest, quoted)) => {
+                let located = self.locate(location);
+                match located.split_once(": ") {
+                    Some((fragment, path)) if quoted => format!("{fragment}: `{path}`: {rest}"),
+                    _ => format!("{located}: {rest}"),
+                }
+            }
+            None => warning.to_owned(),
+        }
+    }
+}
+
+fn merge_into(target: &mut Value, fragment: Value, path: &str, origins: &mut Origins) {
     match (target, fragment) {
         (Value::Object(target), Value::Object(fragment)) => {
             for (key, value) in fragment {
+                let at = if path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{path}.{key}")
+                };
                 match target.get_mut(&key) {
-                    Some(existing) => merge_into(existing, value),
+                    Some(existing) => merge_into(existing, value, &at, origins),
                     None => {
+                        origins.record(at.clone(), at);
                         target.insert(key, value);
                     }
                 }
             }
         }
         (Value::Array(target), Value::Array(fragment)) => {
-            for item in fragment {
+            for (i, item) in fragment.into_iter().enumerate() {
                 if !target.contains(&item) {
+                    origins.record(format!("{path}[{}]", target.len()), format!("{path}[{i}]"));
                     target.push(item);
                 }
             }
         }
-        (target, fragment) => *target = fragment,
+        (target, fragment) => {
+            origins.record(path.to_owned(), path.to_owned());
+            *target = fragment;
+        }
     }
 }
 

@@ -174,6 +174,58 @@ fn fragments_merge_in_name_order() {
     );
 }
 
+/// An error in a directory of fragments names the file and the place in it, not the place in
+/// the merged document, which no one can see.
+#[test]
+fn errors_in_fragments_name_the_fragment_and_the_place_in_it() {
+    let errors = Bundle::from_fragments(vec![
+        (
+            "10-base.yaml".into(),
+            json!({ "name": "m", "rules": [
+            { "id": "a", "program": ["rm"], "decision": "deny" },
+            { "id": "b", "program": ["mv"], "decision": "ask" }
+        ], "permissions": { "deny": ["WebSearch"] } }),
+        ),
+        (
+            "20-team.yaml".into(),
+            json!({
+                "rules": [{ "id": "c", "programs": ["psql"], "args": "(", "decision": "deny" }],
+                "permissions": { "deny": ["Bash(rm"] },
+                "optons": {}
+            }),
+        ),
+    ])
+    .expect_err("invalid");
+    let found: Vec<String> = errors.errors.iter().map(ToString::to_string).collect();
+    assert_has(
+        &found,
+        &[
+            "20-team.yaml: optons: not a bundle key; did you mean `options`?",
+            "20-team.yaml: permissions.deny[0]: unbalanced parenthesis in `Bash(rm`",
+            "20-team.yaml: rules[0].programs: unknown rule key `programs`; did you mean `program`?",
+            "20-team.yaml: rules[0].args: invalid regex `(`: unclosed group at character 1 (`(`)",
+        ],
+    );
+    let bundle = Bundle::from_fragments(vec![
+        ("a.json".into(), json!({ "name": "m", "hooks": {} })),
+        (
+            "b.json".into(),
+            json!({ "permissions": { "allow": ["Bash(python:*)"] } }),
+        ),
+    ])
+    .expect("valid");
+    let mut warnings = bundle.warnings.clone();
+    warnings.sort();
+    let [hooks, allow] = &warnings[..] else {
+        panic!("{warnings:?}")
+    };
+    assert_eq!(hooks, "a.json: `hooks`: not a bundle key, ignored");
+    assert!(
+        allow.starts_with("b.json: permissions.allow[0]: `Bash(python:*)`"),
+        "{allow}"
+    );
+}
+
 #[test]
 fn rejects_hostile_documents_without_recursing() {
     let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
