@@ -128,7 +128,7 @@ pub enum AuditCommand {
         #[arg(long)]
         dry_run: bool,
     },
-    /// Write audit rows as JSON Lines to stdout, newest first.
+    /// Write audit rows as JSON Lines to stdout, newest first (the filters of `GET /v1/audit`).
     Export {
         #[command(flatten)]
         database: DatabaseArgs,
@@ -138,6 +138,15 @@ pub enum AuditCommand {
         /// Only this session's rows.
         #[arg(long)]
         session_id: Option<String>,
+        /// Only rows with this decision.
+        #[arg(long, value_parser = ["deny", "ask", "allow", "none"])]
+        decision: Option<String>,
+        /// Only rows of this tool (exact name: `Bash`, `mcp__db__query`).
+        #[arg(long)]
+        tool: Option<String>,
+        /// Only rows this rule id matched (`Bash(rm:*)`, `curl-seen`, `toolgate-failure`).
+        #[arg(long)]
+        rule: Option<String>,
         /// Only rows at or after this RFC 3339 time.
         #[arg(long)]
         since: Option<chrono::DateTime<chrono::Utc>>,
@@ -396,6 +405,9 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
             database,
             tenant,
             session_id,
+            decision,
+            tool,
+            rule,
             since,
             until,
         } => {
@@ -404,6 +416,9 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
             let mut filter = Filter {
                 tenant,
                 session_id,
+                decision,
+                tool,
+                rule,
                 since,
                 until,
                 ..Filter::default()

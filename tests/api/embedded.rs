@@ -169,6 +169,21 @@ async fn a_new_user_runs_serve_with_no_configuration_in_an_empty_directory() {
         verified.contains("ok: 2 rows in 1 replica chain verified"),
         "{verified}"
     );
+    // `audit export` filters as `GET /v1/audit` does.
+    for filter in [
+        &["--decision", "deny"][..],
+        &["--rule", "fs-remove-outside-project"],
+        &["--tool", "Bash", "--decision", "deny"],
+    ] {
+        let exported = toolgate_in(dir.path(), &[&["audit", "export"][..], filter].concat()).await;
+        let ids: Vec<Value> = exported
+            .lines()
+            .map(|line| serde_json::from_str::<Value>(line).unwrap()["id"].clone())
+            .collect();
+        assert_eq!(ids, [rows[1]["id"].clone()], "{filter:?}: {exported}");
+    }
+    let none = toolgate_in(dir.path(), &["audit", "export", "--tool", "WebFetch"]).await;
+    assert_eq!(none, "");
 }
 
 /// Runs `toolgate ARGS` in `dir` with an empty environment; its standard output, once it has
