@@ -236,7 +236,7 @@ pub enum TokenCommand {
         #[command(flatten)]
         database: DatabaseArgs,
         /// `agent` (evaluate), `admin` (bundles) or `auditor` (read the audit).
-        #[arg(long)]
+        #[arg(long, value_parser = ["agent", "admin", "auditor"])]
         role: String,
         /// The token's tenant; `global` acts on every tenant.
         #[arg(long)]
@@ -244,6 +244,9 @@ pub enum TokenCommand {
         /// A note on what the token is for.
         #[arg(long)]
         description: Option<String>,
+        /// Print `{"id", "role", "tenant", "token"}` on one line instead of a sentence.
+        #[arg(long)]
+        json: bool,
     },
     /// List tokens (never the tokens themselves: id, prefix, role, tenant, dates, note).
     List {
@@ -252,6 +255,9 @@ pub enum TokenCommand {
         /// Only this tenant's tokens.
         #[arg(long)]
         tenant: Option<String>,
+        /// Print one JSON object per token, a line each, instead of the table.
+        #[arg(long)]
+        json: bool,
     },
     /// Revoke a token by id; every replica refuses it from its next poll of the database.
     Revoke {
@@ -299,15 +305,19 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             role,
             tenant,
             description,
+            json,
         }) => runtime()?.block_on(create_token(
             &database,
             &role,
             &tenant,
             description.as_deref(),
+            json,
         )),
-        Command::Token(TokenCommand::List { database, tenant }) => {
-            runtime()?.block_on(list_tokens(&database, tenant.as_deref()))
-        }
+        Command::Token(TokenCommand::List {
+            database,
+            tenant,
+            json,
+        }) => runtime()?.block_on(list_tokens(&database, tenant.as_deref(), json)),
         Command::Token(TokenCommand::Revoke { database, id }) => {
             runtime()?.block_on(revoke_token(&database, id))
         }
@@ -561,6 +571,7 @@ async fn create_token(
     role: &str,
     tenant: &str,
     description: Option<&str>,
+    json: bool,
 ) -> anyhow::Result<ExitCode> {
     let role = Role::parse(role)
         .with_context(|| format!("unknown role `{role}` (use `agent`, `admin` or `auditor`)"))?;
@@ -577,18 +588,39 @@ async fn create_token(
         .await
         .context("failed to store the token (has `toolgate migrate` run?)")?;
     db.close().await;
-    println!("created {role} token {id} for tenant `{tenant}`; it is shown only once:");
-    println!("{token}");
+    if json {
+        let created = serde_json::json!({
+            "id": id, "role": role.as_str(), "tenant": tenant, "token": token
+        });
+        println!("{created}");
+    } else {
+        println!("created {role} token {id} for tenant `{tenant}`; it is shown only once:");
+        println!("{token}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 
-async fn list_tokens(database: &DatabaseArgs, tenant: Option<&str>) -> anyhow::Result<ExitCode> {
+async fn list_tokens(
+    database: &DatabaseArgs,
+    tenant: Option<&str>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
     let db = open_store(database).await?;
     let tokens = db
         .list_tokens(tenant)
         .await
         .context("failed to read the tokens (has `toolgate migrate` run?)")?;
     db.close().await;
+    if json {
+        for token in &tokens {
+            println!("{}", serde_json::to_string(token)?);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    // RFC 3339 in UTC to the millisecond, whichever store wrote it.
+    let time = |time: &chrono::DateTime<chrono::Utc>| {
+        time.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    };
     println!("id\tprefix\trole\ttenant\tcreated\trevoked\tdescription");
     for token in tokens {
         println!(
@@ -597,8 +629,8 @@ async fn list_tokens(database: &DatabaseArgs, tenant: Option<&str>) -> anyhow::R
             token.prefix,
             token.role,
             token.tenant,
-            token.created_at,
-            token.revoked_at.as_deref().unwrap_or("-"),
+            time(&token.created_at),
+            token.revoked_at.as_ref().map_or("-".to_owned(), time),
             token.description.as_deref().unwrap_or("")
         );
     }

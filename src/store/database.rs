@@ -77,7 +77,7 @@ pub struct TokenRow {
 }
 
 /// A token as `toolgate token list` shows it: never its hash.
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone, Serialize, sqlx::FromRow)]
 pub struct TokenListing {
     /// The row id.
     pub id: i64,
@@ -89,10 +89,10 @@ pub struct TokenListing {
     pub tenant: String,
     /// What the token is for.
     pub description: Option<String>,
-    /// When it was created, as the database writes it.
-    pub created_at: String,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
     /// When it was revoked, if it was.
-    pub revoked_at: Option<String>,
+    pub revoked_at: Option<DateTime<Utc>>,
 }
 
 /// A stored bundle, without its document.
@@ -321,8 +321,7 @@ impl Database {
         tenant: Option<&str>,
     ) -> Result<Vec<TokenListing>, sqlx::Error> {
         on_pool!(self, |pool| sqlx::query_as(
-            "SELECT id, prefix, role, tenant, description, CAST(created_at AS TEXT) AS created_at, \
-             CAST(revoked_at AS TEXT) AS revoked_at FROM tokens \
+            "SELECT id, prefix, role, tenant, description, created_at, revoked_at FROM tokens \
              WHERE $1 IS NULL OR tenant = $1 ORDER BY id"
         )
         .bind(tenant)

@@ -90,6 +90,50 @@ async fn token_list_and_revoke_work_and_the_server_refuses_a_revoked_token(backe
         .await,
     );
     assert!(!team.contains("\tother\t"), "{team}");
+    // Both stores write times alike (RFC 3339, UTC, milliseconds), and `--json` gives the
+    // same as one object a line.
+    let created = fields[4];
+    assert!(
+        created.len() == 24 && created.ends_with('Z') && created.as_bytes()[10] == b'T',
+        "{mine}"
+    );
+    let json_lines = stdout(
+        &toolgate(
+            strings(&["token", "list", "--tenant", "team", "--json"]),
+            database.clone(),
+        )
+        .await,
+    );
+    let listed: Vec<serde_json::Value> = json_lines
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let listed_mine = listed
+        .iter()
+        .find(|token| token["id"].as_i64() == id.parse().ok())
+        .unwrap_or_else(|| panic!("{json_lines}"));
+    assert_eq!(listed_mine["prefix"], json!(&agent[..10]), "{json_lines}");
+    assert_eq!(listed_mine["revoked_at"], json!(null), "{json_lines}");
+    assert!(
+        chrono::DateTime::parse_from_rfc3339(listed_mine["created_at"].as_str().unwrap()).is_ok(),
+        "{json_lines}"
+    );
+    let made = stdout(
+        &toolgate(
+            strings(&[
+                "token", "create", "--role", "auditor", "--tenant", "team", "--json",
+            ]),
+            database.clone(),
+        )
+        .await,
+    );
+    let made: serde_json::Value = serde_json::from_str(&made).unwrap();
+    assert_eq!(
+        (&made["role"], &made["tenant"]),
+        (&json!("auditor"), &json!("team"))
+    );
+    assert!(made["token"].as_str().unwrap().starts_with("tg_"), "{made}");
+    assert!(made["id"].is_i64(), "{made}");
 
     let text = stdout(&toolgate(strings(&["token", "revoke", &id]), database.clone()).await);
     assert!(text.contains(&format!("revoked token {id}")), "{text}");
@@ -322,7 +366,7 @@ async fn a_failing_command_prints_one_error_line_without_a_backtrace() {
     drop(listener);
     for args in [
         strings(&["bundle", "list", "--server", &dead, "--token", "tg_x"]),
-        strings(&["token", "create", "--role", "root", "--tenant", "team"]),
+        strings(&["token", "create", "--role", "agent", "--tenant", "Team A"]),
     ] {
         let output = toolgate(args.clone(), vec![("RUST_BACKTRACE", "1".to_owned())]).await;
         assert_eq!(output.status.code(), Some(1), "{args:?}");
