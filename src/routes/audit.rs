@@ -82,8 +82,15 @@ fn parse_time(name: &str, value: &str) -> Result<DateTime<Utc>, ApiError> {
     DateTime::parse_from_rfc3339(value)
         .map(|time| time.with_timezone(&Utc))
         .map_err(|_| {
+            // `+01:00` unescaped in a query string arrives as ` 01:00`.
+            let plus = if value.contains(' ') {
+                " (a `+` in a URL's query is a space: write it `%2B`, or give the time in UTC \
+                 with `Z`)"
+            } else {
+                ""
+            };
             invalid(format!(
-                "`{name}` must be an RFC 3339 time such as `2026-11-01T00:00:00Z`; got `{}`",
+                "`{name}` must be an RFC 3339 time such as `2026-11-01T00:00:00Z`; got `{}`{plus}",
                 value.escape_debug()
             ))
         })

@@ -668,6 +668,14 @@ async fn get_audit_filters_pages_and_keeps_tenants_apart(backend: Backend) {
             "{query}: {message}"
         );
     }
+    // An offset's `+` left unescaped arrives as a space: the message says so.
+    let message = assert_error(
+        get_audit(&app, &auditor_global, "?since=2026-11-01T00:00:00+01:00").await,
+        StatusCode::BAD_REQUEST,
+        "invalid_query",
+    )
+    .await;
+    assert!(message.contains("write it `%2B`"), "{message}");
     assert_error(
         get_audit(&app, &auditor_global, "?tenant=Bad!").await,
         StatusCode::BAD_REQUEST,
