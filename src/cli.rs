@@ -76,8 +76,8 @@ pub enum Command {
     /// The command-hook client: an agent's event on stdin, its reply on stdout (exit 2 where the
     /// agent blocks by exit code). Asks a server (`--url`) or decides offline (`--bundle`).
     Hook(crate::hook::HookArgs),
-    /// Exit 0 when a server answers 200 on `--url` within 2 s (a container HEALTHCHECK: the
-    /// image has no curl).
+    /// Exit 0 when a server answers 2xx on `--url` within 2 s, 1 otherwise (a container
+    /// HEALTHCHECK: the image has no curl).
     Healthcheck {
         /// The URL to probe.
         #[arg(long, default_value = "http://127.0.0.1:8080/readyz")]

@@ -289,10 +289,9 @@ fn post(args: &HookArgs, dialect: Dialect, url: &str, input: &[u8]) -> Result<Va
                     .and_then(Value::as_str)
                     .map(str::to_owned)
             })
+            .map(|detail| format!(": {detail}"))
             .unwrap_or_default();
-        return Err(format!("the server answered {} {detail}", answer.status)
-            .trim_end()
-            .to_owned());
+        return Err(format!("the server answered {}{detail}", answer.status));
     }
     match serde_json::from_slice::<Value>(&answer.body) {
         Ok(body @ Value::Object(_)) => Ok(body),
