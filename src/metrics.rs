@@ -53,7 +53,7 @@ use prometheus::{
     IntGaugeVec, Opts, Registry, TextEncoder,
 };
 use toolgate_engine::decision::Mode;
-use toolgate_engine::protocol::{Agent, HookEvent, canonical_tool_name};
+use toolgate_engine::protocol::{Agent, EVENTS, HookEvent, canonical_tool_name};
 use toolgate_engine::{Decision, Outcome};
 
 use crate::decisions::Lookup;
@@ -71,44 +71,6 @@ pub const MAX_MCP_SERVERS: usize = 64;
 const LATENCY_BUCKETS: &[f64] = &[
     0.000_01, 0.000_025, 0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025,
     0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
-];
-
-/// Claude Code's hook events (other agents' events arrive under these names too), most frequent
-/// first; anything else is `other`.
-const EVENTS: &[&str] = &[
-    "PreToolUse",
-    "PostToolUse",
-    "PermissionRequest",
-    "UserPromptSubmit",
-    "PostToolUseFailure",
-    "PermissionDenied",
-    "PostToolBatch",
-    "Stop",
-    "SubagentStop",
-    "SubagentStart",
-    "SessionStart",
-    "SessionEnd",
-    "Notification",
-    "PreCompact",
-    "PostCompact",
-    "UserPromptExpansion",
-    "InstructionsLoaded",
-    "MessageDisplay",
-    "TaskCreated",
-    "TaskCompleted",
-    "StopFailure",
-    "TeammateIdle",
-    "ConfigChange",
-    "CwdChanged",
-    "DirectoryAdded",
-    "FileChanged",
-    "WorktreeCreate",
-    "WorktreeRemove",
-    "Elicitation",
-    "ElicitationResult",
-    "Setup",
-    "PreModelSwitch",
-    "PostModelSwitch",
 ];
 
 /// Claude Code's built-in tools (after `canonical_tool_name`), most frequent first; anything

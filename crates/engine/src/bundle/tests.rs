@@ -91,6 +91,39 @@ fn a_misspelt_key_is_named_with_the_key_it_misses() {
     );
 }
 
+/// A rule whose `events` or `permission_mode` misspells a name would never apply.
+#[test]
+fn a_misspelt_event_or_permission_mode_is_named() {
+    let found = errors(json!({
+        "name": "names",
+        "rules": [
+            { "id": "a", "tool": "Bash", "decision": "deny", "events": ["PretoolUse", "Stop"] },
+            { "id": "b", "tool": "Bash", "decision": "ask", "permission_mode": ["acceptedits"] }
+        ],
+        "guidelines": [{ "text": "hi", "events": ["sessionStart"] }]
+    }));
+    assert_eq!(
+        found,
+        [
+            "rules[0].events[0]: unknown event `PretoolUse`; did you mean `PreToolUse`?",
+            "rules[1].permission_mode[0]: unknown permission mode `acceptedits`; did you mean `acceptEdits`?",
+            "guidelines[0].events[0]: unknown event `sessionStart`; did you mean `SessionStart`?",
+        ]
+    );
+    // A name far from every known one may be another agent's own: a warning.
+    let bundle = Bundle::from_value(json!({
+        "name": "names",
+        "rules": [{ "id": "a", "tool": ".*", "decision": "deny", "events": ["BeforeModel"] }]
+    }))
+    .expect("valid");
+    assert_eq!(
+        bundle.warnings,
+        [
+            "rules[0].events[0]: `BeforeModel` is not a Claude Code event: it matches only where an agent sends exactly that name"
+        ]
+    );
+}
+
 #[test]
 fn a_regex_error_says_what_is_wrong_and_where() {
     let found = errors(json!({

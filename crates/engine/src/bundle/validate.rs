@@ -11,6 +11,7 @@ use super::{
     RuleSpec, TestCase,
 };
 use crate::decision::{Mode, Outcome};
+use crate::protocol::EVENTS;
 use crate::rules::{PermissionRule, RuleKind};
 
 /// Top-level keys toolgate reads.
@@ -46,6 +47,16 @@ const RULE_KEYS: &[&str] = &[
     "reason",
     "additional_context",
     "mode",
+];
+
+/// Claude Code's permission modes (`permission_mode` of an event).
+const PERMISSION_MODES: &[&str] = &[
+    "default",
+    "plan",
+    "acceptEdits",
+    "auto",
+    "dontAsk",
+    "bypassPermissions",
 ];
 
 /// Keys of `permissions` toolgate reads (Claude Code's others are ignored with a warning).
@@ -122,6 +133,37 @@ impl Walker {
             self.error(location, message);
         }
         Some(pattern)
+    }
+
+    /// A list of names from a known set (`events`, `permission_mode`). A name a letter or two
+    /// from a known one, or another case of it, is an error naming it: the rule would never
+    /// apply. Another unknown name is a warning, as agents add events of their own.
+    fn known_names(
+        &mut self,
+        map: &Map<String, Value>,
+        key: &str,
+        at: &str,
+        known: &[&str],
+        what: &str,
+    ) -> Vec<String> {
+        let names = self.strings(map, key, at);
+        for (i, name) in names.iter().enumerate() {
+            if known.contains(&name.as_str()) {
+                continue;
+            }
+            let location = format!("{}[{i}]", join(at, key));
+            match near_miss(name, known) {
+                Some(known) => self.error(
+                    location,
+                    format!("unknown {what} `{name}`; did you mean `{known}`?"),
+                ),
+                None => self.warnings.push(format!(
+                    "{location}: `{name}` is not a Claude Code {what}: it matches only where an \
+                     agent sends exactly that name"
+                )),
+            }
+        }
+        names
     }
 
     /// A rule's `tool`: a regex the whole tool name must match, so anchored around what was
@@ -339,7 +381,7 @@ fn rule(walker: &mut Walker, value: &Value, at: &str) -> Option<RuleSpec> {
             Mode::Enforce
         }
     };
-    let mut events = walker.strings(map, "events", at);
+    let mut events = walker.known_names(map, "events", at, EVENTS, "event");
     if events.is_empty() {
         events = vec!["PreToolUse".to_owned(), "PermissionRequest".to_owned()];
     }
@@ -391,7 +433,13 @@ fn rule(walker: &mut Walker, value: &Value, at: &str) -> Option<RuleSpec> {
     {
         walker.error(join(at, "cwd"), format!("invalid glob `{cwd}`: {e}"));
     }
-    let permission_modes = walker.strings(map, "permission_mode", at);
+    let permission_modes = walker.known_names(
+        map,
+        "permission_mode",
+        at,
+        PERMISSION_MODES,
+        "permission mode",
+    );
     let reason = walker
         .string(map, "reason", at)
         .unwrap_or_else(|| format!("matched rule `{id}`"));
@@ -475,7 +523,7 @@ fn guideline(walker: &mut Walker, value: &Value, at: &str) -> Option<Guideline> 
                 walker.error(join(at, "text"), "is required");
                 return None;
             };
-            let mut events = walker.strings(map, "events", at);
+            let mut events = walker.known_names(map, "events", at, EVENTS, "event");
             if events.is_empty() {
                 events = default_events();
             }

@@ -21,6 +21,44 @@ use serde::Deserialize;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
+/// Claude Code's hook events (`hook-protocols.md` §1), the names other agents' events are read
+/// as too; most frequent first (the metrics' label order).
+pub const EVENTS: &[&str] = &[
+    "PreToolUse",
+    "PostToolUse",
+    "PermissionRequest",
+    "UserPromptSubmit",
+    "PostToolUseFailure",
+    "PermissionDenied",
+    "PostToolBatch",
+    "Stop",
+    "SubagentStop",
+    "SubagentStart",
+    "SessionStart",
+    "SessionEnd",
+    "Notification",
+    "PreCompact",
+    "PostCompact",
+    "UserPromptExpansion",
+    "InstructionsLoaded",
+    "MessageDisplay",
+    "TaskCreated",
+    "TaskCompleted",
+    "StopFailure",
+    "TeammateIdle",
+    "ConfigChange",
+    "CwdChanged",
+    "DirectoryAdded",
+    "FileChanged",
+    "WorktreeCreate",
+    "WorktreeRemove",
+    "Elicitation",
+    "ElicitationResult",
+    "Setup",
+    "PreModelSwitch",
+    "PostModelSwitch",
+];
+
 /// Input limits for event decoding.
 pub const MAX_EVENT_DEPTH: usize = 64;
 
