@@ -251,8 +251,10 @@ fn write_trace(
             hit.reason
         )?;
     }
-    let winner = decision.winner.as_deref().unwrap_or("no rule");
-    writeln!(out, "  decision: {} by {winner}", decision.outcome)
+    match decision.winner.as_deref() {
+        Some(winner) => writeln!(out, "  decision: {} by {winner}", decision.outcome),
+        None => writeln!(out, "  decision: {} (no rule decided)", decision.outcome),
+    }
 }
 
 /// `toolgate lint`: rules Claude Code would silently ignore or that look wrong.

@@ -171,17 +171,23 @@ fn run_test(yaml: &str) -> (Option<i32>, String, String) {
     )
 }
 
+/// A failing case is shown with its trace; one that expects a warn-mode rule to decide is
+/// told that such a rule never does.
 #[test]
 fn test_subcommand_fails_with_the_trace_of_a_failing_case() {
     let (code, stdout, _) = run_test(
-        "name: t\npermissions:\n  deny: ['Bash(rm:*)']\ntests:\n  - name: rm denied\n    tool: Bash\n    input: rm -rf x\n    expect: deny\n  - name: wrong on purpose\n    tool: Bash\n    input: ls\n    expect: deny\n",
+        "name: t\npermissions:\n  deny: ['Bash(rm:*)']\nrules:\n  - {id: curl-seen, program: [curl], decision: deny, mode: warn}\ntests:\n  - name: rm denied\n    tool: Bash\n    input: rm -rf x\n    expect: deny\n  - name: wrong on purpose\n    tool: Bash\n    input: ls\n    expect: deny\n  - {name: curl, tool: Bash, input: curl x, expect: deny, rule: curl-seen}\n",
     );
     assert_eq!(code, Some(1));
-    assert!(
-        stdout.contains("FAIL tests[1] (wrong on purpose): expected deny, got none"),
-        "{stdout}"
-    );
-    assert!(stdout.contains("1 passed, 1 failed"), "{stdout}");
+    for failure in [
+        "FAIL tests[1] (wrong on purpose): expected deny, got none (no rule decided)\n",
+        "FAIL tests[2] (curl): expected deny by `curl-seen`, got none (no rule decided); \
+         `curl-seen` matched in warn mode (deny), which is audited, never enforced\n",
+        "  decision: none (no rule decided)\n",
+        "1 passed, 2 failed",
+    ] {
+        assert!(stdout.contains(failure), "{failure} in {stdout}");
+    }
 }
 
 /// Exit 1 means failed tests or lint findings; a bundle that is not there, or cannot be read,

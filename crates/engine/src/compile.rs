@@ -384,7 +384,6 @@ impl CompiledPolicy {
                 }
             };
             let decision = crate::evaluate(self, &event);
-            let winner = decision.winner.as_deref().unwrap_or("no rule");
             let rule_ok = case
                 .rule
                 .as_deref()
@@ -396,12 +395,28 @@ impl CompiledPolicy {
                     Some(rule) => format!("{} by `{rule}`", case.expect),
                     None => case.expect.to_string(),
                 };
+                let got = match decision.winner.as_deref() {
+                    Some(winner) => format!("{} by `{winner}`", decision.outcome),
+                    None => format!("{} (no rule decided)", decision.outcome),
+                };
+                // A warn-mode rule that matched never decides: say so, rather than leave the
+                // author to wonder why the rule the trace shows matching did not win.
+                let shadow = case.rule.as_deref().and_then(|rule| {
+                    decision
+                        .matched
+                        .iter()
+                        .find(|hit| hit.rule_id == rule && hit.mode == crate::decision::Mode::Warn)
+                });
+                let note = match shadow {
+                    Some(hit) => format!(
+                        "; `{}` matched in warn mode ({}), which is audited, never enforced",
+                        hit.rule_id, hit.outcome
+                    ),
+                    None => String::new(),
+                };
                 report.failures.push(TestFailure {
                     location,
-                    message: format!(
-                        "expected {expected}, got {} by `{winner}`",
-                        decision.outcome
-                    ),
+                    message: format!("expected {expected}, got {got}{note}"),
                 });
             }
         }
