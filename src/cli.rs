@@ -727,13 +727,26 @@ fn report_error(status: u16, body: &Value) -> ExitCode {
     ExitCode::from(1)
 }
 
-fn bundle_body(path: &Path) -> anyhow::Result<(String, &'static str)> {
+/// A bundle to push: its text, its content type and, for a directory of fragments, its
+/// warnings as the fragments name them (the server sees only the merged document, and would
+/// name places in that).
+struct Push {
+    text: String,
+    content_type: &'static str,
+    fragment_warnings: Option<Vec<String>>,
+}
+
+fn bundle_body(path: &Path) -> anyhow::Result<Push> {
     if path.is_dir() {
         let bundle = match crate::offline::load_bundle(path)? {
             Ok(bundle) => bundle,
             Err(errors) => anyhow::bail!("the bundle does not load:\n{errors}"),
         };
-        return Ok((bundle.canonical_json(), "application/json"));
+        return Ok(Push {
+            text: bundle.canonical_json(),
+            content_type: "application/json",
+            fragment_warnings: Some(bundle.warnings),
+        });
     }
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("failed to read `{}`", path.display()))?;
@@ -743,7 +756,11 @@ fn bundle_body(path: &Path) -> anyhow::Result<(String, &'static str)> {
     } else {
         "application/json"
     };
-    Ok((text, content_type))
+    Ok(Push {
+        text,
+        content_type,
+        fragment_warnings: None,
+    })
 }
 
 fn bundle(command: BundleCommand) -> anyhow::Result<ExitCode> {
@@ -754,12 +771,12 @@ fn bundle(command: BundleCommand) -> anyhow::Result<ExitCode> {
             activate,
         } => {
             let client = Client::new(client)?;
-            let (body, content_type) = bundle_body(&path)?;
+            let push = bundle_body(&path)?;
             let (status, answer) = client.post(
                 "/bundles",
                 Some(Body {
-                    content_type,
-                    bytes: body.as_bytes(),
+                    content_type: push.content_type,
+                    bytes: push.text.as_bytes(),
                 }),
             )?;
             if !(200..300).contains(&status) {
@@ -781,8 +798,16 @@ fn bundle(command: BundleCommand) -> anyhow::Result<ExitCode> {
                     client.tenant,
                     answer["sha256"].as_str().unwrap_or("")
                 );
-                for warning in answer["warnings"].as_array().into_iter().flatten() {
-                    println!("warning: {}", warning.as_str().unwrap_or(""));
+                let server_warnings = || {
+                    answer["warnings"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|warning| warning.as_str().unwrap_or("").to_owned())
+                        .collect()
+                };
+                for warning in push.fragment_warnings.unwrap_or_else(server_warnings) {
+                    println!("warning: {warning}");
                 }
             }
             if activate {

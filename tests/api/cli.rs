@@ -356,6 +356,40 @@ async fn migrate_and_token_create_default_to_the_embedded_store_in_the_data_dir(
     assert_eq!(app.evaluate(&agent, &bash("cargo test")).await, json!({}));
 }
 
+/// Pushing a directory of fragments, the warnings name the fragment and the place in it, not
+/// the place in the merged document the server saw.
+#[tokio::test]
+async fn pushing_fragments_names_the_fragment_of_each_warning() {
+    let app = spawn_app().await;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("10-base.yaml"),
+        "name: frags\npermissions:\n  allow: ['Bash(cargo test *)']\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("20-team.yaml"),
+        "permissions:\n  allow: ['Bash(python:*)']\n",
+    )
+    .unwrap();
+    let out = toolgate(
+        strings(&[
+            "bundle",
+            "push",
+            dir.path().to_str().unwrap(),
+            "--token",
+            &app.admin_token,
+        ]),
+        vec![("TOOLGATE_SERVER", app.address.clone())],
+    )
+    .await;
+    let text = stdout(&out);
+    assert!(
+        text.contains("\nwarning: 20-team.yaml: permissions.allow[0]: `Bash(python:*)`"),
+        "{text}"
+    );
+}
+
 /// A command that fails says so on one line, with its cause, and exits 1: no `Caused by:`
 /// block, and no stack backtrace even where `RUST_BACKTRACE` is set (as it is on many Rust
 /// developers' machines).
