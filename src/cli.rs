@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use serde_json::Value;
+use toolgate_engine::bundle::{self, Format};
 
 use crate::audit::store::{AuditStore, ExpectedHead, Filter};
 use crate::auth::{Role, generate_token, hash_token, valid_tenant};
@@ -750,11 +751,27 @@ fn bundle_body(path: &Path) -> anyhow::Result<Push> {
     }
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("failed to read `{}`", path.display()))?;
-    let name = path.to_string_lossy();
-    let content_type = if name.ends_with(".yaml") || name.ends_with(".yml") {
-        "application/yaml"
-    } else {
-        "application/json"
+    // Read as the offline commands read it: `.json` is JSON, anything else YAML.
+    let format = Format::from_path(&path.to_string_lossy());
+    // A document without `name` (a whole `managed-settings.json`) is named after its file, as
+    // `toolgate test` and `lint` name it; the server needs a name.
+    if let Ok(Value::Object(mut document)) = bundle::parse_document(&text, format)
+        && !document.contains_key("name")
+    {
+        let name = path
+            .file_stem()
+            .and_then(|stem| stem.to_str())
+            .unwrap_or("bundle");
+        document.insert("name".into(), Value::String(name.to_owned()));
+        return Ok(Push {
+            text: Value::Object(document).to_string(),
+            content_type: "application/json",
+            fragment_warnings: None,
+        });
+    }
+    let content_type = match format {
+        Format::Json => "application/json",
+        Format::Yaml => "application/yaml",
     };
     Ok(Push {
         text,

@@ -390,6 +390,34 @@ async fn pushing_fragments_names_the_fragment_of_each_warning() {
     );
 }
 
+/// A whole `managed-settings.json` pushes as it lints and tests: named after its file.
+#[tokio::test]
+async fn a_managed_settings_file_pushes_named_after_its_file() {
+    let app = spawn_app().await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("managed-settings.json");
+    std::fs::write(
+        &file,
+        r#"{"permissions":{"deny":["WebFetch"],"defaultMode":"acceptEdits"},"env":{"A":"1"}}"#,
+    )
+    .unwrap();
+    let out = toolgate(
+        strings(&[
+            "bundle",
+            "push",
+            file.to_str().unwrap(),
+            "--json",
+            "--token",
+            &app.admin_token,
+        ]),
+        vec![("TOOLGATE_SERVER", app.address.clone())],
+    )
+    .await;
+    let pushed: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(pushed["name"], "managed-settings", "{pushed}");
+    assert_eq!(pushed["warnings"].as_array().unwrap().len(), 2, "{pushed}");
+}
+
 /// A command that fails says so on one line, with its cause, and exits 1: no `Caused by:`
 /// block, and no stack backtrace even where `RUST_BACKTRACE` is set (as it is on many Rust
 /// developers' machines).
