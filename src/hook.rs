@@ -60,9 +60,10 @@ pub struct HookArgs {
     /// What to do when the server is unreachable, slow or answers garbage.
     #[arg(long, value_enum, default_value = "closed")]
     pub fail: FailMode,
-    /// How long to wait for the server, in milliseconds.
-    #[arg(long, default_value_t = 2000)]
-    pub timeout: u64,
+    /// How long to wait for the server: milliseconds (`2000`), or with a unit (`500ms`, `2s`).
+    /// A bare number under 100 is refused as a likely count of seconds.
+    #[arg(long, default_value = "2000", value_parser = parse_timeout)]
+    pub timeout: Duration,
     /// A PEM file of the certificate authorities to trust for an `https://` URL, instead of the
     /// built-in roots (a server behind the organisation's own CA).
     #[arg(long, env = "TOOLGATE_CA_CERT")]
@@ -92,6 +93,20 @@ pub fn parse_base_url(url: &str) -> Result<String, String> {
         base = before;
     }
     Ok(base.strip_suffix("/v1/evaluate").unwrap_or(base).to_owned())
+}
+
+/// Parses `--timeout`: a bare number is milliseconds, as it always was; a number with a unit
+/// is that long. `--timeout 5`, meant as seconds as an agent's own hook timeouts often are,
+/// would wait 5 ms and deny every call: a bare number under 100 is an error that says so.
+pub fn parse_timeout(text: &str) -> Result<Duration, String> {
+    match text.trim().parse::<u64>() {
+        Ok(millis) if millis < 100 => Err(format!(
+            "a bare `{millis}` is {millis} milliseconds, too short to hear from a server: write \
+             `{millis}s` for seconds, or `{millis}ms` if milliseconds are meant"
+        )),
+        Ok(millis) => Ok(Duration::from_millis(millis)),
+        Err(_) => crate::config::parse_duration(text),
+    }
 }
 
 /// Parses `--agent`.
@@ -265,7 +280,7 @@ fn post(args: &HookArgs, dialect: Dialect, url: &str, input: &[u8]) -> Result<Va
     }
     let token = std::env::var(&args.token_env).ok();
     let roots = client::read_ca_file(args.ca_cert.as_deref())?;
-    let answer = Http::new(url, Duration::from_millis(args.timeout), roots.as_deref())
+    let answer = Http::new(url, args.timeout, roots.as_deref())
         .post(
             &endpoint,
             token.as_deref(),

@@ -272,18 +272,26 @@ async fn hook_client_against_a_live_server() {
 }
 
 /// The URL of an HTTP hook entry (`…/v1/evaluate`) works as the command hook's `--url` too; a
-/// URL without a scheme is a misconfiguration said as such (exit 2), not "unreachable".
+/// URL without a scheme is a misconfiguration said as such (exit 2), not "unreachable". A
+/// `--timeout` takes a unit; a bare number too small to be milliseconds is refused.
 #[tokio::test]
 async fn hook_client_takes_the_evaluate_url_and_names_a_url_without_a_scheme() {
     let (app, token) = app_denying_rm().await;
-    for url in [
-        format!("{}/v1/evaluate", app.address),
-        format!("{}/v1/evaluate/", app.address),
-        format!("{}/v1/evaluate/claude-code", app.address),
-        format!("{}/", app.address),
+    for (url, timeout) in [
+        (format!("{}/v1/evaluate", app.address), "2000"),
+        (format!("{}/v1/evaluate/", app.address), "2s"),
+        (format!("{}/v1/evaluate/claude-code", app.address), "1500ms"),
+        (format!("{}/", app.address), "1m"),
     ] {
         let denied = hook(
-            args(&["--agent", "claude-code", "--url", &url]),
+            args(&[
+                "--agent",
+                "claude-code",
+                "--url",
+                &url,
+                "--timeout",
+                timeout,
+            ]),
             claude_event("rm -rf build"),
             Some(token.clone()),
         )
@@ -295,27 +303,28 @@ async fn hook_client_takes_the_evaluate_url_and_names_a_url_without_a_scheme() {
             "{url}: {stderr}"
         );
     }
+    // Misconfigurations exit 2 (a block), saying what is wrong, never with credentials.
     let bare = app.address.trim_start_matches("http://").to_owned();
-    let output = hook(
-        args(&[
-            "--agent",
-            "claude-code",
-            "--url",
-            &format!("admin:pw@{bare}"),
-        ]),
-        claude_event("ls"),
-        Some(token),
-    )
-    .await;
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.starts_with(&format!(
-            "toolgate hook: --url: `{bare}` is not an http:// or https:// URL"
-        )),
-        "{stderr}"
-    );
-    assert!(!stderr.contains("pw"), "no credentials: {stderr}");
+    let credentials = format!("admin:pw@{bare}");
+    let cases = [
+        (
+            ["--url", credentials.as_str(), "--timeout", "2000"],
+            format!("toolgate hook: --url: `{bare}` is not an http:// or https:// URL"),
+        ),
+        (
+            ["--url", app.address.as_str(), "--timeout", "5"],
+            "a bare `5` is 5 milliseconds, too short to hear from a server: write `5s`".to_owned(),
+        ),
+    ];
+    for (extra, says) in cases {
+        let mut all = vec!["--agent", "claude-code"];
+        all.extend(extra);
+        let output = hook(args(&all), claude_event("ls"), Some(token.clone())).await;
+        assert_eq!(output.status.code(), Some(2), "{extra:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(&says), "{stderr}");
+        assert!(!stderr.contains("pw"), "no credentials: {stderr}");
+    }
 }
 
 /// A port nothing listens on.
