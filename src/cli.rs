@@ -142,6 +142,12 @@ pub enum AuditCommand {
         /// Only rows with this decision.
         #[arg(long, value_parser = ["deny", "ask", "allow", "none"])]
         decision: Option<String>,
+        /// Only rows of this hook event, by its Claude Code name (`UserPromptSubmit`).
+        #[arg(long)]
+        event: Option<String>,
+        /// Only rows of this agent (`claude-code`, `cursor`, …).
+        #[arg(long, value_parser = crate::hook::parse_agent)]
+        agent: Option<toolgate_engine::protocol::Agent>,
         /// Only rows of this tool (exact name: `Bash`, `mcp__db__query`).
         #[arg(long)]
         tool: Option<String>,
@@ -417,6 +423,8 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
             tenant,
             session_id,
             decision,
+            event,
+            agent,
             tool,
             rule,
             since,
@@ -428,6 +436,8 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
                 tenant,
                 session_id,
                 decision,
+                event,
+                agent: agent.map(|agent| agent.as_str().to_owned()),
                 tool,
                 rule,
                 since,

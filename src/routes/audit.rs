@@ -14,6 +14,7 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use serde_json::json;
+use toolgate_engine::protocol::Agent;
 
 use crate::audit::store::{AuditStore, Filter};
 use crate::auth::{Caller, GLOBAL_TENANT, Role, parse_tenant};
@@ -27,10 +28,12 @@ pub const MAX_LIMIT: i64 = 1000;
 /// Rows per database page of a JSON Lines export.
 const EXPORT_PAGE: i64 = 1000;
 
-const PARAMETERS: [&str; 10] = [
+const PARAMETERS: [&str; 12] = [
     "tenant",
     "session_id",
     "decision",
+    "event",
+    "agent",
     "tool",
     "rule",
     "since",
@@ -149,6 +152,21 @@ pub fn parse_query(
         .map(|v| bounded("session_id", v))
         .transpose()?;
     filter.tool = get("tool").map(|v| bounded("tool", v)).transpose()?;
+    filter.event = get("event").map(|v| bounded("event", v)).transpose()?;
+    // Stored by its canonical name; an alias (`claude`, `gemini-cli`) reads as that.
+    filter.agent = get("agent")
+        .map(|name| {
+            Agent::parse(name)
+                .map(|agent| agent.as_str().to_owned())
+                .ok_or_else(|| {
+                    invalid(format!(
+                        "`agent` must be one of {}; got `{}`",
+                        Agent::ALL.map(Agent::as_str).join(", "),
+                        name.escape_debug()
+                    ))
+                })
+        })
+        .transpose()?;
     filter.rule = get("rule").map(|v| bounded("rule", v)).transpose()?;
     if let Some(decision) = get("decision") {
         if !matches!(decision.as_str(), "deny" | "ask" | "allow" | "none") {

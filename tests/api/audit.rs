@@ -591,6 +591,16 @@ async fn get_audit_filters_pages_and_keeps_tenants_apart(backend: Backend) {
     assert_eq!(by_session["rows"].as_array().unwrap().len(), 3);
     let by_tool = get_rows(&app, &auditor_global, "?tool=Read").await;
     assert_eq!(by_tool["rows"].as_array().unwrap().len(), 0);
+    // Every row here is a Claude Code PreToolUse; an agent's alias reads as its agent.
+    for (query, count) in [
+        ("?event=PreToolUse", 9),
+        ("?event=UserPromptSubmit", 0),
+        ("?agent=claude", 9),
+        ("?agent=cursor&event=PreToolUse", 0),
+    ] {
+        let rows = get_rows(&app, &auditor_global, query).await;
+        assert_eq!(rows["rows"].as_array().unwrap().len(), count, "{query}");
+    }
     let future = get_rows(&app, &auditor_global, "?since=2999-01-01T00:00:00Z").await;
     assert_eq!(future["rows"].as_array().unwrap().len(), 0);
     let past = get_rows(&app, &auditor_global, "?until=2000-01-01T00:00:00Z").await;
@@ -646,6 +656,7 @@ async fn get_audit_filters_pages_and_keeps_tenants_apart(backend: Backend) {
         ("?limit=0", "limit"),
         ("?limit=abc", "limit"),
         ("?decision=block", "decision"),
+        ("?agent=robot", "agent"),
         ("?since=yesterday", "since"),
         ("?cursor=zz", "cursor"),
         (dashes.as_str(), "cursor"),

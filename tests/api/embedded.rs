@@ -174,6 +174,14 @@ async fn a_new_user_runs_serve_with_no_configuration_in_an_empty_directory() {
         &["--decision", "deny"][..],
         &["--rule", "fs-remove-outside-project"],
         &["--tool", "Bash", "--decision", "deny"],
+        &[
+            "--event",
+            "PreToolUse",
+            "--agent",
+            "claude",
+            "--decision",
+            "deny",
+        ],
     ] {
         let exported = toolgate_in(dir.path(), &[&["audit", "export"][..], filter].concat()).await;
         let ids: Vec<Value> = exported

@@ -67,6 +67,10 @@ pub struct Filter {
     pub session_id: Option<String>,
     /// `decision`.
     pub decision: Option<String>,
+    /// `event` (the hook event's Claude Code name: `UserPromptSubmit`).
+    pub event: Option<String>,
+    /// `agent` (`claude-code`, `cursor`, …).
+    pub agent: Option<String>,
     /// `tool`.
     pub tool: Option<String>,
     /// A rule id among the matched rules.

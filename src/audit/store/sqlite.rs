@@ -121,6 +121,12 @@ pub(super) async fn query(
     if let Some(tool) = &filter.tool {
         query.push(" AND tool = ").push_bind(tool.clone());
     }
+    if let Some(event) = &filter.event {
+        query.push(" AND event = ").push_bind(event.clone());
+    }
+    if let Some(agent) = &filter.agent {
+        query.push(" AND agent = ").push_bind(agent.clone());
+    }
     if let Some(rule) = &filter.rule {
         query
             .push(" AND EXISTS (SELECT 1 FROM json_each(audit.rules) WHERE value = ")
