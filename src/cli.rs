@@ -535,6 +535,17 @@ async fn connect(location: &Location) -> anyhow::Result<Database> {
         Location::Postgres(url) => {
             let options =
                 postgres::connect_options(url, "toolgate-cli").context("invalid DATABASE_URL")?;
+            // One connection first: its error says why (refused, no such host, a password),
+            // where the pool's says only that it timed out, after 30 s.
+            let probe = tokio::time::timeout(
+                std::time::Duration::from_secs(10),
+                sqlx::ConnectOptions::connect(&options),
+            )
+            .await
+            .map_err(|_| anyhow::anyhow!("failed to connect to the database: no answer in 10 s"))?
+            // sqlx's text already ends with its cause: not repeated as a context chain.
+            .map_err(|error| anyhow::anyhow!("failed to connect to the database: {error}"))?;
+            sqlx::Connection::close(probe).await.ok();
             let pool = sqlx::postgres::PgPoolOptions::new()
                 .max_connections(1)
                 .connect_with(options)

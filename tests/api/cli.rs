@@ -426,15 +426,23 @@ async fn a_failing_command_prints_one_error_line_without_a_backtrace() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let dead = format!("http://{}", listener.local_addr().unwrap());
     drop(listener);
+    // A database that refuses is said at once, with the reason, not after the pool's 30 s
+    // as "pool timed out".
+    let database = dead.replace("http://", "postgres://nobody:SECRETPW@") + "/toolgate";
     for args in [
         strings(&["bundle", "list", "--server", &dead, "--token", "tg_x"]),
         strings(&["token", "create", "--role", "agent", "--tenant", "Team A"]),
+        strings(&["token", "list", "--database-url", &database]),
     ] {
+        let started = std::time::Instant::now();
         let output = toolgate(args.clone(), vec![("RUST_BACKTRACE", "1".to_owned())]).await;
+        assert!(started.elapsed() < Duration::from_secs(10), "{args:?}");
         assert_eq!(output.status.code(), Some(1), "{args:?}");
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
         assert!(stderr.starts_with("error: "), "{stderr}");
+        assert!(!stderr.contains("pool timed out"), "{stderr}");
+        assert!(!stderr.contains("SECRETPW"), "{stderr}");
     }
 }
 
