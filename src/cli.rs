@@ -44,7 +44,7 @@ pub enum Command {
     Serve(Box<ServeArgs>),
     /// Apply the database migrations (PostgreSQL, or the embedded SQLite file).
     Migrate(DatabaseArgs),
-    /// Push, list, activate and roll back bundles on a running server.
+    /// Push, list, show, activate and roll back bundles on a running server.
     #[command(subcommand)]
     Bundle(BundleCommand),
     /// Create, list and revoke tokens (directly in the database: PostgreSQL, or the embedded
@@ -220,6 +220,14 @@ pub enum BundleCommand {
     List {
         #[command(flatten)]
         client: ClientArgs,
+    },
+    /// Print a stored bundle's document (canonical JSON, pretty-printed: it pushes back as it
+    /// is); `--json` prints the server's whole answer on one line.
+    Show {
+        #[command(flatten)]
+        client: ClientArgs,
+        /// The bundle id (`toolgate bundle list`).
+        id: i64,
     },
     /// Make a stored bundle live (the one already live stays, and is said to be).
     Activate {
@@ -891,6 +899,17 @@ fn bundle(command: BundleCommand) -> anyhow::Result<ExitCode> {
                 );
                 println!("{}", line.trim_end());
             }
+            Ok(ExitCode::SUCCESS)
+        }
+        BundleCommand::Show { client, id } => {
+            let client = Client::new(client)?;
+            let (status, answer) = client.get(&format!("/bundles/{id}"))?;
+            if status != 200 {
+                return Ok(report_error(status, &answer));
+            }
+            client.print(&answer, || {
+                serde_json::to_string_pretty(&answer["document"]).unwrap_or_default()
+            });
             Ok(ExitCode::SUCCESS)
         }
         BundleCommand::Activate { client, id } => {

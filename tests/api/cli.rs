@@ -269,6 +269,18 @@ async fn token_create_and_bundle_push_activate_rollback_work_end_to_end(backend:
     assert_eq!(listed["live"]["bundle_id"], json!(live), "{listed}");
     assert_eq!(listed["bundles"][0]["name"], "cli", "{listed}");
 
+    // `show` prints the document, which pushes back as the same bundle.
+    let out = toolgate(
+        with_token(&["bundle", "show", &live.to_string()]),
+        client.clone(),
+    )
+    .await;
+    let shown: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(shown["name"], "cli", "{shown}");
+    assert_eq!(shown["permissions"]["deny"], json!(["WebFetch"]), "{shown}");
+    let missing = toolgate(with_token(&["bundle", "show", "999999"]), client.clone()).await;
+    assert_eq!(missing.status.code(), Some(1));
+
     // Activating the live bundle again changes nothing, and says so.
     let id = live.to_string();
     let out = toolgate(with_token(&["bundle", "activate", &id]), client.clone()).await;
