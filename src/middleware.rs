@@ -324,7 +324,13 @@ async fn evaluate_guard(
     };
     let dialect = match dialect {
         Ok(dialect) => dialect,
-        Err(error) => return error.into_response(),
+        // Its body cannot be read as an event: a refused caller hears of the refusal first.
+        Err(error) => {
+            return match checked {
+                Err(refusal @ ApiError::Unauthorized(_)) => refusal.into_response(),
+                _ => error.into_response(),
+            };
+        }
     };
     parts.extensions.insert(dialect);
     parts.extensions.insert(Authenticated(checked));

@@ -310,9 +310,17 @@ async fn a_missing_token_is_a_401() {
         .evaluate_raw(None, serde_json::to_vec(&bash("ls")).unwrap())
         .await;
     assert_refused(response, "a bearer token is required").await;
-    // Anything else: the 401.
+    // Anything else: the 401, before what else is wrong with it (a query no route takes).
     let response = app.evaluate_raw(None, b"{}".to_vec()).await;
     assert_eq!(response.headers()["www-authenticate"], "Bearer");
+    assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    let response = app
+        .client
+        .post(app.url("/v1/evaluate?x=1"))
+        .json(&bash("ls"))
+        .send()
+        .await
+        .unwrap();
     assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
     app.assert_healthy().await;
 }
