@@ -280,8 +280,8 @@ pub fn evaluate_layers<S: Clone + Send + Sync + 'static>(
 }
 
 /// Concurrency limit with shedding and a timeout, for the evaluate routes. The route's
-/// [`Dialect`] is read here, once: a bad one is answered (404 `not_found`, 400 `invalid_query`),
-/// a good one handed to the handler as an extension.
+/// [`Dialect`] is read here, once, and handed to the handler as an extension, which answers a
+/// bad one (404 `not_found`, 400 `invalid_query`) when the method is routed.
 async fn evaluate_guard(
     State(guard): State<EvaluateGuard>,
     request: Request,
@@ -322,17 +322,7 @@ async fn evaluate_guard(
             why,
         );
     };
-    let dialect = match dialect {
-        Ok(dialect) => dialect,
-        // Its body cannot be read as an event: a refused caller hears of the refusal first.
-        Err(error) => {
-            return match checked {
-                Err(refusal @ ApiError::Unauthorized(_)) => refusal.into_response(),
-                _ => error.into_response(),
-            };
-        }
-    };
-    parts.extensions.insert(dialect);
+    parts.extensions.insert(dialect.clone());
     parts.extensions.insert(Authenticated(checked));
     if too_large {
         parts.extensions.insert(TooLarge);
@@ -351,7 +341,7 @@ async fn evaluate_guard(
         // agent go ahead, so the event gets the failure decision.
         Err(_) => (Failure::Timeout, "the evaluation ran out of time"),
     };
-    failure_answer(&guard.state, Ok(dialect), &body, too_large, failure, why)
+    failure_answer(&guard.state, dialect, &body, too_large, failure, why)
 }
 
 /// The failure decision for an evaluate request that could not be evaluated in time or

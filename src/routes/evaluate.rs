@@ -46,12 +46,19 @@ use crate::store::reload::{LivePolicy, Snapshot};
 /// gets `{"decision":"block","reason":…}`, which `toolgate hook` turns into exit code 2.
 pub async fn evaluate_event(
     State(state): State<AppState>,
-    Extension(dialect): Extension<Dialect>,
+    Extension(dialect): Extension<Result<Dialect, ApiError>>,
     caller: Result<Caller, ApiError>,
     too_large: Option<Extension<TooLarge>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    evaluate_as(&state, dialect, caller, body, too_large.is_some()).await
+    match dialect {
+        Ok(dialect) => evaluate_as(&state, dialect, caller, body, too_large.is_some()).await,
+        // The body cannot be read as an event: a refused caller hears of the refusal first.
+        Err(error) => match caller {
+            Err(refusal @ ApiError::Unauthorized(_)) => refusal.into_response(),
+            _ => error.into_response(),
+        },
+    }
 }
 
 /// How an evaluate route reads its events: the route's agent, and the event its hook's
