@@ -19,7 +19,7 @@ use crate::compile::{CompiledPolicy, ExtendedRule, PermissionMatcher};
 use crate::decision::{Decision, Mode, Outcome, RuleHit};
 use crate::paths::{self, PathContext};
 use crate::protocol::HookEvent;
-use crate::rules::{RuleKind, Specifier};
+use crate::rules::{PathProbe, RuleKind, Specifier};
 use crate::shell::{self, ShellLimits, SimpleCommand};
 
 pub(crate) use dirs::working_dirs;
@@ -523,13 +523,14 @@ impl<'a> Evaluation<'a> {
             FileAccess::Read { path, recursive } => (path, *recursive, &["Read"]),
             FileAccess::Write { path } => (path, false, &["Edit", "Write", "Read"]),
         };
+        let probe = PathProbe::new(path, &self.ctx);
         for kind in [RuleKind::Deny, RuleKind::Ask] {
             let matched: Vec<&PermissionMatcher> = families
                 .iter()
                 .flat_map(|family| self.policy.permissions.list(kind).for_tool(family))
                 .filter(|rule| matches!(rule.specifier, Specifier::Path(_)))
                 .filter(|rule| {
-                    rule.matcher.matches_path(path, &self.ctx)
+                    rule.matcher.matches_path_probe(&probe)
                         || (recursive && rule.matcher.may_match_under(path, &self.ctx))
                 })
                 .collect();
@@ -546,12 +547,13 @@ impl<'a> Evaluation<'a> {
             FileAccess::Read { path, .. } => (path, &["Read", "Edit"]),
             FileAccess::Write { path } => (path, &["Edit", "Write"]),
         };
+        let probe = PathProbe::new(path, &self.ctx);
         families
             .iter()
             .flat_map(|family| self.policy.permissions.allow.for_tool(family))
             .find(|rule| {
                 matches!(rule.specifier, Specifier::Path(_))
-                    && rule.matcher.matches_path(path, &self.ctx)
+                    && rule.matcher.matches_path_probe(&probe)
             })
             .map(allow_hit)
     }

@@ -38,6 +38,7 @@ use std::fmt;
 use serde_json::Value;
 
 pub use lint::{Lint, lint};
+pub use path::PathProbe;
 
 use crate::paths::PathContext;
 use command::CommandPattern;
@@ -490,6 +491,16 @@ impl CompiledRule {
         match &self.matcher {
             Matcher::All => true,
             Matcher::Path(pattern) => pattern.is_match(path, ctx),
+            _ => false,
+        }
+    }
+
+    /// [`Self::matches_path`] for a path located once ([`PathProbe::new`]) and tried against
+    /// many rules.
+    pub fn matches_path_probe(&self, probe: &PathProbe<'_>) -> bool {
+        match &self.matcher {
+            Matcher::All => true,
+            Matcher::Path(pattern) => pattern.is_match_probe(probe),
             _ => false,
         }
     }

@@ -34,6 +34,66 @@ enum Anchor {
     Cwd,
 }
 
+impl Anchor {
+    const ALL: [Self; 3] = [Self::Root, Self::Home, Self::Cwd];
+
+    /// The directory the anchor stands for. An unknown home is written `~`, which only paths
+    /// that `canonicalize` also left relative to an unknown home can be under.
+    fn base<'c>(self, ctx: &PathContext<'c>) -> &'c str {
+        match self {
+            Self::Root => "/",
+            Self::Home => ctx.home.unwrap_or("~"),
+            Self::Cwd => ctx.cwd,
+        }
+    }
+}
+
+/// A canonical path located once under each anchor, for trying many path patterns against it:
+/// a pattern then finds where the path lies under its anchor, and whether its first component
+/// can be the pattern's, without searching the path again.
+#[derive(Debug, Clone, Copy)]
+pub struct PathProbe<'a> {
+    /// The path relative to the root, the home and the cwd (in [`Anchor::ALL`]'s order), where
+    /// it lies under each.
+    under: [Option<Relative<'a>>; 3],
+}
+
+/// A path relative to an anchor, with its first component.
+#[derive(Debug, Clone, Copy)]
+struct Relative<'a> {
+    rest: &'a str,
+    /// The first component, when it is ASCII (other text is left to the glob set: see
+    /// [`PathPattern::may_start_with`]).
+    ascii_first: Option<&'a str>,
+}
+
+impl<'a> PathProbe<'a> {
+    /// Locates the canonical path `path` under the anchors of `ctx`.
+    pub fn new(path: &'a str, ctx: &PathContext<'_>) -> Self {
+        Self {
+            under: Anchor::ALL.map(|anchor| {
+                relative_to(path, anchor.base(ctx)).map(|rest| {
+                    let end = rest.bytes().position(|byte| byte == b'/');
+                    let first = rest.get(..end.unwrap_or(rest.len())).unwrap_or(rest);
+                    Relative {
+                        rest,
+                        ascii_first: first.is_ascii().then_some(first),
+                    }
+                })
+            }),
+        }
+    }
+
+    fn under(&self, anchor: Anchor) -> Option<Relative<'a>> {
+        let [root, home, cwd] = self.under;
+        match anchor {
+            Anchor::Root => root,
+            Anchor::Home => home,
+            Anchor::Cwd => cwd,
+        }
+    }
+}
+
 /// One `/`-separated piece of a pattern, for [`PathPattern::may_match_under`].
 #[derive(Debug, Clone)]
 enum Segment {
@@ -54,6 +114,9 @@ pub(crate) struct PathPattern {
     set: Option<GlobSet>,
     /// The pattern's segments relative to the anchor; any-depth patterns start with `AnyDepth`.
     segments: Vec<Segment>,
+    /// The first segment when it is an ASCII literal (lowercased when matching is
+    /// case-insensitive), for [`Self::may_start_with`].
+    ascii_first: Option<String>,
     case_insensitive: bool,
 }
 
@@ -172,33 +235,40 @@ impl PathPattern {
                 })
             });
         }
+        let ascii_first = match segments.first() {
+            Some(Segment::Literal(literal)) if literal.is_ascii() => Some(literal.clone()),
+            _ => None,
+        };
         Ok(Self {
             anchor,
             set,
             segments,
+            ascii_first,
             case_insensitive,
         })
     }
 
-    /// The directory the pattern is rooted at. An unknown home is written `~`, which only
-    /// paths that `canonicalize` also left relative to an unknown home can be under.
+    /// The directory the pattern is rooted at.
     fn base<'c>(&self, ctx: &PathContext<'c>) -> &'c str {
-        match self.anchor {
-            Anchor::Root => "/",
-            Anchor::Home => ctx.home.unwrap_or("~"),
-            Anchor::Cwd => ctx.cwd,
-        }
+        self.anchor.base(ctx)
     }
 
     /// Whether the pattern matches a canonical path.
     pub(crate) fn is_match(&self, path: &str, ctx: &PathContext<'_>) -> bool {
-        let Some(relative) = relative_to(path, self.base(ctx)) else {
+        self.is_match_probe(&PathProbe::new(path, ctx))
+    }
+
+    /// [`Self::is_match`] for a path located already.
+    pub(crate) fn is_match_probe(&self, probe: &PathProbe<'_>) -> bool {
+        let Some(relative) = probe.under(self.anchor) else {
             return false;
         };
         match &self.set {
             None => true,
             Some(set) => {
-                !relative.is_empty() && self.may_start_with(relative) && set.is_match(relative)
+                !relative.rest.is_empty()
+                    && self.may_start_with(relative)
+                    && set.is_match(relative.rest)
             }
         }
     }
@@ -209,17 +279,10 @@ impl PathPattern {
     /// the glob's, when both are ASCII (ignoring ASCII case when matching is case-insensitive,
     /// as the glob does for ASCII text); otherwise `true`, and the glob decides. Non-ASCII text
     /// goes to the glob because case-insensitive globs fold Unicode (`ſ` matches `s`).
-    fn may_start_with(&self, relative: &str) -> bool {
-        let Some(Segment::Literal(literal)) = self.segments.first() else {
+    fn may_start_with(&self, relative: Relative<'_>) -> bool {
+        let (Some(literal), Some(first)) = (&self.ascii_first, relative.ascii_first) else {
             return true;
         };
-        let end = relative.bytes().position(|byte| byte == b'/');
-        let first = relative
-            .get(..end.unwrap_or(relative.len()))
-            .unwrap_or(relative);
-        if !literal.is_ascii() || !first.is_ascii() {
-            return true;
-        }
         if self.case_insensitive {
             literal.eq_ignore_ascii_case(first)
         } else {
