@@ -69,13 +69,7 @@ pub fn canonicalize(path: &str, ctx: &PathContext<'_>) -> String {
     }
     if let Some(rest) = strip_home_reference(path) {
         return match ctx.home {
-            Some(home) => {
-                let base = absolute_base(home);
-                let mut out = Vec::new();
-                push_segments(&mut out, &base, false);
-                push_segments(&mut out, rest, false);
-                join_absolute(&out)
-            }
+            Some(home) => resolve_under(&absolute_base(home), rest),
             None => {
                 let mut out = Vec::new();
                 push_segments(&mut out, rest, true);
@@ -88,17 +82,46 @@ pub fn canonicalize(path: &str, ctx: &PathContext<'_>) -> String {
             }
         };
     }
-    let (base, path) = match other_home(path, ctx) {
-        Some((dir, rest)) => (Some(dir), rest),
-        None if !path.starts_with('/') => (Some(absolute_base(ctx.cwd)), path),
-        None => (None, path),
-    };
-    let mut out = Vec::new();
-    if let Some(base) = &base {
-        push_segments(&mut out, base, false);
+    match other_home(path, ctx) {
+        Some((dir, rest)) => resolve_under(&dir, rest),
+        None if !path.starts_with('/') => resolve_under(&absolute_base(ctx.cwd), path),
+        None => resolve_under("/", path),
     }
+}
+
+/// `path` resolved under the canonical directory `base`: `.` and empty segments vanish, `..`
+/// removes the previous segment and never climbs above `/`.
+fn resolve_under(base: &str, path: &str) -> String {
+    let tail = path.strip_prefix('/').unwrap_or(path);
+    if is_plain_absolute(base) && (tail.is_empty() || is_plain_relative(tail)) {
+        // Nothing to resolve (most paths): the text is the base and the path, joined.
+        let mut text = String::with_capacity(base.len() + 1 + tail.len());
+        text.push_str(base);
+        if !tail.is_empty() {
+            if base != "/" {
+                text.push('/');
+            }
+            text.push_str(tail);
+        }
+        return text;
+    }
+    let mut out = Vec::new();
+    push_segments(&mut out, base, false);
     push_segments(&mut out, path, false);
     join_absolute(&out)
+}
+
+/// Whether `path` is absolute and written as [`canonicalize`] writes it: `/`, or every segment
+/// after the leading slash a plain name ([`is_plain_relative`]).
+fn is_plain_absolute(path: &str) -> bool {
+    path == "/" || path.strip_prefix('/').is_some_and(is_plain_relative)
+}
+
+/// Whether every `/`-separated segment of `path` is a plain name: none is empty, `.` or `..`.
+fn is_plain_relative(path: &str) -> bool {
+    path.as_bytes()
+        .split(|byte| *byte == b'/')
+        .all(|segment| !matches!(segment, b"" | b"." | b".."))
 }
 
 /// Most `/proc/self` links followed in one path.
@@ -128,7 +151,7 @@ fn other_home<'p>(path: &'p str, ctx: &PathContext<'_>) -> Option<(String, &'p s
     let end = after.find('/').unwrap_or(after.len());
     let (name, rest) = after.split_at(end);
     if name == "+" {
-        return Some((absolute_base(ctx.cwd), rest));
+        return Some((absolute_base(ctx.cwd).into_owned(), rest));
     }
     let mut chars = name.chars();
     let valid = chars
@@ -275,12 +298,15 @@ fn windows_form(path: &str) -> Option<String> {
 }
 
 /// A context directory as an absolute path (Windows form converted, relative treated as rooted).
-fn absolute_base(dir: &str) -> String {
+fn absolute_base(dir: &str) -> Cow<'_, str> {
+    if is_plain_absolute(dir) {
+        return Cow::Borrowed(dir);
+    }
     let converted = windows_form(dir);
     let dir = converted.as_deref().unwrap_or(dir);
     let mut out = Vec::new();
     push_segments(&mut out, dir, false);
-    join_absolute(&out)
+    Cow::Owned(join_absolute(&out))
 }
 
 /// Pushes the segments of `path` onto `out`, resolving `.` and `..`. With `keep_leading_up`,
@@ -564,6 +590,19 @@ mod tests {
                 prop_assert!(home.is_none());
                 prop_assert!(once.starts_with('~'), "{once}");
             }
+        }
+
+        /// Joining a plain path to its base without resolving gives what resolving it does.
+        #[test]
+        fn joining_plain_paths_agrees_with_resolving(
+            path in path_strategy(),
+            (cwd, _) in contexts(),
+        ) {
+            let base = absolute_base(&cwd);
+            let mut out = Vec::new();
+            push_segments(&mut out, &base, false);
+            push_segments(&mut out, &path, false);
+            prop_assert_eq!(resolve_under(&base, &path), join_absolute(&out));
         }
 
         #[test]
