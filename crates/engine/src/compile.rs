@@ -40,11 +40,28 @@ pub(crate) struct PermissionMatcher {
 /// Permission rules of one list, indexed by the tool name they are written for.
 #[derive(Debug, Default)]
 pub(crate) struct RuleList {
-    by_tool: HashMap<String, Vec<PermissionMatcher>>,
+    by_tool: HashMap<String, ToolRules>,
     /// Tool-name globs and MCP server-level rules: checked against every tool.
     patterned: Vec<PermissionMatcher>,
     /// The `Bash(…)` command rules by the first word their pattern requires.
     commands: CommandIndex,
+}
+
+/// The rules written for one tool, in list order.
+#[derive(Debug, Default)]
+struct ToolRules {
+    rules: Vec<PermissionMatcher>,
+    /// The indices of those that judge a call as a whole ([`is_tool_level`]).
+    tool_level: Vec<usize>,
+}
+
+/// Whether a rule judges a call as a whole (`Bash`, `Agent(Explore)`, `mcp__x__y(k:v)`), not a
+/// command, path or domain in it.
+fn is_tool_level(specifier: &Specifier) -> bool {
+    matches!(
+        specifier,
+        Specifier::All | Specifier::Param { .. } | Specifier::Other(_)
+    )
 }
 
 /// Indices into a list's `Bash` rules: those whose pattern starts with a literal word, by that
@@ -97,7 +114,7 @@ impl CommandIndex {
 impl RuleList {
     /// The `Bash` command rules that match any of `views`, in list order, each once.
     pub fn command_matches<'a>(&'a self, views: &[String]) -> Vec<&'a PermissionMatcher> {
-        let Some(bash) = self.by_tool.get("Bash") else {
+        let Some(bash) = self.by_tool.get("Bash").map(|bash| &bash.rules) else {
             return Vec::new();
         };
         let mut matched: Vec<usize> = Vec::new();
@@ -118,11 +135,28 @@ impl RuleList {
 
     /// The first `Bash` command rule that matches `view`.
     pub fn first_command_match(&self, view: &str) -> Option<&PermissionMatcher> {
-        let bash = self.by_tool.get("Bash")?;
+        let bash = &self.by_tool.get("Bash")?.rules;
         self.commands
             .candidates(view)
             .filter_map(|i| bash.get(i))
             .find(|rule| rule.matcher.matches_command(view))
+    }
+
+    /// The rules of [`Self::for_tool`] that judge a call as a whole ([`is_tool_level`]), and its
+    /// patterned ones, in the same order: a `Bash` call need not walk past every command rule.
+    pub fn tool_level_for<'a>(
+        &'a self,
+        tool: &'a str,
+    ) -> impl Iterator<Item = &'a PermissionMatcher> + 'a {
+        let (rules, indices) = match self.by_tool.get(tool) {
+            Some(own) => (own.rules.as_slice(), own.tool_level.as_slice()),
+            None => (&[][..], &[][..]),
+        };
+        indices.iter().filter_map(move |&i| rules.get(i)).chain(
+            self.patterned
+                .iter()
+                .filter(move |rule| rule.matcher.matches_tool(tool)),
+        )
     }
 
     /// The rules that concern `tool`: those written for it and the patterned ones that match it.
@@ -130,7 +164,11 @@ impl RuleList {
         &'a self,
         tool: &'a str,
     ) -> impl Iterator<Item = &'a PermissionMatcher> + 'a {
-        self.by_tool.get(tool).into_iter().flatten().chain(
+        let own = self
+            .by_tool
+            .get(tool)
+            .map_or(&[][..], |own| own.rules.as_slice());
+        own.iter().chain(
             self.patterned
                 .iter()
                 .filter(move |rule| rule.matcher.matches_tool(tool)),
@@ -210,7 +248,11 @@ impl CompiledPolicy {
                         if tool.starts_with("mcp__") || tool.contains('*') {
                             list.patterned.push(entry);
                         } else {
-                            list.by_tool.entry(tool.to_owned()).or_default().push(entry);
+                            let own = list.by_tool.entry(tool.to_owned()).or_default();
+                            if is_tool_level(&entry.specifier) {
+                                own.tool_level.push(own.rules.len());
+                            }
+                            own.rules.push(entry);
                         }
                     }
                     Err(e) => errors.push(BundleError {
@@ -247,7 +289,7 @@ impl CompiledPolicy {
             list.commands = list
                 .by_tool
                 .get("Bash")
-                .map(|rules| CommandIndex::build(rules))
+                .map(|bash| CommandIndex::build(&bash.rules))
                 .unwrap_or_default();
         }
         Ok(Self {

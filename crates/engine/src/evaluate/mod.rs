@@ -220,12 +220,12 @@ impl<'a> Evaluation<'a> {
         for kind in [RuleKind::Deny, RuleKind::Ask] {
             let list = self.policy.permissions.list(kind);
             let matched: Vec<&PermissionMatcher> = list
-                .for_tool(tool)
+                .tool_level_for(tool)
                 .filter(applies)
                 .chain(
                     family
                         .iter()
-                        .flat_map(|family| list.for_tool(family))
+                        .flat_map(|family| list.tool_level_for(family))
                         .filter(family_wide),
                 )
                 .collect();
@@ -235,12 +235,12 @@ impl<'a> Evaluation<'a> {
         }
         let allow = &self.policy.permissions.allow;
         allow
-            .for_tool(tool)
+            .tool_level_for(tool)
             .find(|rule| !matches!(rule.specifier, Specifier::Param { .. }) && applies(rule))
             .or_else(|| {
                 family
                     .iter()
-                    .flat_map(|family| allow.for_tool(family))
+                    .flat_map(|family| allow.tool_level_for(family))
                     .find(family_wide)
             })
             .map(allow_hit)
