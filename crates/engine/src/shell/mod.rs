@@ -429,11 +429,15 @@ impl Fuel {
 /// The basename of a program path: `/bin//rm` → `rm`, `./script.sh` → `script.sh`,
 /// `git.exe` → `git`. A path ending in `/` is kept whole.
 pub(crate) fn basename(program: &str) -> &str {
-    let base = program
-        .rsplit('/')
-        .next()
-        .filter(|b| !b.is_empty())
-        .unwrap_or(program);
+    // The last `/` found byte by byte: names are short, and `str::rsplit` sets up a searcher
+    // on every call (this runs several times per command).
+    let base = match program.bytes().rposition(|byte| byte == b'/') {
+        Some(slash) => program
+            .get(slash + 1..)
+            .filter(|b| !b.is_empty())
+            .unwrap_or(program),
+        None => program,
+    };
     match base.len().checked_sub(4).and_then(|at| base.get(at..)) {
         Some(ext) if ext.eq_ignore_ascii_case(".exe") && base.len() > 4 => {
             base.get(..base.len() - 4).unwrap_or(base)

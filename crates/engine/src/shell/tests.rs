@@ -1225,6 +1225,17 @@ fn program_paths_are_basenamed() {
         assert_eq!(command.name(), name);
         assert_eq!(command.program, program);
     }
+    for (program, name) in [
+        ("rm", "rm"),
+        ("/usr/bin/rm", "rm"),
+        ("bin/", "bin/"),
+        ("/", "/"),
+        ("", ""),
+        ("a/.exe", ".exe"),
+        ("/x/Tool.EXE", "Tool"),
+    ] {
+        assert_eq!(super::basename(program), name, "{program}");
+    }
 }
 
 // --- J. redirections ----------------------------------------------------------------------------
