@@ -48,25 +48,32 @@ pub const SAFE_ENV_VARS: &[&str] = &[
 
 /// Deny views: `argv`, then wrappers put back, then assignments put back; deduplicated.
 pub(super) fn deny_views(segments: &[Segment], argv: &[String]) -> Vec<String> {
-    let bare = join(argv.iter().map(String::as_str));
-    let wrapped = join(
-        segments
-            .iter()
-            .filter(|s| matches!(s.kind, SegmentKind::Wrapper { .. }))
-            .flat_map(|s| s.tokens.iter().map(String::as_str))
-            .chain(argv.iter().map(String::as_str)),
-    );
-    let full = join(
-        segments
-            .iter()
-            .flat_map(|s| s.tokens.iter().map(String::as_str))
-            .chain(argv.iter().map(String::as_str)),
-    );
-    let mut views = vec![bare];
-    for view in [wrapped, full] {
+    let is_wrapper = |s: &&Segment| matches!(s.kind, SegmentKind::Wrapper { .. });
+    let has_tokens = |s: &Segment| !s.tokens.is_empty();
+    let mut views = vec![join(argv.iter().map(String::as_str))];
+    let mut add = |view: String| {
         if !views.contains(&view) {
             views.push(view);
         }
+    };
+    // A view that puts back no token is the view before it: it is not built again (most
+    // commands have neither wrappers nor assignments).
+    if segments.iter().filter(is_wrapper).any(has_tokens) {
+        add(join(
+            segments
+                .iter()
+                .filter(is_wrapper)
+                .flat_map(|s| s.tokens.iter().map(String::as_str))
+                .chain(argv.iter().map(String::as_str)),
+        ));
+    }
+    if segments.iter().any(|s| !is_wrapper(&s) && has_tokens(s)) {
+        add(join(
+            segments
+                .iter()
+                .flat_map(|s| s.tokens.iter().map(String::as_str))
+                .chain(argv.iter().map(String::as_str)),
+        ));
     }
     views
 }
@@ -107,8 +114,9 @@ fn is_safe_value(value: &str) -> bool {
 }
 
 /// Joins tokens with single spaces, collapsing whitespace runs inside tokens too.
-fn join<'a>(tokens: impl Iterator<Item = &'a str>) -> String {
-    let mut out = String::new();
+fn join<'a>(tokens: impl Iterator<Item = &'a str> + Clone) -> String {
+    // Sized once: the text is at most every token and a space.
+    let mut out = String::with_capacity(tokens.clone().map(|token| token.len() + 1).sum());
     for token in tokens {
         for part in token.split_whitespace() {
             if !out.is_empty() {
@@ -155,6 +163,10 @@ mod tests {
             ]
         );
         assert_eq!(deny_views(&[], &strings(&["ls"])), ["ls"]);
+        let assigned = [seg(SegmentKind::Assignment, &["FOO=1"])];
+        assert_eq!(deny_views(&assigned, &strings(&["ls"])), ["ls", "FOO=1 ls"]);
+        let wrapped = [seg(SegmentKind::Wrapper { safe: true }, &["nice"])];
+        assert_eq!(deny_views(&wrapped, &strings(&["ls"])), ["ls", "nice ls"]);
     }
 
     #[test]
