@@ -951,39 +951,55 @@ fn secret_of_concrete(path: &str, ctx: &PathContext<'_>) -> Option<Secret> {
 }
 
 /// Home-like roots whose probes are tried for globs and recursive reads.
-fn probe_roots(ctx: &PathContext<'_>) -> Vec<String> {
+fn probe_roots<'c>(ctx: &PathContext<'c>) -> Vec<&'c str> {
     // With the home unknown, `~/…` stays as it is written (see `paths::canonicalize`).
-    let mut roots = vec![ctx.home.unwrap_or("~").to_owned()];
+    let mut roots = vec![ctx.home.unwrap_or("~")];
     for root in ["/root", "/home/user"] {
-        if !roots.iter().any(|r| r == root) {
-            roots.push(root.to_owned());
+        if !roots.contains(&root) {
+            roots.push(root);
         }
     }
     roots
 }
 
-/// Every concrete secret location probed, in order: each home-like root's [`HOME_PROBES`], then
-/// [`SYSTEM_PROBES`]. A root `keep_root` refuses is skipped without building its paths.
-fn probe_paths(
+/// Calls `visit` with every concrete secret location probed, in order (each home-like root's
+/// [`HOME_PROBES`], then [`SYSTEM_PROBES`]), until it answers `Some`. A root `keep_root`
+/// refuses is skipped without building its paths; the others' are built in one buffer, not a
+/// string each.
+fn find_probe<T>(
     ctx: &PathContext<'_>,
     keep_root: impl Fn(&str) -> bool,
-) -> impl Iterator<Item = Cow<'static, str>> {
-    probe_roots(ctx)
-        .into_iter()
-        .filter(move |root| keep_root(root))
-        .flat_map(|root| {
-            HOME_PROBES
-                .iter()
-                .map(move |rel| Cow::Owned(format!("{root}/{rel}")))
-        })
-        .chain(SYSTEM_PROBES.iter().map(|path| Cow::Borrowed(*path)))
+    mut visit: impl FnMut(&str) -> Option<T>,
+) -> Option<T> {
+    let mut probe = String::new();
+    for root in probe_roots(ctx).into_iter().filter(|root| keep_root(root)) {
+        for rel in HOME_PROBES {
+            probe.clear();
+            probe.push_str(root);
+            probe.push('/');
+            probe.push_str(rel);
+            if let Some(found) = visit(&probe) {
+                return Some(found);
+            }
+        }
+    }
+    SYSTEM_PROBES.iter().find_map(|path| visit(path))
 }
 
 /// Every concrete secret location probed, with its class.
 fn probes(ctx: &PathContext<'_>) -> Vec<(String, Secret)> {
-    probe_paths(ctx, |_| true)
-        .filter_map(|path| secret_of_concrete(&path, ctx).map(|secret| (path.into_owned(), secret)))
-        .collect()
+    let mut found = Vec::new();
+    find_probe(
+        ctx,
+        |_| true,
+        |path| {
+            if let Some(secret) = secret_of_concrete(path, ctx) {
+                found.push((path.to_owned(), secret));
+            }
+            None::<()>
+        },
+    );
+    found
 }
 
 /// The secret class of a canonical path that is read as one file (globs expanded against the
@@ -1050,11 +1066,15 @@ pub(crate) fn secret_tree(dir: &str, ctx: &PathContext<'_>) -> Option<Secret> {
     // The first of `probes(ctx)` under `dir`, found without classifying them all: the cheap
     // test goes first, and a root's probes are skipped when neither the root nor `dir` contains
     // the other (then nothing under the root is under `dir`).
-    probe_paths(ctx, |root| {
-        paths::is_within(root, dir) || paths::is_within(dir, root)
-    })
-    .filter(|probe| probe.as_ref() != dir && paths::is_within(probe, dir))
-    .find_map(|probe| secret_of_concrete(&probe, ctx))
+    find_probe(
+        ctx,
+        |root| paths::is_within(root, dir) || paths::is_within(dir, root),
+        |probe| {
+            (probe != dir && paths::is_within(probe, dir))
+                .then(|| secret_of_concrete(probe, ctx))
+                .flatten()
+        },
+    )
     .or_else(|| secret_listed_below(dir, ctx))
 }
 
