@@ -29,8 +29,18 @@ const V6: Ipv6Addr = Ipv6Addr::new(0xfd00, 0x0ec2, 0, 0, 0, 0, 0, 0x0254);
 /// with user info or a port), or as a host by itself (`169.254.169.254`, `169.254.169.254/x`),
 /// in any spelling of the address (`2852039166`, `0xa9fea9fe`, `[::ffff:169.254.169.254]`).
 pub(super) fn named_in(word: &str) -> Option<String> {
-    let rest = word.split_once("://").map_or(word, |(_, rest)| rest);
-    let rest = rest.rsplit_once('@').map_or(rest, |(_, host)| host);
+    // Every word of every command comes here: the cheap tests go first, and nothing is
+    // allocated unless the word names a service.
+    let url = word
+        .as_bytes()
+        .contains(&b':')
+        .then(|| word.split_once("://"))
+        .flatten();
+    let rest = url.map_or(word, |(_, rest)| rest);
+    let rest = match rest.bytes().rposition(|byte| byte == b'@') {
+        Some(at) => rest.get(at + 1..).unwrap_or(rest),
+        None => rest,
+    };
     let host = match rest.strip_prefix('[') {
         Some(bracketed) => bracketed.split(']').next().unwrap_or(""),
         // Up to the first character no host name holds (a port, a path, a run-time part).
@@ -39,17 +49,24 @@ pub(super) fn named_in(word: &str) -> Option<String> {
             .next()
             .unwrap_or(""),
     };
-    // Every word of every command comes here: no allocation unless it names a service.
     let host = host.trim_end_matches('.');
+    // Only these can name a service: a name starting with `metadata` (all of `NAMES`), an IPv4
+    // address (its dotted and one-number forms start with a digit), an IPv6 one (with colons).
+    let named = host
+        .get(..8)
+        .is_some_and(|head| head.eq_ignore_ascii_case("metadata"));
+    if !named && !host.starts_with(|c: char| c.is_ascii_digit()) && !host.contains(':') {
+        return None;
+    }
     // An address as one number (`2852039166`) only where a URL or a path makes it a host.
-    let url_like = word.contains("://") || rest.contains('/');
+    let url_like = url.is_some() || rest.contains('/');
     let metadata = NAMES.iter().any(|name| host.eq_ignore_ascii_case(name))
         || ipv4(host, url_like).is_some_and(|ip| V4.contains(&ip))
         || host
             .parse::<Ipv6Addr>()
             .is_ok_and(|ip| ip == V6 || ip.to_ipv4_mapped().is_some_and(|ip| V4.contains(&ip)));
     // A bare `metadata` is a host only in a URL (`http://metadata/…`, GCP's short name).
-    let bare_name = host.eq_ignore_ascii_case("metadata") && !word.contains("://");
+    let bare_name = host.eq_ignore_ascii_case("metadata") && url.is_none();
     (metadata && !bare_name).then(|| host.to_ascii_lowercase())
 }
 
@@ -113,6 +130,8 @@ mod tests {
             "https://user:pw@169.254.169.254:80/x",
             "http://[fd00:ec2::254]/latest/meta-data/",
             "http://[::ffff:169.254.169.254]/",
+            "http://[::ffff:a9fe:a9fe]/",
+            "user@metadata.goog",
             "http://2852039166/latest/",
             "http://0xa9fea9fe/latest/",
             "http://0XA9FEA9FE/latest/",
@@ -135,6 +154,9 @@ mod tests {
             "1234",
             "2852039166",
             "https://api.github.com/",
+            "node_modules",
+            "a:b",
+            "[fd00:ec2::253]",
         ] {
             assert_eq!(named_in(word), None, "{word}");
         }
