@@ -2086,6 +2086,12 @@ impl<'l> Walker<'l> {
             self.unresolved(Unresolved::TooManyCommands);
             return false;
         }
+        if self.out.commands.capacity() == 0 {
+            // Most lines hold one or two commands. Left to itself the vector would take room
+            // for four (1,120 bytes), which glibc serves from its large bins, after
+            // consolidating its fast bins: about ten times what a small allocation costs.
+            self.out.commands.reserve_exact(2);
+        }
         self.out.commands.push(command);
         self.known_args.push(args_known);
         true
