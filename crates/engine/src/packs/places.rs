@@ -57,7 +57,7 @@ const MAX_BRACE_EXPANSIONS: usize = 64;
 /// directory itself (then there is no project to be lenient about).
 pub(crate) fn project_root<'a>(ctx: &PathContext<'a>) -> Option<&'a str> {
     let cwd = ctx.cwd.trim_end_matches('/');
-    if cwd.is_empty() || cwd.matches('/').count() <= 1 {
+    if cwd.is_empty() || cwd.bytes().filter(|byte| *byte == b'/').count() <= 1 {
         return None;
     }
     if ctx.home.is_some_and(|home| paths::is_within(home, cwd)) {
@@ -80,6 +80,13 @@ pub(crate) fn is_dynamic(path: &str) -> bool {
 /// [`paths::canonicalize`]; any other leading run-time part before a plain rest becomes `/**`.
 /// `None` for a process substitution, which is no path at all.
 pub(crate) fn resolvable(path: &str) -> Option<Cow<'_, str>> {
+    // Most paths hold none of the bytes the tests below look for: one pass says so.
+    if !path
+        .bytes()
+        .any(|byte| matches!(byte, b'$' | b'`' | b'<' | b'>'))
+    {
+        return Some(Cow::Borrowed(path));
+    }
     if path.contains("<(") || path.contains(">(") {
         return None;
     }
@@ -517,10 +524,11 @@ const BROWSER_SECRETS: &[&str] = &[
 
 /// Whether the home-relative `rel` is a browser's cookie jar or password store (any profile).
 fn is_browser_secret(rel: &str) -> bool {
-    BROWSER_PROFILES
-        .iter()
-        .any(|root| strictly_under_ignoring_case(rel, root.trim_end_matches('/')))
-        && BROWSER_SECRETS.contains(&basename(rel))
+    // The file's name first: one comparison per name, where the profiles are each a walk.
+    BROWSER_SECRETS.contains(&basename(rel))
+        && BROWSER_PROFILES
+            .iter()
+            .any(|root| strictly_under_ignoring_case(rel, root.trim_end_matches('/')))
 }
 
 /// Keychains relative to a home directory.
