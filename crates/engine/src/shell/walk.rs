@@ -24,7 +24,7 @@ use super::parse::{
 use super::views::{allow_view, deny_views, is_safe};
 use super::words::{
     ARRAY_ELEMENTS, LITERAL_TILDE, NormWord, UNKNOWN_IFS, decode_ansi_c, heredoc_substitutions,
-    join_fields, normalize, normalize_with, only_plain_parameters, unmarked,
+    join_fields, normalize, normalize_with, only_plain_parameters, plain_field, unmarked,
 };
 use super::wrappers::{Field, Payload, Reading, Segment, SegmentKind, Stripped, strip};
 use super::{
@@ -2458,6 +2458,14 @@ fn push_word(
     budget: &Budget,
     variables: &[(String, String)],
 ) {
+    if let Some(text) = plain_field(raw, budget) {
+        collected.fields.push(Field {
+            text,
+            dynamic: false,
+            valued: false,
+        });
+        return;
+    }
     let word = normalize_with(raw, &mut collected.subs, budget, variables);
     collected.word_failed |= word.failed;
     let dynamic = word.dynamic;

@@ -239,6 +239,16 @@ pub(super) fn heredoc_substitutions(body: &str, subs: &mut Vec<String>, budget: 
 }
 
 /// Whether a word needs no parsing at all: no quotes, escapes, expansions, braces or tilde.
+/// What [`normalize_with`] makes of a word with nothing to normalise (its one field, `raw`
+/// itself, after burning the same fuel), without the text and the list it builds around it;
+/// `None` for any other word.
+pub(super) fn plain_field(raw: &str, budget: &Budget) -> Option<String> {
+    is_plain(raw).then(|| {
+        budget.burn_text(raw);
+        raw.to_owned()
+    })
+}
+
 fn is_plain(raw: &str) -> bool {
     !raw.bytes()
         .any(|b| matches!(b, b'\'' | b'"' | b'\\' | b'$' | b'`' | b'{' | b'~'))
@@ -1186,6 +1196,33 @@ mod tests {
         let mut subs = Vec::new();
         let word = normalize(raw, &mut subs, &Budget::default());
         (word, subs)
+    }
+
+    /// A plain word's field is what normalising it gives, for the same fuel.
+    #[test]
+    fn plain_fields_are_what_normalising_gives() {
+        for raw in [
+            "status",
+            "-rf",
+            "src/",
+            "node_modules",
+            "a=b",
+            "~/x",
+            "$HOME",
+            "'q'",
+            "a{b,c}",
+        ] {
+            let (plain, normalised) = (Budget::default(), Budget::default());
+            let field = plain_field(raw, &plain);
+            let word = normalize_with(raw, &mut Vec::new(), &normalised, &[]);
+            if let Some(field) = field {
+                assert_eq!(word.fields, [field], "{raw}");
+                assert!(!word.dynamic && !word.failed && word.resolved, "{raw}");
+                assert_eq!(plain.fuel_left(), normalised.fuel_left(), "{raw}");
+            } else {
+                assert!(!is_plain(raw), "{raw}");
+            }
+        }
     }
 
     #[test]
