@@ -12,7 +12,7 @@ use crate::bundle::patterns::{Regex, RegexBudget};
 use crate::bundle::{Bundle, BundleError, BundleErrors, Guideline, Options, RuleSpec, TestCase};
 use crate::decision::{Mode, Outcome};
 use crate::packs::Pack;
-use crate::rules::{CompiledRule, PermissionRule, RuleKind, Specifier};
+use crate::rules::{CompiledRule, PathProbe, PermissionRule, RuleKind, Specifier};
 
 /// A bundle compiled for evaluation. Immutable; cheap to share behind an `Arc`.
 #[derive(Debug)]
@@ -53,6 +53,27 @@ struct ToolRules {
     rules: Vec<PermissionMatcher>,
     /// The indices of those that judge a call as a whole ([`is_tool_level`]).
     tool_level: Vec<usize>,
+    /// For each rule, the index past the run of rules after it with the same path key
+    /// ([`CompiledRule::path_key`]), which a path the first rejects by its key skips.
+    path_runs: Vec<usize>,
+}
+
+impl ToolRules {
+    fn index_path_runs(&mut self) {
+        let mut runs = vec![0; self.rules.len()];
+        for i in (0..self.rules.len()).rev() {
+            let key = |i: usize| self.rules.get(i).and_then(|rule| rule.matcher.path_key());
+            let same_as_next = key(i).is_some() && key(i) == key(i + 1);
+            let end = match runs.get(i + 1) {
+                Some(&next_end) if same_as_next => next_end,
+                _ => i + 1,
+            };
+            if let Some(slot) = runs.get_mut(i) {
+                *slot = end;
+            }
+        }
+        self.path_runs = runs;
+    }
 }
 
 /// Whether a rule judges a call as a whole (`Bash`, `Agent(Explore)`, `mcp__x__y(k:v)`), not a
@@ -153,6 +174,39 @@ impl RuleList {
             None => (&[][..], &[][..]),
         };
         indices.iter().filter_map(move |&i| rules.get(i)).chain(
+            self.patterned
+                .iter()
+                .filter(move |rule| rule.matcher.matches_tool(tool)),
+        )
+    }
+
+    /// The rules of [`Self::for_tool`], less rules that cannot match the path `probe` locates:
+    /// a run of rules with the same path key (`Read(//srv/a/**)`, `Read(//srv/b/**)`, …) is
+    /// passed over at once when the first is rejected by its key
+    /// ([`CompiledRule::path_rejected_by_key`]). For [`CompiledRule::matches_path_probe`] only:
+    /// a rule the key rejects may still hold for a recursive read below it.
+    pub fn for_tool_path<'a>(
+        &'a self,
+        tool: &'a str,
+        probe: &'a PathProbe<'a>,
+    ) -> impl Iterator<Item = &'a PermissionMatcher> + 'a {
+        let (rules, runs) = match self.by_tool.get(tool) {
+            Some(own) => (own.rules.as_slice(), own.path_runs.as_slice()),
+            None => (&[][..], &[][..]),
+        };
+        let mut next = 0;
+        let own = std::iter::from_fn(move || {
+            while let Some(rule) = rules.get(next) {
+                if rule.matcher.path_rejected_by_key(probe) {
+                    next = runs.get(next).copied().unwrap_or(next + 1).max(next + 1);
+                    continue;
+                }
+                next += 1;
+                return Some(rule);
+            }
+            None
+        });
+        own.chain(
             self.patterned
                 .iter()
                 .filter(move |rule| rule.matcher.matches_tool(tool)),
@@ -291,6 +345,9 @@ impl CompiledPolicy {
                 .get("Bash")
                 .map(|bash| CommandIndex::build(&bash.rules))
                 .unwrap_or_default();
+            list.by_tool
+                .values_mut()
+                .for_each(ToolRules::index_path_runs);
         }
         Ok(Self {
             name: bundle.name.clone(),
@@ -463,5 +520,66 @@ impl CompiledPolicy {
             }
         }
         report
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bundle::Format;
+    use crate::paths::PathContext;
+
+    /// Passing over runs of rules with one path key finds the rules trying every one finds.
+    #[test]
+    fn path_runs_skip_only_rules_that_cannot_match() {
+        let bundle = Bundle::parse(
+            r#"{"name": "t", "permissions": {
+                "deny": ["Read(//srv/a/**)", "Read(//srv/b/**)", "Read(//SRV/c)", "Read(//srv/*/d)",
+                         "Read(//srv/e/**)", "Read", "Read(~/.ssh/**)", "Read(~/.SSH/x)",
+                         "Read(**/.env)", "Read(/src/**)", "Read(src/x)", "Read(//etc/**)"],
+                "ask": ["Read(//srv/a/**)", "Edit(//srv/a/**)", "Read(//srv/b/**)"],
+                "allow": ["Read(//srv/a/**)", "Read(//srv/B/**)", "Read(//srv/b/**)", "Read(/src/**)"]
+            }}"#,
+            Format::Json,
+        )
+        .unwrap();
+        let policy = CompiledPolicy::compile(&bundle).unwrap();
+        let ctx = PathContext {
+            cwd: "/work/proj",
+            home: Some("/home/ann"),
+        };
+        for path in [
+            "/srv/a/k",
+            "/srv/b",
+            "/SRV/c",
+            "/srv/x/d",
+            "/srv",
+            "/",
+            "/home/ann/.ssh/id_rsa",
+            "/home/ann/.ssh/x",
+            "/work/proj/.env",
+            "/work/proj/src/main.rs",
+            "/work/proj/src/x",
+            "/etc/passwd",
+            "/srv/B/x",
+            "/srv/e",
+        ] {
+            let probe = PathProbe::new(path, &ctx);
+            for kind in [RuleKind::Deny, RuleKind::Ask, RuleKind::Allow] {
+                let list = policy.permissions.list(kind);
+                let texts = |rules: Vec<&PermissionMatcher>| -> Vec<String> {
+                    rules.iter().map(|rule| rule.text.clone()).collect()
+                };
+                let every: Vec<&PermissionMatcher> = list
+                    .for_tool("Read")
+                    .filter(|rule| rule.matcher.matches_path_probe(&probe))
+                    .collect();
+                let skipping: Vec<&PermissionMatcher> = list
+                    .for_tool_path("Read", &probe)
+                    .filter(|rule| rule.matcher.matches_path_probe(&probe))
+                    .collect();
+                assert_eq!(texts(skipping), texts(every), "{kind:?} {path}");
+            }
+        }
     }
 }

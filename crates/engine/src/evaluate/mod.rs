@@ -525,15 +525,22 @@ impl<'a> Evaluation<'a> {
         };
         let probe = PathProbe::new(path, &self.ctx);
         for kind in [RuleKind::Deny, RuleKind::Ask] {
-            let matched: Vec<&PermissionMatcher> = families
-                .iter()
-                .flat_map(|family| self.policy.permissions.list(kind).for_tool(family))
-                .filter(|rule| matches!(rule.specifier, Specifier::Path(_)))
-                .filter(|rule| {
-                    rule.matcher.matches_path_probe(&probe)
-                        || (recursive && rule.matcher.may_match_under(path, &self.ctx))
-                })
-                .collect();
+            let list = self.policy.permissions.list(kind);
+            let matches = |rule: &&PermissionMatcher| {
+                matches!(rule.specifier, Specifier::Path(_))
+                    && (rule.matcher.matches_path_probe(&probe)
+                        || (recursive && rule.matcher.may_match_under(path, &self.ctx)))
+            };
+            // A recursive read may reach below a rule its path does not match: every rule.
+            let matched: Vec<&PermissionMatcher> = if recursive {
+                let rules = families.iter().flat_map(|family| list.for_tool(family));
+                rules.filter(matches).collect()
+            } else {
+                let rules = families
+                    .iter()
+                    .flat_map(|family| list.for_tool_path(family, &probe));
+                rules.filter(matches).collect()
+            };
             for rule in matched {
                 self.permission_hit(rule);
             }
@@ -550,7 +557,7 @@ impl<'a> Evaluation<'a> {
         let probe = PathProbe::new(path, &self.ctx);
         families
             .iter()
-            .flat_map(|family| self.policy.permissions.allow.for_tool(family))
+            .flat_map(|family| self.policy.permissions.allow.for_tool_path(family, &probe))
             .find(|rule| {
                 matches!(rule.specifier, Specifier::Path(_))
                     && rule.matcher.matches_path_probe(&probe)

@@ -43,7 +43,7 @@ pub use path::PathProbe;
 use crate::paths::PathContext;
 use command::CommandPattern;
 use domain::DomainPattern;
-use path::PathPattern;
+use path::{PathKey, PathPattern};
 use tool::ToolPattern;
 use wildcard::Wildcard;
 
@@ -491,6 +491,23 @@ impl CompiledRule {
         match &self.matcher {
             Matcher::All => true,
             Matcher::Path(pattern) => pattern.is_match(path, ctx),
+            _ => false,
+        }
+    }
+
+    /// What decides [`Self::path_rejected_by_key`] (see [`PathPattern::key`]).
+    pub(crate) fn path_key(&self) -> Option<PathKey<'_>> {
+        match &self.matcher {
+            Matcher::Path(pattern) => pattern.key(),
+            _ => None,
+        }
+    }
+
+    /// Whether [`Self::matches_path_probe`] is `false` from the rule's [`Self::path_key`] alone,
+    /// and so for every rule with an equal key.
+    pub(crate) fn path_rejected_by_key(&self, probe: &PathProbe<'_>) -> bool {
+        match &self.matcher {
+            Matcher::Path(pattern) => pattern.rejects_by_key(probe),
             _ => false,
         }
     }

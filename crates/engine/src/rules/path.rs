@@ -94,6 +94,14 @@ impl<'a> PathProbe<'a> {
     }
 }
 
+/// What decides [`PathPattern::rejects_by_key`]: patterns with equal keys are rejected together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PathKey<'a> {
+    anchor: Anchor,
+    first: &'a str,
+    case_insensitive: bool,
+}
+
 /// One `/`-separated piece of a pattern, for [`PathPattern::may_match_under`].
 #[derive(Debug, Clone)]
 enum Segment {
@@ -271,6 +279,28 @@ impl PathPattern {
                     && set.is_match(relative.rest)
             }
         }
+    }
+
+    /// What [`Self::rejects_by_key`] looks at: the anchor, the first segment when it is an
+    /// ASCII literal, and the case. `None` for a pattern without such a segment.
+    pub(crate) fn key(&self) -> Option<PathKey<'_>> {
+        Some(PathKey {
+            anchor: self.anchor,
+            first: self.ascii_first.as_deref()?,
+            case_insensitive: self.case_insensitive,
+        })
+    }
+
+    /// Whether [`Self::is_match_probe`] says no from the pattern's [`Self::key`] alone (the path
+    /// is not under the anchor, or is the anchor, or its first component is another), so that
+    /// it says no for every pattern with an equal key. `false` for a pattern without a key.
+    pub(crate) fn rejects_by_key(&self, probe: &PathProbe<'_>) -> bool {
+        if self.ascii_first.is_none() {
+            return false;
+        }
+        probe
+            .under(self.anchor)
+            .is_none_or(|relative| relative.rest.is_empty() || !self.may_start_with(relative))
     }
 
     /// A quick rejection in front of the glob set, which costs an allocation and a few
@@ -479,6 +509,9 @@ mod tests {
                         glob_alone,
                         "{kind:?} {content} on {path}"
                     );
+                    if compiled.rejects_by_key(&PathProbe::new(path, &CTX)) {
+                        assert!(!glob_alone, "{kind:?} {content} on {path}: rejected by key");
+                    }
                 }
             }
         }
