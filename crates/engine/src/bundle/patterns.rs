@@ -97,7 +97,7 @@ fn error_line(text: &str) -> &str {
 /// What is wrong with a pattern and where, on one line: `unclosed group at character 4
 /// (`(`)`. The position counts characters of `written` from 1; `pattern` holds `written` from
 /// byte `shift` on.
-fn syntax_problem(
+pub(crate) fn syntax_problem(
     error: &regex_syntax::Error,
     pattern: &str,
     written: &str,

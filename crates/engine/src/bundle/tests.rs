@@ -130,7 +130,9 @@ fn a_regex_error_says_what_is_wrong_and_where() {
         "name": "regexes",
         "rules": [
             { "id": "a", "program": ["psql"], "args": "(?i)(prod", "decision": "deny" },
-            { "id": "t", "tool": "Edit|[Write", "decision": "ask" }
+            { "id": "t", "tool": "Edit|[Write", "decision": "ask" },
+            // Wrapped in the anchors this would be a regex, one that escapes them.
+            { "id": "e", "tool": "Edit)|(Write", "decision": "deny" }
         ]
     }));
     assert_eq!(
@@ -138,6 +140,7 @@ fn a_regex_error_says_what_is_wrong_and_where() {
         [
             "rules[0].args: invalid regex `(?i)(prod`: unclosed group at character 5 (`(`)",
             "rules[1].tool: invalid regex `Edit|[Write`: unclosed character class at character 6 (`[`)",
+            "rules[2].tool: invalid regex `Edit)|(Write`: unopened group at character 5 (`)`)",
         ]
     );
 }

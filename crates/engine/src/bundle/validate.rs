@@ -171,6 +171,21 @@ impl Walker {
     fn tool_regex(&mut self, written: Option<String>, location: String) -> Option<String> {
         let written = written?;
         let pattern = format!("{TOOL_PREFIX}{written}{TOOL_SUFFIX}");
+        // Parsed alone first: `Edit)|(Write` is no regex, but wrapped it would be one that
+        // escapes the anchors (`^(?:Edit)|(Write)$`: any name that starts with `Edit`).
+        if let Err(error) = regex_syntax::ast::parse::Parser::new().parse(&written) {
+            let message = format!(
+                "invalid regex `{written}`: {}",
+                super::patterns::syntax_problem(
+                    &regex_syntax::Error::Parse(error),
+                    &written,
+                    &written,
+                    0
+                )
+            );
+            self.error(location, message);
+            return Some(pattern);
+        }
         if let Err(message) = self
             .regexes
             .compile_written(&pattern, &written, TOOL_PREFIX.len())
