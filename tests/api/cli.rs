@@ -47,7 +47,14 @@ async fn token_list_and_revoke_work_and_the_server_refuses_a_revoked_token(backe
     let app = spawn_app_on(backend).await;
     let database = vec![("DATABASE_URL", app.database_url.clone())];
     let create = ["token", "create", "--role", "agent", "--tenant", "team"];
-    let text = stdout(&toolgate(strings(&create), database.clone()).await);
+    let created = toolgate(strings(&create), database.clone()).await;
+    // A tenant with no live bundle is said to be evaluated against `global` alone.
+    let note = String::from_utf8_lossy(&created.stderr).into_owned();
+    assert!(
+        note.contains("tenant `team` has no live bundle yet"),
+        "{note}"
+    );
+    let text = stdout(&created);
     let agent = text.split_whitespace().last().unwrap().to_owned();
     // "created agent token <id> for tenant …"
     let id = text.split_whitespace().nth(3).unwrap().to_owned();
@@ -64,6 +71,14 @@ async fn token_list_and_revoke_work_and_the_server_refuses_a_revoked_token(backe
     ];
     stdout(&toolgate(strings(&noted), database.clone()).await);
     assert_eq!(app.evaluate(&agent, &tool("WebFetch")).await, json!({}));
+    // With one live, nothing to say.
+    let bundle = app
+        .push("served", &crate::helpers::deny_bundle("s", "mcp__x"))
+        .await;
+    app.activate("served", bundle).await;
+    let served = ["token", "create", "--role", "agent", "--tenant", "served"];
+    let created = toolgate(strings(&served), database.clone()).await;
+    assert!(created.stderr.is_empty(), "{created:?}");
 
     let listed = stdout(&toolgate(strings(&["token", "list"]), database.clone()).await);
     let line = |listed: &str| {
