@@ -413,9 +413,11 @@ impl<'a> Evaluation<'a> {
                         .first_command_match(&simple.allow_view)
                 })
                 .flatten();
-            let allowed = bash_allow
-                .map(allow_hit)
-                .or_else(|| self.extended_rules(Some((simple, &effects))));
+            // The command's extended rules are judged whatever allows it: their denies and
+            // asks count beside a permission allow (`Bash(git push:*)` does not unsay a rule
+            // denying `--force`).
+            let extended = self.extended_rules(Some((simple, &effects)));
+            let allowed = bash_allow.map(allow_hit).or(extended);
             match allowed {
                 Some(hit) => {
                     cover.get_or_insert(hit);
@@ -859,12 +861,14 @@ impl<'a> Evaluation<'a> {
     /// writes that much in one call; padding does.) A prompt or a tool's output is not answered
     /// so, only scanned up to the cut: the one is the user's own text, the other has happened.
     fn content_beyond_scan(&mut self) {
+        // Shadow rules never change the answer, and a rule for other events does not judge
+        // this one.
         let scans_content = self.policy.packs.contains(&crate::packs::Pack::Secrets)
-            || self
-                .policy
-                .rules
-                .iter()
-                .any(|rule| rule.content.is_some() || rule.secrets);
+            || self.policy.rules.iter().any(|rule| {
+                (rule.content.is_some() || rule.secrets)
+                    && rule.mode == Mode::Enforce
+                    && rule.events.contains(&self.event.event)
+            });
         if !scans_content {
             return;
         }

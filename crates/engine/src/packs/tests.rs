@@ -338,11 +338,9 @@ fn catalogue_corpus_is_in_sync() {
     );
 }
 
-/// A line whose substitution the analysis skips at its depth limit, which the baseline pack
-/// would otherwise analyse again for each of its 128 `eval`s: see [`heavy_line`].
 /// A private key written after a MiB of padding: the padding hides it from the scan, so the
 /// write is what cannot be analysed (the bundle's `unresolvable`, ask by default). The same
-/// length without a secret in a policy with nothing that scans content stays alone.
+/// write under a policy with nothing that scans content stays alone.
 #[test]
 fn text_past_the_scan_is_unresolvable() {
     let key = ["-----BEGIN OPENSSH", " PRIVATE KEY-----"].concat();
@@ -365,6 +363,14 @@ fn text_past_the_scan_is_unresolvable() {
         evaluate(&baseline, &case_event(&case)).outcome,
         Outcome::None
     );
+    // A shadow content rule, or one for other events, changes nothing either.
+    let shadow = Bundle::parse(
+        "name: b\ninclude: [baseline]\nrules:\n  - {id: w, tool: Write, content: 'KEY', decision: deny, mode: warn}\n  - {id: p, content: 'KEY', decision: deny, events: [UserPromptSubmit]}\n",
+        Format::Yaml,
+    )
+    .unwrap_or_else(|e| unreachable!("bundle: {e}"));
+    let shadow = CompiledPolicy::compile(&shadow).unwrap_or_else(|e| unreachable!("{e}"));
+    assert_eq!(evaluate(&shadow, &case_event(&case)).outcome, Outcome::None);
     // Under the cut the key is found as before.
     let short = json!({ "tool": "Write", "input": { "file_path": "notes.md", "content": key } });
     assert_eq!(
@@ -373,6 +379,8 @@ fn text_past_the_scan_is_unresolvable() {
     );
 }
 
+/// A line whose substitution the analysis skips at its depth limit, which the baseline pack
+/// would otherwise analyse again for each of its 128 `eval`s: see [`heavy_line`].
 fn heavy_line() -> String {
     let g = format!("g(){{ {}}}; ", "a=1; ".repeat(600));
     let h = format!("h(){{ eval \"$({g}{})\"; }}; ", "g; ".repeat(100));
