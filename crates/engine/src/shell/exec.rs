@@ -113,7 +113,9 @@ pub(super) fn nested(argv: &[Field], stdin: Option<&str>, budget: &Budget) -> Ve
 
 /// The commands `git -c KEY=VALUE …` hands to a shell: the programs git runs from its
 /// configuration (`core.fsmonitor`, `core.sshCommand`, `core.pager`, `core.editor`,
-/// `sequence.editor`, `diff.external`, `pager.<cmd>`), and `!` aliases and credential helpers.
+/// `sequence.editor`, `diff.external`, `diff.<driver>.textconv`, `filter.<driver>.smudge` and
+/// `.clean`, `merge.<driver>.driver`, `difftool.<tool>.cmd`, `pager.<cmd>`), and `!` aliases
+/// and credential helpers (`credential.<url>.helper` too).
 /// The baseline asks for any of them (`git-dangerous-config`); what they run is judged too, so
 /// `git -c alias.x='!rm -rf ~' x` is the removal it runs.
 fn git_config(args: &[Field]) -> Vec<Nested> {
@@ -138,11 +140,18 @@ fn git_config(args: &[Field]) -> Vec<Nested> {
             continue;
         };
         let key = key.to_ascii_lowercase();
-        let command = match key.as_str() {
-            "core.fsmonitor" | "core.sshcommand" | "core.pager" | "core.editor"
-            | "sequence.editor" | "diff.external" => Some(value),
-            _ if key.starts_with("pager.") => Some(value),
-            _ if key.starts_with("alias.") || key == "credential.helper" => value.strip_prefix('!'),
+        // `section.name` and `section.<subsection>.name`: the first and last parts.
+        let section = key.split('.').next().unwrap_or_default();
+        let name = key.rsplit('.').next().unwrap_or_default();
+        let command = match (section, name) {
+            ("core", "fsmonitor" | "sshcommand" | "pager" | "editor")
+            | ("sequence", "editor")
+            | ("diff", "external" | "textconv" | "command")
+            | ("filter", "smudge" | "clean" | "process")
+            | ("merge", "driver")
+            | ("difftool" | "mergetool", "cmd")
+            | ("pager", _) => Some(value),
+            ("alias", _) | ("credential", "helper") => value.strip_prefix('!'),
             _ => None,
         };
         if let Some(command) = command.filter(|command| !command.trim().is_empty()) {
