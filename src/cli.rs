@@ -619,13 +619,12 @@ async fn create_token(
         .context("failed to store the token (has `toolgate migrate` run?)")?;
     // Any tenant name makes a tenant: one mistyped would be evaluated against `global` alone,
     // with nothing to say so. Said on stderr, so that the token stays the last word of stdout.
-    let has_policy = !db
+    let without_policy = db
         .live_versions(Some(&[tenant.to_owned()]))
         .await
-        .unwrap_or_default()
-        .is_empty();
+        .is_ok_and(|live| live.is_empty());
     db.close().await;
-    if role == Role::Agent && tenant != crate::auth::GLOBAL_TENANT && !has_policy {
+    if role == Role::Agent && tenant != crate::auth::GLOBAL_TENANT && without_policy {
         eprintln!(
             "note: tenant `{tenant}` has no live bundle yet; its agents are evaluated against \
              the `global` tenant's policy alone until one is activated"
