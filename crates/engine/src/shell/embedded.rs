@@ -922,12 +922,55 @@ fn line_end(bytes: &[u8], mut at: usize, semicolon_ends: bool) -> usize {
 
 // ---------------------------------------------------------------------------------------- git
 
-/// git's ways to run commands: `rebase -x CMD` / `--exec CMD` (a shell script per commit),
-/// `submodule foreach CMD…` (a shell script per submodule), `bisect run CMD ARGS…` (an argv),
-/// `difftool -x CMD` / `--extcmd CMD` and `grep -O CMD` / `--open-files-in-pager=CMD`.
+/// git's ways to run commands: the settings of its `-c` options that run one
+/// ([`git_config_commands`]), and its subcommands' ([`git_subcommand`]).
 fn git(args: &[Field]) -> Vec<Nested> {
     let start = options_end(args, GIT_GLOBAL_SHORT_VALUE, GIT_GLOBAL_LONG_VALUE);
-    let Some((sub, rest)) = args.get(start..).and_then(<[Field]>::split_first) else {
+    let mut found = git_config_commands(args.get(..start).unwrap_or(&[]));
+    found.extend(git_subcommand(args.get(start..).unwrap_or(&[])));
+    found
+}
+
+/// The commands `git -c KEY=VALUE` (among git's leading options `globals`) hands to a shell:
+/// the programs git runs from its configuration (`core.fsmonitor`, `core.sshCommand`,
+/// `core.pager`, `core.editor`, `sequence.editor`, `diff.external`, `diff.<driver>.textconv`,
+/// `filter.<driver>.smudge` and `.clean`, `merge.<driver>.driver`, `difftool.<tool>.cmd`,
+/// `pager.<cmd>`), and `!` aliases and credential helpers (`credential.<url>.helper` too). The
+/// baseline asks for any of them (`git-dangerous-config`); what they run is judged too, so
+/// `git -c alias.x='!rm -rf ~' x` is the removal it runs.
+fn git_config_commands(globals: &[Field]) -> Vec<Nested> {
+    let mut found = Vec::new();
+    for (setting, dynamic) in option_texts(globals, Some('c'), &['C'], None) {
+        let Some((key, value)) = setting.split_once('=') else {
+            continue;
+        };
+        let key = key.to_ascii_lowercase();
+        // `section.name` and `section.<subsection>.name`: the first and last parts.
+        let section = key.split('.').next().unwrap_or_default();
+        let name = key.rsplit('.').next().unwrap_or_default();
+        let command = match (section, name) {
+            ("core", "fsmonitor" | "sshcommand" | "pager" | "editor")
+            | ("sequence", "editor")
+            | ("diff", "external" | "textconv" | "command")
+            | ("filter", "smudge" | "clean" | "process")
+            | ("merge", "driver")
+            | ("difftool" | "mergetool", "cmd")
+            | ("pager", _) => (!value.trim().is_empty())
+                .then(|| script_or_dynamic(value.to_owned(), dynamic, Origin::ShellString)),
+            ("alias", _) | ("credential", "helper") => bang_command(value, dynamic),
+            _ => None,
+        };
+        found.extend(command);
+    }
+    found
+}
+
+/// The commands git's subcommand runs, `args` starting at the subcommand: `rebase -x CMD` /
+/// `--exec CMD` (a shell script per commit), `submodule foreach CMD…` (a shell script per
+/// submodule), `bisect run CMD ARGS…` (an argv), `difftool -x CMD` / `--extcmd CMD` and
+/// `grep -O CMD` / `--open-files-in-pager=CMD`.
+fn git_subcommand(args: &[Field]) -> Vec<Nested> {
+    let Some((sub, rest)) = args.split_first() else {
         return Vec::new();
     };
     match sub.text.as_str() {

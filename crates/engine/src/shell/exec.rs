@@ -102,67 +102,8 @@ pub(super) fn nested(argv: &[Field], stdin: Option<&str>, budget: &Budget) -> Ve
         "mysql" | "mariadb" => runners::mysql(args, stdin),
         "sqlite3" | "sqlite" | "duckdb" => runners::sqlite(args, stdin),
         "ed" => runners::ed(args, stdin),
-        "git" => {
-            let mut found = git_config(args);
-            found.extend(embedded::nested(name, args, budget));
-            found
-        }
         _ => embedded::nested(name, args, budget),
     }
-}
-
-/// The commands `git -c KEY=VALUE …` hands to a shell: the programs git runs from its
-/// configuration (`core.fsmonitor`, `core.sshCommand`, `core.pager`, `core.editor`,
-/// `sequence.editor`, `diff.external`, `diff.<driver>.textconv`, `filter.<driver>.smudge` and
-/// `.clean`, `merge.<driver>.driver`, `difftool.<tool>.cmd`, `pager.<cmd>`), and `!` aliases
-/// and credential helpers (`credential.<url>.helper` too).
-/// The baseline asks for any of them (`git-dangerous-config`); what they run is judged too, so
-/// `git -c alias.x='!rm -rf ~' x` is the removal it runs.
-fn git_config(args: &[Field]) -> Vec<Nested> {
-    let mut found = Vec::new();
-    let mut iter = args.iter();
-    while let Some(arg) = iter.next() {
-        let setting = match arg.text.as_str() {
-            "-c" => match iter.next() {
-                Some(setting) => setting,
-                None => break,
-            },
-            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix"
-            | "--config-env" => {
-                iter.next();
-                continue;
-            }
-            option if option.starts_with('-') => continue,
-            // The subcommand: git's own options end here.
-            _ => break,
-        };
-        let Some((key, value)) = setting.text.split_once('=') else {
-            continue;
-        };
-        let key = key.to_ascii_lowercase();
-        // `section.name` and `section.<subsection>.name`: the first and last parts.
-        let section = key.split('.').next().unwrap_or_default();
-        let name = key.rsplit('.').next().unwrap_or_default();
-        let command = match (section, name) {
-            ("core", "fsmonitor" | "sshcommand" | "pager" | "editor")
-            | ("sequence", "editor")
-            | ("diff", "external" | "textconv" | "command")
-            | ("filter", "smudge" | "clean" | "process")
-            | ("merge", "driver")
-            | ("difftool" | "mergetool", "cmd")
-            | ("pager", _) => Some(value),
-            ("alias", _) | ("credential", "helper") => value.strip_prefix('!'),
-            _ => None,
-        };
-        if let Some(command) = command.filter(|command| !command.trim().is_empty()) {
-            found.push(script_or_dynamic(
-                command.to_owned(),
-                setting.dynamic,
-                Origin::ShellString,
-            ));
-        }
-    }
-    found
 }
 
 /// `text` as a script with this origin, or, when it holds a run-time expansion, as a script only
