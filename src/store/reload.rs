@@ -148,6 +148,16 @@ pub fn compile_row(row: &LiveRow) -> Result<CompiledPolicy, String> {
     CompiledPolicy::compile(&bundle).map_err(|e| e.to_string())
 }
 
+/// The tenants whose live bundle failed to compile and that `snapshot` has no policy for.
+fn unserved(state: &SyncState, snapshot: &Snapshot) -> BTreeSet<String> {
+    state
+        .failed
+        .keys()
+        .filter(|tenant| !snapshot.contains_key(*tenant))
+        .cloned()
+        .collect()
+}
+
 /// Compiles stored rows on the blocking pool (the work is CPU-bound), each with its outcome.
 async fn compile_rows(
     rows: Vec<LiveRow>,
@@ -214,21 +224,23 @@ impl Reloader {
         }
     }
 
-    async fn load_cache(&self) {
+    /// The disk cache's contents, read on the blocking pool.
+    async fn read_cache(&self) -> anyhow::Result<Option<CacheContents>> {
         let cache = self.cache.clone();
-        let read = tokio::task::spawn_blocking(move || cache.read()).await;
-        let contents = match read {
-            Ok(Ok(Some(contents))) => contents,
-            Ok(Ok(None)) => {
+        tokio::task::spawn_blocking(move || cache.read())
+            .await
+            .map_err(|error| anyhow::anyhow!("policy cache task failed: {error}"))?
+    }
+
+    async fn load_cache(&self) {
+        let contents = match self.read_cache().await {
+            Ok(Some(contents)) => contents,
+            Ok(None) => {
                 tracing::warn!(cache.path = %self.cache.path().display(), "no policy cache; not ready until the database answers");
                 return;
             }
-            Ok(Err(error)) => {
-                tracing::error!(error = %format!("{error:#}"), "policy cache unreadable; not ready until the database answers");
-                return;
-            }
             Err(error) => {
-                tracing::error!(error = %error, "policy cache task failed");
+                tracing::error!(error = %format!("{error:#}"), "policy cache unreadable; not ready until the database answers");
                 return;
             }
         };
@@ -328,12 +340,7 @@ impl Reloader {
                 }
             }
         }
-        let without = state
-            .failed
-            .keys()
-            .filter(|tenant| !next.contains_key(*tenant))
-            .cloned()
-            .collect::<Vec<_>>();
+        let without = unserved(&state, &next);
         if !without.is_empty() {
             self.serve_cached(&without, &mut next).await;
         }
@@ -345,17 +352,13 @@ impl Reloader {
     /// Puts the cached policies of `tenants`, whose live bundles failed to compile and which
     /// run none, into `next`: the last good policy this replica (or one sharing its cache
     /// directory) served. Read before the cache is written again without them.
-    async fn serve_cached(&self, tenants: &[String], next: &mut Snapshot) {
-        let cache = self.cache.clone();
-        let policies = match tokio::task::spawn_blocking(move || cache.read()).await {
-            Ok(Ok(Some(contents))) => contents.policies,
-            Ok(Ok(None)) => Vec::new(),
-            Ok(Err(error)) => {
-                tracing::error!(error = %format!("{error:#}"), "policy cache unreadable");
-                Vec::new()
-            }
+    async fn serve_cached(&self, tenants: &BTreeSet<String>, next: &mut Snapshot) {
+        let policies = match self.read_cache().await {
+            Ok(contents) => contents
+                .map(|contents| contents.policies)
+                .unwrap_or_default(),
             Err(error) => {
-                tracing::error!(error = %error, "policy cache task failed");
+                tracing::error!(error = %format!("{error:#}"), "policy cache unreadable");
                 Vec::new()
             }
         };
@@ -375,12 +378,7 @@ impl Reloader {
     /// Swaps `snapshot` in, with the tenants that failed to load and are not in it, and exports
     /// its bundles as metrics.
     fn publish(&self, snapshot: Snapshot, state: &SyncState) {
-        let unserved: BTreeSet<String> = state
-            .failed
-            .keys()
-            .filter(|tenant| !snapshot.contains_key(*tenant))
-            .cloned()
-            .collect();
+        let unserved = unserved(state, &snapshot);
         for tenant in &unserved {
             tracing::error!(tenant = %tenant, "no policy can be served for the tenant: its events get the failure decision until a bundle that compiles is activated");
         }
