@@ -136,9 +136,13 @@ async fn evaluate_as(
     // for a hook event (a 4xx or 5xx would be "proceed" to the agent: a developer whose shell
     // lacks the token's variable would run unchecked), and the error for any other body. The
     // caller is not known, so the answer is not audited: anyone could write the audit so.
-    let refused = |error: ApiError| match decode(&body) {
-        Ok(read) => refused(state, &read.event, &error),
+    let unserved = |error: ApiError, failure: Failure, why: &str| match decode(&body) {
+        Ok(read) => unserved_caller(state, &read.event, failure, why),
         Err(_) => error.into_response(),
+    };
+    let refuse = |error: ApiError| {
+        let why = format!("the caller was refused: {error}");
+        unserved(error, Failure::Refused, &why)
     };
     let caller = match caller {
         Ok(caller) => caller,
@@ -148,19 +152,16 @@ async fn evaluate_as(
             if let ApiError::Internal(detail) = &error {
                 tracing::error!(error = %detail, "token lookup failed; answering with the failure decision");
             }
-            return match decode(&body) {
-                Ok(read) => {
-                    state.metrics.observe_failure(Failure::TokenUnchecked);
-                    let why = "the token could not be checked";
-                    Json(failure_reply(state.failure, &read.event, why)).into_response()
-                }
-                Err(_) => error.into_response(),
-            };
+            return unserved(
+                error,
+                Failure::TokenUnchecked,
+                "the token could not be checked",
+            );
         }
-        Err(error) => return refused(error),
+        Err(error) => return refuse(error),
     };
     if let Err(error) = caller.require(Role::Agent) {
-        return refused(error);
+        return refuse(error);
     }
     let ReadEvent { event, unreadable } = match decode(&body) {
         Ok(read) => read,
@@ -563,9 +564,15 @@ pub fn failure_decision(failure: FailurePolicy, event: &HookEvent, why: &str) ->
 /// without the agent role): the failure decision, saying why, and not audited, since the caller
 /// is unknown. An error status would be "proceed" to the agent.
 pub fn refused(state: &AppState, event: &HookEvent, error: &ApiError) -> Response {
-    state.metrics.observe_failure(Failure::Refused);
     let why = format!("the caller was refused: {error}");
-    Json(failure_reply(state.failure, event, &why)).into_response()
+    unserved_caller(state, event, Failure::Refused, &why)
+}
+
+/// The failure decision for a caller that is not served (refused, or its token not checked),
+/// counted as `failure`; not audited, since the caller is unknown.
+fn unserved_caller(state: &AppState, event: &HookEvent, failure: Failure, why: &str) -> Response {
+    state.metrics.observe_failure(failure);
+    Json(failure_reply(state.failure, event, why)).into_response()
 }
 
 /// The reply when toolgate cannot decide: the failure decision in the agent's dialect, `{}` for
