@@ -53,9 +53,12 @@ ci_wait 60 "a first scrape of toolgate" scraped_after 0
 echo "==> load" >&2
 python3 deploy/ci/load.py
 LOADED="$(date +%s)"
-# rate() over the dashboard's 1m windows needs two scrapes after the load; the rules need one
-# evaluation after that.
-ci_wait 60 "two scrapes after the load" scraped_after "$((LOADED + 1))"
+# rate() over the dashboard's 1m windows needs two scrapes of a series, and a short load may
+# see none; the rules need one evaluation after that. LOADED is truncated to the second, so the
+# load ended before LOADED + 1: a scrape after LOADED + 2 is at least a scrape interval (1 s)
+# after it, and so the second since it ended. (Waiting for LOADED + 1 let a load ending just
+# before it be scraped once, and the decision panels came back empty.)
+ci_wait 60 "two scrapes after the load" scraped_after "$((LOADED + 2))"
 
 echo "==> evaluating the dashboard's and the alert rules' PromQL against $PROM_URL" >&2
 python3 deploy/ci/promql.py "$PROM_URL" deploy/grafana/dashboards/toolgate.json deploy/prometheus/alerts.yml
