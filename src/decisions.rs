@@ -66,6 +66,9 @@ pub struct Answer {
     body: Bytes,
     /// The decision.
     pub decision: Decision,
+    /// Which of the evaluated policies the winning answer came from (their order: the tenant's
+    /// own, then `global`), for the audit row's `winner_bundle`.
+    pub winner_source: Option<usize>,
     /// The event's input with secrets masked, for the audit rows: made by the first row.
     masked_input: OnceLock<String>,
 }
@@ -76,7 +79,16 @@ impl Answer {
         Self {
             body: Bytes::from(reply.to_string()),
             decision,
+            winner_source: None,
             masked_input: OnceLock::new(),
+        }
+    }
+
+    /// This answer, its winner from the evaluated policy at `source`.
+    pub fn sourced(self, source: Option<usize>) -> Self {
+        Self {
+            winner_source: source,
+            ..self
         }
     }
 

@@ -76,6 +76,11 @@ pub struct Row {
     pub shadow_decision: Option<String>,
     /// The rule that decided.
     pub winner: Option<String>,
+    /// The bundle the winning answer came from (`tenant:bundle_id:sha256`, one of
+    /// [`Row::bundles`]): two bundles can hold rules of one id. `None` when no bundle answered,
+    /// and in rows written before this column existed.
+    #[serde(default)]
+    pub winner_bundle: Option<String>,
     /// Every matched rule id, most restrictive first.
     pub rules: Vec<String>,
     /// The ids of the matched warn-mode rules.
@@ -114,6 +119,15 @@ fn list_item(text: &str) -> String {
     }
 }
 
+/// A [`bundle_ref`] as the query API shows it: `{"tenant", "id", "sha256"}`.
+fn bundle_json(bundle: &str) -> Value {
+    let mut parts = bundle.splitn(3, ':');
+    let tenant = parts.next().unwrap_or_default();
+    let id = parts.next().and_then(|id| id.parse::<i64>().ok());
+    let sha256 = parts.next().unwrap_or_default();
+    serde_json::json!({"tenant": tenant, "id": id, "sha256": sha256})
+}
+
 /// What the request path knows about one evaluated event.
 pub struct Evaluation<'a> {
     /// The caller's tenant.
@@ -124,6 +138,8 @@ pub struct Evaluation<'a> {
     pub decision: &'a Decision,
     /// The bundles evaluated.
     pub bundles: Vec<String>,
+    /// The one of `bundles` the winning answer came from.
+    pub winner_bundle: Option<String>,
     /// Evaluation time.
     pub latency_us: i64,
     /// Whether `decision` is the failure decision.
@@ -182,6 +198,7 @@ impl Row {
             .to_owned(),
             shadow_decision,
             winner: decision.winner.as_deref().map(short),
+            winner_bundle: evaluation.winner_bundle.clone(),
             rules: decision
                 .matched
                 .iter()
@@ -226,9 +243,17 @@ impl Row {
     /// each string as its byte length (u32 BE, `0xFFFFFFFF` for null) and bytes, each integer as
     /// i64 BE, each bool as one byte, each list as its length (u32 BE) and items, in the column
     /// order of [`Row`].
+    ///
+    /// A row with a `winner_bundle` is tagged `v2` and has it after `winner`; a row without one
+    /// is encoded as in `v1`, which had no such column, so rows written before it verify as they
+    /// were. The tags differ, so a `winner_bundle` edited away or added breaks the hash.
     pub fn compute_hash(&self) -> [u8; 32] {
         let mut h = Sha256::new();
-        h.update(b"toolgate-audit-v1\0");
+        h.update(if self.winner_bundle.is_some() {
+            b"toolgate-audit-v2\0"
+        } else {
+            b"toolgate-audit-v1\0"
+        });
         h.update(self.prev_hash);
         put_str(&mut h, &self.id);
         put_i64(&mut h, self.time_us);
@@ -245,6 +270,9 @@ impl Row {
         put_str(&mut h, &self.mode);
         put_opt(&mut h, self.shadow_decision.as_deref());
         put_opt(&mut h, self.winner.as_deref());
+        if let Some(bundle) = &self.winner_bundle {
+            put_str(&mut h, bundle);
+        }
         put_list(&mut h, &self.rules);
         put_list(&mut h, &self.shadow_rules);
         put_opt(&mut h, self.reason.as_deref());
@@ -265,13 +293,7 @@ impl Row {
         let bundles: Vec<Value> = self
             .bundles
             .iter()
-            .map(|bundle| {
-                let mut parts = bundle.splitn(3, ':');
-                let tenant = parts.next().unwrap_or_default();
-                let id = parts.next().and_then(|id| id.parse::<i64>().ok());
-                let sha256 = parts.next().unwrap_or_default();
-                serde_json::json!({"tenant": tenant, "id": id, "sha256": sha256})
-            })
+            .map(|bundle| bundle_json(bundle))
             .collect();
         serde_json::json!({
             "id": self.id,
@@ -287,6 +309,7 @@ impl Row {
             "mode": self.mode,
             "shadow_decision": self.shadow_decision,
             "winner": self.winner,
+            "winner_bundle": self.winner_bundle.as_deref().map(bundle_json),
             "rules": self.rules,
             "shadow_rules": self.shadow_rules,
             "reason": self.reason,
@@ -508,6 +531,7 @@ pub(crate) fn sample(seq: i64) -> Row {
         mode: "enforced".into(),
         shadow_decision: None,
         winner: None,
+        winner_bundle: None,
         rules: vec![],
         shadow_rules: vec![],
         reason: None,
@@ -600,6 +624,7 @@ mod tests {
             event: &e,
             decision: &decision,
             bundles: vec![],
+            winner_bundle: None,
             latency_us: 1,
             failure: false,
         });
@@ -661,6 +686,7 @@ mod tests {
             event: &e,
             decision: &decision,
             bundles: vec![bundle_ref("t", 1, "ab")],
+            winner_bundle: None,
             latency_us: 3,
             failure: false,
         });
@@ -679,6 +705,30 @@ mod tests {
         moved.tool = None;
         moved.cwd = Some("Bash".into());
         assert_ne!(moved.compute_hash(), base);
+    }
+
+    /// Rows written before `winner_bundle` existed keep their hash: pinned (the value was worked
+    /// out apart, from the encoding [`Row::compute_hash`] documents), so that a change to the `v1`
+    /// encoding cannot pass unnoticed.
+    #[test]
+    fn a_row_without_a_winner_bundle_is_hashed_as_in_v1() {
+        assert_eq!(
+            hex::encode(sample(1).compute_hash()),
+            "6cbff9dcf8ec92b80768c00d742f8f326274efd185302b00ebfda52c97267865"
+        );
+    }
+
+    #[test]
+    fn the_hash_covers_the_winner_bundle() {
+        let base = sample(1);
+        let mut sourced = base.clone();
+        sourced.winner_bundle = Some(bundle_ref("global", 7, "ab"));
+        let mut other = base.clone();
+        other.winner_bundle = Some(bundle_ref("t", 7, "ab"));
+        let hashes = [&base, &sourced, &other].map(Row::compute_hash);
+        assert_ne!(hashes[0], hashes[1]);
+        assert_ne!(hashes[1], hashes[2]);
+        assert_ne!(hashes[0], hashes[2]);
     }
 
     #[test]
@@ -707,6 +757,7 @@ mod tests {
             event: &e,
             decision: &decision,
             bundles: vec![bundle_ref("t\u{1f}", 1, "ab")],
+            winner_bundle: None,
             latency_us: 3,
             failure: false,
         });

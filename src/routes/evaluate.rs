@@ -223,11 +223,15 @@ pub async fn answer(
 ) -> Response {
     if audit.enabled() {
         let answer = &evaluated.answer;
+        let winner_bundle = answer
+            .winner_source
+            .and_then(|source| evaluated.bundles.get(source).cloned());
         let evaluation = Evaluation {
             tenant,
             event,
             decision: &answer.decision,
             bundles: evaluated.bundles,
+            winner_bundle,
             latency_us: evaluated.latency_us,
             failure: evaluated.failure,
         };
@@ -466,10 +470,10 @@ impl<'a> Policies<'a> {
     /// the engine panicked.
     fn evaluate(&self, event: &HookEvent) -> Option<Arc<Answer>> {
         std::panic::catch_unwind(AssertUnwindSafe(|| {
-            let decision =
-                Decision::combine(self.live().map(|live| evaluate(&live.compiled, event)));
+            let (decision, source) =
+                Decision::combine_sourced(self.live().map(|live| evaluate(&live.compiled, event)));
             let reply = render_reply(event, &decision);
-            Arc::new(Answer::new(&reply, decision))
+            Arc::new(Answer::new(&reply, decision).sourced(source))
         }))
         .ok()
     }

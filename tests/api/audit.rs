@@ -116,6 +116,7 @@ async fn rule_ids_of_any_text_read_back_as_they_were_hashed(backend: Backend) {
                 event: &event,
                 decision: &decision,
                 bundles: Vec::new(),
+                winner_bundle: None,
                 latency_us: 1,
                 failure: false,
             });
@@ -175,6 +176,7 @@ async fn new_rows_of_any_text_go_in_whole_and_read_back_as_hashed(backend: Backe
                 // Bundles are `tenant:id:sha256`, never holding U+001F (the UNNEST insert's
                 // separator), which `record` keeps out of rule ids only.
                 bundles: vec![ODD.replace('\u{1f}', ""), String::new()],
+                winner_bundle: (seq % 4 == 1).then(|| ODD.replace('\u{1f}', "")),
                 latency_us: 1,
                 failure: seq % 2 == 0,
             });
@@ -286,6 +288,75 @@ async fn every_evaluation_is_recorded_with_its_decision_bundles_and_chain(backen
     let (code, out) = verify_cli(&app.database_url).await;
     assert_eq!(code, Some(0), "{out}");
     assert!(out.contains("3 rows"), "{out}");
+}
+
+on_both_backends!(the_row_names_the_bundle_whose_rule_won);
+/// The tenant's bundle and `global`'s both hold a rule `guard`: the row says which one decided,
+/// and the chain still verifies (rows with a winner bundle are hashed as `v2`).
+async fn the_row_names_the_bundle_whose_rule_won(backend: Backend) {
+    let app = spawn_app_on(backend).await;
+    let agent = app.create_token("agent", "team").await;
+    let guard = |decision: &str, programs: &[&str]| {
+        json!({"name": "b", "rules": [
+            {"id": "guard", "program": programs, "decision": decision, "reason": "guarded"},
+        ]})
+    };
+    let team = app.push("team", &guard("ask", &["curl", "wget"])).await;
+    let global = app.push("global", &guard("deny", &["curl"])).await;
+    for (tenant, id) in [("team", team), ("global", global)] {
+        let activation = app.activate(tenant, id).await;
+        app.wait_served(tenant, activation).await;
+    }
+
+    // global's deny beats team's ask; team's ask is the only answer for wget; ls has none.
+    let calls = [
+        ("curl https://example.com", "deny"),
+        ("wget https://example.com", "ask"),
+        ("ls", "none"),
+    ];
+    for (n, (command, decision)) in calls.iter().enumerate() {
+        let call = bash_call("s1", &format!("t{n}"), command);
+        assert_eq!(decision_of(&app.evaluate(&agent, &call).await), *decision);
+    }
+
+    let rows = audit_rows(&app.db).await;
+    assert_eq!(rows.len(), 3, "{rows:#?}");
+    let winners: Vec<(&Value, &Value)> = rows
+        .iter()
+        .map(|row| (&row["winner"], &row["winner_bundle"]))
+        .collect();
+    assert_eq!(*winners[0].0, "guard");
+    assert_eq!(winners[0].1["tenant"], "global");
+    assert_eq!(winners[0].1["id"], global);
+    assert_eq!(*winners[1].0, "guard");
+    assert_eq!(winners[1].1["tenant"], "team");
+    assert_eq!(winners[1].1["id"], team);
+    assert_eq!(*winners[2].1, Value::Null);
+    for row in &rows {
+        if !row["winner_bundle"].is_null() {
+            assert!(
+                row["bundles"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&row["winner_bundle"]),
+                "{row}"
+            );
+        }
+    }
+    let (code, out) = verify_cli(&app.database_url).await;
+    assert_eq!(code, Some(0), "{out}");
+
+    // Editing which bundle decided breaks the chain at that row.
+    execute(
+        &app.db,
+        "UPDATE audit SET winner_bundle = NULL WHERE seq = $1",
+        1,
+    )
+    .await;
+    let (code, out) = verify_cli(&app.database_url).await;
+    assert_eq!(code, Some(1), "{out}");
+    let edited = rows[0]["id"].as_str().unwrap();
+    assert!(out.contains(&format!("edited: row {edited}")), "{out}");
 }
 
 on_both_backends!(a_credential_the_reason_quotes_is_masked_in_the_row);

@@ -119,13 +119,24 @@ impl Decision {
     /// Combines the decisions of several policies for one event (the `global` bundle beside a
     /// tenant's own): the most restrictive answer wins, everything matched is kept.
     pub fn combine(decisions: impl IntoIterator<Item = Decision>) -> Decision {
+        Self::combine_sourced(decisions).0
+    }
+
+    /// [`Decision::combine`], and the position among `decisions` of the one whose answer won:
+    /// the first of the most restrictive, `None` when none had an opinion. The audit names the
+    /// winning rule's bundle by it, since two bundles can hold rules of one id.
+    pub fn combine_sourced(
+        decisions: impl IntoIterator<Item = Decision>,
+    ) -> (Decision, Option<usize>) {
         let mut combined = Decision::none();
+        let mut source = None;
         let mut contexts: Vec<String> = Vec::new();
-        for decision in decisions {
+        for (position, decision) in decisions.into_iter().enumerate() {
             if decision.outcome > combined.outcome {
                 combined.outcome = decision.outcome;
                 combined.reason = decision.reason.clone();
                 combined.winner = decision.winner.clone();
+                source = Some(position);
             }
             combined.matched.extend(decision.matched);
             combined.warnings.extend(decision.warnings);
@@ -141,7 +152,7 @@ impl Decision {
         if !contexts.is_empty() {
             combined.additional_context = Some(contexts.join("\n\n"));
         }
-        combined
+        (combined, source)
     }
 }
 
@@ -171,5 +182,21 @@ mod tests {
         let combined = Decision::combine([ask.clone(), deny, ask]);
         assert_eq!(combined.outcome, Outcome::Deny);
         assert_eq!(combined.reason.as_deref(), Some("d"));
+    }
+
+    #[test]
+    fn combine_sourced_names_the_first_most_restrictive() {
+        let answer = |outcome| Decision {
+            outcome,
+            ..Decision::none()
+        };
+        let source = |outcomes: &[Outcome]| {
+            Decision::combine_sourced(outcomes.iter().copied().map(answer)).1
+        };
+        assert_eq!(source(&[Outcome::Ask, Outcome::Deny]), Some(1));
+        assert_eq!(source(&[Outcome::Deny, Outcome::Deny]), Some(0));
+        assert_eq!(source(&[Outcome::None, Outcome::Allow]), Some(1));
+        assert_eq!(source(&[Outcome::None, Outcome::None]), None);
+        assert_eq!(source(&[]), None);
     }
 }

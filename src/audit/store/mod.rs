@@ -482,6 +482,7 @@ where
         mode: row.try_get("mode")?,
         shadow_decision: row.try_get("shadow_decision")?,
         winner: row.try_get("winner")?,
+        winner_bundle: row.try_get("winner_bundle")?,
         rules,
         shadow_rules,
         reason: row.try_get("reason")?,

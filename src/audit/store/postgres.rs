@@ -23,7 +23,7 @@ use crate::audit::spool::Head;
 /// The audit table's columns in the order the insert statements bind them, each with the type it
 /// is sent as: `uuid` goes over the wire as text and is cast, `list` is a `text[]` in `VALUES`
 /// and one U+001F-joined text (split by `string_to_array`) in `UNNEST`.
-const FIELDS: [(&str, &str); 27] = [
+const FIELDS: [(&str, &str); 28] = [
     ("id", "uuid"),
     ("time", "timestamptz"),
     ("replica_id", "text"),
@@ -41,6 +41,7 @@ const FIELDS: [(&str, &str); 27] = [
     ("mode", "text"),
     ("shadow_decision", "text"),
     ("winner", "text"),
+    ("winner_bundle", "text"),
     ("rules", "list"),
     ("shadow_rules", "list"),
     ("reason", "text"),
@@ -135,7 +136,7 @@ fn unnest_statement(on_conflict: OnConflict) -> String {
     )
 }
 
-/// Batches of up to this many rows go in as plain `INSERT … VALUES (…), (…)`: unpacking 27
+/// Batches of up to this many rows go in as plain `INSERT … VALUES (…), (…)`: unpacking 28
 /// arrays with `UNNEST` has a fixed cost per statement larger than a few rows' own inserts
 /// (auto_explain: its function scan alone 0.09–0.23 ms for one row), and small batches are every
 /// batch while evaluations come one or a few at a time (and what a hook call waits for). 32, not
@@ -271,6 +272,7 @@ async fn insert_once(
     let mut modes = Vec::with_capacity(n);
     let mut shadow_decisions = Vec::with_capacity(n);
     let mut winners = Vec::with_capacity(n);
+    let mut winner_bundles = Vec::with_capacity(n);
     let mut rules = Vec::with_capacity(n);
     let mut shadow_rules = Vec::with_capacity(n);
     let mut reasons = Vec::with_capacity(n);
@@ -299,6 +301,7 @@ async fn insert_once(
         modes.push(row.mode.as_str());
         shadow_decisions.push(row.shadow_decision.as_deref());
         winners.push(row.winner.as_deref());
+        winner_bundles.push(row.winner_bundle.as_deref());
         rules.push(joined(&row.rules));
         shadow_rules.push(joined(&row.shadow_rules));
         reasons.push(row.reason.as_deref());
@@ -328,6 +331,7 @@ async fn insert_once(
         .bind(modes)
         .bind(shadow_decisions)
         .bind(winners)
+        .bind(winner_bundles)
         .bind(rules)
         .bind(shadow_rules)
         .bind(reasons)
@@ -368,6 +372,7 @@ async fn insert_small(
             .bind(row.mode.as_str())
             .bind(row.shadow_decision.as_deref())
             .bind(row.winner.as_deref())
+            .bind(row.winner_bundle.as_deref())
             .bind(&row.rules[..])
             .bind(&row.shadow_rules[..])
             .bind(row.reason.as_deref())

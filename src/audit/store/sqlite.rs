@@ -17,10 +17,10 @@ use crate::audit::spool::Head;
 use crate::store::sqlite::begin_write;
 
 const COLUMNS: &str = "id, time_us, replica_id, seq, prev_hash, hash, tenant, agent, session_id, \
-    tool_use_id, prompt_id, event, tool, decision, mode, shadow_decision, winner, rules, \
-    shadow_rules, reason, bundles, input, cwd, permission_mode, latency_us, repeat, failure";
+    tool_use_id, prompt_id, event, tool, decision, mode, shadow_decision, winner, winner_bundle, \
+    rules, shadow_rules, reason, bundles, input, cwd, permission_mode, latency_us, repeat, failure";
 
-/// Rows per `INSERT` statement: 27 columns each, well under SQLite's 32 766 bound parameters.
+/// Rows per `INSERT` statement: 28 columns each, well under SQLite's 32 766 bound parameters.
 const ROWS_PER_STATEMENT: usize = 500;
 
 fn list(items: &[String]) -> String {
@@ -65,6 +65,7 @@ pub(super) async fn insert(pool: &SqlitePool, rows: &[Row]) -> Result<(), sqlx::
                 .push_bind(row.mode.as_str())
                 .push_bind(row.shadow_decision.as_deref())
                 .push_bind(row.winner.as_deref())
+                .push_bind(row.winner_bundle.as_deref())
                 .push_bind(list(&row.rules))
                 .push_bind(list(&row.shadow_rules))
                 .push_bind(row.reason.as_deref())
