@@ -13,7 +13,7 @@ use clap::{Args, Parser, Subcommand};
 use serde_json::Value;
 use toolgate_engine::bundle::{self, Format};
 
-use crate::audit::store::{AuditStore, ExpectedHead, Filter};
+use crate::audit::store::{AuditStore, ExpectedHead, Filter, Link};
 use crate::auth::{Role, generate_token, hash_token, valid_tenant};
 use crate::client::{Answer, Body, Failure, Http};
 use crate::config::{Config, DEFAULT_DATA_DIR, ServeArgs};
@@ -102,6 +102,12 @@ pub enum AuditCommand {
     Verify {
         #[command(flatten)]
         database: DatabaseArgs,
+        /// Check an export instead of the database: JSON Lines from `toolgate audit export` or
+        /// `GET /v1/audit?format=jsonl` (`-` reads stdin). Each replica's chain is checked from
+        /// the first row the export holds; rows filtered out of a chain's middle (by tenant,
+        /// say) are gaps, so export a time window whole to verify it.
+        #[arg(long, value_name = "FILE", conflicts_with = "spool_dir")]
+        export: Option<PathBuf>,
         /// Check only this replica's chain (exit 1 when no row or pruned checkpoint has its
         /// id).
         #[arg(long)]
@@ -344,6 +350,7 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
     match command {
         AuditCommand::Verify {
             database,
+            export,
             replica,
             expect_head,
             spool_dir,
@@ -363,18 +370,32 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
                     other.replica
                 );
             }
-            let store = AuditStore::from(open_store(&database).await?);
-            let report = store
-                .verify(replica.as_deref(), &expected)
-                .await
-                .context("failed to read the audit log")?;
+            let (report, unreadable) = match export {
+                Some(path) => {
+                    let (rows, unreadable) = read_export(&path)?;
+                    let report =
+                        crate::audit::store::verify_export(rows, replica.as_deref(), &expected);
+                    (report, unreadable)
+                }
+                None => {
+                    let store = AuditStore::from(open_store(&database).await?);
+                    let report = store
+                        .verify(replica.as_deref(), &expected)
+                        .await
+                        .context("failed to read the audit log")?;
+                    (report, Vec::new())
+                }
+            };
             for note in report.restarts.iter().chain(&report.notes) {
                 println!("note: {note}");
+            }
+            for line in &unreadable {
+                println!("{line}");
             }
             for finding in &report.findings {
                 println!("{finding}");
             }
-            if report.findings.is_empty() {
+            if report.findings.is_empty() && unreadable.is_empty() {
                 let heads = match report.heads_reached {
                     0 => String::new(),
                     1 => ", and 1 expected head reached".to_owned(),
@@ -389,7 +410,7 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
                 );
                 Ok(ExitCode::SUCCESS)
             } else {
-                let problems = report.findings.len();
+                let problems = report.findings.len() + unreadable.len();
                 eprintln!(
                     "error: {problems} {} in {} {} of {} replica {}",
                     plural(problems as u64, "problem", "problems"),
@@ -482,6 +503,37 @@ fn plural(count: u64, one: &'static str, many: &'static str) -> &'static str {
 
 /// The head a replica's spool directory says its chain reached in the database, with a note of
 /// the rows still waiting there; none when the chain starts there.
+/// The rows of an export (`-`: stdin) as chain links, and a line naming each line that is not
+/// a row.
+fn read_export(path: &Path) -> anyhow::Result<(Vec<Link>, Vec<String>)> {
+    use std::io::BufRead as _;
+    let reader: Box<dyn std::io::BufRead> = if path == Path::new("-") {
+        Box::new(std::io::stdin().lock())
+    } else {
+        let file = std::fs::File::open(path)
+            .with_context(|| format!("failed to open `{}`", path.display()))?;
+        Box::new(std::io::BufReader::new(file))
+    };
+    let (mut rows, mut unreadable) = (Vec::new(), Vec::new());
+    for (index, line) in reader.lines().enumerate() {
+        let line = line.with_context(|| format!("failed to read `{}`", path.display()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let row = serde_json::from_str::<Value>(&line)
+            .map_err(|error| format!("not JSON ({error})"))
+            .and_then(|value| crate::audit::record::Row::from_json(&value));
+        match row {
+            Ok(row) => rows.push(Link::of(&row)),
+            Err(problem) => unreadable.push(format!(
+                "unreadable: line {} is not an audit row: {problem}",
+                index + 1
+            )),
+        }
+    }
+    Ok((rows, unreadable))
+}
+
 fn spooled_expectation(dir: &Path) -> anyhow::Result<Option<ExpectedHead>> {
     let shown = dir.display();
     let head = crate::audit::spool::spooled_head(dir)

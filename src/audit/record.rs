@@ -327,6 +327,106 @@ impl Row {
             "hash": hex::encode(self.hash),
         })
     }
+
+    /// The row [`Row::to_json`] wrote: an export line, read back to verify its chain without the
+    /// database. `input` is written back as compact JSON, as it was stored. The error names the
+    /// member that is missing or of the wrong type.
+    pub fn from_json(value: &Value) -> Result<Row, String> {
+        let members = value
+            .as_object()
+            .ok_or_else(|| "an audit row is a JSON object".to_owned())?;
+        let get = |name: &str| members.get(name).unwrap_or(&Value::Null);
+        let wrong = |name: &str, what: &str| format!("`{name}` must be {what}");
+        let text = |name: &str| {
+            get(name)
+                .as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| wrong(name, "a string"))
+        };
+        let optional = |name: &str| match get(name) {
+            Value::Null => Ok(None),
+            Value::String(text) => Ok(Some(text.clone())),
+            _ => Err(wrong(name, "a string or null")),
+        };
+        let integer = |name: &str| get(name).as_i64().ok_or_else(|| wrong(name, "an integer"));
+        let boolean = |name: &str| get(name).as_bool().ok_or_else(|| wrong(name, "a boolean"));
+        let list = |name: &str| {
+            get(name)
+                .as_array()
+                .and_then(|items| {
+                    items
+                        .iter()
+                        .map(|item| item.as_str().map(str::to_owned))
+                        .collect::<Option<Vec<_>>>()
+                })
+                .ok_or_else(|| wrong(name, "an array of strings"))
+        };
+        let bundle = |name: &str, value: &Value| {
+            let part = |key: &str| value.get(key).unwrap_or(&Value::Null);
+            match (part("tenant").as_str(), part("id"), part("sha256").as_str()) {
+                (Some(tenant), Value::Number(id), Some(sha256)) => {
+                    Ok(format!("{tenant}:{id}:{sha256}"))
+                }
+                (Some(tenant), Value::Null, Some(sha256)) => Ok(format!("{tenant}::{sha256}")),
+                _ => Err(wrong(name, "a bundle object {tenant, id, sha256}")),
+            }
+        };
+        let hash = |name: &str| {
+            get(name)
+                .as_str()
+                .and_then(|text| hex::decode(text).ok())
+                .and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
+                .ok_or_else(|| wrong(name, "64 hex digits"))
+        };
+        let id = text("id")?;
+        let time = text("time")?;
+        let time_us = DateTime::parse_from_rfc3339(&time)
+            .map_err(|_| wrong("time", "an RFC 3339 time"))?
+            .timestamp_micros();
+        let bundles = get("bundles")
+            .as_array()
+            .ok_or_else(|| wrong("bundles", "an array of bundle objects"))?
+            .iter()
+            .map(|item| bundle("bundles", item))
+            .collect::<Result<Vec<_>, _>>()?;
+        let winner_bundle = match get("winner_bundle") {
+            Value::Null => None,
+            value => Some(bundle("winner_bundle", value)?),
+        };
+        Ok(Row {
+            id,
+            time_us,
+            replica_id: text("replica_id")?,
+            seq: integer("seq")?,
+            prev_hash: hash("prev_hash")?,
+            hash: hash("hash")?,
+            tenant: optional("tenant")?,
+            agent: text("agent")?,
+            session_id: optional("session_id")?,
+            tool_use_id: optional("tool_use_id")?,
+            prompt_id: optional("prompt_id")?,
+            event: text("event")?,
+            tool: optional("tool")?,
+            decision: text("decision")?,
+            mode: text("mode")?,
+            shadow_decision: optional("shadow_decision")?,
+            winner: optional("winner")?,
+            winner_bundle,
+            rules: list("rules")?,
+            shadow_rules: list("shadow_rules")?,
+            reason: optional("reason")?,
+            bundles,
+            input: members
+                .get("input")
+                .ok_or_else(|| wrong("input", "present"))?
+                .to_string(),
+            cwd: optional("cwd")?,
+            permission_mode: optional("permission_mode")?,
+            latency_us: integer("latency_us")?,
+            repeat: boolean("repeat")?,
+            failure: boolean("failure")?,
+        })
+    }
 }
 
 fn put_len(h: &mut Sha256, len: usize) {

@@ -359,6 +359,75 @@ async fn the_row_names_the_bundle_whose_rule_won(backend: Backend) {
     assert!(out.contains(&format!("edited: row {edited}")), "{out}");
 }
 
+on_both_backends!(an_export_verifies_without_the_database);
+/// `GET /v1/audit?format=jsonl` gives a file that `toolgate audit verify --export` checks with no
+/// database at all: whole, it verifies; an edited line, a line taken out and a line that is no
+/// row are each named.
+async fn an_export_verifies_without_the_database(backend: Backend) {
+    let app = spawn_app_on(backend).await;
+    let agent = app.create_token("agent", "team").await;
+    let auditor = app.create_token("auditor", "team").await;
+    let id = app
+        .push("team", &json!({"name": "b", "include": ["baseline"]}))
+        .await;
+    let activation = app.activate("team", id).await;
+    app.wait_served("team", activation).await;
+    // Inputs that must come back byte for byte: numbers, escapes, text beyond ASCII.
+    let write = json!({
+        "hook_event_name": "PreToolUse", "session_id": "s", "tool_use_id": "w",
+        "cwd": "/tmp/p", "tool_name": "Write",
+        "tool_input": {"file_path": "/tmp/p/ä.txt", "content": "line\n\"q\" ✓ \u{1}",
+                       "mode": 420, "ratio": 0.5, "big": 1e300, "neg": -0.0},
+    });
+    app.evaluate(&agent, &write).await;
+    for (n, command) in ["ls", "rm -rf ~", "git status"].iter().enumerate() {
+        app.evaluate(&agent, &bash_call("s", &format!("t{n}"), command))
+            .await;
+    }
+    let response = get_audit(&app, &auditor, "?format=jsonl").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let text = response.text().await.unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let nowhere = "postgres://nobody@127.0.0.1:1/none";
+    let verify = async |name: &str, content: String| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, content).unwrap();
+        verify_cli_with(nowhere, &["--export", path.to_str().unwrap()]).await
+    };
+    let (code, out) = verify("whole.jsonl", text.clone()).await;
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("4 rows in 1 replica chain verified"), "{out}");
+
+    // Newest first: line 2 is the third row.
+    let row: Value = serde_json::from_str(lines[1]).unwrap();
+    let edited = lines[1].replace("\"decision\":\"deny\"", "\"decision\":\"allow\"");
+    assert_ne!(edited, lines[1], "the third row is the denied `rm -rf ~`");
+    let (code, out) = verify(
+        "edited.jsonl",
+        [lines[0], &edited, lines[2], lines[3]].join("\n"),
+    )
+    .await;
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains(&format!("edited: row {}", row["id"].as_str().unwrap())),
+        "{out}"
+    );
+
+    let (code, out) = verify("holed.jsonl", [lines[0], lines[2], lines[3]].join("\n")).await;
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("gap"), "{out}");
+
+    let (code, out) = verify("junk.jsonl", format!("{text}{{\"id\": 7}}\n")).await;
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("line 5 is not an audit row: `id` must be a string"),
+        "{out}"
+    );
+}
+
 on_both_backends!(a_credential_the_reason_quotes_is_masked_in_the_row);
 /// The baseline pack's reason names the path it refuses to remove: a credential in that path
 /// is masked in the row's reason, as in its input (the agent's own answer keeps it).
