@@ -68,7 +68,8 @@ const MAX_DECODE_RUNS: usize = 256;
 const GENERIC_WINDOW: (usize, usize) = (64, 256);
 /// Longest value run [`follows`] checks itself before it leaves the question to the regex.
 const GENERIC_RUN_CHECK: usize = 256;
-/// Most candidates collected before overlap resolution.
+/// Most candidates a scan collects before overlap resolution (a redaction resolves overlaps and
+/// goes on: see [`Room`]).
 const MAX_CANDIDATES: usize = 1024;
 /// What must follow `generic-api-key`'s keyword in a match: the vendored regex's whole tail after
 /// its keyword group. A keyword hit not followed by this (anchored) is no match's keyword, so it
@@ -447,7 +448,16 @@ impl Scanner {
             runs: MAX_DECODE_RUNS,
         };
         let mut candidates = Vec::new();
-        self.collect(hay, path, MAX_DECODE_DEPTH, &mut budget, &mut candidates);
+        // Redaction must mask every secret, not only those found before the cap.
+        let mut room = Room::new(max_findings == usize::MAX);
+        self.collect(
+            hay,
+            path,
+            MAX_DECODE_DEPTH,
+            &mut budget,
+            &mut room,
+            &mut candidates,
+        );
         let mut findings: Vec<Finding> = select(candidates, max_findings)
             .into_iter()
             .map(|c| Finding {
@@ -475,6 +485,7 @@ impl Scanner {
         path: Option<&str>,
         depth: u8,
         budget: &mut Budget,
+        room: &mut Room,
         out: &mut Vec<Candidate>,
     ) {
         // One bit per rule to run (a scan of a short text must not allocate per rule).
@@ -592,7 +603,7 @@ impl Scanner {
                     let Some(whole) = caps.get(0) else { break };
                     pos = whole.end().max(whole.start() + 1);
                     done = pos;
-                    if out.len() >= MAX_CANDIDATES {
+                    if !room.for_one_more(out) {
                         return;
                     }
                     let secret = match rule.secret_group {
@@ -626,9 +637,17 @@ impl Scanner {
         });
         for run in runs {
             let mut inner = Vec::new();
-            self.collect(&run.text, path, depth - 1, budget, &mut inner);
+            let mut inner_room = Room::new(false);
+            self.collect(
+                &run.text,
+                path,
+                depth - 1,
+                budget,
+                &mut inner_room,
+                &mut inner,
+            );
             if let Some(hit) = select(inner, 1).first() {
-                if out.len() >= MAX_CANDIDATES {
+                if !room.for_one_more(out) {
                     return;
                 }
                 out.push(Candidate {
@@ -767,6 +786,38 @@ fn compile_global(patterns: &[Cow<'_, str>], problems: &mut Problems) -> Option<
         })
         .collect();
     RegexSetBuilder::new(&good).unicode(false).build().ok()
+}
+
+/// How many candidates a scan may hold. A scan stops at [`MAX_CANDIDATES`]: it reports at most
+/// [`MAX_FINDINGS`], and past a thousand secrets it has found enough. A redaction must not stop:
+/// a text packed with decoys would keep a secret after them in clear. So there the candidates are
+/// resolved ([`select`]: at most one per span, which the text's length bounds) whenever they
+/// reach a limit, and the limit is set to twice what is left.
+struct Room {
+    limit: usize,
+    compact: bool,
+}
+
+impl Room {
+    fn new(compact: bool) -> Self {
+        Self {
+            limit: MAX_CANDIDATES,
+            compact,
+        }
+    }
+
+    /// Whether `out` may take one more candidate, after resolving its overlaps if it must.
+    fn for_one_more(&mut self, out: &mut Vec<Candidate>) -> bool {
+        if out.len() < self.limit {
+            return true;
+        }
+        if !self.compact {
+            return false;
+        }
+        *out = select(std::mem::take(out), usize::MAX);
+        self.limit = self.limit.max(out.len() * 2);
+        true
+    }
 }
 
 /// Resolves overlaps: specific before generic before decoded, then earliest, then longest, then

@@ -429,7 +429,14 @@ type Spans = Vec<(usize, usize)>;
 fn windowed_and_whole_text(s: &Scanner, rule: &Rule, hay: &[u8]) -> (Spans, Spans) {
     let mut budget = Budget { bytes: 0, runs: 0 };
     let mut windowed = Vec::new();
-    s.collect(hay, None, 0, &mut budget, &mut windowed);
+    s.collect(
+        hay,
+        None,
+        0,
+        &mut budget,
+        &mut Room::new(false),
+        &mut windowed,
+    );
     let windowed = windowed
         .iter()
         .filter(|c| c.rule_id == rule.id)
@@ -501,6 +508,33 @@ fn the_vendored_rule_data_is_not_itself_flagged() {
         .collect();
     // That rule's regex is a plain literal (a fixed prefix), so it matches its own definition.
     assert_eq!(ids, ["aws-amazon-bedrock-api-key-short-lived"]);
+}
+
+/// A scan stops collecting at MAX_CANDIDATES; a redaction must not, or a text packed with
+/// decoys of one rule keeps a secret of another after them in clear. Both rule orders are tried,
+/// so whichever rule runs first is the one whose decoys fill the scan's room.
+#[test]
+fn redaction_masks_a_secret_after_more_decoys_than_a_scan_collects() {
+    let s = Scanner::builtin();
+    let mut r = Rng::new(21);
+    let mut token = |github: bool| {
+        if github {
+            format!("ghp_{}", r.chars(36, &alnum()))
+        } else {
+            format!("AKIA{}", r.chars(16, &[UPPER, "234567"].concat()))
+        }
+    };
+    for decoys_are_github in [true, false] {
+        let mut text: String = (0..MAX_CANDIDATES + 200)
+            .map(|_| format!("{}\n", token(decoys_are_github)))
+            .collect();
+        let secret = token(!decoys_are_github);
+        text.push_str(&secret);
+        assert!(text.len() < MAX_SCAN_BYTES);
+        let redacted = s.redact(&text);
+        assert!(!redacted.contains(&secret), "the last secret is masked");
+        assert_eq!(redacted.matches("[REDACTED:").count(), MAX_CANDIDATES + 201);
+    }
 }
 
 #[test]
@@ -659,7 +693,7 @@ fn timing_stages() {
         let t = Instant::now();
         let mut b = Budget { bytes: 0, runs: 0 };
         let mut out = Vec::new();
-        s.collect(hay, None, 0, &mut b, &mut out);
+        s.collect(hay, None, 0, &mut b, &mut Room::new(false), &mut out);
         black_box(out);
         totals[0] += t.elapsed().as_nanos();
         let t = Instant::now();
