@@ -1,4 +1,5 @@
-//! Criterion benchmarks of the engine: compiling a 200-rule bundle, and evaluating a realistic
+//! Criterion benchmarks of the engine: compiling a 200-rule bundle and one of regex rules, and
+//! evaluating a realistic
 //! event mix (Bash simple, Bash compound with substitution, Read, Edit, WebFetch, MCP) against it.
 //! Budget (ARCHITECTURE.md): median evaluate ≤ 10 µs for a Bash event.
 
@@ -108,7 +109,27 @@ fn events() -> Vec<(&'static str, HookEvent)> {
     ]
 }
 
+/// A bundle of 16 extended rules with Unicode-class regexes (near the 16 MiB regex budget), the kind whose compilation is the
+/// cost of loading a bundle.
+fn bundle_regexes() -> Value {
+    let rules: Vec<Value> = (0..16)
+        .map(|i| {
+            json!({"id": format!("r{i}"), "tool": "Bash|Write", "decision": "ask",
+                   "args": format!(r"--token{i}[= ]\w{{8}}"),
+                   "content": format!(r"(?i)secret{i}\s*[:=]\s*\w{{8}}")})
+        })
+        .collect();
+    json!({"name": "regexes", "rules": rules})
+}
+
 fn benches(c: &mut Criterion) {
+    let regexes = bundle_regexes();
+    c.bench_function("compile_16_regex_rules", |b| {
+        b.iter(|| {
+            let bundle = Bundle::from_value(black_box(regexes.clone())).expect("valid");
+            CompiledPolicy::compile(&bundle).expect("compiles")
+        })
+    });
     let document = bundle_200();
     c.bench_function("compile_200_rules", |b| {
         b.iter(|| {

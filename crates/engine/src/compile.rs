@@ -316,7 +316,7 @@ impl CompiledPolicy {
                 }
             }
         }
-        let mut regexes = RegexBudget::default();
+        let mut regexes = RegexBudget::with_compiled(&bundle.regexes);
         let rules = bundle
             .rules
             .iter()

@@ -47,6 +47,8 @@ pub struct Bundle {
     pub document: Value,
     /// Non-fatal findings (ignored keys, rules Claude Code would ignore).
     pub warnings: Vec<String>,
+    /// The regexes of `rules`, compiled by validation for the compilation to take.
+    pub(crate) regexes: patterns::CompiledRegexes,
 }
 
 /// Claude Code's `permissions` block.

@@ -8,6 +8,9 @@
 //! with what the ones before it left as its own limit, and once one does not fit the rest are
 //! refused uncompiled, so a bundle past the budget fails after compiling at most its worth.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 pub(crate) use regex_automata::meta::Regex;
 
 /// Largest automaton one regex of a bundle may compile to (regex's own `size_limit`).
@@ -16,21 +19,56 @@ const REGEX_BYTES: usize = 1 << 20;
 /// Largest memory all of a bundle's regexes may take together, compiled.
 pub(crate) const BUNDLE_REGEX_BYTES: usize = 16 << 20;
 
-/// What is left of a bundle's regex budget as its rules are compiled, in order.
+/// What is left of a bundle's regex budget as its rules are compiled, in order, and the regexes
+/// compiled so far by their pattern: a pattern met again is not compiled again.
 #[derive(Debug)]
 pub(crate) struct RegexBudget {
     left: usize,
+    compiled: HashMap<String, Regex>,
 }
 
 impl Default for RegexBudget {
     fn default() -> Self {
         Self {
             left: BUNDLE_REGEX_BYTES,
+            compiled: HashMap::new(),
         }
     }
 }
 
+/// A validated bundle's regexes, compiled by validation (which must compile them to report
+/// errors) and taken from here when the bundle is compiled, instead of compiled a second time:
+/// on a push and on every replica's load of a bundle of heavy patterns, that was seconds.
+#[derive(Clone, Default)]
+pub(crate) struct CompiledRegexes(Arc<HashMap<String, Regex>>);
+
+impl std::fmt::Debug for CompiledRegexes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CompiledRegexes({} patterns)", self.0.len())
+    }
+}
+
+/// Derived from the document, which bundles are compared by.
+impl PartialEq for CompiledRegexes {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
 impl RegexBudget {
+    /// A budget that takes the regexes validation compiled from `compiled` first.
+    pub(crate) fn with_compiled(compiled: &CompiledRegexes) -> Self {
+        Self {
+            compiled: compiled.0.as_ref().clone(),
+            ..Self::default()
+        }
+    }
+
+    /// The regexes compiled within this budget.
+    pub(crate) fn into_compiled(self) -> CompiledRegexes {
+        CompiledRegexes(Arc::new(self.compiled))
+    }
+
     /// Compiles `pattern` within the budget, and takes the memory it uses out of it.
     pub(crate) fn compile(&mut self, pattern: &str) -> Result<Regex, String> {
         self.compile_written(pattern, pattern, 0)
@@ -45,7 +83,6 @@ impl RegexBudget {
         written: &str,
         shift: usize,
     ) -> Result<Regex, String> {
-        let limit = REGEX_BYTES.min(self.left);
         let over_budget = || {
             format!(
                 "regex `{written}` does not fit in what is left of the bundle's regex budget \
@@ -58,7 +95,33 @@ impl RegexBudget {
         if self.left == 0 {
             return Err(over_budget());
         }
-        let regex = Regex::builder()
+        let regex = match self.compiled.get(pattern) {
+            Some(regex) => regex.clone(),
+            None => self.build(pattern, written, shift, &over_budget)?,
+        };
+        // A pattern met again is counted again: its uses each hold a search cache.
+        let used = regex.memory_usage();
+        let Some(left) = self.left.checked_sub(used) else {
+            self.left = 0;
+            return Err(over_budget());
+        };
+        self.left = left;
+        self.compiled
+            .entry(pattern.to_owned())
+            .or_insert_with(|| regex.clone());
+        Ok(regex)
+    }
+
+    /// Compiles `pattern` within what is left of the budget.
+    fn build(
+        &mut self,
+        pattern: &str,
+        written: &str,
+        shift: usize,
+        over_budget: &dyn Fn() -> String,
+    ) -> Result<Regex, String> {
+        let limit = REGEX_BYTES.min(self.left);
+        Regex::builder()
             .configure(Regex::config().nfa_size_limit(Some(limit)))
             .build(pattern)
             .map_err(|e| match e.size_limit() {
@@ -78,14 +141,7 @@ impl RegexBudget {
                         |syntax| syntax_problem(syntax, pattern, written, shift)
                     )
                 ),
-            })?;
-        let used = regex.memory_usage();
-        let Some(left) = self.left.checked_sub(used) else {
-            self.left = 0;
-            return Err(over_budget());
-        };
-        self.left = left;
-        Ok(regex)
+            })
     }
 }
 
@@ -171,6 +227,22 @@ mod tests {
         assert!(error.contains("more than 1 MiB"), "{error}");
         // A failed pattern takes nothing.
         assert_eq!(budget.left, BUNDLE_REGEX_BYTES);
+    }
+
+    /// The compilation of a validated bundle takes the regexes validation compiled: a pattern
+    /// found there is not compiled again (here the entry for `\w+a` is a regex of `\w+b`, so
+    /// what is returned shows where it came from), and it is still counted against the budget.
+    #[test]
+    fn regexes_compiled_by_validation_are_taken_not_compiled_again() {
+        let mut validation = RegexBudget::default();
+        let b = validation.compile(r"\w+b").unwrap();
+        let compiled = CompiledRegexes(Arc::new(HashMap::from([(r"\w+a".to_owned(), b)])));
+        let mut budget = RegexBudget::with_compiled(&compiled);
+        let taken = budget.compile(r"\w+a").unwrap();
+        assert!(taken.is_match("xb") && !taken.is_match("xa"));
+        assert!(budget.left < BUNDLE_REGEX_BYTES);
+        let fresh = budget.compile("c").unwrap();
+        assert!(fresh.is_match("c"));
     }
 
     /// A bundle of many large regexes stops at the budget, long before it has compiled them

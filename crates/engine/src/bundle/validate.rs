@@ -268,6 +268,7 @@ pub(super) fn validate(document: Value) -> Result<Bundle, BundleErrors> {
         options,
         document,
         warnings: walker.warnings,
+        regexes: walker.regexes.into_compiled(),
     })
 }
 
