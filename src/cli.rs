@@ -124,6 +124,36 @@ pub enum AuditCommand {
         #[arg(long, value_name = "DIR")]
         spool_dir: Vec<PathBuf>,
     },
+    /// Show what a candidate bundle would have decided on a tenant's audited events, beside what
+    /// the bundles live at the time decided (both evaluated anew on the rebuilt events).
+    Replay {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        /// The candidate: a bundle file, or a directory of fragments merged in name order.
+        bundle: PathBuf,
+        /// The tenant whose bundle the candidate stands in for; `global` replays every tenant's
+        /// rows with the candidate in `global`'s place.
+        #[arg(long)]
+        tenant: String,
+        /// Only rows at or after this RFC 3339 time (default: seven days ago).
+        #[arg(long)]
+        since: Option<chrono::DateTime<chrono::Utc>>,
+        /// Only rows before this RFC 3339 time.
+        #[arg(long)]
+        until: Option<chrono::DateTime<chrono::Utc>>,
+        /// Replay at most this many rows, newest first.
+        #[arg(long, default_value_t = 100_000)]
+        limit: u64,
+        /// List at most this many changed rows (all are counted).
+        #[arg(long, default_value_t = 50)]
+        show: usize,
+        /// Print the report as one JSON document.
+        #[arg(long)]
+        json: bool,
+        /// Exit 1 when any decision changes (for a bundle's pull request in CI).
+        #[arg(long)]
+        fail_on_change: bool,
+    },
     /// Drop the audit months that ended before the cut-off (whole months only).
     Prune {
         #[command(flatten)]
@@ -422,6 +452,52 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
                 Ok(ExitCode::from(1))
             }
         }
+        AuditCommand::Replay {
+            database,
+            bundle,
+            tenant,
+            since,
+            until,
+            limit,
+            show,
+            json,
+            fail_on_change,
+        } => {
+            anyhow::ensure!(
+                valid_tenant(&tenant),
+                "invalid tenant `{tenant}`: names match `[a-z0-9][a-z0-9_-]{{0,62}}`"
+            );
+            let candidate = match crate::offline::load_bundle(&bundle)? {
+                Ok(candidate) => candidate,
+                Err(errors) => anyhow::bail!("the bundle does not load:\n{errors}"),
+            };
+            let candidate = toolgate_engine::CompiledPolicy::compile(&candidate)
+                .map_err(|errors| anyhow::anyhow!("the bundle does not compile:\n{errors}"))?;
+            let replay = crate::audit::replay::Replay {
+                tenant,
+                candidate: std::sync::Arc::new(candidate),
+                since: Some(
+                    since.unwrap_or_else(|| chrono::Utc::now() - chrono::Duration::days(7)),
+                ),
+                until,
+                limit,
+                show,
+            };
+            let database = open_store(&database).await?;
+            let report = crate::audit::replay::run(&database, &replay)
+                .await
+                .context("failed to replay the audit log")?;
+            if json {
+                println!("{}", crate::audit::replay::report_json(&report));
+            } else {
+                print_replay(&replay, &report);
+            }
+            Ok(if fail_on_change && report.changed() > 0 {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
         AuditCommand::Prune {
             database,
             older_than,
@@ -503,6 +579,64 @@ fn plural(count: u64, one: &'static str, many: &'static str) -> &'static str {
 
 /// The head a replica's spool directory says its chain reached in the database, with a note of
 /// the rows still waiting there; none when the chain starts there.
+/// `toolgate audit replay`'s report, for a person.
+fn print_replay(replay: &crate::audit::replay::Replay, report: &crate::audit::replay::Report) {
+    let span = match report.span {
+        Some((oldest, newest)) => format!(
+            " from {} to {}",
+            oldest.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            newest.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+        ),
+        None => String::new(),
+    };
+    let whose = if replay.tenant == crate::auth::GLOBAL_TENANT {
+        "every tenant, the candidate as `global`'s bundle,".to_owned()
+    } else {
+        format!("tenant `{}`", replay.tenant)
+    };
+    println!(
+        "replayed {} {} of {whose}{span}: {} unchanged, {} changed",
+        report.rows,
+        plural(report.rows, "row", "rows"),
+        report.unchanged,
+        report.changed()
+    );
+    for ((from, to), count) in &report.transitions {
+        let what = if from == to { " (another rule)" } else { "" };
+        println!("  {from} -> {to}{what}: {count}");
+    }
+    let skipped = [
+        (report.truncated, "with a truncated input"),
+        (report.failures, "answered with the failure decision"),
+        (report.unavailable, "naming a bundle that no longer loads"),
+    ];
+    for (count, why) in skipped.into_iter().filter(|(count, _)| *count > 0) {
+        println!("  skipped {count} {why}");
+    }
+    for change in &report.changes {
+        let winner = |decision: &toolgate_engine::Decision| match &decision.winner {
+            Some(rule) => format!("{} ({rule})", decision.outcome),
+            None => decision.outcome.to_string(),
+        };
+        println!(
+            "{}  {}  {}  {} -> {}  row {}",
+            change
+                .row
+                .time()
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            change.row.tool.as_deref().unwrap_or(&change.row.event),
+            crate::audit::replay::summary(&change.row),
+            winner(&change.before),
+            winner(&change.after),
+            change.row.id
+        );
+    }
+    let unlisted = report.changed() - report.changes.len() as u64;
+    if unlisted > 0 {
+        println!("… and {unlisted} more (`--show N` lists more)");
+    }
+}
+
 /// The rows of an export (`-`: stdin) as chain links, and a line naming each line that is not
 /// a row.
 fn read_export(path: &Path) -> anyhow::Result<(Vec<Link>, Vec<String>)> {

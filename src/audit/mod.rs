@@ -6,6 +6,7 @@
 //! - [`writer`]: the group-commit writer and the shipper that replays the spool.
 //! - [`spool`]: the local append-only file of checksummed records.
 //! - [`store`]: the database side ([`store::AuditStore`]): insert, query, verify, prune.
+//! - [`replay`]: what a candidate bundle would have decided on the audited events.
 //!
 //! Modes (`--audit-mode`): `durable` (default) answers an evaluation only once its row is
 //! committed to the database or fsync'd to the spool; `async` answers first and writes behind
@@ -15,6 +16,7 @@
 
 pub mod queue;
 pub mod record;
+pub mod replay;
 pub mod spool;
 pub mod store;
 pub mod writer;

@@ -49,22 +49,31 @@ pub async fn verify_cli(database_url: &str) -> (Option<i32>, String) {
 
 /// Runs `toolgate audit verify ARGS` against `database_url`; returns (exit code, stdout).
 pub async fn verify_cli_with(database_url: &str, args: &[&str]) -> (Option<i32>, String) {
-    let url = database_url.to_owned();
-    let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
-    let output = tokio::task::spawn_blocking(move || {
-        Command::new(env!("CARGO_BIN_EXE_toolgate"))
-            .args(["audit", "verify"])
-            .args(args)
-            .env("DATABASE_URL", url)
-            .output()
-            .expect("run toolgate audit verify")
-    })
-    .await
-    .unwrap();
+    let output = audit_cli(database_url, "verify", args).await;
     (
         output.status.code(),
         String::from_utf8_lossy(&output.stdout).into_owned(),
     )
+}
+
+/// Runs `toolgate audit COMMAND ARGS` against `database_url`.
+async fn audit_cli(database_url: &str, command: &str, args: &[&str]) -> std::process::Output {
+    let url = database_url.to_owned();
+    let args: Vec<String> = [command]
+        .iter()
+        .chain(args)
+        .map(|arg| (*arg).to_owned())
+        .collect();
+    tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_toolgate"))
+            .arg("audit")
+            .args(args)
+            .env("DATABASE_URL", url)
+            .output()
+            .expect("run toolgate audit")
+    })
+    .await
+    .unwrap()
 }
 
 async fn count_rows(db: &Database) -> i64 {
@@ -426,6 +435,107 @@ async fn an_export_verifies_without_the_database(backend: Backend) {
         out.contains("line 5 is not an audit row: `id` must be a string"),
         "{out}"
     );
+}
+
+/// Runs `toolgate audit replay ARGS` against `database_url`; returns (exit code, stdout and
+/// stderr).
+async fn replay_cli(database_url: &str, args: &[&str]) -> (Option<i32>, String) {
+    let output = audit_cli(database_url, "replay", args).await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned() + &stderr,
+    )
+}
+
+on_both_backends!(replay_shows_what_a_candidate_would_change);
+/// A candidate bundle replayed over the tenant's audit: the calls it decides otherwise are
+/// counted and listed, `global`'s live bundle still applies beside it, truncated inputs and
+/// other tenants' rows are left out, and an identical candidate changes nothing.
+async fn replay_shows_what_a_candidate_would_change(backend: Backend) {
+    let app = spawn_app_on(backend).await;
+    let agent = app.create_token("agent", "team").await;
+    let other = app.create_token("agent", "other").await;
+    let live = json!({"name": "live", "rules": [
+        {"id": "no-rm", "program": ["rm"], "decision": "deny", "reason": "no rm"},
+    ]});
+    let org = json!({"name": "org", "rules": [
+        {"id": "no-dd", "program": ["dd"], "decision": "deny", "reason": "no dd"},
+    ]});
+    for (tenant, bundle) in [("team", &live), ("global", &org)] {
+        let id = app.push(tenant, bundle).await;
+        let activation = app.activate(tenant, id).await;
+        app.wait_served(tenant, activation).await;
+    }
+    for (n, command) in [
+        "rm -rf build",
+        "curl https://example.com",
+        "ls",
+        "dd if=/dev/zero of=x",
+    ]
+    .iter()
+    .enumerate()
+    {
+        app.evaluate(&agent, &bash_call("s", &format!("t{n}"), command))
+            .await;
+    }
+    app.evaluate(&other, &bash_call("s", "o1", "curl https://example.com"))
+        .await;
+    let huge = json!({
+        "hook_event_name": "PreToolUse", "session_id": "s", "tool_use_id": "w",
+        "cwd": "/tmp/p", "tool_name": "Write",
+        "tool_input": {"file_path": "/tmp/p/a", "content": "x".repeat(10_000)},
+    });
+    app.evaluate(&agent, &huge).await;
+
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, bundle: &Value| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bundle.to_string()).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let candidate = write(
+        "candidate.json",
+        &json!({"name": "candidate", "rules": [
+            {"id": "curl-asks", "program": ["curl"], "decision": "ask", "reason": "curl?"},
+        ]}),
+    );
+    let (code, out) = replay_cli(&app.database_url, &["--tenant", "team", &candidate]).await;
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("replayed 5 rows of tenant `team`"), "{out}");
+    assert!(out.contains("2 unchanged, 2 changed"), "{out}");
+    assert!(out.contains("deny -> none: 1"), "{out}");
+    assert!(out.contains("none -> ask: 1"), "{out}");
+    assert!(out.contains("skipped 1 with a truncated input"), "{out}");
+    assert!(out.contains("rm -rf build  deny (no-rm) -> none"), "{out}");
+    assert!(
+        out.contains("curl https://example.com  none -> ask (curl-asks)"),
+        "{out}"
+    );
+
+    let (code, out) = replay_cli(
+        &app.database_url,
+        &["--tenant", "team", "--json", "--fail-on-change", &candidate],
+    )
+    .await;
+    assert_eq!(code, Some(1), "{out}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(report["changed"], 2, "{report}");
+    let changes = report["changes"].as_array().unwrap();
+    assert!(
+        changes.iter().all(|change| change["tenant"] == "team"
+            && change["before"]["decision"] != change["after"]["decision"]),
+        "{report}"
+    );
+
+    let same = write("same.json", &live);
+    let (code, out) = replay_cli(
+        &app.database_url,
+        &["--tenant", "team", "--fail-on-change", &same],
+    )
+    .await;
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("4 unchanged, 0 changed"), "{out}");
 }
 
 on_both_backends!(a_credential_the_reason_quotes_is_masked_in_the_row);

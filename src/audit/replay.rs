@@ -1,0 +1,290 @@
+//! `toolgate audit replay`: what a candidate bundle would have decided on a tenant's audited
+//! events, beside what the bundles live at the time decided on the same events.
+//!
+//! Each row is rebuilt into its event (event name, tool, the stored input, cwd, permission mode,
+//! ids, agent) and evaluated twice: against the bundles the row names (the versions that were
+//! live), and against the same with the tenant's bundle among them replaced by the candidate.
+//! Both evaluations see the same rebuilt event, with its secrets masked and no transcript path
+//! (so no home directory), so a difference between them is the candidate's doing, not what the
+//! audit leaves out. Both run on this build's engine. Rows whose input was truncated, and
+//! toolgate's failure decisions, are skipped and counted.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value, json};
+use toolgate_engine::protocol::{Agent, HookEvent};
+use toolgate_engine::{Bundle, CompiledPolicy, Decision, Outcome, evaluate};
+
+use super::record::Row;
+use super::store::{AuditStore, Filter};
+use crate::auth::GLOBAL_TENANT;
+use crate::store::Database;
+
+/// Rows read from the database at a time.
+const PAGE: i64 = 1000;
+
+/// What to replay.
+pub struct Replay {
+    /// The tenant whose bundle the candidate stands in for; `global` replays every tenant's rows.
+    pub tenant: String,
+    /// The candidate, compiled.
+    pub candidate: Arc<CompiledPolicy>,
+    /// Rows at or after this time.
+    pub since: Option<DateTime<Utc>>,
+    /// Rows before this time.
+    pub until: Option<DateTime<Utc>>,
+    /// Most rows replayed (newest first).
+    pub limit: u64,
+    /// Most changes kept for the report (all are counted).
+    pub show: usize,
+}
+
+/// A row whose decision the candidate changes.
+#[derive(Debug)]
+pub struct Change {
+    /// The row.
+    pub row: Row,
+    /// The decision of the bundles live at the time, on the rebuilt event.
+    pub before: Decision,
+    /// The decision with the candidate in the tenant's bundle's place.
+    pub after: Decision,
+}
+
+/// What a replay found.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Rows read.
+    pub rows: u64,
+    /// Rows both evaluations answered alike.
+    pub unchanged: u64,
+    /// Rows the candidate answers otherwise, by (before, after).
+    pub transitions: BTreeMap<(Outcome, Outcome), u64>,
+    /// The first [`Replay::show`] changes, newest first.
+    pub changes: Vec<Change>,
+    /// Rows skipped: their input was truncated.
+    pub truncated: u64,
+    /// Rows skipped: toolgate's failure decision (no bundle decided them).
+    pub failures: u64,
+    /// Rows skipped: a bundle they name is gone or no longer loads.
+    pub unavailable: u64,
+    /// The oldest and newest row replayed.
+    pub span: Option<(DateTime<Utc>, DateTime<Utc>)>,
+}
+
+impl Report {
+    /// Rows the candidate answers otherwise.
+    pub fn changed(&self) -> u64 {
+        self.transitions.values().sum()
+    }
+}
+
+/// Replays `replay` over the audit in `database`.
+pub async fn run(database: &Database, replay: &Replay) -> anyhow::Result<Report> {
+    let store = AuditStore::from(database.clone());
+    let mut bundles = Bundles::new(database);
+    let candidate = &replay.candidate;
+    let mut filter = Filter {
+        tenant: (replay.tenant != GLOBAL_TENANT).then(|| replay.tenant.clone()),
+        since: replay.since,
+        until: replay.until,
+        ..Filter::default()
+    };
+    let mut report = Report::default();
+    while report.rows < replay.limit {
+        let page = PAGE.min(i64::try_from(replay.limit - report.rows).unwrap_or(PAGE));
+        let rows = store.query(&filter, page).await?;
+        let Some(last) = rows.last() else { break };
+        filter.before = Some((last.time(), last.id.clone()));
+        let full = rows.len() as i64 == page;
+        for row in rows {
+            report.rows += 1;
+            let time = row.time();
+            report.span = Some(match report.span {
+                Some((oldest, newest)) => (oldest.min(time), newest.max(time)),
+                None => (time, time),
+            });
+            if row.failure {
+                report.failures += 1;
+                continue;
+            }
+            let Some(event) = rebuilt_event(&row) else {
+                report.truncated += 1;
+                continue;
+            };
+            let Some(live) = bundles.of(&row.bundles).await else {
+                report.unavailable += 1;
+                continue;
+            };
+            let before = Decision::combine(live.iter().map(|(_, policy)| evaluate(policy, &event)));
+            let after = Decision::combine(
+                with_candidate(&live, &replay.tenant, candidate)
+                    .iter()
+                    .map(|policy| evaluate(policy, &event)),
+            );
+            if before.outcome == after.outcome && before.winner == after.winner {
+                report.unchanged += 1;
+                continue;
+            }
+            *report
+                .transitions
+                .entry((before.outcome, after.outcome))
+                .or_default() += 1;
+            if report.changes.len() < replay.show {
+                report.changes.push(Change { row, before, after });
+            }
+        }
+        if !full {
+            break;
+        }
+    }
+    Ok(report)
+}
+
+/// The policies a row was decided by, with `tenant`'s replaced by the candidate (added first,
+/// or last for `global`, when the row had none of that tenant).
+fn with_candidate(
+    live: &[(String, Arc<CompiledPolicy>)],
+    tenant: &str,
+    candidate: &Arc<CompiledPolicy>,
+) -> Vec<Arc<CompiledPolicy>> {
+    let mut policies: Vec<Arc<CompiledPolicy>> = live
+        .iter()
+        .map(|(owner, policy)| {
+            if owner == tenant {
+                Arc::clone(candidate)
+            } else {
+                Arc::clone(policy)
+            }
+        })
+        .collect();
+    if !live.iter().any(|(owner, _)| owner == tenant) {
+        if tenant == GLOBAL_TENANT {
+            policies.push(Arc::clone(candidate));
+        } else {
+            policies.insert(0, Arc::clone(candidate));
+        }
+    }
+    policies
+}
+
+/// The event a row records, or `None` when its input was truncated (what the agent sent is not
+/// all there).
+pub fn rebuilt_event(row: &Row) -> Option<HookEvent> {
+    let input: Value = serde_json::from_str(&row.input).ok()?;
+    if holds_truncation(&input) {
+        return None;
+    }
+    let mut event = Map::new();
+    let mut put = |key: &str, value: Option<Value>| {
+        if let Some(value) = value {
+            event.insert(key.to_owned(), value);
+        }
+    };
+    let text = |text: &Option<String>| text.clone().map(Value::String);
+    put("hook_event_name", Some(Value::String(row.event.clone())));
+    put("tool_name", text(&row.tool));
+    put("session_id", text(&row.session_id));
+    put("tool_use_id", text(&row.tool_use_id));
+    put("prompt_id", text(&row.prompt_id));
+    put("cwd", text(&row.cwd));
+    put("permission_mode", text(&row.permission_mode));
+    for key in ["tool_input", "prompt", "tool_response"] {
+        put(key, input.get(key).cloned());
+    }
+    let mut event = HookEvent::from_value(Value::Object(event)).ok()?;
+    event.agent = Agent::parse(&row.agent).unwrap_or_default();
+    Some(event)
+}
+
+/// Whether an input holds a `$truncated` stand-in anywhere.
+fn holds_truncation(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => map.contains_key("$truncated") || map.values().any(holds_truncation),
+        Value::Array(items) => items.iter().any(holds_truncation),
+        _ => false,
+    }
+}
+
+/// The stored bundles rows name, compiled once each.
+struct Bundles<'a> {
+    database: &'a Database,
+    /// By `tenant:id:sha256`; `None` for one gone or that no longer loads.
+    compiled: HashMap<String, Option<(String, Arc<CompiledPolicy>)>>,
+}
+
+impl<'a> Bundles<'a> {
+    fn new(database: &'a Database) -> Self {
+        Self {
+            database,
+            compiled: HashMap::new(),
+        }
+    }
+
+    /// The compiled bundles `refs` name, each with its tenant, in order; `None` when one is not
+    /// to be had.
+    async fn of(&mut self, refs: &[String]) -> Option<Vec<(String, Arc<CompiledPolicy>)>> {
+        let mut policies = Vec::with_capacity(refs.len());
+        for reference in refs {
+            if !self.compiled.contains_key(reference) {
+                let loaded = self.load(reference).await;
+                self.compiled.insert(reference.clone(), loaded);
+            }
+            policies.push(self.compiled.get(reference)?.clone()?);
+        }
+        Some(policies)
+    }
+
+    async fn load(&self, reference: &str) -> Option<(String, Arc<CompiledPolicy>)> {
+        let mut parts = reference.splitn(3, ':');
+        let tenant = parts.next()?;
+        let id = parts.next()?.parse::<i64>().ok()?;
+        let stored = self.database.get_bundle(tenant, id).await.ok()??;
+        let bundle = Bundle::from_value(stored.document).ok()?;
+        let compiled = CompiledPolicy::compile(&bundle).ok()?;
+        Some((tenant.to_owned(), Arc::new(compiled)))
+    }
+}
+
+/// The report as JSON (`--json`).
+pub fn report_json(report: &Report) -> Value {
+    let decision = |decision: &Decision| json!({"decision": decision.outcome.as_str(), "winner": decision.winner, "reason": decision.reason});
+    json!({
+        "rows": report.rows,
+        "unchanged": report.unchanged,
+        "changed": report.changed(),
+        "skipped": {
+            "truncated": report.truncated,
+            "failures": report.failures,
+            "unavailable": report.unavailable,
+        },
+        "transitions": report.transitions.iter().map(|((from, to), count)| {
+            json!({"from": from.as_str(), "to": to.as_str(), "count": count})
+        }).collect::<Vec<_>>(),
+        "changes": report.changes.iter().map(|change| {
+            let row = change.row.to_json();
+            json!({
+                "id": row["id"], "time": row["time"], "tenant": row["tenant"],
+                "event": row["event"], "tool": row["tool"], "input": row["input"],
+                "before": decision(&change.before), "after": decision(&change.after),
+            })
+        }).collect::<Vec<_>>(),
+    })
+}
+
+/// One line naming what a row's call was: a command, a path, a prompt's start, or the input.
+pub fn summary(row: &Row) -> String {
+    let input: Value = serde_json::from_str(&row.input).unwrap_or(Value::Null);
+    let tool_input = &input["tool_input"];
+    let text = ["command", "file_path", "path", "url", "pattern"]
+        .iter()
+        .find_map(|key| tool_input[key].as_str().map(str::to_owned))
+        .or_else(|| input["prompt"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| tool_input.to_string());
+    let line = text.replace(['\n', '\r', '\t'], " ");
+    match line.char_indices().nth(80) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line,
+    }
+}
