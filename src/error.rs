@@ -61,6 +61,9 @@ pub enum ApiError {
         /// Every error found.
         errors: Vec<ErrorItem>,
     },
+    /// Work of which one runs at a time is running (429).
+    #[error("{0}")]
+    Busy(String),
     /// The database cannot be reached (503).
     #[error("the database is unavailable")]
     DatabaseUnavailable(String),
@@ -89,6 +92,7 @@ impl ApiError {
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::Conflict(_) => StatusCode::CONFLICT,
+            Self::Busy(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::InvalidBundle { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             Self::DatabaseUnavailable(_) | Self::Overloaded => StatusCode::SERVICE_UNAVAILABLE,
@@ -104,6 +108,7 @@ impl ApiError {
             Self::Forbidden(_) => "forbidden",
             Self::NotFound(_) => "not_found",
             Self::Conflict(_) => "conflict",
+            Self::Busy(_) => "busy",
             Self::PayloadTooLarge(_) => "payload_too_large",
             Self::DatabaseUnavailable(_) => "database_unavailable",
             Self::Overloaded => "overloaded",

@@ -36,12 +36,12 @@ st_run() { # base URL, token, then schemathesis options
         --max-examples "$EXAMPLES" --seed 1 --workers 1 \
         ${token:+--header "Authorization: Bearer $token"} "$@")
 }
-# GET /v1/audit arrives with the audit branch; until then it is documented but not routed
-# (see NOT_YET_ROUTED in tests/api/openapi.rs).
 echo "==> schemathesis: evaluate (agent token)" >&2
 st_run "$CI_URL" "$CI_AGENT_TOKEN" --include-path-regex '^/v1/evaluate'
-echo "==> schemathesis: bundles (admin token)" >&2
+echo "==> schemathesis: bundles and replays (admin token)" >&2
 st_run "$CI_URL" "$CI_ADMIN_TOKEN" --include-path-regex '^/v1/tenants/'
+echo "==> schemathesis: audit (admin token)" >&2
+st_run "$CI_URL" "$CI_ADMIN_TOKEN" --include-path-regex '^/v1/audit$'
 echo "==> schemathesis: health (no token)" >&2
 st_run "$CI_URL" "" --include-path-regex '^/(healthz|readyz)$'
 echo "==> schemathesis: metrics, on the --metrics-listen listener (no token)" >&2

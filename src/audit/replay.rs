@@ -78,13 +78,32 @@ impl Report {
     pub fn changed(&self) -> u64 {
         self.transitions.values().sum()
     }
+
+    /// Adds the report of the next (older) page.
+    fn add(&mut self, page: Report) {
+        self.rows += page.rows;
+        self.unchanged += page.unchanged;
+        for (transition, count) in page.transitions {
+            *self.transitions.entry(transition).or_default() += count;
+        }
+        self.changes.extend(page.changes);
+        self.truncated += page.truncated;
+        self.failures += page.failures;
+        self.unavailable += page.unavailable;
+        self.span = match (self.span, page.span) {
+            (Some((oldest, newest)), Some((older, newer))) => {
+                Some((oldest.min(older), newest.max(newer)))
+            }
+            (span, None) | (None, span) => span,
+        };
+    }
 }
 
-/// Replays `replay` over the audit in `database`.
+/// Replays `replay` over the audit in `database`. The evaluations run on the blocking pool, a
+/// page of rows at a time, so that a server's runtime goes on serving.
 pub async fn run(database: &Database, replay: &Replay) -> anyhow::Result<Report> {
     let store = AuditStore::from(database.clone());
     let mut bundles = Bundles::new(database);
-    let candidate = &replay.candidate;
     let mut filter = Filter {
         tenant: (replay.tenant != GLOBAL_TENANT).then(|| replay.tenant.clone()),
         since: replay.since,
@@ -98,48 +117,74 @@ pub async fn run(database: &Database, replay: &Replay) -> anyhow::Result<Report>
         let Some(last) = rows.last() else { break };
         filter.before = Some((last.time(), last.id.clone()));
         let full = rows.len() as i64 == page;
+        let mut decided = Vec::with_capacity(rows.len());
         for row in rows {
-            report.rows += 1;
-            let time = row.time();
-            report.span = Some(match report.span {
-                Some((oldest, newest)) => (oldest.min(time), newest.max(time)),
-                None => (time, time),
-            });
-            if row.failure {
-                report.failures += 1;
-                continue;
-            }
-            let Some(event) = rebuilt_event(&row) else {
-                report.truncated += 1;
-                continue;
-            };
-            let Some(live) = bundles.of(&row.bundles).await else {
-                report.unavailable += 1;
-                continue;
-            };
-            let before = Decision::combine(live.iter().map(|(_, policy)| evaluate(policy, &event)));
-            let after = Decision::combine(
-                with_candidate(&live, &replay.tenant, candidate)
-                    .iter()
-                    .map(|policy| evaluate(policy, &event)),
-            );
-            if before.outcome == after.outcome && before.winner == after.winner {
-                report.unchanged += 1;
-                continue;
-            }
-            *report
-                .transitions
-                .entry((before.outcome, after.outcome))
-                .or_default() += 1;
-            if report.changes.len() < replay.show {
-                report.changes.push(Change { row, before, after });
-            }
+            let live = bundles.of(&row.bundles).await;
+            decided.push((row, live));
         }
+        let tenant = replay.tenant.clone();
+        let candidate = Arc::clone(&replay.candidate);
+        let show = replay.show.saturating_sub(report.changes.len());
+        let page =
+            tokio::task::spawn_blocking(move || replay_page(decided, &tenant, &candidate, show))
+                .await?;
+        report.add(page);
         if !full {
             break;
         }
     }
     Ok(report)
+}
+
+/// The policies a row names, each with its tenant; `None` when one is not to be had.
+type Live = Option<Vec<(String, Arc<CompiledPolicy>)>>;
+
+/// Replays one page of rows, each with the policies it names; keeps at most `show` changes.
+fn replay_page(
+    rows: Vec<(Row, Live)>,
+    tenant: &str,
+    candidate: &Arc<CompiledPolicy>,
+    show: usize,
+) -> Report {
+    let mut report = Report::default();
+    for (row, live) in rows {
+        report.rows += 1;
+        let time = row.time();
+        report.span = Some(match report.span {
+            Some((oldest, newest)) => (oldest.min(time), newest.max(time)),
+            None => (time, time),
+        });
+        if row.failure {
+            report.failures += 1;
+            continue;
+        }
+        let Some(event) = rebuilt_event(&row) else {
+            report.truncated += 1;
+            continue;
+        };
+        let Some(live) = live else {
+            report.unavailable += 1;
+            continue;
+        };
+        let before = Decision::combine(live.iter().map(|(_, policy)| evaluate(policy, &event)));
+        let after = Decision::combine(
+            with_candidate(&live, tenant, candidate)
+                .iter()
+                .map(|policy| evaluate(policy, &event)),
+        );
+        if before.outcome == after.outcome && before.winner == after.winner {
+            report.unchanged += 1;
+            continue;
+        }
+        *report
+            .transitions
+            .entry((before.outcome, after.outcome))
+            .or_default() += 1;
+        if report.changes.len() < show {
+            report.changes.push(Change { row, before, after });
+        }
+    }
+    report
 }
 
 /// The policies a row was decided by, with `tenant`'s replaced by the candidate (added first,
@@ -224,7 +269,7 @@ impl<'a> Bundles<'a> {
 
     /// The compiled bundles `refs` name, each with its tenant, in order; `None` when one is not
     /// to be had.
-    async fn of(&mut self, refs: &[String]) -> Option<Vec<(String, Arc<CompiledPolicy>)>> {
+    async fn of(&mut self, refs: &[String]) -> Live {
         let mut policies = Vec::with_capacity(refs.len());
         for reference in refs {
             if !self.compiled.contains_key(reference) {
@@ -241,8 +286,11 @@ impl<'a> Bundles<'a> {
         let tenant = parts.next()?;
         let id = parts.next()?.parse::<i64>().ok()?;
         let stored = self.database.get_bundle(tenant, id).await.ok()??;
-        let bundle = Bundle::from_value(stored.document).ok()?;
-        let compiled = CompiledPolicy::compile(&bundle).ok()?;
+        let compiled = tokio::task::spawn_blocking(move || {
+            CompiledPolicy::compile(&Bundle::from_value(stored.document).ok()?).ok()
+        })
+        .await
+        .ok()??;
         Some((tenant.to_owned(), Arc::new(compiled)))
     }
 }

@@ -43,7 +43,7 @@ const PARAMETERS: [&str; 12] = [
     "format",
 ];
 
-fn invalid(message: String) -> ApiError {
+pub(crate) fn invalid(message: String) -> ApiError {
     ApiError::bad_request("invalid_query", message)
 }
 
@@ -81,7 +81,46 @@ fn is_uuid(id: &str) -> bool {
         })
 }
 
-fn parse_time(name: &str, value: &str) -> Result<DateTime<Utc>, ApiError> {
+/// A 400 naming the first parameter not in `known`.
+pub(crate) fn reject_unknown(
+    params: &HashMap<String, String>,
+    known: &[&str],
+) -> Result<(), ApiError> {
+    match params.keys().find(|key| !known.contains(&key.as_str())) {
+        Some(unknown) => Err(invalid(format!(
+            "unknown parameter `{}` (known: {})",
+            unknown.escape_debug(),
+            known.join(", ")
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// A count parameter from 1 to `max`; `default` when absent.
+pub(crate) fn count<N>(
+    value: Option<&String>,
+    name: &str,
+    default: N,
+    max: N,
+) -> Result<N, ApiError>
+where
+    N: std::str::FromStr + PartialOrd + From<u8> + std::fmt::Display,
+{
+    let Some(text) = value else {
+        return Ok(default);
+    };
+    text.parse::<N>()
+        .ok()
+        .filter(|n| *n >= N::from(1) && *n <= max)
+        .ok_or_else(|| {
+            invalid(format!(
+                "`{name}` must be an integer from 1 to {max}; got `{}`",
+                text.escape_debug()
+            ))
+        })
+}
+
+pub(crate) fn parse_time(name: &str, value: &str) -> Result<DateTime<Utc>, ApiError> {
     DateTime::parse_from_rfc3339(value)
         .map(|time| time.with_timezone(&Utc))
         .map_err(|_| {
@@ -99,11 +138,12 @@ fn parse_time(name: &str, value: &str) -> Result<DateTime<Utc>, ApiError> {
         })
 }
 
-/// A text filter: at most 512 bytes, and no U+0000, which no stored text holds (PostgreSQL's text
-/// cannot) and which the database would refuse.
+/// A text filter: at most 512 characters (`maxLength` in the spec counts characters), and no
+/// U+0000, which no stored text holds (PostgreSQL's text cannot) and which the database would
+/// refuse.
 fn bounded(name: &str, value: &str) -> Result<String, ApiError> {
-    if value.len() > 512 {
-        return Err(invalid(format!("`{name}` is longer than 512 bytes")));
+    if value.chars().count() > 512 {
+        return Err(invalid(format!("`{name}` is longer than 512 characters")));
     }
     if value.contains('\0') {
         return Err(invalid(format!("`{name}` holds a NUL character")));
@@ -127,17 +167,9 @@ pub fn parse_query(
     caller: &Caller,
     params: &HashMap<String, String>,
 ) -> Result<AuditQuery, ApiError> {
-    if let Some(unknown) = params
-        .keys()
-        .find(|key| !PARAMETERS.contains(&key.as_str()))
-    {
-        return Err(invalid(format!(
-            "unknown parameter `{}` (known: {})",
-            unknown.escape_debug(),
-            PARAMETERS.join(", ")
-        )));
-    }
-    let get = |name: &str| params.get(name).filter(|value| !value.is_empty());
+    reject_unknown(params, &PARAMETERS)?;
+    // An empty value is a value: `since=` is no time, as the spec says.
+    let get = |name: &str| params.get(name);
     let mut filter = Filter::default();
     let requested = get("tenant").map(|t| parse_tenant(t)).transpose()?;
     filter.tenant = if caller.tenant == GLOBAL_TENANT {
@@ -185,19 +217,7 @@ pub fn parse_query(
                 .ok_or_else(|| invalid("`cursor` is not a cursor this API returned".to_owned()))?,
         );
     }
-    let limit = match get("limit") {
-        None => DEFAULT_LIMIT,
-        Some(limit) => limit
-            .parse::<i64>()
-            .ok()
-            .filter(|n| (1..=MAX_LIMIT).contains(n))
-            .ok_or_else(|| {
-                invalid(format!(
-                    "`limit` must be an integer from 1 to {MAX_LIMIT}; got `{}`",
-                    limit.escape_debug()
-                ))
-            })?,
-    };
+    let limit = count(get("limit"), "limit", DEFAULT_LIMIT, MAX_LIMIT)?;
     let jsonl = match get("format").map(String::as_str) {
         None | Some("json") => false,
         Some("jsonl") => true,

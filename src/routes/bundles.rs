@@ -21,18 +21,23 @@ use crate::routes::evaluate::body_rejection;
 use crate::state::AppState;
 use crate::store::{ActivateError, is_unavailable};
 
-fn authorize(caller: &Caller, tenant: &str) -> Result<(), ApiError> {
+pub(crate) fn authorize(caller: &Caller, tenant: &str) -> Result<(), ApiError> {
     parse_tenant(tenant)?;
     caller.require(Role::Admin)?;
     caller.require_tenant(tenant)
 }
 
 fn invalid_bundle(errors: BundleErrors) -> ApiError {
+    bundle_errors(errors, "nothing was stored")
+}
+
+/// 422 `invalid_bundle` listing `errors`, its message ending with what came of it.
+pub(crate) fn bundle_errors(errors: BundleErrors, consequence: &str) -> ApiError {
     let count = errors.errors.len();
     ApiError::InvalidBundle {
         code: "invalid_bundle",
         message: format!(
-            "the bundle has {count} error{}; nothing was stored",
+            "the bundle has {count} error{}; {consequence}",
             if count == 1 { "" } else { "s" }
         ),
         errors: errors
@@ -133,6 +138,22 @@ fn check_bundle(text: &str, format: Format) -> Result<(Bundle, usize), ApiError>
     Ok((bundle, report.passed))
 }
 
+/// A request's bundle: its text and, by its content type, its format.
+pub(crate) fn bundle_text(
+    max_body_bytes: usize,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(String, Format), ApiError> {
+    let body = body.map_err(|rejection| body_rejection(max_body_bytes, rejection))?;
+    let text = String::from_utf8(body.to_vec()).map_err(|_| {
+        ApiError::bad_request(
+            "invalid_body",
+            "the bundle must be UTF-8 text (JSON or YAML)",
+        )
+    })?;
+    Ok((text, format_of(headers)))
+}
+
 fn format_of(headers: &HeaderMap) -> Format {
     let yaml = headers
         .get(header::CONTENT_TYPE)
@@ -151,14 +172,7 @@ pub async fn create_bundle(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     authorize(&caller, &tenant)?;
-    let body = body.map_err(|rejection| body_rejection(state.max_body_bytes, rejection))?;
-    let text = String::from_utf8(body.to_vec()).map_err(|_| {
-        ApiError::bad_request(
-            "invalid_body",
-            "the bundle must be UTF-8 text (JSON or YAML)",
-        )
-    })?;
-    let format = format_of(&headers);
+    let (text, format) = bundle_text(state.max_body_bytes, &headers, body)?;
     let (bundle, tests_passed) = tokio::task::spawn_blocking(move || check_bundle(&text, format))
         .await
         .map_err(|error| ApiError::Internal(format!("bundle check task failed: {error}")))??;

@@ -9,6 +9,7 @@ pub mod bundles;
 pub mod evaluate;
 pub mod health;
 pub mod metrics;
+pub mod replay;
 
 use axum::routing::{MethodFilter, MethodRouter, on};
 
@@ -116,6 +117,12 @@ pub static ROUTES: &[Route] = &[
         path: "/v1/tenants/{tenant}/rollback",
         group: Group::Admin,
         handler: |method| on(method, bundles::rollback_policy),
+    },
+    Route {
+        verb: Verb::Post,
+        path: "/v1/tenants/{tenant}/replay",
+        group: Group::Admin,
+        handler: |method| on(method, replay::replay_bundle),
     },
     Route {
         verb: Verb::Get,

@@ -538,6 +538,86 @@ async fn replay_shows_what_a_candidate_would_change(backend: Backend) {
     assert!(out.contains("4 unchanged, 0 changed"), "{out}");
 }
 
+on_both_backends!(the_replay_endpoint_reports_to_the_tenants_admin_only);
+/// `POST /v1/tenants/{tenant}/replay` answers the report the CLI prints, to an admin of the
+/// tenant; other roles and tenants are refused, a bad bundle is a 422 naming its error, a bad
+/// parameter a 400 naming it, and a second replay while one runs a 429.
+async fn the_replay_endpoint_reports_to_the_tenants_admin_only(backend: Backend) {
+    let app = spawn_app_on(backend).await;
+    let agent = app.create_token("agent", "team").await;
+    let admin = app.create_token("admin", "team").await;
+    let other_admin = app.create_token("admin", "other").await;
+    let id = app
+        .push(
+            "team",
+            &json!({"name": "live", "permissions": {"deny": ["Bash(rm:*)"]}}),
+        )
+        .await;
+    let activation = app.activate("team", id).await;
+    app.wait_served("team", activation).await;
+    for (n, command) in ["rm -rf build", "curl https://example.com", "ls"]
+        .iter()
+        .enumerate()
+    {
+        app.evaluate(&agent, &bash_call("s", &format!("t{n}"), command))
+            .await;
+    }
+    let candidate = json!({"name": "candidate", "permissions": {"ask": ["Bash(curl:*)"]}});
+    let replay = async |token: &str, query: &str, body: &Value| {
+        app.client
+            .post(app.url(&format!("/v1/tenants/team/replay{query}")))
+            .bearer_auth(token)
+            .json(body)
+            .send()
+            .await
+            .unwrap()
+    };
+
+    let response = replay(&admin, "?show=1", &candidate).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let report: Value = response.json().await.unwrap();
+    assert_eq!(report["rows"], 3, "{report}");
+    assert_eq!(report["unchanged"], 1, "{report}");
+    assert_eq!(report["changed"], 2, "{report}");
+    assert_eq!(
+        report["transitions"],
+        json!([{"from": "none", "to": "ask", "count": 1}, {"from": "deny", "to": "none", "count": 1}])
+    );
+    let changes = report["changes"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "`show` lists one: {report}");
+    assert_eq!(
+        changes[0]["input"]["tool_input"]["command"],
+        "curl https://example.com"
+    );
+    assert_eq!(changes[0]["after"]["winner"], "Bash(curl:*)");
+
+    for token in [&agent, &other_admin] {
+        let response = replay(token, "", &candidate).await;
+        assert_eq!(response.status(), StatusCode::FORBIDDEN);
+    }
+    let response = replay(&admin, "", &json!({"name": "bad", "rules": [{"id": "x"}]})).await;
+    let message = assert_error(response, StatusCode::UNPROCESSABLE_ENTITY, "invalid_bundle").await;
+    assert!(message.contains("nothing was replayed"), "{message}");
+    for (query, field) in [
+        ("?limit=0", "limit"),
+        ("?since=yesterday", "since"),
+        ("?sort=up", "sort"),
+    ] {
+        let response = replay(&admin, query, &candidate).await;
+        let message = assert_error(response, StatusCode::BAD_REQUEST, "invalid_query").await;
+        assert!(
+            message.contains(&format!("`{field}`")),
+            "{query}: {message}"
+        );
+    }
+    // The server runs in this process: its one replay permit is taken here.
+    let running = toolgate::routes::replay::RUNNING.try_acquire().unwrap();
+    let response = replay(&admin, "", &candidate).await;
+    assert_error(response, StatusCode::TOO_MANY_REQUESTS, "busy").await;
+    drop(running);
+    app.assert_healthy().await;
+}
+
 on_both_backends!(a_credential_the_reason_quotes_is_masked_in_the_row);
 /// The baseline pack's reason names the path it refuses to remove: a credential in that path
 /// is masked in the row's reason, as in its input (the agent's own answer keeps it).
@@ -905,6 +985,7 @@ async fn get_audit_filters_pages_and_keeps_tenants_apart(backend: Backend) {
     for (query, field) in [
         ("?limit=0", "limit"),
         ("?limit=abc", "limit"),
+        ("?since=", "since"),
         ("?decision=block", "decision"),
         ("?agent=robot", "agent"),
         ("?since=yesterday", "since"),
