@@ -449,7 +449,8 @@ impl Scanner {
         };
         let mut candidates = Vec::new();
         // Redaction must mask every secret, not only those found before the cap.
-        let mut room = Room::new(max_findings == usize::MAX);
+        let redact = max_findings == usize::MAX;
+        let mut room = Room::new(redact);
         self.collect(
             hay,
             path,
@@ -458,23 +459,29 @@ impl Scanner {
             &mut room,
             &mut candidates,
         );
-        let mut findings: Vec<Finding> = select(candidates, max_findings)
-            .into_iter()
-            .map(|c| Finding {
-                rule_id: c.rule_id,
-                start: floor_boundary(text, c.start),
-                end: ceil_boundary(text, c.end),
-            })
-            .collect();
-        // Widening to char boundaries may make neighbours touch; never overlap.
-        let mut last_end = 0;
-        findings.retain(|f| {
-            let keep = f.start >= last_end && f.end > f.start;
-            if keep {
-                last_end = f.end;
+        let chosen = if redact {
+            merge(candidates)
+        } else {
+            select(candidates, max_findings)
+        };
+        let mut findings: Vec<Finding> = Vec::with_capacity(chosen.len());
+        for c in chosen {
+            let (start, end) = (floor_boundary(text, c.start), ceil_boundary(text, c.end));
+            // Widening to char boundaries may make neighbours overlap: a scan drops the later
+            // one, a redaction masks both.
+            let last = findings.last_mut().filter(|last| start < last.end);
+            if let Some(last) = last {
+                if redact {
+                    last.end = last.end.max(end);
+                }
+            } else if end > start {
+                findings.push(Finding {
+                    rule_id: c.rule_id,
+                    start,
+                    end,
+                });
             }
-            keep
-        });
+        }
         findings
     }
 
@@ -791,33 +798,57 @@ fn compile_global(patterns: &[Cow<'_, str>], problems: &mut Problems) -> Option<
 /// How many candidates a scan may hold. A scan stops at [`MAX_CANDIDATES`]: it reports at most
 /// [`MAX_FINDINGS`], and past a thousand secrets it has found enough. A redaction must not stop:
 /// a text packed with decoys would keep a secret after them in clear. So there the candidates are
-/// resolved ([`select`]: at most one per span, which the text's length bounds) whenever they
-/// reach a limit, and the limit is set to twice what is left.
+/// merged ([`merge`]: disjoint spans, which the text's length bounds) whenever they reach a
+/// limit, and the limit is set to twice what is left. Merging early loses nothing: the merge of
+/// a merged set and more candidates is the merge of them all.
 struct Room {
     limit: usize,
-    compact: bool,
+    redact: bool,
 }
 
 impl Room {
-    fn new(compact: bool) -> Self {
+    fn new(redact: bool) -> Self {
         Self {
             limit: MAX_CANDIDATES,
-            compact,
+            redact,
         }
     }
 
-    /// Whether `out` may take one more candidate, after resolving its overlaps if it must.
+    /// Whether `out` may take one more candidate, after merging it if it must.
     fn for_one_more(&mut self, out: &mut Vec<Candidate>) -> bool {
         if out.len() < self.limit {
             return true;
         }
-        if !self.compact {
+        if !self.redact {
             return false;
         }
-        *out = select(std::mem::take(out), usize::MAX);
+        *out = merge(std::mem::take(out));
         self.limit = self.limit.max(out.len() * 2);
         true
     }
+}
+
+/// What a redaction masks: the union of every candidate's span, overlapping spans merged, each
+/// merged span named after its most specific candidate (lowest tier, then rule order). A scan
+/// [`select`]s one candidate per place instead, which could leave the bytes of an overlapping
+/// candidate in clear.
+fn merge(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
+    candidates.sort_by_key(|c| (c.start, std::cmp::Reverse(c.end)));
+    let mut merged: Vec<Candidate> = Vec::with_capacity(candidates.len());
+    for c in candidates.into_iter().filter(|c| c.end > c.start) {
+        match merged.last_mut() {
+            Some(last) if c.start < last.end => {
+                last.end = last.end.max(c.end);
+                if (c.tier, c.order) < (last.tier, last.order) {
+                    last.rule_id = c.rule_id;
+                    last.tier = c.tier;
+                    last.order = c.order;
+                }
+            }
+            _ => merged.push(c),
+        }
+    }
+    merged
 }
 
 /// Resolves overlaps: specific before generic before decoded, then earliest, then longest, then

@@ -537,6 +537,29 @@ fn redaction_masks_a_secret_after_more_decoys_than_a_scan_collects() {
     }
 }
 
+/// Redaction masks the union of what its rules found. Merging part-way (past the candidate
+/// limit) must not change that: here y's candidate, overlapped by x's when the decoys force a
+/// merge, would be lost by a selection that a later z then frees, leaving y's secret in clear.
+#[test]
+fn redaction_masks_every_overlapping_candidate_whatever_the_decoys() {
+    let s = small_scanner(
+        r#"{"id": "d", "description": "d", "regex": "dk_[0-9]{6}"},
+           {"id": "x", "description": "d", "regex": "Lm4Nk2HfRp7W"},
+           {"id": "y", "description": "d", "regex": "Rp7Ws5Gt"},
+           {"id": "z", "description": "d", "regex": "Zx3Vq8JdLm4N"}"#,
+    );
+    let secret = "Zx3Vq8JdLm4Nk2HfRp7Ws5Gt"; // z = [0, 12), x = [8, 20), y = [16, 24)
+    assert_eq!(s.redact(secret), "[REDACTED:x]");
+    let mut r = Rng::new(5);
+    let mut text: String = (0..2046)
+        .map(|_| format!("dk_{} ", r.chars(6, DIGITS)))
+        .collect();
+    text.push_str(secret);
+    let redacted = s.redact(&text);
+    let tail = &redacted[redacted.rfind("[REDACTED:d]").unwrap()..];
+    assert_eq!(tail, "[REDACTED:d] [REDACTED:x]");
+}
+
 #[test]
 fn bounds_hold() {
     let s = Scanner::builtin();
