@@ -577,8 +577,6 @@ fn plural(count: u64, one: &'static str, many: &'static str) -> &'static str {
     if count == 1 { one } else { many }
 }
 
-/// The head a replica's spool directory says its chain reached in the database, with a note of
-/// the rows still waiting there; none when the chain starts there.
 /// `toolgate audit replay`'s report, for a person.
 fn print_replay(replay: &crate::audit::replay::Replay, report: &crate::audit::replay::Report) {
     let span = match report.span {
@@ -615,7 +613,11 @@ fn print_replay(replay: &crate::audit::replay::Replay, report: &crate::audit::re
     }
     for change in &report.changes {
         let winner = |decision: &toolgate_engine::Decision| match &decision.winner {
-            Some(rule) => format!("{} ({rule})", decision.outcome),
+            Some(rule) => format!(
+                "{} ({})",
+                decision.outcome,
+                crate::audit::replay::printable(rule)
+            ),
             None => decision.outcome.to_string(),
         };
         println!(
@@ -624,7 +626,9 @@ fn print_replay(replay: &crate::audit::replay::Replay, report: &crate::audit::re
                 .row
                 .time()
                 .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-            change.row.tool.as_deref().unwrap_or(&change.row.event),
+            crate::audit::replay::printable(
+                change.row.tool.as_deref().unwrap_or(&change.row.event)
+            ),
             crate::audit::replay::summary(&change.row),
             winner(&change.before),
             winner(&change.after),
@@ -638,36 +642,20 @@ fn print_replay(replay: &crate::audit::replay::Replay, report: &crate::audit::re
 }
 
 /// The rows of an export (`-`: stdin) as chain links, and a line naming each line that is not
-/// a row.
+/// a row as toolgate writes it.
 fn read_export(path: &Path) -> anyhow::Result<(Vec<Link>, Vec<String>)> {
-    use std::io::BufRead as _;
-    let reader: Box<dyn std::io::BufRead> = if path == Path::new("-") {
-        Box::new(std::io::stdin().lock())
+    let read = if path == Path::new("-") {
+        crate::audit::store::read_export(std::io::stdin().lock())
     } else {
         let file = std::fs::File::open(path)
             .with_context(|| format!("failed to open `{}`", path.display()))?;
-        Box::new(std::io::BufReader::new(file))
+        crate::audit::store::read_export(std::io::BufReader::new(file))
     };
-    let (mut rows, mut unreadable) = (Vec::new(), Vec::new());
-    for (index, line) in reader.lines().enumerate() {
-        let line = line.with_context(|| format!("failed to read `{}`", path.display()))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let row = serde_json::from_str::<Value>(&line)
-            .map_err(|error| format!("not JSON ({error})"))
-            .and_then(|value| crate::audit::record::Row::from_json(&value));
-        match row {
-            Ok(row) => rows.push(Link::of(&row)),
-            Err(problem) => unreadable.push(format!(
-                "unreadable: line {} is not an audit row: {problem}",
-                index + 1
-            )),
-        }
-    }
-    Ok((rows, unreadable))
+    read.with_context(|| format!("failed to read `{}`", path.display()))
 }
 
+/// The head a replica's spool directory says its chain reached in the database, with a note of
+/// the rows still waiting there; none when the chain starts there.
 fn spooled_expectation(dir: &Path) -> anyhow::Result<Option<ExpectedHead>> {
     let shown = dir.display();
     let head = crate::audit::spool::spooled_head(dir)

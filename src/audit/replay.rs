@@ -321,7 +321,8 @@ pub fn report_json(report: &Report) -> Value {
     })
 }
 
-/// One line naming what a row's call was: a command, a path, a prompt's start, or the input.
+/// One line naming what a row's call was: a command, a path, a prompt's start, or the input;
+/// [`printable`], at most 80 characters.
 pub fn summary(row: &Row) -> String {
     let input: Value = serde_json::from_str(&row.input).unwrap_or(Value::Null);
     let tool_input = &input["tool_input"];
@@ -330,9 +331,23 @@ pub fn summary(row: &Row) -> String {
         .find_map(|key| tool_input[key].as_str().map(str::to_owned))
         .or_else(|| input["prompt"].as_str().map(str::to_owned))
         .unwrap_or_else(|| tool_input.to_string());
-    let line = text.replace(['\n', '\r', '\t'], " ");
+    let line = printable(&text);
     match line.char_indices().nth(80) {
         Some((cut, _)) => format!("{}…", &line[..cut]),
         None => line,
     }
+}
+
+/// `text` with its control characters escaped (`\n`, `\u{1b}`): what an agent sent must not
+/// move the cursor or recolour the terminal of whoever reads a report.
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }

@@ -432,6 +432,78 @@ impl AuditStore {
     }
 }
 
+/// Longest line of an export that is read: a row is far shorter (its input at most 64 KiB).
+const MAX_EXPORT_LINE: u64 = 16 * 1024 * 1024;
+
+/// The rows of an export as chain links, and a line naming each line that is not a row exactly as
+/// toolgate writes it (`Row::to_json`, compact, keys sorted): a member added, repeated or moved
+/// would be read by a person but not covered by the hash. An export with no row at all is a
+/// problem too, so that a wrong file does not pass as verified.
+pub fn read_export(mut reader: impl std::io::BufRead) -> std::io::Result<(Vec<Link>, Vec<String>)> {
+    use std::io::{BufRead as _, Read as _};
+    let (mut rows, mut unreadable) = (Vec::new(), Vec::new());
+    let mut line = Vec::new();
+    for number in 1.. {
+        line.clear();
+        let read = reader
+            .by_ref()
+            .take(MAX_EXPORT_LINE + 1)
+            .read_until(b'\n', &mut line)?;
+        if read == 0 {
+            break;
+        }
+        if line.last() != Some(&b'\n') && read as u64 > MAX_EXPORT_LINE {
+            unreadable.push(format!(
+                "unreadable: line {number} is longer than {} MiB",
+                MAX_EXPORT_LINE >> 20
+            ));
+            // The rest of the line, up to its end, a piece at a time.
+            loop {
+                line.clear();
+                let read = reader
+                    .by_ref()
+                    .take(64 * 1024)
+                    .read_until(b'\n', &mut line)?;
+                if read == 0 || line.last() == Some(&b'\n') {
+                    break;
+                }
+            }
+            continue;
+        }
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        if text.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match export_row(text) {
+            Ok(row) => rows.push(Link::of(&row)),
+            Err(problem) => unreadable.push(format!(
+                "unreadable: line {number} is not an audit row: {problem}"
+            )),
+        }
+    }
+    if rows.is_empty() && unreadable.is_empty() {
+        unreadable.push("unreadable: the export holds no audit row".to_owned());
+    }
+    Ok((rows, unreadable))
+}
+
+/// One export line's row.
+fn export_row(line: &[u8]) -> Result<Row, String> {
+    let text = std::str::from_utf8(line).map_err(|_| "not UTF-8".to_owned())?;
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|error| format!("not JSON ({error})"))?;
+    let row = Row::from_json(&value)?;
+    // Compared as text: `Value == str` would compare with a JSON string.
+    let written = serde_json::to_string(&row.to_json()).unwrap_or_default();
+    if written != text {
+        return Err(
+            "not as toolgate writes it (a member added, repeated, moved or reformatted)".to_owned(),
+        );
+    }
+    Ok(row)
+}
+
 /// Checks the chains of exported rows (`toolgate audit export`, `GET /v1/audit?format=jsonl`)
 /// without the database: each replica's rows in seq order, from the first the export holds. That
 /// row's `prev_hash` stands for the rows before it, as a pruned checkpoint does, so an export of a
@@ -1041,5 +1113,56 @@ mod tests {
             "{:?}",
             report.findings
         );
+    }
+
+    /// Only lines exactly as toolgate writes them are rows: a member added or repeated (which a
+    /// reader would see but the hash does not cover) is named by its line, as are a line that is
+    /// not UTF-8, one too long to be a row, and an export with no row at all.
+    #[test]
+    fn export_lines_are_rows_only_as_written() {
+        let rows = chain(&[1, 2]);
+        let lines: Vec<String> = rows.iter().map(|r| r.to_json().to_string()).collect();
+        let read = |bytes: Vec<u8>| read_export(std::io::Cursor::new(bytes)).unwrap();
+
+        let (links, unreadable) = read(format!("{}\r\n\n{}\n", lines[0], lines[1]).into_bytes());
+        assert_eq!((links.len(), unreadable.len()), (2, 0), "{unreadable:?}");
+        assert!(verify_export(links, None, &[]).findings.is_empty());
+
+        for doctored in [
+            lines[1].replacen('{', r#"{"approved_by":"ciso","#, 1),
+            lines[1].replacen('{', r#"{"decision":"allow","#, 1),
+            lines[1].replacen(",\"", ", \"", 1),
+        ] {
+            let (links, unreadable) = read(format!("{}\n{doctored}\n", lines[0]).into_bytes());
+            assert_eq!(links.len(), 1);
+            assert!(
+                unreadable[0].starts_with(
+                    "unreadable: line 2 is not an audit row: not as toolgate writes it"
+                ),
+                "{unreadable:?}"
+            );
+        }
+
+        let mut bytes = format!("{}\n", lines[0]).into_bytes();
+        bytes.extend(b"\xff\xfe\n");
+        bytes.extend(vec![b'x'; (MAX_EXPORT_LINE + 10) as usize]);
+        bytes.extend(format!("\n{}", lines[1]).into_bytes());
+        let (links, unreadable) = read(bytes);
+        assert_eq!(
+            links.len(),
+            2,
+            "the line after a long one is read: {unreadable:?}"
+        );
+        assert_eq!(
+            unreadable,
+            [
+                "unreadable: line 2 is not an audit row: not UTF-8",
+                "unreadable: line 3 is longer than 16 MiB"
+            ]
+        );
+
+        let (links, unreadable) = read(b"\n\n".to_vec());
+        assert!(links.is_empty());
+        assert_eq!(unreadable, ["unreadable: the export holds no audit row"]);
     }
 }
