@@ -484,7 +484,8 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
                 show,
             };
             let database = open_store(&database).await?;
-            let report = crate::audit::replay::run(&database, &replay)
+            let never = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let report = crate::audit::replay::run(&database, &replay, &never)
                 .await
                 .context("failed to replay the audit log")?;
             if json {
@@ -492,7 +493,15 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
             } else {
                 print_replay(&replay, &report);
             }
-            Ok(if fail_on_change && report.changed() > 0 {
+            // A gate must not pass on rows it could not compare.
+            let uncompared = report.unavailable + report.failed;
+            if fail_on_change && uncompared > 0 {
+                eprintln!(
+                    "error: {uncompared} {} could not be compared (a bundle that no longer loads, or a failed evaluation)",
+                    plural(uncompared, "row", "rows")
+                );
+            }
+            Ok(if fail_on_change && report.changed() + uncompared > 0 {
                 ExitCode::from(1)
             } else {
                 ExitCode::SUCCESS
@@ -537,7 +546,7 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
         } => {
             use std::io::Write as _;
             let store = AuditStore::from(open_store(&database).await?);
-            let mut filter = Filter {
+            let filter = Filter {
                 tenant,
                 session_id,
                 decision,
@@ -550,20 +559,11 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
                 ..Filter::default()
             };
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            loop {
-                let rows = store
-                    .query(&filter, 1000)
-                    .await
-                    .context("failed to read the audit log")?;
+            let mut pages = store.pages(filter, 1000);
+            while let Some(rows) = pages.next().await.context("failed to read the audit log")? {
                 for row in &rows {
                     serde_json::to_writer(&mut out, &row.to_json())?;
                     out.write_all(b"\n")?;
-                }
-                match rows.last() {
-                    Some(last) if rows.len() == 1000 => {
-                        filter.before = Some((last.time(), last.id.clone()));
-                    }
-                    _ => break,
                 }
             }
             out.flush()?;
@@ -607,6 +607,7 @@ fn print_replay(replay: &crate::audit::replay::Replay, report: &crate::audit::re
         (report.truncated, "with a truncated input"),
         (report.failures, "answered with the failure decision"),
         (report.unavailable, "naming a bundle that no longer loads"),
+        (report.failed, "whose evaluation failed"),
     ];
     for (count, why) in skipped.into_iter().filter(|(count, _)| *count > 0) {
         println!("  skipped {count} {why}");

@@ -142,6 +142,7 @@ impl Application {
             max_body_bytes: config.max_body_bytes,
             audit,
             decisions: Decisions::new(config.decision_cache_bytes),
+            replays: Arc::new(tokio::sync::Semaphore::new(1)),
         });
         let head_timeout = config.request_timeout;
         let limits = Limits {

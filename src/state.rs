@@ -41,6 +41,8 @@ pub struct Inner {
     pub audit: Audit,
     /// Decisions remembered by what they were made from.
     pub decisions: Decisions,
+    /// One bundle replay at a time (`POST /v1/tenants/{tenant}/replay`).
+    pub replays: Arc<tokio::sync::Semaphore>,
 }
 
 impl AppState {

@@ -831,6 +831,21 @@ mod tests {
         assert_ne!(hashes[0], hashes[2]);
     }
 
+    /// An export line reads back as the row it was written from, `winner_bundle` and all.
+    #[test]
+    fn a_row_reads_back_from_its_json() {
+        let mut row = sample(3);
+        row.winner_bundle = Some(bundle_ref("global", 7, "ab"));
+        row.bundles = vec![bundle_ref("t", 2, "cd"), bundle_ref("global", 7, "ab")];
+        row.rules = vec!["r\u{1}".into()];
+        row.input = r#"{"tool_input":{"command":"ls \"ä\"\n","n":-0.0,"x":1e+300}}"#.into();
+        row.hash = row.compute_hash();
+        let line = row.to_json().to_string();
+        let read = Row::from_json(&serde_json::from_str(&line).unwrap()).unwrap();
+        assert_eq!(read, row);
+        assert_eq!(read.to_json().to_string(), line);
+    }
+
     #[test]
     fn list_items_hold_no_separator_and_are_never_empty() {
         let e = event(

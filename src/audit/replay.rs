@@ -9,21 +9,28 @@
 //! audit leaves out. Both run on this build's engine. Rows whose input was truncated, and
 //! toolgate's failure decisions, are skipped and counted.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, VecDeque};
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 use toolgate_engine::protocol::{Agent, HookEvent};
-use toolgate_engine::{Bundle, CompiledPolicy, Decision, Outcome, evaluate};
+use toolgate_engine::{CompiledPolicy, Decision, Outcome, evaluate};
 
 use super::record::Row;
 use super::store::{AuditStore, Filter};
 use crate::auth::GLOBAL_TENANT;
 use crate::store::Database;
+use crate::store::reload::compile_document;
 
-/// Rows read from the database at a time.
-const PAGE: i64 = 1000;
+/// Rows read from the database, and evaluated on a blocking thread, at a time: at most 250 inputs
+/// of 64 KiB held.
+const PAGE: i64 = 250;
+/// Compiled bundle versions kept: rows come newest first, so the versions they name come in runs,
+/// and a window naming many versions is not held compiled all at once.
+const BUNDLES_KEPT: usize = 8;
 
 /// What to replay.
 pub struct Replay {
@@ -67,8 +74,10 @@ pub struct Report {
     pub truncated: u64,
     /// Rows skipped: toolgate's failure decision (no bundle decided them).
     pub failures: u64,
-    /// Rows skipped: a bundle they name is gone or no longer loads.
+    /// Rows skipped: a bundle they name is gone, is not the version named, or no longer loads.
     pub unavailable: u64,
+    /// Rows skipped: the evaluation of their event failed (a panic in the engine).
+    pub failed: u64,
     /// The oldest and newest row replayed.
     pub span: Option<(DateTime<Utc>, DateTime<Utc>)>,
 }
@@ -90,6 +99,7 @@ impl Report {
         self.truncated += page.truncated;
         self.failures += page.failures;
         self.unavailable += page.unavailable;
+        self.failed += page.failed;
         self.span = match (self.span, page.span) {
             (Some((oldest, newest)), Some((older, newer))) => {
                 Some((oldest.min(older), newest.max(newer)))
@@ -100,44 +110,52 @@ impl Report {
 }
 
 /// Replays `replay` over the audit in `database`. The evaluations run on the blocking pool, a
-/// page of rows at a time, so that a server's runtime goes on serving.
-pub async fn run(database: &Database, replay: &Replay) -> anyhow::Result<Report> {
-    let store = AuditStore::from(database.clone());
-    let mut bundles = Bundles::new(database);
-    let mut filter = Filter {
+/// page of rows at a time, so that a server's runtime goes on serving; setting `cancel` stops the
+/// replay within a row (its report is then partial).
+pub async fn run(
+    database: &Database,
+    replay: &Replay,
+    cancel: &Arc<AtomicBool>,
+) -> Result<Report, sqlx::Error> {
+    let filter = Filter {
         tenant: (replay.tenant != GLOBAL_TENANT).then(|| replay.tenant.clone()),
         since: replay.since,
         until: replay.until,
         ..Filter::default()
     };
+    let mut pages = AuditStore::from(database.clone()).pages(filter, PAGE);
+    let mut bundles = Bundles::new(database);
     let mut report = Report::default();
-    while report.rows < replay.limit {
-        let page = PAGE.min(i64::try_from(replay.limit - report.rows).unwrap_or(PAGE));
-        let rows = store.query(&filter, page).await?;
-        let Some(last) = rows.last() else { break };
-        filter.before = Some((last.time(), last.id.clone()));
-        let full = rows.len() as i64 == page;
+    while report.rows < replay.limit && !cancel.load(Ordering::Relaxed) {
+        let Some(mut rows) = pages.next().await? else {
+            break;
+        };
+        rows.truncate(usize::try_from(replay.limit - report.rows).unwrap_or(usize::MAX));
         let mut decided = Vec::with_capacity(rows.len());
         for row in rows {
-            let live = bundles.of(&row.bundles).await;
+            let live = bundles.of(&row.bundles).await?;
             decided.push((row, live));
         }
         let tenant = replay.tenant.clone();
         let candidate = Arc::clone(&replay.candidate);
         let show = replay.show.saturating_sub(report.changes.len());
-        let page =
-            tokio::task::spawn_blocking(move || replay_page(decided, &tenant, &candidate, show))
-                .await?;
+        let cancel = Arc::clone(cancel);
+        let page = tokio::task::spawn_blocking(move || {
+            replay_page(decided, &tenant, &candidate, show, &cancel)
+        })
+        .await;
+        // A page's task ends only by returning (panics are caught in it) or with the runtime.
+        let Ok(page) = page else { break };
         report.add(page);
-        if !full {
-            break;
-        }
     }
     Ok(report)
 }
 
+/// A stored bundle, compiled, with its tenant.
+type Owned = (String, Arc<CompiledPolicy>);
+
 /// The policies a row names, each with its tenant; `None` when one is not to be had.
-type Live = Option<Vec<(String, Arc<CompiledPolicy>)>>;
+type Live = Option<Vec<Owned>>;
 
 /// Replays one page of rows, each with the policies it names; keeps at most `show` changes.
 fn replay_page(
@@ -145,9 +163,13 @@ fn replay_page(
     tenant: &str,
     candidate: &Arc<CompiledPolicy>,
     show: usize,
+    cancel: &AtomicBool,
 ) -> Report {
     let mut report = Report::default();
     for (row, live) in rows {
+        if cancel.load(Ordering::Relaxed) {
+            break;
+        }
         report.rows += 1;
         let time = row.time();
         report.span = Some(match report.span {
@@ -166,12 +188,20 @@ fn replay_page(
             report.unavailable += 1;
             continue;
         };
-        let before = Decision::combine(live.iter().map(|(_, policy)| evaluate(policy, &event)));
-        let after = Decision::combine(
-            with_candidate(&live, tenant, candidate)
-                .iter()
-                .map(|policy| evaluate(policy, &event)),
-        );
+        // The engine catches nothing itself; the serving path catches its panics the same way.
+        let decided = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            let before = Decision::combine(live.iter().map(|(_, policy)| evaluate(policy, &event)));
+            let after = Decision::combine(
+                with_candidate(&live, tenant, candidate)
+                    .iter()
+                    .map(|policy| evaluate(policy, &event)),
+            );
+            (before, after)
+        }));
+        let Ok((before, after)) = decided else {
+            report.failed += 1;
+            continue;
+        };
         if before.outcome == after.outcome && before.winner == after.winner {
             report.unchanged += 1;
             continue;
@@ -190,7 +220,7 @@ fn replay_page(
 /// The policies a row was decided by, with `tenant`'s replaced by the candidate (added first,
 /// or last for `global`, when the row had none of that tenant).
 fn with_candidate(
-    live: &[(String, Arc<CompiledPolicy>)],
+    live: &[Owned],
     tenant: &str,
     candidate: &Arc<CompiledPolicy>,
 ) -> Vec<Arc<CompiledPolicy>> {
@@ -252,46 +282,74 @@ fn holds_truncation(value: &Value) -> bool {
     }
 }
 
-/// The stored bundles rows name, compiled once each.
+/// The stored bundles rows name, compiled, the last [`BUNDLES_KEPT`] used kept.
 struct Bundles<'a> {
     database: &'a Database,
-    /// By `tenant:id:sha256`; `None` for one gone or that no longer loads.
-    compiled: HashMap<String, Option<(String, Arc<CompiledPolicy>)>>,
+    /// By `tenant:id:sha256`, the most recently used last; `None` for one gone, of another
+    /// sha256, or that no longer compiles.
+    kept: VecDeque<(String, Option<Owned>)>,
 }
 
 impl<'a> Bundles<'a> {
     fn new(database: &'a Database) -> Self {
         Self {
             database,
-            compiled: HashMap::new(),
+            kept: VecDeque::with_capacity(BUNDLES_KEPT + 1),
         }
     }
 
     /// The compiled bundles `refs` name, each with its tenant, in order; `None` when one is not
-    /// to be had.
-    async fn of(&mut self, refs: &[String]) -> Live {
+    /// to be had. A database error is an error, not a bundle missing.
+    async fn of(&mut self, refs: &[String]) -> Result<Live, sqlx::Error> {
         let mut policies = Vec::with_capacity(refs.len());
         for reference in refs {
-            if !self.compiled.contains_key(reference) {
-                let loaded = self.load(reference).await;
-                self.compiled.insert(reference.clone(), loaded);
+            let at = match self.kept.iter().position(|(kept, _)| kept == reference) {
+                Some(at) => at,
+                None => {
+                    let loaded = self.load(reference).await?;
+                    if self.kept.len() == BUNDLES_KEPT {
+                        self.kept.pop_front();
+                    }
+                    self.kept.push_back((reference.clone(), loaded));
+                    self.kept.len() - 1
+                }
+            };
+            let entry = self.kept.remove(at);
+            let policy = entry.as_ref().and_then(|(_, policy)| policy.clone());
+            if let Some(entry) = entry {
+                self.kept.push_back(entry);
             }
-            policies.push(self.compiled.get(reference)?.clone()?);
+            let Some(policy) = policy else {
+                return Ok(None);
+            };
+            policies.push(policy);
         }
-        Some(policies)
+        Ok(Some(policies))
     }
 
-    async fn load(&self, reference: &str) -> Option<(String, Arc<CompiledPolicy>)> {
+    async fn load(
+        &self,
+        reference: &str,
+    ) -> Result<Option<Owned>, sqlx::Error> {
         let mut parts = reference.splitn(3, ':');
-        let tenant = parts.next()?;
-        let id = parts.next()?.parse::<i64>().ok()?;
-        let stored = self.database.get_bundle(tenant, id).await.ok()??;
-        let compiled = tokio::task::spawn_blocking(move || {
-            CompiledPolicy::compile(&Bundle::from_value(stored.document).ok()?).ok()
-        })
-        .await
-        .ok()??;
-        Some((tenant.to_owned(), Arc::new(compiled)))
+        let (Some(tenant), Some(Ok(id)), Some(sha256)) = (
+            parts.next(),
+            parts.next().map(str::parse::<i64>),
+            parts.next(),
+        ) else {
+            return Ok(None);
+        };
+        let Some(stored) = self.database.get_bundle(tenant, id).await? else {
+            return Ok(None);
+        };
+        if stored.summary.sha256 != sha256 {
+            return Ok(None);
+        }
+        let compiled = tokio::task::spawn_blocking(move || compile_document(stored.document))
+            .await
+            .ok()
+            .and_then(Result::ok);
+        Ok(compiled.map(|compiled| (tenant.to_owned(), Arc::new(compiled))))
     }
 }
 
@@ -306,6 +364,7 @@ pub fn report_json(report: &Report) -> Value {
             "truncated": report.truncated,
             "failures": report.failures,
             "unavailable": report.unavailable,
+            "failed": report.failed,
         },
         "transitions": report.transitions.iter().map(|((from, to), count)| {
             json!({"from": from.as_str(), "to": to.as_str(), "count": count})

@@ -269,31 +269,26 @@ pub async fn list_audit(
 /// Streams every row matching `filter` as JSON Lines, paging through the database by keyset.
 /// A database failure mid-stream aborts the body, so a client never mistakes a cut export for
 /// a whole one.
-fn export(store: AuditStore, mut filter: Filter) -> Response {
+fn export(store: AuditStore, filter: Filter) -> Response {
     let (tx, rx) = tokio::sync::mpsc::channel::<Result<Bytes, std::io::Error>>(4);
     tokio::spawn(async move {
+        let mut pages = store.pages(filter, EXPORT_PAGE);
         loop {
-            let rows = match store.query(&filter, EXPORT_PAGE).await {
-                Ok(rows) => rows,
+            let rows = match pages.next().await {
+                Ok(Some(rows)) => rows,
+                Ok(None) => return,
                 Err(error) => {
                     tracing::error!(error = %error, "audit export failed");
                     let _ = tx.send(Err(std::io::Error::other("export failed"))).await;
                     return;
                 }
             };
-            let Some(last) = rows.last() else {
-                return;
-            };
-            filter.before = Some((last.time(), last.id.clone()));
             let mut chunk = Vec::with_capacity(rows.len() * 512);
             for row in &rows {
                 let _ = serde_json::to_writer(&mut chunk, &row.to_json());
                 chunk.push(b'\n');
             }
             if tx.send(Ok(Bytes::from(chunk))).await.is_err() {
-                return;
-            }
-            if (rows.len() as i64) < EXPORT_PAGE {
                 return;
             }
         }

@@ -2,8 +2,9 @@
 //! audited events ([`crate::audit::replay`]), for an admin of the tenant. Nothing is stored.
 //!
 //! A replay evaluates up to [`MAX_LIMIT`] events twice each on the blocking pool, a page at a
-//! time; one runs at a time in a process (another gets 429), so that replays cannot crowd out the
-//! evaluations the replica serves. `toolgate audit replay` does the same from the command line,
+//! time; one runs at a time on a replica (another gets 429), so that replays cannot crowd out the
+//! evaluations it serves. The work holds that permit, not the request: a request that goes away
+//! stops its replay within a row. `toolgate audit replay` does the same from the command line,
 //! for larger windows.
 
 use std::collections::HashMap;
@@ -15,7 +16,7 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::HeaderMap;
 use serde_json::Value;
-use tokio::sync::Semaphore;
+use std::sync::atomic::{AtomicBool, Ordering};
 use toolgate_engine::{Bundle, CompiledPolicy};
 
 use super::audit::{count, parse_time, reject_unknown};
@@ -32,12 +33,18 @@ pub const MAX_LIMIT: u64 = 20_000;
 /// Changed rows listed when `show` is not given.
 pub const DEFAULT_SHOW: usize = 50;
 /// Most changed rows one answer lists.
-pub const MAX_SHOW: usize = 1_000;
+pub const MAX_SHOW: usize = 200;
 
 const PARAMETERS: [&str; 4] = ["since", "until", "limit", "show"];
 
-/// One replay at a time in this process: a request finding its permit taken gets 429.
-pub static RUNNING: Semaphore = Semaphore::const_new(1);
+/// Stops a replay whose request went away (the client left, or the request timed out).
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
 
 /// `POST /v1/tenants/{tenant}/replay`: the report of [`replay::report_json`].
 pub async fn replay_bundle(
@@ -62,9 +69,13 @@ pub async fn replay_bundle(
     .await
     .map_err(|error| ApiError::Internal(format!("bundle compile task failed: {error}")))?
     .map_err(|errors| bundle_errors(errors, "nothing was replayed"))?;
-    let _running = RUNNING.try_acquire().map_err(|_| {
-        ApiError::Busy("a replay is running on this replica; retry when it is done".to_owned())
-    })?;
+    // The permit goes with the work: a request that goes away stops its replay within a row,
+    // and the next one waits until it has.
+    let permit = Arc::clone(&state.replays)
+        .try_acquire_owned()
+        .map_err(|_| {
+            ApiError::Busy("a replay is running on this replica; retry when it is done".to_owned())
+        })?;
     let replay = Replay {
         tenant,
         candidate: Arc::new(candidate),
@@ -73,11 +84,15 @@ pub async fn replay_bundle(
         limit,
         show,
     };
-    let report = replay::run(&state.pool, &replay).await.map_err(|error| {
-        match error.downcast::<sqlx::Error>() {
-            Ok(error) => ApiError::from(error),
-            Err(error) => ApiError::Internal(format!("replay failed: {error:#}")),
-        }
-    })?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    let _cancel = CancelOnDrop(Arc::clone(&cancel));
+    let database = state.pool.clone();
+    let task = tokio::spawn(async move {
+        let _permit = permit;
+        replay::run(&database, &replay, &cancel).await
+    });
+    let report = task
+        .await
+        .map_err(|error| ApiError::Internal(format!("replay task failed: {error}")))??;
     Ok(Json(replay::report_json(&report)))
 }

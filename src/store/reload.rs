@@ -142,9 +142,14 @@ impl PolicyStore {
     }
 }
 
-/// Compiles a stored document.
+/// Compiles a stored row's document.
 pub fn compile_row(row: &LiveRow) -> Result<CompiledPolicy, String> {
-    let bundle = Bundle::from_value(row.document.clone()).map_err(|e| e.to_string())?;
+    compile_document(row.document.clone())
+}
+
+/// Compiles a stored document.
+pub fn compile_document(document: serde_json::Value) -> Result<CompiledPolicy, String> {
+    let bundle = Bundle::from_value(document).map_err(|e| e.to_string())?;
     CompiledPolicy::compile(&bundle).map_err(|e| e.to_string())
 }
 

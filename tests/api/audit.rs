@@ -538,6 +538,83 @@ async fn replay_shows_what_a_candidate_would_change(backend: Backend) {
     assert!(out.contains("4 unchanged, 0 changed"), "{out}");
 }
 
+on_both_backends!(replay_pages_stands_in_for_global_and_counts_what_it_cannot_compare);
+/// A `global` candidate replays every tenant's rows in `global`'s place; a tenant with no live
+/// bundle of its own gets the candidate beside `global`'s; more rows than a page are read and
+/// `--limit` stops them; a row naming a bundle that is gone is counted, and fails the gate.
+async fn replay_pages_stands_in_for_global_and_counts_what_it_cannot_compare(backend: Backend) {
+    let app = spawn_app_on(backend).await;
+    let team = app.create_token("agent", "team").await;
+    let other = app.create_token("agent", "other").await;
+    let org = json!({"name": "org", "rules": [
+        {"id": "no-dd", "program": ["dd"], "decision": "deny", "reason": "no dd"},
+    ]});
+    let id = app.push("global", &org).await;
+    let activation = app.activate("global", id).await;
+    app.wait_served("global", activation).await;
+    for n in 0..260 {
+        let command = if n % 2 == 0 {
+            "dd if=/dev/zero of=x"
+        } else {
+            "ls"
+        };
+        app.evaluate(&team, &bash_call("s", &format!("t{n}"), command))
+            .await;
+    }
+    app.evaluate(&other, &bash_call("s", "o", "dd if=/dev/zero of=y"))
+        .await;
+
+    let dir = tempfile::tempdir().unwrap();
+    let candidate = dir.path().join("candidate.json");
+    std::fs::write(&candidate, json!({"name": "candidate"}).to_string()).unwrap();
+    let candidate = candidate.to_str().unwrap();
+
+    // `global`'s bundle replaced by one without its rule: every dd of every tenant changes.
+    let (code, out) = replay_cli(
+        &app.database_url,
+        &["--tenant", "global", "--json", candidate],
+    )
+    .await;
+    assert_eq!(code, Some(0), "{out}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (report["rows"].as_u64(), report["changed"].as_u64()),
+        (Some(261), Some(131)),
+        "{report}"
+    );
+    // `team` has no bundle of its own: the candidate goes beside `global`'s, which still denies.
+    let (code, out) = replay_cli(
+        &app.database_url,
+        &["--tenant", "team", "--json", "--limit", "255", candidate],
+    )
+    .await;
+    assert_eq!(code, Some(0), "{out}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (report["rows"].as_u64(), report["changed"].as_u64()),
+        (Some(255), Some(0)),
+        "{report}"
+    );
+
+    // A row that names a bundle the store does not have cannot be compared.
+    let gone = match backend {
+        Backend::Postgres => "UPDATE audit SET bundles = ARRAY['global:999:ab'] WHERE seq = $1",
+        Backend::Sqlite => "UPDATE audit SET bundles = '[\"global:999:ab\"]' WHERE seq = $1",
+    };
+    execute(&app.db, gone, 1).await;
+    let (code, out) = replay_cli(
+        &app.database_url,
+        &["--tenant", "team", "--fail-on-change", candidate],
+    )
+    .await;
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("skipped 1 naming a bundle that no longer loads"),
+        "{out}"
+    );
+    assert!(out.contains("error: 1 row could not be compared"), "{out}");
+}
+
 on_both_backends!(the_replay_endpoint_reports_to_the_tenants_admin_only);
 /// `POST /v1/tenants/{tenant}/replay` answers the report the CLI prints, to an admin of the
 /// tenant; other roles and tenants are refused, a bad bundle is a 422 naming its error, a bad
@@ -611,7 +688,9 @@ async fn the_replay_endpoint_reports_to_the_tenants_admin_only(backend: Backend)
         );
     }
     // The server runs in this process: its one replay permit is taken here.
-    let running = toolgate::routes::replay::RUNNING.try_acquire().unwrap();
+    let running = std::sync::Arc::clone(&app.state().replays)
+        .try_acquire_owned()
+        .unwrap();
     let response = replay(&admin, "", &candidate).await;
     assert_error(response, StatusCode::TOO_MANY_REQUESTS, "busy").await;
     drop(running);

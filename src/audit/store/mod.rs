@@ -404,6 +404,17 @@ impl AuditStore {
         }
     }
 
+    /// The rows `filter` selects, newest first, a page of `size` at a time (keyset: each page
+    /// starts after the last row of the one before).
+    pub fn pages(&self, filter: Filter, size: i64) -> Pages {
+        Pages {
+            store: self.clone(),
+            filter,
+            size,
+            done: false,
+        }
+    }
+
     /// Checks every replica's chain (or one replica's), from its pruned checkpoint if any, and
     /// that each reaches its `expected` heads.
     pub async fn verify(
@@ -535,6 +546,30 @@ pub fn verify_export(
     notes.append(&mut report.notes);
     report.notes = notes;
     report
+}
+
+/// [`AuditStore::pages`].
+pub struct Pages {
+    store: AuditStore,
+    filter: Filter,
+    size: i64,
+    done: bool,
+}
+
+impl Pages {
+    /// The next page; `None` once every row was given.
+    pub async fn next(&mut self) -> Result<Option<Vec<Row>>, sqlx::Error> {
+        if self.done {
+            return Ok(None);
+        }
+        let rows = self.store.query(&self.filter, self.size).await?;
+        self.done = (rows.len() as i64) < self.size;
+        let Some(last) = rows.last() else {
+            return Ok(None);
+        };
+        self.filter.before = Some((last.time(), last.id.clone()));
+        Ok(Some(rows))
+    }
 }
 
 /// The name of the month (UTC) holding `time`: `audit_y2026m11` (PostgreSQL's partition name).
