@@ -411,7 +411,9 @@ async fn check_caller_and_read_body(
 fn route_dialect(uri: &Uri) -> Result<Dialect, ApiError> {
     let agent = match uri.path().strip_prefix("/v1/evaluate/") {
         None => Agent::ClaudeCode,
-        Some(name) => parse_agent(name)?,
+        // Percent-decoded, as axum's `Path` reads a segment: a client that encodes more than
+        // it must (`claude%2Dcode`) names the agent all the same.
+        Some(name) => parse_agent(&percent_encoding::percent_decode_str(name).decode_utf8_lossy())?,
     };
     Dialect::of(agent, uri)
 }

@@ -112,7 +112,8 @@ impl Dialect {
 pub fn parse_agent(name: &str) -> Result<Agent, ApiError> {
     Agent::parse(name).ok_or_else(|| {
         ApiError::NotFound(format!(
-            "unknown agent `{name}` (known: {})",
+            "unknown agent `{}` (known: {})",
+            name.escape_debug(),
             Agent::ALL.map(Agent::as_str).join(", ")
         ))
     })

@@ -185,23 +185,33 @@ async fn every_agent_is_answered_over_http_in_its_own_dialect() {
         post("claude-code", claude_event("rm x")).await["hookSpecificOutput"]["permissionDecision"],
         "deny"
     );
-    let unknown = app
-        .client
-        .post(app.url("/v1/evaluate/emacs"))
-        .bearer_auth(&token)
-        .json(&json!({}))
-        .send()
-        .await
-        .expect("request");
-    assert_eq!(unknown.status(), 404);
-    let body: Value = unknown.json().await.expect("JSON error");
-    assert!(
-        body["error"]["message"]
-            .as_str()
-            .unwrap_or("")
-            .contains("unknown agent `emacs`"),
-        "{body}"
+    // A name percent-encoded beyond need is the agent it decodes to, as a path segment is.
+    assert_eq!(
+        post("claude%2Dcode", claude_event("rm x")).await["hookSpecificOutput"]["permissionDecision"],
+        "deny"
     );
+    assert_eq!(
+        post("%63ursor", cursor_event("rm -rf build")).await["permission"],
+        "deny"
+    );
+    // An unknown name is a 404 naming it; an encoded one is named decoded.
+    for (agent, named) in [("emacs", "emacs"), ("claude%20code", "claude code")] {
+        let unknown = app
+            .client
+            .post(app.url(&format!("/v1/evaluate/{agent}")))
+            .bearer_auth(&token)
+            .json(&claude_event("ls"))
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(unknown.status(), 404);
+        let body: Value = unknown.json().await.expect("JSON error");
+        let message = body["error"]["message"].as_str().unwrap_or("");
+        assert!(
+            message.contains(&format!("unknown agent `{named}`")),
+            "{body}"
+        );
+    }
     let bad = app
         .client
         .post(app.url("/v1/evaluate/cursor"))
