@@ -221,7 +221,7 @@ impl DatabaseArgs {
 #[derive(Debug, Args)]
 pub struct ClientArgs {
     /// The server's base URL.
-    #[arg(long, env = "TOOLGATE_SERVER", default_value = "http://127.0.0.1:8080")]
+    #[arg(long, env = crate::hook::SERVER_ENV, default_value = "http://127.0.0.1:8080")]
     pub server: String,
     /// An admin token.
     #[arg(long, env = "TOOLGATE_TOKEN", hide_env_values = true)]

@@ -48,8 +48,10 @@ pub struct HookArgs {
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,
     /// The toolgate server's base URL (`http://127.0.0.1:8080`); the evaluate URL an HTTP hook
-    /// uses (`…/v1/evaluate`) is read as the base URL it ends in.
-    #[arg(long, required_unless_present = "bundle", conflicts_with = "bundle")]
+    /// uses (`…/v1/evaluate`) is read as the base URL it ends in. Without it, the environment
+    /// variable `TOOLGATE_SERVER` (which the `bundle` commands read too), unless `--bundle` is
+    /// given.
+    #[arg(long, conflicts_with = "bundle")]
     pub url: Option<String>,
     /// The environment variable holding the agent token.
     #[arg(long, default_value = "TOOLGATE_TOKEN")]
@@ -133,8 +135,8 @@ pub fn configured_dialect(agent: Agent, event: Option<&str>) -> Result<Dialect, 
 /// Runs the hook client.
 pub fn run(args: &HookArgs) -> anyhow::Result<ExitCode> {
     let configured = configured_dialect(args.agent, args.event.as_deref()).and_then(|dialect| {
-        let url = args.url.as_deref().map(parse_base_url).transpose();
-        Ok((dialect, url.map_err(|why| format!("--url: {why}"))?))
+        let url = server_url(args)?;
+        Ok((dialect, url))
     });
     let (dialect, url) = match configured {
         Ok(configured) => configured,
@@ -176,7 +178,33 @@ fn read_event() -> Result<Vec<u8>, String> {
     Ok(input)
 }
 
-/// clap guarantees one of `--url` and `--bundle`.
+/// The variable `--url` defaults to, as the `bundle` commands' `--server` does.
+pub const SERVER_ENV: &str = "TOOLGATE_SERVER";
+
+/// The server's base URL: `--url`, else `TOOLGATE_SERVER` unless `--bundle` decides locally.
+/// Read here rather than by clap, whose `env` would make a `TOOLGATE_SERVER` exported for the
+/// `bundle` commands conflict with `--bundle`. Neither, or a URL that is not one, is an error
+/// that names where it came from.
+fn server_url(args: &HookArgs) -> Result<Option<String>, String> {
+    if let Some(url) = &args.url {
+        return parse_base_url(url)
+            .map(Some)
+            .map_err(|why| format!("--url: {why}"));
+    }
+    if args.bundle.is_some() {
+        return Ok(None);
+    }
+    match std::env::var(SERVER_ENV) {
+        Ok(url) if !url.trim().is_empty() => parse_base_url(url.trim())
+            .map(Some)
+            .map_err(|why| format!("{SERVER_ENV}: {why}")),
+        _ => Err(format!(
+            "no server to ask: give --url (or set {SERVER_ENV}), or --bundle to decide locally"
+        )),
+    }
+}
+
+/// [`server_url`] gives a URL whenever `--bundle` is not given.
 fn unreachable_source() -> Reply {
     Reply {
         body: None,

@@ -47,6 +47,7 @@ async fn hook_with(args: Vec<String>, stdin: Vec<u8>, env: Vec<(&'static str, St
             .stderr(Stdio::piped());
         for name in [
             "TOOLGATE_TOKEN",
+            "TOOLGATE_SERVER",
             "HTTP_PROXY",
             "HTTPS_PROXY",
             "ALL_PROXY",
@@ -334,6 +335,65 @@ async fn hook_client_takes_the_evaluate_url_and_names_a_url_without_a_scheme() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(&says), "{stderr}");
         assert!(!stderr.contains("pw"), "no credentials: {stderr}");
+    }
+}
+
+/// Without `--url` the hook asks the server `TOOLGATE_SERVER` names (the `bundle` commands'
+/// variable), unless `--bundle` decides locally; with neither it exits 2 naming both.
+#[tokio::test]
+async fn hook_client_takes_the_server_from_toolgate_server() {
+    let (app, token) = app_denying_rm().await;
+    let event = || claude_event("rm -rf build").to_string().into_bytes();
+    let with = |server: &str| {
+        vec![
+            ("TOOLGATE_TOKEN", token.clone()),
+            ("TOOLGATE_SERVER", server.to_owned()),
+        ]
+    };
+    let denied = hook_with(
+        args(&["--agent", "claude-code"]),
+        event(),
+        with(&app.address),
+    )
+    .await;
+    assert_eq!(claude_decision(&denied), "deny", "{denied:?}");
+    // `--bundle` decides locally though the variable names a server (here one that is down).
+    let file = tempfile::NamedTempFile::new().expect("temp file");
+    std::fs::write(
+        file.path(),
+        r#"{"name": "local", "permissions": {"ask": ["Bash(rm:*)"]}}"#,
+    )
+    .expect("write");
+    let bundle = file.path().to_str().expect("UTF-8").to_owned();
+    let local = hook_with(
+        args(&["--agent", "claude-code", "--bundle", &bundle]),
+        event(),
+        with(&dead_address()),
+    )
+    .await;
+    assert_eq!(claude_decision(&local), "ask", "{local:?}");
+    // `--url` wins over the variable.
+    let url = hook_with(
+        args(&["--agent", "claude-code", "--url", &app.address]),
+        event(),
+        with(&dead_address()),
+    )
+    .await;
+    assert_eq!(claude_decision(&url), "deny", "{url:?}");
+    for (env, says) in [
+        (
+            vec![],
+            "toolgate hook: no server to ask: give --url (or set TOOLGATE_SERVER), or --bundle",
+        ),
+        (
+            vec![("TOOLGATE_SERVER", "127.0.0.1:8080".to_owned())],
+            "toolgate hook: TOOLGATE_SERVER: `127.0.0.1:8080` is not an http:// or https:// URL",
+        ),
+    ] {
+        let output = hook_with(args(&["--agent", "claude-code"]), event(), env).await;
+        assert_eq!(output.status.code(), Some(2), "{output:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(says), "{stderr}");
     }
 }
 
