@@ -17,6 +17,7 @@ use crate::audit::store::{AuditStore, ExpectedHead, Filter, Link};
 use crate::auth::{Role, generate_token, hash_token, valid_tenant};
 use crate::client::{Answer, Body, Failure, Http};
 use crate::config::{Config, DEFAULT_DATA_DIR, ServeArgs};
+use crate::offline::plural;
 use crate::startup::Application;
 use crate::store::{Database, Location, postgres, sqlite};
 use crate::telemetry::{self, LogFormat};
@@ -70,9 +71,21 @@ pub enum Command {
         event: Option<String>,
     },
     /// Report rules Claude Code would silently ignore or that look wrong.
+    ///
+    /// Each finding has a severity. `error`: a rule that does nothing, or not what it reads as
+    /// (`Write(path)`, a mid-pattern `:*`, a lowercase tool name, a `/Users/…` path). `warning`:
+    /// a rule that works but is risky, or works differently in Claude Code and toolgate (an
+    /// interpreter allow such as `Bash(python:*)`). `note`: a key toolgate does not read (a
+    /// `managed-settings.json`'s `hooks`, `env`, `permissions.defaultMode`, …); nothing is wrong.
+    ///
+    /// Exit 0 without errors (notes and warnings are printed), 1 with an error (or a warning,
+    /// with `--strict`), 2 when the bundle cannot be read or does not load.
     Lint {
         /// The bundle file or fragment directory.
         bundle: PathBuf,
+        /// Exit 1 on warnings too, not only on errors.
+        #[arg(long)]
+        strict: bool,
     },
     /// The command-hook client: an agent's event on stdin, its reply on stdout (exit 2 where the
     /// agent blocks by exit code). Asks a server (`--url`) or decides offline (`--bundle`).
@@ -335,7 +348,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 Ok(ExitCode::from(crate::offline::EXIT_USAGE))
             }
         },
-        Command::Lint { bundle } => crate::offline::lint(&bundle),
+        Command::Lint { bundle, strict } => crate::offline::lint(&bundle, strict),
         Command::Test { bundle } => crate::offline::test(&bundle),
         Command::Hook(args) => crate::hook::run(&args),
         Command::Healthcheck { url } => healthcheck(&url),
@@ -570,11 +583,6 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
-}
-
-/// `one` for 1, else `many`.
-fn plural(count: u64, one: &'static str, many: &'static str) -> &'static str {
-    if count == 1 { one } else { many }
 }
 
 /// `toolgate audit replay`'s report, for a person.
@@ -945,12 +953,12 @@ fn report_error(status: u16, body: &Value) -> ExitCode {
 }
 
 /// A bundle to push: its text, its content type and, for a directory of fragments, its
-/// warnings as the fragments name them (the server sees only the merged document, and would
+/// findings as the fragments name them (the server sees only the merged document, and would
 /// name places in that).
 struct Push {
     text: String,
     content_type: &'static str,
-    fragment_warnings: Option<Vec<String>>,
+    fragment_findings: Option<Vec<Value>>,
 }
 
 fn bundle_body(path: &Path) -> anyhow::Result<Push> {
@@ -962,7 +970,13 @@ fn bundle_body(path: &Path) -> anyhow::Result<Push> {
         return Ok(Push {
             text: bundle.canonical_json(),
             content_type: "application/json",
-            fragment_warnings: Some(bundle.warnings),
+            fragment_findings: Some(
+                bundle
+                    .findings
+                    .iter()
+                    .map(serde_json::to_value)
+                    .collect::<Result<_, _>>()?,
+            ),
         });
     }
     let text = std::fs::read_to_string(path)
@@ -982,7 +996,7 @@ fn bundle_body(path: &Path) -> anyhow::Result<Push> {
         return Ok(Push {
             text: Value::Object(document).to_string(),
             content_type: "application/json",
-            fragment_warnings: None,
+            fragment_findings: None,
         });
     }
     let content_type = match format {
@@ -992,7 +1006,7 @@ fn bundle_body(path: &Path) -> anyhow::Result<Push> {
     Ok(Push {
         text,
         content_type,
-        fragment_warnings: None,
+        fragment_findings: None,
     })
 }
 
@@ -1031,16 +1045,13 @@ fn bundle(command: BundleCommand) -> anyhow::Result<ExitCode> {
                     client.tenant,
                     answer["sha256"].as_str().unwrap_or("")
                 );
-                let server_warnings = || {
-                    answer["warnings"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .map(|warning| warning.as_str().unwrap_or("").to_owned())
-                        .collect()
-                };
-                for warning in push.fragment_warnings.unwrap_or_else(server_warnings) {
-                    println!("warning: {warning}");
+                let server_findings = || answer["findings"].as_array().cloned().unwrap_or_default();
+                for finding in push.fragment_findings.unwrap_or_else(server_findings) {
+                    println!(
+                        "{}: {}",
+                        finding["severity"].as_str().unwrap_or("warning"),
+                        finding["message"].as_str().unwrap_or("")
+                    );
                 }
             }
             if activate {

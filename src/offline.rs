@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use serde_json::{Value, json};
-use toolgate_engine::bundle::{self, Format};
+use toolgate_engine::bundle::{self, Format, Severity};
 use toolgate_engine::protocol::{self, EventError, HookEvent, Reply};
 use toolgate_engine::shell::{self, ShellLimits};
 use toolgate_engine::{Bundle, BundleErrors, CompiledPolicy, Decision};
@@ -22,7 +22,7 @@ pub const EXIT_BAD_BUNDLE: u8 = 2;
 /// Exit code for a command line that names what toolgate does not know (`eval --event`), as
 /// clap's own usage errors exit.
 pub const EXIT_USAGE: u8 = 2;
-/// Exit code for failed bundle tests or lint findings.
+/// Exit code for failed bundle tests, or lint errors (and warnings with `lint --strict`).
 pub const EXIT_FINDINGS: u8 = 1;
 
 /// Loads a bundle from a file, or from a directory of fragments merged in name order.
@@ -105,10 +105,15 @@ fn compile_or_report(path: &Path) -> anyhow::Result<Result<(Bundle, CompiledPoli
     let mut stderr = std::io::stderr().lock();
     match loaded {
         Ok((bundle, policy)) => {
-            // What the bundle loads without (keys it ignores, rules Claude Code would ignore)
-            // is said here too, not only by `lint` and a push.
-            for warning in &bundle.warnings {
-                writeln!(stderr, "warning: {}: {warning}", path.display())?;
+            // What the bundle loads with (rules Claude Code would ignore, keys it does not
+            // read) is said here too, not only by `lint` and a push.
+            for finding in &bundle.findings {
+                writeln!(
+                    stderr,
+                    "{}: {}: {finding}",
+                    finding.severity,
+                    path.display()
+                )?;
             }
             Ok(Ok((bundle, policy)))
         }
@@ -257,8 +262,10 @@ fn write_trace(
     }
 }
 
-/// `toolgate lint`: rules Claude Code would silently ignore or that look wrong.
-pub fn lint(path: &Path) -> anyhow::Result<ExitCode> {
+/// `toolgate lint`: rules Claude Code would silently ignore or that look wrong. Each finding is
+/// an error, a warning or a note ([`Severity`]); the exit code is 1 when there is an error (or,
+/// with `strict`, a warning), else 0: a note says only what toolgate does not read.
+pub fn lint(path: &Path, strict: bool) -> anyhow::Result<ExitCode> {
     let loaded = match load_or_report(path)? {
         Ok(loaded) => loaded,
         Err(code) => return Ok(code),
@@ -274,16 +281,41 @@ pub fn lint(path: &Path) -> anyhow::Result<ExitCode> {
         }
     };
     let mut stdout = std::io::stdout().lock();
-    for warning in &bundle.warnings {
-        writeln!(stdout, "{}: warning: {warning}", path.display())?;
+    let shown = path.display();
+    for finding in &bundle.findings {
+        writeln!(
+            stdout,
+            "{shown}: {}[{}]: {finding}",
+            finding.severity, finding.code
+        )?;
     }
-    if bundle.warnings.is_empty() {
-        writeln!(stdout, "{}: no findings", path.display())?;
-        Ok(ExitCode::SUCCESS)
+    let count = |severity| bundle.findings_of(severity).count() as u64;
+    let (errors, warnings, notes) = (
+        count(Severity::Error),
+        count(Severity::Warning),
+        count(Severity::Note),
+    );
+    if bundle.findings.is_empty() {
+        writeln!(stdout, "{shown}: no findings")?;
     } else {
-        writeln!(stdout, "{} finding(s)", bundle.warnings.len())?;
-        Ok(ExitCode::from(EXIT_FINDINGS))
+        writeln!(
+            stdout,
+            "{shown}: {errors} {}, {warnings} {}, {notes} {}",
+            plural(errors, "error", "errors"),
+            plural(warnings, "warning", "warnings"),
+            plural(notes, "note", "notes"),
+        )?;
     }
+    Ok(if errors > 0 || (strict && warnings > 0) {
+        ExitCode::from(EXIT_FINDINGS)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `one` for 1, else `many`.
+pub fn plural(count: u64, one: &'static str, many: &'static str) -> &'static str {
+    if count == 1 { one } else { many }
 }
 
 /// `toolgate test`: runs the bundle's own tests.

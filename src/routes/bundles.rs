@@ -12,7 +12,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
-use toolgate_engine::bundle::Format;
+use toolgate_engine::bundle::{Format, Severity};
 use toolgate_engine::{Bundle, BundleErrors, CompiledPolicy};
 
 use crate::auth::{Caller, Role, parse_tenant};
@@ -197,7 +197,16 @@ pub async fn create_bundle(
         .map_err(|error| ApiError::Internal(format!("serialising a bundle: {error}")))?;
     if let Value::Object(map) = &mut body {
         map.insert("created".into(), json!(created));
-        map.insert("warnings".into(), json!(bundle.warnings));
+        // `warnings`, as before findings had severities: the rules that do nothing or look
+        // wrong, as text; `findings` has every finding with its severity and code.
+        let warnings: Vec<&str> = bundle
+            .findings
+            .iter()
+            .filter(|finding| finding.severity != Severity::Note)
+            .map(|finding| finding.message.as_str())
+            .collect();
+        map.insert("warnings".into(), json!(warnings));
+        map.insert("findings".into(), json!(bundle.findings));
         map.insert("tests_passed".into(), json!(tests_passed));
     }
     Ok((status, Json(body)).into_response())

@@ -442,7 +442,24 @@ async fn a_managed_settings_file_pushes_named_after_its_file() {
     .await;
     let pushed: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(pushed["name"], "managed-settings", "{pushed}");
-    assert_eq!(pushed["warnings"].as_array().unwrap().len(), 2, "{pushed}");
+    // What toolgate does not read is a note: no warning.
+    assert_eq!(pushed["warnings"], json!([]), "{pushed}");
+    let findings: Vec<(&str, &str)> = pushed["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|finding| {
+            (
+                finding["severity"].as_str().unwrap(),
+                finding["code"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        findings,
+        [("note", "ignored-key"), ("note", "ignored-setting")],
+        "{pushed}"
+    );
 }
 
 /// A command that fails says so on one line, with its cause, and exits 1: no `Caused by:`

@@ -226,7 +226,7 @@ fn test_and_eval_print_the_bundles_warnings() {
     assert_eq!(output.status.code(), Some(0));
     let stderr = String::from_utf8(output.stderr).expect("utf-8");
     assert!(
-        stderr.contains("warning: ") && stderr.contains("`hooks`: not a bundle key, ignored"),
+        stderr.contains(&format!("note: {path}: `hooks`: not a bundle key, ignored")),
         "{stderr}"
     );
     let output = toolgate(&["eval", "--bundle", path], &pre_tool_use("ls").to_string());
@@ -280,6 +280,61 @@ fn an_error_in_a_fragment_directory_names_the_fragment() {
         stderr.contains("\n  20-team.yaml: rules[0].args: invalid regex `(`"),
         "{stderr}"
     );
+}
+
+/// A `managed-settings.json` whose rules are fine lints clean: what toolgate does not read is a
+/// note, and only an error makes the exit code 1 (a warning too with `--strict`).
+#[test]
+fn lint_exits_by_errors_and_a_managed_settings_files_other_keys_are_notes() {
+    let lint = |text: &str, strict: bool| {
+        let file = bundle_file(text, ".json");
+        let path = file.to_str().expect("utf-8").to_owned();
+        let mut args = vec!["lint", path.as_str()];
+        if strict {
+            args.push("--strict");
+        }
+        let output = toolgate(&args, "");
+        let stdout = String::from_utf8(output.stdout).expect("utf-8");
+        (output.status.code(), stdout.replace(&path, "FILE"))
+    };
+    let settings = r#"{"permissions": {"deny": ["Bash(curl:*)"], "defaultMode": "acceptEdits"},
+        "env": {"FOO": "1"}, "hooks": {}, "model": "opus"}"#;
+    let (code, stdout) = lint(settings, true);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert_eq!(
+        stdout,
+        "FILE: note[ignored-key]: `env`: not a bundle key, ignored\n\
+         FILE: note[ignored-key]: `hooks`: not a bundle key, ignored\n\
+         FILE: note[ignored-key]: `model`: not a bundle key, ignored\n\
+         FILE: note[ignored-setting]: `permissions.defaultMode`: a Claude Code setting toolgate \
+         does not enforce, ignored\n\
+         FILE: 0 errors, 0 warnings, 4 notes\n"
+    );
+    // A warning alone: printed, exit 0; `--strict` makes it 1.
+    let risky = r#"{"permissions": {"allow": ["Bash(python:*)"]}, "hooks": {}}"#;
+    let (code, stdout) = lint(risky, false);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(
+        stdout.contains("FILE: warning[interpreter-allow]: permissions.allow[0]: `Bash(python:*)`"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with("FILE: 0 errors, 1 warning, 1 note\n"),
+        "{stdout}"
+    );
+    assert_eq!(lint(risky, true).0, Some(1));
+    // An error: exit 1.
+    let (code, stdout) = lint(r#"{"permissions": {"deny": ["Write(.env)"]}}"#, false);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains("FILE: error[write-rule-ignored]: permissions.deny[0]: "),
+        "{stdout}"
+    );
+    let (code, stdout) = lint(
+        r#"{"name": "clean", "permissions": {"deny": ["Read(.env)"]}}"#,
+        false,
+    );
+    assert_eq!((code, stdout.as_str()), (Some(0), "FILE: no findings\n"));
 }
 
 #[test]

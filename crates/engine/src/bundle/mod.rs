@@ -17,6 +17,7 @@ pub(crate) use validate::escape_parens;
 use serde_json::Value;
 
 use crate::decision::{Mode, Outcome};
+pub use crate::rules::Severity;
 use crate::rules::{PermissionRule, RuleKind};
 
 /// Largest bundle document accepted, in bytes.
@@ -45,10 +46,44 @@ pub struct Bundle {
     pub options: Options,
     /// The document as canonical JSON (sorted keys): what is stored and hashed.
     pub document: Value,
-    /// Non-fatal findings (ignored keys, rules Claude Code would ignore).
-    pub warnings: Vec<String>,
+    /// What the bundle loads with but its author should hear of: rules Claude Code would ignore
+    /// or that look wrong, keys toolgate does not read.
+    pub findings: Vec<Finding>,
     /// The regexes of `rules`, compiled by validation for the compilation to take.
     pub(crate) regexes: patterns::CompiledRegexes,
+}
+
+/// A finding about a bundle that loads: a rule that does nothing or looks wrong, an event name
+/// no agent may send, a key toolgate does not read.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Finding {
+    /// How much it matters: `toolgate lint` exits 1 on an error, never on a note.
+    #[serde(serialize_with = "severity_name")]
+    pub severity: Severity,
+    /// A stable code: a lint's (`write-rule-ignored`), or `unknown-event`,
+    /// `unknown-permission-mode`, `ignored-key`, `ignored-setting`.
+    pub code: &'static str,
+    /// Where and what (`permissions.allow[0]: …`, ``` `hooks`: not a bundle key, ignored ```).
+    pub message: String,
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+fn severity_name<S: serde::Serializer>(severity: &Severity, out: S) -> Result<S::Ok, S::Error> {
+    out.serialize_str(severity.as_str())
+}
+
+impl Bundle {
+    /// The findings of a severity, in document order.
+    pub fn findings_of(&self, severity: Severity) -> impl Iterator<Item = &Finding> {
+        self.findings
+            .iter()
+            .filter(move |finding| finding.severity == severity)
+    }
 }
 
 /// Claude Code's `permissions` block.
@@ -248,7 +283,7 @@ impl Bundle {
     /// Merges fragments in name order — lists are concatenated without duplicates, objects merged
     /// key by key, and a later scalar replaces an earlier one — then validates the result.
     ///
-    /// Errors and warnings name the fragment and the place in it they come from
+    /// Errors and findings name the fragment and the place in it they come from
     /// (`20-team.yaml: rules[0].args`), not the place in the merged document (`rules[3].args`).
     pub fn from_fragments(mut fragments: Vec<(String, Value)>) -> Result<Self, BundleErrors> {
         fragments.sort_by(|a, b| a.0.cmp(&b.0));
@@ -260,8 +295,8 @@ impl Bundle {
         }
         match Self::from_value(merged) {
             Ok(mut bundle) => {
-                for warning in &mut bundle.warnings {
-                    *warning = origins.locate_warning(warning);
+                for finding in &mut bundle.findings {
+                    finding.message = origins.locate_warning(&finding.message);
                 }
                 Ok(bundle)
             }

@@ -117,10 +117,12 @@ fn a_misspelt_event_or_permission_mode_is_named() {
     }))
     .expect("valid");
     assert_eq!(
-        bundle.warnings,
-        [
-            "rules[0].events[0]: `BeforeModel` is not a Claude Code event: it matches only where an agent sends exactly that name"
-        ]
+        bundle.findings,
+        [Finding {
+            severity: Severity::Warning,
+            code: "unknown-event",
+            message: "rules[0].events[0]: `BeforeModel` is not a Claude Code event: it matches only where an agent sends exactly that name".to_owned()
+        }]
     );
 }
 
@@ -155,21 +157,32 @@ fn a_managed_settings_file_loads_as_it_is() {
     let bundle = Bundle::parse_named(text, Format::Json, "managed-settings").expect("valid");
     assert_eq!(bundle.name, "managed-settings");
     assert_eq!(bundle.permissions.deny.len(), 1);
-    assert!(
-        bundle
-            .warnings
-            .iter()
-            .any(|w| w.contains("`allowManagedHooksOnly`")),
-        "{:?}",
-        bundle.warnings
-    );
-    assert!(
-        bundle
-            .warnings
-            .iter()
-            .any(|w| w.contains("`permissions.defaultMode`")),
-        "{:?}",
-        bundle.warnings
+    // What toolgate does not read is a note, never a warning or an error.
+    let notes: Vec<(&str, &str)> = bundle
+        .findings
+        .iter()
+        .map(|finding| {
+            assert_eq!(finding.severity, Severity::Note, "{finding:?}");
+            (finding.code, finding.message.as_str())
+        })
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            (
+                "ignored-key",
+                "`allowManagedHooksOnly`: not a bundle key, ignored"
+            ),
+            ("ignored-key", "`env`: not a bundle key, ignored"),
+            (
+                "ignored-setting",
+                "`permissions.defaultMode`: a Claude Code setting toolgate does not enforce, ignored"
+            ),
+            (
+                "ignored-setting",
+                "`permissions.disableBypassPermissionsMode`: a Claude Code setting toolgate does not enforce, ignored"
+            ),
+        ]
     );
 }
 
@@ -250,7 +263,11 @@ fn errors_in_fragments_name_the_fragment_and_the_place_in_it() {
         ),
     ])
     .expect("valid");
-    let mut warnings = bundle.warnings.clone();
+    let mut warnings: Vec<String> = bundle
+        .findings
+        .iter()
+        .map(|finding| finding.message.clone())
+        .collect();
     warnings.sort();
     let [hooks, allow] = &warnings[..] else {
         panic!("{warnings:?}")

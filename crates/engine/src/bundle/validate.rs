@@ -7,8 +7,8 @@ use serde_json::{Map, Value};
 
 use super::patterns::RegexBudget;
 use super::{
-    Bundle, BundleError, BundleErrors, FieldMatch, Guideline, Options, Permissions, RuleSource,
-    RuleSpec, TestCase,
+    Bundle, BundleError, BundleErrors, FieldMatch, Finding, Guideline, Options, Permissions,
+    RuleSource, RuleSpec, Severity, TestCase,
 };
 use crate::decision::{Mode, Outcome};
 use crate::protocol::EVENTS;
@@ -78,14 +78,43 @@ pub(crate) const PACKS: &[&str] = &["baseline", "secrets"];
 /// Default `cwd` of a bundle test event.
 pub(crate) const TEST_CWD: &str = "/home/user/project";
 
+/// A set of known names (`events`, `permission_mode`): what they are called in a message, and
+/// the code of the finding for one far from all of them.
+#[derive(Clone, Copy)]
+struct KnownNames {
+    known: &'static [&'static str],
+    what: &'static str,
+    code: &'static str,
+}
+
+const EVENT_NAMES: KnownNames = KnownNames {
+    known: EVENTS,
+    what: "event",
+    code: "unknown-event",
+};
+
+const PERMISSION_MODE_NAMES: KnownNames = KnownNames {
+    known: PERMISSION_MODES,
+    what: "permission mode",
+    code: "unknown-permission-mode",
+};
+
 struct Walker {
     errors: Vec<BundleError>,
-    warnings: Vec<String>,
+    findings: Vec<Finding>,
     /// The bundle's regexes are compiled against one budget, as `compile` compiles them.
     regexes: RegexBudget,
 }
 
 impl Walker {
+    fn finding(&mut self, severity: Severity, code: &'static str, message: String) {
+        self.findings.push(Finding {
+            severity,
+            code,
+            message,
+        });
+    }
+
     fn error(&mut self, location: impl Into<String>, message: impl Into<String>) {
         self.errors.push(BundleError {
             location: location.into(),
@@ -143,9 +172,9 @@ impl Walker {
         map: &Map<String, Value>,
         key: &str,
         at: &str,
-        known: &[&str],
-        what: &str,
+        names_of: &KnownNames,
     ) -> Vec<String> {
+        let KnownNames { known, what, code } = *names_of;
         let names = self.strings(map, key, at);
         for (i, name) in names.iter().enumerate() {
             if known.contains(&name.as_str()) {
@@ -157,10 +186,14 @@ impl Walker {
                     location,
                     format!("unknown {what} `{name}`; did you mean `{known}`?"),
                 ),
-                None => self.warnings.push(format!(
-                    "{location}: `{name}` is not a Claude Code {what}: it matches only where an \
-                     agent sends exactly that name"
-                )),
+                None => self.finding(
+                    Severity::Warning,
+                    code,
+                    format!(
+                        "{location}: `{name}` is not a Claude Code {what}: it matches only where \
+                         an agent sends exactly that name"
+                    ),
+                ),
             }
         }
         names
@@ -199,7 +232,7 @@ impl Walker {
 pub(super) fn validate(document: Value) -> Result<Bundle, BundleErrors> {
     let mut walker = Walker {
         errors: Vec::new(),
-        warnings: Vec::new(),
+        findings: Vec::new(),
         regexes: RegexBudget::default(),
     };
     let Value::Object(map) = &document else {
@@ -216,9 +249,11 @@ pub(super) fn validate(document: Value) -> Result<Bundle, BundleErrors> {
                 key.as_str(),
                 format!("not a bundle key; did you mean `{known}`?"),
             ),
-            None => walker
-                .warnings
-                .push(format!("`{key}`: not a bundle key, ignored")),
+            None => walker.finding(
+                Severity::Note,
+                "ignored-key",
+                format!("`{key}`: not a bundle key, ignored"),
+            ),
         }
     }
     let name = walker.string(map, "name", "");
@@ -267,7 +302,7 @@ pub(super) fn validate(document: Value) -> Result<Bundle, BundleErrors> {
         tests,
         options,
         document,
-        warnings: walker.warnings,
+        findings: walker.findings,
         regexes: walker.regexes.into_compiled(),
     })
 }
@@ -294,9 +329,8 @@ fn permissions(walker: &mut Walker, value: Option<&Value>) -> Permissions {
             match PermissionRule::parse(&text) {
                 Ok(rule) => {
                     for lint in crate::rules::lint(&rule, kind) {
-                        walker
-                            .warnings
-                            .push(format!("{location}: {}", lint.message));
+                        let message = format!("{location}: {}", lint.message);
+                        walker.finding(lint.severity, lint.code, message);
                     }
                     parsed.push(RuleSource { text, rule });
                 }
@@ -320,9 +354,13 @@ fn permissions(walker: &mut Walker, value: Option<&Value>) -> Permissions {
                 join("permissions", key),
                 format!("not a permissions list; did you mean `{known}`?"),
             ),
-            None => walker.warnings.push(format!(
-                "`permissions.{key}`: a Claude Code setting toolgate does not enforce, ignored"
-            )),
+            None => walker.finding(
+                Severity::Note,
+                "ignored-setting",
+                format!(
+                    "`permissions.{key}`: a Claude Code setting toolgate does not enforce, ignored"
+                ),
+            ),
         }
     }
     permissions
@@ -397,7 +435,7 @@ fn rule(walker: &mut Walker, value: &Value, at: &str) -> Option<RuleSpec> {
             Mode::Enforce
         }
     };
-    let mut events = walker.known_names(map, "events", at, EVENTS, "event");
+    let mut events = walker.known_names(map, "events", at, &EVENT_NAMES);
     if events.is_empty() {
         events = vec!["PreToolUse".to_owned(), "PermissionRequest".to_owned()];
     }
@@ -449,13 +487,7 @@ fn rule(walker: &mut Walker, value: &Value, at: &str) -> Option<RuleSpec> {
     {
         walker.error(join(at, "cwd"), format!("invalid glob `{cwd}`: {e}"));
     }
-    let permission_modes = walker.known_names(
-        map,
-        "permission_mode",
-        at,
-        PERMISSION_MODES,
-        "permission mode",
-    );
+    let permission_modes = walker.known_names(map, "permission_mode", at, &PERMISSION_MODE_NAMES);
     let reason = walker
         .string(map, "reason", at)
         .unwrap_or_else(|| format!("matched rule `{id}`"));
@@ -539,7 +571,7 @@ fn guideline(walker: &mut Walker, value: &Value, at: &str) -> Option<Guideline> 
                 walker.error(join(at, "text"), "is required");
                 return None;
             };
-            let mut events = walker.known_names(map, "events", at, EVENTS, "event");
+            let mut events = walker.known_names(map, "events", at, &EVENT_NAMES);
             if events.is_empty() {
                 events = default_events();
             }

@@ -21,18 +21,69 @@
 //!   only `Agent(type)` and `Skill(name)` have an other-specifier to match, so the rule never
 //!   matches.
 //!
+//! Each has a [`Severity`]: an `error` is a rule that does nothing, or not what it reads as
+//! (`write-rule-ignored`, `mid-pattern-prefix`, `lowercase-tool`, `single-slash-path`,
+//! `unanchored-allow-glob`, `param-allow-ignored`, `content-ignored`); a `warning` is a rule that
+//! works but is risky or works differently in Claude Code and toolgate (`interpreter-allow`,
+//! `agent-allow`, `mid-pattern-wildcard`, `mcp-specifier-ignored`).
+//!
 //! This module only reports; it must not change or reject rules (errors belong to `parse`).
 
 use super::wildcard::Wildcard;
 use super::{PermissionRule, RuleKind, Specifier, tool};
+
+/// How much a finding about a bundle that loads matters (`toolgate lint` exits 1 on errors).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// The rule does nothing, or something other than it reads as.
+    Error,
+    /// The rule works, but is risky, or works differently in Claude Code and toolgate.
+    Warning,
+    /// Something toolgate does not read (a settings key it does not enforce): nothing is wrong.
+    Note,
+}
+
+impl Severity {
+    /// `error`, `warning` or `note`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Error => "error",
+            Self::Warning => "warning",
+            Self::Note => "note",
+        }
+    }
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// A lint finding: a rule that parses but that Claude Code would ignore or that looks wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lint {
     /// A stable code (`write-rule-ignored`).
     pub code: &'static str,
+    /// How much it matters ([`severity`]).
+    pub severity: Severity,
     /// What is wrong and what to write instead.
     pub message: String,
+}
+
+/// The severity of a lint code: an error for a rule that does nothing or not what it reads as,
+/// else a warning.
+pub fn severity(code: &str) -> Severity {
+    match code {
+        "write-rule-ignored"
+        | "mid-pattern-prefix"
+        | "lowercase-tool"
+        | "single-slash-path"
+        | "unanchored-allow-glob"
+        | "param-allow-ignored"
+        | "content-ignored" => Severity::Error,
+        _ => Severity::Warning,
+    }
 }
 
 /// Tool names that Claude Code knows, for the lowercase-name suggestion.
@@ -111,7 +162,13 @@ const ABSOLUTE_LOOKING: &[&str] = &[
 /// ```
 pub fn lint(rule: &PermissionRule, kind: RuleKind) -> Vec<Lint> {
     let mut lints = Vec::new();
-    let mut push = |code: &'static str, message: String| lints.push(Lint { code, message });
+    let mut push = |code: &'static str, message: String| {
+        lints.push(Lint {
+            code,
+            severity: severity(code),
+            message,
+        })
+    };
     let tool = rule.tool.as_str();
     let shown = rule.to_string();
 

@@ -37,7 +37,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-pub use lint::{Lint, lint};
+pub use lint::{Lint, Severity, lint};
 pub use path::PathProbe;
 
 use crate::paths::PathContext;
