@@ -265,10 +265,17 @@ pub enum BundleCommand {
         #[arg(long)]
         activate: bool,
     },
-    /// List a tenant's bundles, newest first; the live one is marked `live`.
+    /// List a tenant's bundles, newest first, a page at a time; the live one is marked `live`.
+    /// When more follow, the `--cursor` of the next page is said on stderr.
     List {
         #[command(flatten)]
         client: ClientArgs,
+        /// How many bundles a page holds (1 to 1000).
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(i64).range(1..=1000))]
+        limit: i64,
+        /// The page after the one that named this cursor (`next_cursor` with `--json`).
+        #[arg(long)]
+        cursor: Option<String>,
     },
     /// Print a stored bundle's document (canonical JSON, pretty-printed: it pushes back as it
     /// is); `--json` prints the server's whole answer on one line.
@@ -1059,9 +1066,21 @@ fn bundle(command: BundleCommand) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        BundleCommand::List { client } => {
+        BundleCommand::List {
+            client,
+            limit,
+            cursor,
+        } => {
             let client = Client::new(client)?;
-            let (status, mut answer) = client.get("/bundles")?;
+            let mut path = format!("/bundles?limit={limit}");
+            if let Some(cursor) = &cursor {
+                let cursor = percent_encoding::utf8_percent_encode(
+                    cursor,
+                    percent_encoding::NON_ALPHANUMERIC,
+                );
+                path.push_str(&format!("&cursor={cursor}"));
+            }
+            let (status, mut answer) = client.get(&path)?;
             if status != 200 {
                 return Ok(report_error(status, &answer));
             }
@@ -1096,6 +1115,9 @@ fn bundle(command: BundleCommand) -> anyhow::Result<ExitCode> {
                     bundle["created_at"].as_str().unwrap_or("")
                 );
                 println!("{}", line.trim_end());
+            }
+            if let Some(next) = answer["next_cursor"].as_str() {
+                eprintln!("note: more bundles follow: `--cursor {next}` lists the next page");
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -327,10 +327,7 @@ impl<'a> Bundles<'a> {
         Ok(Some(policies))
     }
 
-    async fn load(
-        &self,
-        reference: &str,
-    ) -> Result<Option<Owned>, sqlx::Error> {
+    async fn load(&self, reference: &str) -> Result<Option<Owned>, sqlx::Error> {
         let mut parts = reference.splitn(3, ':');
         let (Some(tenant), Some(Ok(id)), Some(sha256)) = (
             parts.next(),

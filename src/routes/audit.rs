@@ -19,12 +19,9 @@ use toolgate_engine::protocol::Agent;
 use crate::audit::store::{AuditStore, Filter};
 use crate::auth::{Caller, GLOBAL_TENANT, Role, parse_tenant};
 use crate::error::ApiError;
+use crate::routes::page::{self, invalid};
 use crate::state::AppState;
 
-/// Default page size.
-pub const DEFAULT_LIMIT: i64 = 100;
-/// Largest page size.
-pub const MAX_LIMIT: i64 = 1000;
 /// Rows per database page of a JSON Lines export.
 const EXPORT_PAGE: i64 = 1000;
 
@@ -43,13 +40,9 @@ const PARAMETERS: [&str; 12] = [
     "format",
 ];
 
-pub(crate) fn invalid(message: String) -> ApiError {
-    ApiError::bad_request("invalid_query", message)
-}
-
 /// An opaque keyset cursor: hex of `<time µs>:<id>`.
 pub fn encode_cursor(time_us: i64, id: &str) -> String {
-    hex::encode(format!("{time_us}:{id}"))
+    page::encode(&format!("{time_us}:{id}"))
 }
 
 /// The times a cursor may hold: those an RFC 3339 time can spell (years 0000 to 9999), as for
@@ -61,8 +54,8 @@ fn cursor_time_range() -> std::ops::RangeInclusive<i64> {
     FIRST..=LAST
 }
 
-fn decode_cursor(cursor: &str) -> Option<(DateTime<Utc>, String)> {
-    let text = String::from_utf8(hex::decode(cursor).ok()?).ok()?;
+/// The (time, id) of a cursor's text.
+fn decode_cursor(text: &str) -> Option<(DateTime<Utc>, String)> {
     let (time, id) = text.split_once(':')?;
     let time_us: i64 = time.parse().ok()?;
     if !cursor_time_range().contains(&time_us) {
@@ -78,45 +71,6 @@ fn is_uuid(id: &str) -> bool {
         && id.bytes().enumerate().all(|(at, byte)| match at {
             8 | 13 | 18 | 23 => byte == b'-',
             _ => byte.is_ascii_hexdigit(),
-        })
-}
-
-/// A 400 naming the first parameter not in `known`.
-pub(crate) fn reject_unknown(
-    params: &HashMap<String, String>,
-    known: &[&str],
-) -> Result<(), ApiError> {
-    match params.keys().find(|key| !known.contains(&key.as_str())) {
-        Some(unknown) => Err(invalid(format!(
-            "unknown parameter `{}` (known: {})",
-            unknown.escape_debug(),
-            known.join(", ")
-        ))),
-        None => Ok(()),
-    }
-}
-
-/// A count parameter from 1 to `max`; `default` when absent.
-pub(crate) fn count<N>(
-    value: Option<&String>,
-    name: &str,
-    default: N,
-    max: N,
-) -> Result<N, ApiError>
-where
-    N: std::str::FromStr + PartialOrd + From<u8> + std::fmt::Display,
-{
-    let Some(text) = value else {
-        return Ok(default);
-    };
-    text.parse::<N>()
-        .ok()
-        .filter(|n| *n >= N::from(1) && *n <= max)
-        .ok_or_else(|| {
-            invalid(format!(
-                "`{name}` must be an integer from 1 to {max}; got `{}`",
-                text.escape_debug()
-            ))
         })
 }
 
@@ -167,7 +121,7 @@ pub fn parse_query(
     caller: &Caller,
     params: &HashMap<String, String>,
 ) -> Result<AuditQuery, ApiError> {
-    reject_unknown(params, &PARAMETERS)?;
+    page::only_known(params, &PARAMETERS)?;
     // An empty value is a value: `since=` is no time, as the spec says.
     let get = |name: &str| params.get(name);
     let mut filter = Filter::default();
@@ -211,13 +165,8 @@ pub fn parse_query(
     }
     filter.since = get("since").map(|v| parse_time("since", v)).transpose()?;
     filter.until = get("until").map(|v| parse_time("until", v)).transpose()?;
-    if let Some(cursor) = get("cursor") {
-        filter.before = Some(
-            decode_cursor(cursor)
-                .ok_or_else(|| invalid("`cursor` is not a cursor this API returned".to_owned()))?,
-        );
-    }
-    let limit = count(get("limit"), "limit", DEFAULT_LIMIT, MAX_LIMIT)?;
+    filter.before = page::cursor(params, decode_cursor)?;
+    let limit = page::limit(params)?;
     let jsonl = match get("format").map(String::as_str) {
         None | Some("json") => false,
         Some("jsonl") => true,
@@ -253,9 +202,10 @@ pub async fn list_audit(
     if query.jsonl {
         return Ok(export(store, query.filter));
     }
-    let mut rows = store.query(&query.filter, query.limit + 1).await?;
-    let more = rows.len() as i64 > query.limit;
-    rows.truncate(usize::try_from(query.limit).unwrap_or(0));
+    let (rows, more) = page::split(
+        store.query(&query.filter, query.limit + 1).await?,
+        query.limit,
+    );
     let next_cursor = more
         .then(|| rows.last().map(|row| encode_cursor(row.time_us, &row.id)))
         .flatten();
@@ -312,7 +262,8 @@ mod tests {
     #[test]
     fn cursors_round_trip() {
         let cursor = encode_cursor(1_764_000_000_123_456, ID);
-        let (time, id) = decode_cursor(&cursor).unwrap();
+        let text = String::from_utf8(hex::decode(cursor).unwrap()).unwrap();
+        let (time, id) = decode_cursor(&text).unwrap();
         assert_eq!(time.timestamp_micros(), 1_764_000_000_123_456);
         assert_eq!(id, ID);
     }
@@ -323,7 +274,7 @@ mod tests {
         let last = parse_time("until", "9999-12-31T23:59:59.999999Z").unwrap();
         for time_us in [first.timestamp_micros(), last.timestamp_micros()] {
             assert!(
-                decode_cursor(&encode_cursor(time_us, ID)).is_some(),
+                decode_cursor(&format!("{time_us}:{ID}")).is_some(),
                 "{time_us}"
             );
         }
@@ -335,7 +286,7 @@ mod tests {
             8_000_000_000_000_000_000,
         ] {
             assert!(
-                decode_cursor(&encode_cursor(time_us, ID)).is_none(),
+                decode_cursor(&format!("{time_us}:{ID}")).is_none(),
                 "{time_us}"
             );
         }

@@ -7,8 +7,10 @@
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
-use axum::extract::{Path, State};
+use std::collections::HashMap;
+
+use axum::extract::rejection::{BytesRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
@@ -18,6 +20,7 @@ use toolgate_engine::{Bundle, BundleErrors, CompiledPolicy};
 use crate::auth::{Caller, Role, parse_tenant};
 use crate::error::{ApiError, ErrorItem};
 use crate::routes::evaluate::body_rejection;
+use crate::routes::page;
 use crate::state::AppState;
 use crate::store::{ActivateError, is_unavailable};
 
@@ -212,15 +215,45 @@ pub async fn create_bundle(
     Ok((status, Json(body)).into_response())
 }
 
-/// `GET /v1/tenants/{tenant}/bundles`: the tenant's bundles, newest first.
+/// The parameters of `GET /v1/tenants/{tenant}/bundles`.
+const LIST_PARAMETERS: [&str; 2] = ["limit", "cursor"];
+
+/// The bundle id a bundle list's cursor holds (`bundles:<id>`): the page after it starts with
+/// the bundle before it.
+fn decode_bundle_cursor(text: &str) -> Option<i64> {
+    text.strip_prefix("bundles:")?
+        .parse()
+        .ok()
+        .filter(|id| *id > 0)
+}
+
+/// `GET /v1/tenants/{tenant}/bundles`: the tenant's bundles, newest first, a page of `limit`
+/// at a time; `next_cursor` is the next page's `cursor`, `null` on the last.
 pub async fn list_bundles(
     State(state): State<AppState>,
     caller: Caller,
     Path(tenant): Path<String>,
+    query: Result<Query<HashMap<String, String>>, QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
     authorize(&caller, &tenant)?;
-    let bundles = state.pool.list_bundles(&tenant).await?;
-    Ok(Json(json!({"tenant": tenant, "bundles": bundles})))
+    let Query(params) = query.map_err(|rejection| page::invalid(rejection.body_text()))?;
+    page::only_known(&params, &LIST_PARAMETERS)?;
+    let limit = page::limit(&params)?;
+    let before = page::cursor(&params, decode_bundle_cursor)?;
+    let (bundles, more) = page::split(
+        state.pool.list_bundles(&tenant, before, limit + 1).await?,
+        limit,
+    );
+    let next_cursor = more
+        .then(|| {
+            bundles
+                .last()
+                .map(|last| page::encode(&format!("bundles:{}", last.id)))
+        })
+        .flatten();
+    Ok(Json(
+        json!({"tenant": tenant, "bundles": bundles, "next_cursor": next_cursor}),
+    ))
 }
 
 /// `GET /v1/tenants/{tenant}/bundles/{id}`: one bundle with its document.

@@ -9,6 +9,7 @@ pub mod bundles;
 pub mod evaluate;
 pub mod health;
 pub mod metrics;
+pub mod page;
 pub mod replay;
 
 use axum::routing::{MethodFilter, MethodRouter, on};

@@ -19,8 +19,9 @@ use serde_json::Value;
 use std::sync::atomic::{AtomicBool, Ordering};
 use toolgate_engine::{Bundle, CompiledPolicy};
 
-use super::audit::{count, parse_time, reject_unknown};
+use super::audit::parse_time;
 use super::bundles::{authorize, bundle_errors, bundle_text};
+use super::page::{count, only_known};
 use crate::audit::replay::{self, Replay};
 use crate::auth::Caller;
 use crate::error::ApiError;
@@ -56,12 +57,12 @@ pub async fn replay_bundle(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
     authorize(&caller, &tenant)?;
-    reject_unknown(&params, &PARAMETERS)?;
+    only_known(&params, &PARAMETERS)?;
     let get = |name: &str| params.get(name);
     let since = get("since").map(|v| parse_time("since", v)).transpose()?;
     let until = get("until").map(|v| parse_time("until", v)).transpose()?;
-    let limit = count(get("limit"), "limit", DEFAULT_LIMIT, MAX_LIMIT)?;
-    let show = count(get("show"), "show", DEFAULT_SHOW, MAX_SHOW)?;
+    let limit = count(&params, "limit", DEFAULT_LIMIT, MAX_LIMIT)?;
+    let show = count(&params, "show", DEFAULT_SHOW, MAX_SHOW)?;
     let (text, format) = bundle_text(state.max_body_bytes, &headers, body)?;
     let candidate = tokio::task::spawn_blocking(move || {
         Bundle::parse(&text, format).and_then(|bundle| CompiledPolicy::compile(&bundle))

@@ -397,14 +397,22 @@ impl Database {
         .await)
     }
 
-    /// A tenant's bundles, newest first.
-    pub async fn list_bundles(&self, tenant: &str) -> Result<Vec<BundleSummary>, sqlx::Error> {
+    /// A tenant's bundles, newest first: at most `limit`, those older than the bundle `before`
+    /// when given.
+    pub async fn list_bundles(
+        &self,
+        tenant: &str,
+        before: Option<i64>,
+        limit: i64,
+    ) -> Result<Vec<BundleSummary>, sqlx::Error> {
         on_pool!(self, |pool| sqlx::query_as(concat!(
             "SELECT ",
             bundle_columns!(),
-            " FROM bundles WHERE tenant = $1 ORDER BY id DESC"
+            " FROM bundles WHERE tenant = $1 AND ($2 IS NULL OR id < $2) ORDER BY id DESC LIMIT $3"
         ))
         .bind(tenant)
+        .bind(before)
+        .bind(limit)
         .fetch_all(pool)
         .await)
     }

@@ -20,7 +20,79 @@ on_both_backends!(
     the_force_push_example_is_denied_in_claude_codes_exact_shape,
     a_live_bundle_that_fails_to_compile_never_replaces_the_running_policy,
     concurrent_activations_of_a_tenant_are_serialised,
+    bundle_lists_are_paged_by_cursor,
 );
+
+/// `GET …/bundles` pages newest first by `limit` and `cursor`, as `/v1/audit` does; a bad
+/// `limit`, a cursor the API did not return and an unknown parameter are 400s naming it.
+async fn bundle_lists_are_paged_by_cursor(backend: Backend) {
+    let app = spawn_app_on(backend).await;
+    let mut ids = Vec::new();
+    for n in 0..5 {
+        ids.push(
+            app.push(
+                "team",
+                &deny_bundle(&format!("b{n}"), &format!("mcp__s{n}")),
+            )
+            .await,
+        );
+    }
+    app.push("other", &deny_bundle("elsewhere", "WebFetch"))
+        .await;
+    ids.reverse();
+    let mut seen = Vec::new();
+    let mut path = "/v1/tenants/team/bundles?limit=2".to_owned();
+    loop {
+        let page = app.get_json(&path).await;
+        let bundles = page["bundles"].as_array().unwrap();
+        assert!(bundles.len() <= 2, "{page}");
+        seen.extend(bundles.iter().map(|bundle| bundle["id"].as_i64().unwrap()));
+        match page["next_cursor"].as_str() {
+            Some(cursor) => path = format!("/v1/tenants/team/bundles?limit=2&cursor={cursor}"),
+            None => break,
+        }
+    }
+    assert_eq!(seen, ids, "every bundle once, newest first");
+    // The default page holds them all here, and says there is no next one.
+    let all = app.list_bundles("team").await;
+    assert_eq!(all["bundles"].as_array().unwrap().len(), 5, "{all}");
+    assert_eq!(all["next_cursor"], Value::Null, "{all}");
+    // A page that ends exactly at the last bundle has no next cursor either.
+    let exact = app.get_json("/v1/tenants/team/bundles?limit=5").await;
+    assert_eq!(exact["next_cursor"], Value::Null, "{exact}");
+
+    let get = |query: &'static str| {
+        app.client
+            .get(app.url(&format!("/v1/tenants/team/bundles?{query}")))
+            .bearer_auth(&app.admin_token)
+            .send()
+    };
+    for (query, says) in [
+        (
+            "limit=0",
+            "`limit` must be an integer from 1 to 1000; got `0`",
+        ),
+        (
+            "limit=1001",
+            "`limit` must be an integer from 1 to 1000; got `1001`",
+        ),
+        (
+            "limit=ten",
+            "`limit` must be an integer from 1 to 1000; got `ten`",
+        ),
+        ("cursor=zz", "`cursor` is not a cursor this API returned"),
+        // An audit cursor is not a bundle list's.
+        (
+            "cursor=313736343030303030303030303030303a30313933613065342d326233632d376434652d386636302d313233343536373839616263",
+            "`cursor` is not a cursor this API returned",
+        ),
+        ("page=2", "unknown parameter `page` (known: limit, cursor)"),
+    ] {
+        let response = get(query).await.unwrap();
+        let message = assert_error(response, StatusCode::BAD_REQUEST, "invalid_query").await;
+        assert_eq!(message, says, "{query}");
+    }
+}
 
 async fn push_activate_evaluate_changes_the_decision_and_rollback_restores_it(backend: Backend) {
     let app = spawn_app_on(backend).await;

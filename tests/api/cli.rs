@@ -284,6 +284,56 @@ async fn token_create_and_bundle_push_activate_rollback_work_end_to_end(backend:
     assert_eq!(listed["live"]["bundle_id"], json!(live), "{listed}");
     assert_eq!(listed["bundles"][0]["name"], "cli", "{listed}");
 
+    // A page at a time: the next page's `--cursor` is said on stderr, and lists the rest.
+    let older = app
+        .push("team", &crate::helpers::deny_bundle("older", "mcp__o"))
+        .await;
+    let newest = app
+        .push("team", &crate::helpers::deny_bundle("newest", "mcp__n"))
+        .await;
+    let ids = |text: &str| -> Vec<i64> {
+        text.lines()
+            .skip(1)
+            .map(|line| line.split_whitespace().next().unwrap().parse().unwrap())
+            .collect()
+    };
+    let out = toolgate(
+        with_token(&["bundle", "list", "--limit", "2"]),
+        client.clone(),
+    )
+    .await;
+    assert_eq!(ids(&stdout(&out)), [newest, older]);
+    let note = String::from_utf8_lossy(&out.stderr).into_owned();
+    let cursor = note
+        .strip_prefix("note: more bundles follow: `--cursor ")
+        .and_then(|rest| rest.split('`').next())
+        .unwrap_or_else(|| panic!("{note}"))
+        .to_owned();
+    let out = toolgate(
+        with_token(&["bundle", "list", "--limit", "2", "--cursor", &cursor]),
+        client.clone(),
+    )
+    .await;
+    assert_eq!(ids(&stdout(&out)), [live]);
+    assert!(out.stderr.is_empty(), "the last page: {out:?}");
+    let out = toolgate(
+        with_token(&["bundle", "list", "--cursor", "not a cursor"]),
+        client.clone(),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("`cursor` is not a cursor this API returned (invalid_query, HTTP 400)"),
+        "{out:?}"
+    );
+    let out = toolgate(
+        with_token(&["bundle", "list", "--limit", "0"]),
+        client.clone(),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2), "clap refuses it: {out:?}");
+
     // `show` prints the document, which pushes back as the same bundle.
     let out = toolgate(
         with_token(&["bundle", "show", &live.to_string()]),
