@@ -6,15 +6,19 @@
 //! (`TOOLGATE_ADMIN_TOKEN`) is compared in constant time. A hash that is not in memory is looked
 //! up in the database once and remembered; a hash the database does not hold is remembered too
 //! (the last [`UNKNOWN_TOKENS`]), and only [`TokenLookups`]' few lookups run at once, so that a
-//! flood of made-up tokens cannot take the pool from the admin routes. Tokens are never logged.
+//! flood of made-up tokens cannot take the pool from the admin routes. A token may expire: its
+//! expiry is in memory beside its hash and checked on every request, so it is refused from the
+//! second it expires, as a revoked token is. Tokens are never logged.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
+use chrono::{DateTime, SecondsFormat, Utc};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use tokio::sync::Semaphore;
@@ -80,6 +84,8 @@ pub struct TokenInfo {
     pub role: Role,
     /// Its tenant.
     pub tenant: String,
+    /// When it expires (`None`: never).
+    pub expires_at: Option<DateTime<Utc>>,
 }
 
 /// Known token hashes.
@@ -170,14 +176,33 @@ impl Caller {
         }
     }
 
-    /// The caller a stored token stands for.
-    fn holding(info: &TokenInfo) -> Self {
-        Self {
+    /// The caller a stored token stands for, unless it has expired: an expired token is
+    /// refused as a revoked one is (401, and the failure decision on the evaluate routes),
+    /// counted in `toolgate_expired_token_uses_total`, and logged by its id (never the token),
+    /// at most once a minute per token and replica.
+    fn holding(state: &AppState, info: &TokenInfo) -> Result<Self, ApiError> {
+        if let Some(expired_at) = info.expires_at.filter(|at| *at <= Utc::now()) {
+            state.metrics.observe_expired_token(info.role);
+            if state.token_lookups.first_expired_use_this_minute(info.id) {
+                tracing::warn!(
+                    token.id = info.id,
+                    token.role = %info.role,
+                    tenant = %info.tenant,
+                    token.expired_at = %expired_at.to_rfc3339_opts(SecondsFormat::Secs, true),
+                    "expired token used; refused"
+                );
+            }
+            return Err(ApiError::Unauthorized(format!(
+                "the token expired at {}",
+                expired_at.to_rfc3339_opts(SecondsFormat::Secs, true)
+            )));
+        }
+        Ok(Self {
             token_id: info.id,
             role: info.role,
             tenant: info.tenant.clone(),
             anonymous: false,
-        }
+        })
     }
 
     /// Refuses callers that may not act on `tenant` (403).
@@ -253,7 +278,7 @@ pub fn authenticate_in_memory(state: &AppState, parts: &Parts) -> Result<Known, 
         }));
     }
     match state.store.tokens().get(&hash) {
-        Some(info) => Ok(Known::Caller(Caller::holding(info))),
+        Some(info) => Caller::holding(state, info).map(Known::Caller),
         None if is_token_shaped(token) => Ok(Known::Unchecked(hash)),
         // Nothing `generate_token` made: refused without a database query.
         None => Err(ApiError::Unauthorized("unknown or revoked token".into())),
@@ -282,6 +307,8 @@ pub const UNKNOWN_TOKENS: usize = 4096;
 pub struct TokenLookups {
     permits: Semaphore,
     unknown: Mutex<Recent<TokenHash>>,
+    /// When each expired token's use was last logged, by token id.
+    expired_logged: Mutex<HashMap<Option<i64>, Instant>>,
 }
 
 impl TokenLookups {
@@ -290,6 +317,7 @@ impl TokenLookups {
         Self {
             permits: Semaphore::new((pool_size as usize / 4).max(1)),
             unknown: Mutex::new(Recent::new(UNKNOWN_TOKENS)),
+            expired_logged: Mutex::new(HashMap::new()),
         }
     }
 
@@ -297,6 +325,25 @@ impl TokenLookups {
         self.unknown
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Whether a use of the expired token `id` is the first in a minute, and so logged: an
+    /// agent's hook with an expired token is refused on every tool call, and the log names each
+    /// such token without a line per call. (One entry per token id: there are as many as rows.)
+    fn first_expired_use_this_minute(&self, id: Option<i64>) -> bool {
+        const EVERY: Duration = Duration::from_secs(60);
+        let mut logged = self
+            .expired_logged
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let now = Instant::now();
+        match logged.get(&id) {
+            Some(last) if now.duration_since(*last) < EVERY => false,
+            _ => {
+                logged.insert(id, now);
+                true
+            }
+        }
     }
 }
 
@@ -339,6 +386,7 @@ pub async fn authenticate(state: &AppState, parts: &Parts) -> Result<Caller, Api
         id: Some(row.id),
         role,
         tenant: row.tenant,
+        expires_at: row.expires_at,
     }) else {
         metrics.observe_token_lookup(TokenLookup::Unknown, seconds);
         return Err(unknown());
@@ -346,7 +394,7 @@ pub async fn authenticate(state: &AppState, parts: &Parts) -> Result<Caller, Api
     metrics.observe_token_lookup(TokenLookup::Known, seconds);
     let info = Arc::new(info);
     state.store.remember_token(hash, info.clone());
-    Ok(Caller::holding(&info))
+    Caller::holding(state, &info)
 }
 
 /// Whether `error`, from [`authenticate`], says the token could not be checked (the database

@@ -19,7 +19,7 @@ use crate::client::{Answer, Body, Failure, Http};
 use crate::config::{Config, DEFAULT_DATA_DIR, ServeArgs};
 use crate::offline::plural;
 use crate::startup::Application;
-use crate::store::{Database, Location, postgres, sqlite};
+use crate::store::{Database, Location, NewToken, postgres, sqlite};
 use crate::telemetry::{self, LogFormat};
 
 /// toolgate: policy decisions for AI coding agents' tool calls.
@@ -315,7 +315,16 @@ pub enum TokenCommand {
         /// A note on what the token is for.
         #[arg(long)]
         description: Option<String>,
-        /// Print `{"id", "role", "tenant", "token"}` on one line instead of a sentence.
+        /// Expire the token this long from now (`90d`, `12h`; a unit is required). An expired
+        /// token is refused as a revoked one is. Default: it never expires.
+        #[arg(long, value_name = "DURATION", value_parser = parse_expires_in, conflicts_with = "expires_at")]
+        expires_in: Option<chrono::Duration>,
+        /// Expire the token at this RFC 3339 time (`2027-01-31T00:00:00Z`), which must be in the
+        /// future.
+        #[arg(long, value_name = "TIME")]
+        expires_at: Option<chrono::DateTime<chrono::Utc>>,
+        /// Print `{"id", "role", "tenant", "expires_at", "token"}` on one line instead of a
+        /// sentence.
         #[arg(long)]
         json: bool,
     },
@@ -376,14 +385,30 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             role,
             tenant,
             description,
+            expires_in,
+            expires_at,
             json,
-        }) => runtime()?.block_on(create_token(
-            &database,
-            &role,
-            &tenant,
-            description.as_deref(),
-            json,
-        )),
+        }) => {
+            let now = chrono::Utc::now();
+            let expires_at = match (expires_in, expires_at) {
+                (Some(after), _) => Some(
+                    now.checked_add_signed(after)
+                        .context("`--expires-in` is too far in the future")?,
+                ),
+                (None, Some(at)) if at <= now => anyhow::bail!(
+                    "`--expires-at` {} is not in the future",
+                    at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                ),
+                (None, at) => at,
+            };
+            let new = NewTokenArgs {
+                role: &role,
+                tenant: &tenant,
+                description: description.as_deref(),
+                expires_at,
+            };
+            runtime()?.block_on(create_token(&database, new, json))
+        }
         Command::Token(TokenCommand::List {
             database,
             tenant,
@@ -786,13 +811,41 @@ async fn migrate(database: &DatabaseArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `--expires-in`: a duration with its unit (a bare number, which elsewhere is seconds, is
+/// refused: `90` meant as days would make a token that is dead in a minute and a half), and more
+/// than nothing.
+fn parse_expires_in(text: &str) -> Result<chrono::Duration, String> {
+    if text.trim().bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return Err(format!(
+            "`{text}` has no unit: write `{text}d` for days, or `{text}h`, `{text}m`, `{text}s`"
+        ));
+    }
+    let duration = crate::config::parse_duration(text)?;
+    if duration.is_zero() {
+        return Err("a token must live longer than no time".to_owned());
+    }
+    chrono::Duration::from_std(duration).map_err(|_| format!("`{text}` is too long"))
+}
+
+/// What `toolgate token create` makes.
+struct NewTokenArgs<'a> {
+    role: &'a str,
+    tenant: &'a str,
+    description: Option<&'a str>,
+    expires_at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
 async fn create_token(
     database: &DatabaseArgs,
-    role: &str,
-    tenant: &str,
-    description: Option<&str>,
+    new: NewTokenArgs<'_>,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
+    let NewTokenArgs {
+        role,
+        tenant,
+        description,
+        expires_at,
+    } = new;
     let role = Role::parse(role)
         .with_context(|| format!("unknown role `{role}` (use `agent`, `admin` or `auditor`)"))?;
     anyhow::ensure!(
@@ -804,7 +857,11 @@ async fn create_token(
     let hash = hash_token(&token);
     let prefix: String = token.chars().take(10).collect();
     let id = db
-        .insert_token(&hash, &prefix, role.as_str(), tenant, description)
+        .insert_token(NewToken {
+            description,
+            expires_at,
+            ..NewToken::new(&hash, &prefix, role.as_str(), tenant)
+        })
         .await
         .context("failed to store the token (has `toolgate migrate` run?)")?;
     // Any tenant name makes a tenant: one mistyped would be evaluated against `global` alone,
@@ -822,11 +879,18 @@ async fn create_token(
     }
     if json {
         let created = serde_json::json!({
-            "id": id, "role": role.as_str(), "tenant": tenant, "token": token
+            "id": id, "role": role.as_str(), "tenant": tenant, "expires_at": expires_at,
+            "token": token
         });
         println!("{created}");
     } else {
-        println!("created {role} token {id} for tenant `{tenant}`; it is shown only once:");
+        let expiry = expires_at.map_or(String::new(), |at| {
+            format!(
+                ", expiring at {}",
+                at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            )
+        });
+        println!("created {role} token {id} for tenant `{tenant}`{expiry}; it is shown only once:");
         println!("{token}");
     }
     Ok(ExitCode::SUCCESS)
@@ -853,10 +917,19 @@ async fn list_tokens(
     let time = |time: &chrono::DateTime<chrono::Utc>| {
         time.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
     };
-    println!("id\tprefix\trole\ttenant\tcreated\trevoked\tdescription");
+    let now = chrono::Utc::now();
+    println!("id\tprefix\trole\ttenant\tcreated\trevoked\texpires\tdescription");
     for token in tokens {
+        // An expired token says so: it is refused as a revoked one is.
+        let expires = token.expires_at.as_ref().map_or("-".to_owned(), |at| {
+            if *at <= now {
+                format!("{} (expired)", time(at))
+            } else {
+                time(at)
+            }
+        });
         println!(
-            "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            "{}\t{}\t{}\t{}\t{}\t{}\t{expires}\t{}",
             token.id,
             token.prefix,
             token.role,

@@ -12,6 +12,7 @@
 //! | `decision_cache_lookups_total` | `result` (`hit`, `miss`, `too_large`) |
 //! | `token_lookups_total` | `result` (`known`, `unknown`, `negative_cache_hit`, `shed`, `database_error`) |
 //! | `token_lookup_duration_seconds` (histogram) | — (the database query of a token not in memory) |
+//! | `expired_token_uses_total` | `role` (`agent`, `admin`, `auditor`): refused requests with an expired token |
 //! | `http_request_duration_seconds` (histogram) | `method`, `path` (the route template), `status` |
 //! | `bundle_info` (= 1) | `tenant`, `bundle_id`, `sha256` |
 //! | `bundle_activated_timestamp_seconds`, `bundle_activation_id`, `bundle_loaded_timestamp_seconds` | `tenant` |
@@ -282,6 +283,7 @@ struct Inner {
     decision_cache: [IntCounter; Lookup::ALL.len()],
     token_lookups: [IntCounter; TokenLookup::ALL.len()],
     token_lookup_seconds: Histogram,
+    expired_token_uses: IntCounterVec,
     gate_seconds: Histogram,
     other_seconds: Histogram,
     http_seconds: HistogramVec,
@@ -465,6 +467,12 @@ impl Metrics {
              (database_error)",
             &["result"],
         )?;
+        let expired_token_uses = counters(
+            "toolgate_expired_token_uses_total",
+            "Requests refused because their token had expired (still in use: rotate it), by \
+             the token's role",
+            &["role"],
+        )?;
         let reloads = counters(
             "toolgate_reloads_total",
             "Policy reload steps by result",
@@ -552,6 +560,7 @@ impl Metrics {
             token_lookups: TokenLookup::ALL
                 .map(|result| token_lookups.with_label_values(&[result.as_str()])),
             token_lookup_seconds,
+            expired_token_uses,
             gate_seconds: evaluation_seconds.with_label_values(&["true"]),
             other_seconds: evaluation_seconds.with_label_values(&["false"]),
             http_children: Children::new(),
@@ -645,6 +654,14 @@ impl Metrics {
         if let Some(seconds) = query_seconds {
             self.0.token_lookup_seconds.observe(seconds);
         }
+    }
+
+    /// Counts one request refused because its token had expired.
+    pub fn observe_expired_token(&self, role: crate::auth::Role) {
+        self.0
+            .expired_token_uses
+            .with_label_values(&[role.as_str()])
+            .inc();
     }
 
     /// Counts one event answered with the failure decision.

@@ -27,6 +27,9 @@ pub struct CachedToken {
     pub role: String,
     /// Its tenant.
     pub tenant: String,
+    /// When it expires (`None`: never; absent in caches written before tokens could expire).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// What the cache file holds.
@@ -122,12 +125,22 @@ mod tests {
         assert!(cache.read().unwrap().is_none());
         let contents = CacheContents {
             written_by: "r1".into(),
-            tokens: vec![CachedToken {
-                hash: "00".repeat(32),
-                id: 1,
-                role: "agent".into(),
-                tenant: "a".into(),
-            }],
+            tokens: vec![
+                CachedToken {
+                    hash: "00".repeat(32),
+                    id: 1,
+                    role: "agent".into(),
+                    tenant: "a".into(),
+                    expires_at: None,
+                },
+                CachedToken {
+                    hash: "01".repeat(32),
+                    id: 2,
+                    role: "admin".into(),
+                    tenant: "a".into(),
+                    expires_at: chrono::DateTime::from_timestamp(1_800_000_000, 0),
+                },
+            ],
             ..CacheContents::default()
         };
         cache.write(&contents).unwrap();

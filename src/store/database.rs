@@ -74,6 +74,39 @@ pub struct TokenRow {
     pub role: String,
     /// The token's tenant.
     pub tenant: String,
+    /// When it expires (`None`: never).
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// A token to store: its hash, never the token.
+#[derive(Debug, Clone, Copy)]
+pub struct NewToken<'a> {
+    /// sha256 of the token.
+    pub hash: &'a [u8],
+    /// The first characters of the token, to tell tokens apart in a listing.
+    pub prefix: &'a str,
+    /// `agent`, `admin` or `auditor`.
+    pub role: &'a str,
+    /// The token's tenant (made if it does not exist).
+    pub tenant: &'a str,
+    /// What the token is for.
+    pub description: Option<&'a str>,
+    /// When it expires (`None`: never).
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+impl<'a> NewToken<'a> {
+    /// A token with no description that never expires.
+    pub fn new(hash: &'a [u8], prefix: &'a str, role: &'a str, tenant: &'a str) -> Self {
+        Self {
+            hash,
+            prefix,
+            role,
+            tenant,
+            description: None,
+            expires_at: None,
+        }
+    }
 }
 
 /// A token as `toolgate token list` shows it: never its hash.
@@ -93,6 +126,8 @@ pub struct TokenListing {
     pub created_at: DateTime<Utc>,
     /// When it was revoked, if it was.
     pub revoked_at: Option<DateTime<Utc>>,
+    /// When it expires (`None`: never).
+    pub expires_at: Option<DateTime<Utc>>,
 }
 
 /// A stored bundle, without its document.
@@ -203,9 +238,11 @@ macro_rules! activation_select {
     };
 }
 
+/// The tokens not revoked, expired ones too: their use is refused as expired (and counted),
+/// not as unknown.
 macro_rules! active_tokens {
     () => {
-        "SELECT hash, id, role, tenant FROM tokens WHERE revoked_at IS NULL"
+        "SELECT hash, id, role, tenant, expires_at FROM tokens WHERE revoked_at IS NULL"
     };
 }
 
@@ -266,14 +303,14 @@ impl Database {
         on_pool!(self, |pool| pool.close().await)
     }
 
-    /// Every token that is not revoked.
+    /// Every token that is not revoked (expired ones too).
     pub async fn active_tokens(&self) -> Result<Vec<TokenRow>, sqlx::Error> {
         on_pool!(self, |pool| sqlx::query_as(active_tokens!())
             .fetch_all(pool)
             .await)
     }
 
-    /// The token with this hash, if it exists and is not revoked.
+    /// The token with this hash, if it exists and is not revoked (expired or not).
     pub async fn token_by_hash(&self, hash: &[u8]) -> Result<Option<TokenRow>, sqlx::Error> {
         on_pool!(self, |pool| sqlx::query_as(concat!(
             active_tokens!(),
@@ -285,29 +322,23 @@ impl Database {
     }
 
     /// Stores a new token hash; returns its id.
-    pub async fn insert_token(
-        &self,
-        hash: &[u8],
-        prefix: &str,
-        role: &str,
-        tenant: &str,
-        description: Option<&str>,
-    ) -> Result<i64, sqlx::Error> {
+    pub async fn insert_token(&self, token: NewToken<'_>) -> Result<i64, sqlx::Error> {
         on_pool!(self, |pool, dialect| {
             let mut tx = dialect::begin_write(pool).await?;
             sqlx::query(ENSURE_TENANT)
-                .bind(tenant)
+                .bind(token.tenant)
                 .execute(&mut *tx)
                 .await?;
             let id: i64 = sqlx::query_scalar(
-                "INSERT INTO tokens (hash, prefix, role, tenant, description) \
-                 VALUES ($1, $2, $3, $4, $5) RETURNING id",
+                "INSERT INTO tokens (hash, prefix, role, tenant, description, expires_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
             )
-            .bind(hash)
-            .bind(prefix)
-            .bind(role)
-            .bind(tenant)
-            .bind(description)
+            .bind(token.hash)
+            .bind(token.prefix)
+            .bind(token.role)
+            .bind(token.tenant)
+            .bind(token.description)
+            .bind(token.expires_at.map(dialect::stored_time))
             .fetch_one(&mut *tx)
             .await?;
             tx.commit().await?;
@@ -321,8 +352,8 @@ impl Database {
         tenant: Option<&str>,
     ) -> Result<Vec<TokenListing>, sqlx::Error> {
         on_pool!(self, |pool| sqlx::query_as(
-            "SELECT id, prefix, role, tenant, description, created_at, revoked_at FROM tokens \
-             WHERE $1 IS NULL OR tenant = $1 ORDER BY id"
+            "SELECT id, prefix, role, tenant, description, created_at, revoked_at, expires_at \
+             FROM tokens WHERE $1 IS NULL OR tenant = $1 ORDER BY id"
         )
         .bind(tenant)
         .fetch_all(pool)

@@ -16,7 +16,7 @@ pub mod sqlite;
 pub mod starter;
 
 pub use database::{
-    ActivateError, Activation, BundleSummary, Database, LiveRow, StoredBundle, TokenRow,
+    ActivateError, Activation, BundleSummary, Database, LiveRow, NewToken, StoredBundle, TokenRow,
     is_unavailable,
 };
 

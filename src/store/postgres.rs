@@ -20,6 +20,11 @@ pub const CHANNEL: &str = "toolgate_policy";
 pub const REVOKE_TOKEN: &str =
     "UPDATE tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL";
 
+/// A time as a column stores it: `timestamptz` takes it as it is.
+pub(super) fn stored_time(time: chrono::DateTime<chrono::Utc>) -> chrono::DateTime<chrono::Utc> {
+    time
+}
+
 /// The embedded PostgreSQL migrations of `migrations/postgres/` (SQLite has its own beside them).
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 

@@ -409,6 +409,7 @@ impl Reloader {
                 id: row.id,
                 role: row.role,
                 tenant: row.tenant,
+                expires_at: row.expires_at,
             })
             .collect();
         cached.sort();
@@ -539,6 +540,7 @@ fn token_map(tokens: &[CachedToken]) -> TokenMap {
                 id: Some(token.id),
                 role: Role::parse(&token.role)?,
                 tenant: token.tenant.clone(),
+                expires_at: token.expires_at,
             };
             Some((hash, Arc::new(info)))
         })

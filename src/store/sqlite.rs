@@ -32,6 +32,12 @@ pub const FILE_NAME: &str = "toolgate.db";
 pub const REVOKE_TOKEN: &str = "UPDATE tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') \
      WHERE id = $1 AND revoked_at IS NULL";
 
+/// A time as a column stores it: RFC 3339 UTC text with milliseconds, as the schema's defaults
+/// write times (sqlx's own encoding would write `+00:00` and a varying number of digits).
+pub(super) fn stored_time(time: chrono::DateTime<chrono::Utc>) -> String {
+    time.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
 /// How long a writer waits for another writer (another connection, or a `toolgate token create`
 /// in another process) before giving up with "database is locked".
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -148,6 +154,10 @@ mod tests {
     use super::*;
     use crate::store::{Database, is_unavailable};
 
+    fn token(hash: &[u8]) -> crate::store::NewToken<'_> {
+        crate::store::NewToken::new(hash, "tg_test", "agent", "team")
+    }
+
     #[tokio::test]
     async fn a_locked_store_is_unavailable_and_a_bad_row_is_not() {
         let dir = tempfile::tempdir().unwrap();
@@ -166,22 +176,15 @@ mod tests {
             .await
             .unwrap();
         let error = Database::Sqlite(impatient)
-            .insert_token(&[7; 32], "tg_test", "agent", "team", None)
+            .insert_token(token(&[7; 32]))
             .await
             .unwrap_err();
         assert!(is_unavailable(&error), "{error}");
         drop(holder);
 
         // A CHECK violation is a bad query, not an unavailable store.
-        let error = db
-            .insert_token(&[7; 3], "tg_test", "agent", "team", None)
-            .await
-            .unwrap_err();
+        let error = db.insert_token(token(&[7; 3])).await.unwrap_err();
         assert!(!is_unavailable(&error), "{error}");
-        assert!(
-            db.insert_token(&[7; 32], "tg_test", "agent", "team", None)
-                .await
-                .is_ok()
-        );
+        assert!(db.insert_token(token(&[7; 32])).await.is_ok());
     }
 }

@@ -138,7 +138,9 @@ async fn agent_token(pool: &PgPool) -> String {
     let token = toolgate::auth::generate_token().unwrap();
     let hash = toolgate::auth::hash_token(&token);
     toolgate::store::Database::Postgres(pool.clone())
-        .insert_token(&hash, "tg_test", "agent", "team", None)
+        .insert_token(toolgate::store::NewToken::new(
+            &hash, "tg_test", "agent", "team",
+        ))
         .await
         .unwrap();
     token

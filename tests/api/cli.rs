@@ -179,6 +179,118 @@ async fn token_list_and_revoke_work_and_the_server_refuses_a_revoked_token(backe
     assert_eq!(response.status(), reqwest::StatusCode::UNAUTHORIZED);
 }
 
+on_both_backends!(token_create_takes_an_expiry_and_token_list_shows_it);
+/// `token create --expires-in`/`--expires-at` store an expiry, said at creation and in the
+/// listing; a bare number, a time past and both flags are refused before anything is stored.
+async fn token_create_takes_an_expiry_and_token_list_shows_it(backend: Backend) {
+    let app = spawn_app_on(backend).await;
+    let database = vec![("DATABASE_URL", app.database_url.clone())];
+    let create = |extra: &[&str]| {
+        let mut args = strings(&["token", "create", "--role", "agent", "--tenant", "team"]);
+        args.extend(strings(extra));
+        toolgate(args, database.clone())
+    };
+    let before = chrono::Utc::now();
+    let text = stdout(&create(&["--expires-in", "90d"]).await);
+    let agent = text.split_whitespace().last().unwrap().to_owned();
+    let said = text
+        .split(", expiring at ")
+        .nth(1)
+        .and_then(|rest| rest.split(';').next())
+        .unwrap_or_else(|| panic!("{text}"));
+    let expires = chrono::DateTime::parse_from_rfc3339(said).unwrap();
+    let days = (expires.with_timezone(&chrono::Utc) - before).num_days();
+    assert!((89..=90).contains(&days), "{text}");
+    assert_eq!(app.evaluate(&agent, &tool("WebFetch")).await, json!({}));
+
+    let made = stdout(&create(&["--expires-at", "2999-01-31T00:00:00Z", "--json"]).await);
+    let made: serde_json::Value = serde_json::from_str(&made).unwrap();
+    assert_eq!(
+        chrono::DateTime::parse_from_rfc3339(made["expires_at"].as_str().unwrap()).unwrap(),
+        chrono::DateTime::parse_from_rfc3339("2999-01-31T00:00:00Z").unwrap(),
+        "{made}"
+    );
+    let forever = stdout(&create(&["--json"]).await);
+    let forever: serde_json::Value = serde_json::from_str(&forever).unwrap();
+    assert_eq!(forever["expires_at"], json!(null), "{forever}");
+
+    // The listing has an `expires` column (RFC 3339, UTC, milliseconds on both stores), `-` for
+    // never, and `expires_at` in JSON.
+    let listed = stdout(&toolgate(strings(&["token", "list"]), database.clone()).await);
+    let header: Vec<&str> = listed.lines().next().unwrap().split('\t').collect();
+    assert_eq!(
+        header,
+        [
+            "id",
+            "prefix",
+            "role",
+            "tenant",
+            "created",
+            "revoked",
+            "expires",
+            "description"
+        ]
+    );
+    let column: Vec<&str> = listed
+        .lines()
+        .skip(1)
+        .map(|line| line.split('\t').nth(6).unwrap())
+        .collect();
+    assert_eq!(column[1], "2999-01-31T00:00:00.000Z", "{listed}");
+    assert_eq!(column[2], "-", "{listed}");
+    assert!(
+        column[0].len() == 24 && column[0].ends_with('Z'),
+        "{listed}"
+    );
+    let json_lines =
+        stdout(&toolgate(strings(&["token", "list", "--json"]), database.clone()).await);
+    let first: serde_json::Value =
+        serde_json::from_str(json_lines.lines().next().unwrap()).unwrap();
+    assert!(first["expires_at"].is_string(), "{json_lines}");
+
+    // An expired token is marked in the listing.
+    app.create_token_expiring(
+        "agent",
+        "team",
+        Some(chrono::Utc::now() - chrono::Duration::minutes(5)),
+    )
+    .await;
+    let listed = stdout(&toolgate(strings(&["token", "list"]), database.clone()).await);
+    let last = listed.lines().last().unwrap();
+    assert!(
+        last.split('\t').nth(6).unwrap().ends_with("Z (expired)"),
+        "{listed}"
+    );
+
+    for (extra, says) in [
+        (
+            vec!["--expires-in", "90"],
+            "`90` has no unit: write `90d` for days",
+        ),
+        (
+            vec!["--expires-in", "0d"],
+            "a token must live longer than no time",
+        ),
+        (
+            vec!["--expires-at", "2001-01-01T00:00:00Z"],
+            "`--expires-at` 2001-01-01T00:00:00Z is not in the future",
+        ),
+        (
+            vec!["--expires-in", "1d", "--expires-at", "2999-01-01T00:00:00Z"],
+            "cannot be used with",
+        ),
+    ] {
+        let out = create(&extra).await;
+        assert!(!out.status.success(), "{extra:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(says), "{extra:?}: {stderr}");
+    }
+    let count = stdout(&toolgate(strings(&["token", "list", "--json"]), database.clone()).await)
+        .lines()
+        .count();
+    assert_eq!(count, 4, "nothing stored by a refused create");
+}
+
 /// A token created after the last poll is found in the database on its first use and
 /// remembered in memory; revoked before any poll saw it, the next poll drops it all the same.
 #[tokio::test]
@@ -202,13 +314,16 @@ async fn a_token_revoked_before_any_poll_saw_it_is_dropped_at_the_next() {
     let hash = hash_token(&generate_token().unwrap());
     let id = app
         .db
-        .insert_token(&hash, "tg_test", "agent", "team", None)
+        .insert_token(toolgate::store::NewToken::new(
+            &hash, "tg_test", "agent", "team",
+        ))
         .await
         .unwrap();
     let info = TokenInfo {
         id: Some(id),
         role: Role::Agent,
         tenant: "team".into(),
+        expires_at: None,
     };
     store.remember_token(hash, Arc::new(info));
     assert!(app.db.revoke_token(id).await.unwrap());

@@ -366,10 +366,23 @@ impl TestApp {
     }
 
     pub async fn create_token(&self, role: &str, tenant: &str) -> String {
+        self.create_token_expiring(role, tenant, None).await
+    }
+
+    /// A token that expires at `expires_at` (`None`: never), stored as `token create` stores it.
+    pub async fn create_token_expiring(
+        &self,
+        role: &str,
+        tenant: &str,
+        expires_at: Option<chrono::DateTime<chrono::Utc>>,
+    ) -> String {
         let token = toolgate::auth::generate_token().unwrap();
         let hash = toolgate::auth::hash_token(&token);
         self.db
-            .insert_token(&hash, "tg_test", role, tenant, None)
+            .insert_token(toolgate::store::NewToken {
+                expires_at,
+                ..toolgate::store::NewToken::new(&hash, "tg_test", role, tenant)
+            })
             .await
             .expect("insert token");
         token
@@ -407,6 +420,16 @@ impl TestApp {
         .fetch_all(pool)
         .await
         .unwrap())
+    }
+
+    /// `GET path` with `token`.
+    pub async fn get_as(&self, token: &str, path: &str) -> Response {
+        self.client
+            .get(self.url(path))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap()
     }
 
     /// `GET path` as the bootstrap admin; the JSON answer.

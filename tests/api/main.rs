@@ -20,3 +20,4 @@ mod openapi;
 mod pg;
 mod replicas;
 mod tenants;
+mod tokens;
