@@ -171,8 +171,8 @@ pub enum AuditCommand {
     Prune {
         #[command(flatten)]
         database: DatabaseArgs,
-        /// Keep rows younger than this (`90d`, `12h`).
-        #[arg(long, value_parser = crate::config::parse_duration)]
+        /// Keep rows younger than this (`90d`, `12h`; a unit is required).
+        #[arg(long, value_parser = crate::config::parse_age)]
         older_than: std::time::Duration,
         /// List what would be dropped; change nothing.
         #[arg(long)]
@@ -570,7 +570,10 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
             }
             let verb = if dry_run { "would drop" } else { "dropped" };
             if report.partitions.is_empty() {
-                println!("nothing to prune: no audit month ended before {cutoff}");
+                println!(
+                    "nothing to prune: no audit month ended before {}",
+                    cutoff.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                );
             }
             for partition in &report.partitions {
                 println!("{verb} {partition}");
@@ -811,19 +814,9 @@ async fn migrate(database: &DatabaseArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `--expires-in`: a duration with its unit (a bare number, which elsewhere is seconds, is
-/// refused: `90` meant as days would make a token that is dead in a minute and a half), and more
-/// than nothing.
+/// `--expires-in`: an age ([`crate::config::parse_age`]: its unit written, more than nothing).
 fn parse_expires_in(text: &str) -> Result<chrono::Duration, String> {
-    if text.trim().bytes().all(|b| b.is_ascii_digit() || b == b'.') {
-        return Err(format!(
-            "`{text}` has no unit: write `{text}d` for days, or `{text}h`, `{text}m`, `{text}s`"
-        ));
-    }
-    let duration = crate::config::parse_duration(text)?;
-    if duration.is_zero() {
-        return Err("a token must live longer than no time".to_owned());
-    }
+    let duration = crate::config::parse_age(text)?;
     chrono::Duration::from_std(duration).map_err(|_| format!("`{text}` is too long"))
 }
 
@@ -1285,6 +1278,19 @@ mod tests {
             "--allow-anonymous-loopback",
         ]);
         assert!(opened.allow_anonymous_loopback);
+    }
+
+    #[test]
+    fn an_audit_retention_needs_a_unit() {
+        let error = Cli::try_parse_from(["toolgate", "serve", "--audit-retention", "90"])
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("`90` has no unit"), "{error}");
+        let config = serve_config(&["--database-url=", "--audit-retention", "90d"]);
+        assert_eq!(
+            config.audit_retention,
+            Some(std::time::Duration::from_secs(90 * 86400))
+        );
     }
 
     #[test]

@@ -156,6 +156,24 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Duration::try_from_secs_f64(seconds).map_err(|e| format!("`{text}`: {e}"))
 }
 
+/// Parses an age or a lifetime (`90d`, `12h`): a duration whose unit is written, longer than
+/// nothing. A bare number, which [`parse_duration`] reads as seconds, is refused: `90` meant as
+/// days would prune all but this month's audit, or make a token dead in a minute and a half.
+pub fn parse_age(text: &str) -> Result<Duration, String> {
+    let trimmed = text.trim();
+    if !trimmed.is_empty() && trimmed.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return Err(format!(
+            "`{trimmed}` has no unit: write `{trimmed}d` for days, or `{trimmed}h`, `{trimmed}m`, \
+             `{trimmed}s`"
+        ));
+    }
+    let duration = parse_duration(text)?;
+    if duration.is_zero() {
+        return Err(format!("`{trimmed}` is no time at all"));
+    }
+    Ok(duration)
+}
+
 fn parse_failure_decision(text: &str) -> Result<Outcome, String> {
     match text {
         "deny" => Ok(Outcome::Deny),
@@ -244,8 +262,9 @@ pub struct ServeArgs {
     /// Most bytes the audit spool may hold; past it, evaluations get the failure decision.
     #[arg(long, env = "TOOLGATE_AUDIT_SPOOL_MAX_BYTES", default_value_t = 1024 * 1024 * 1024)]
     pub audit_spool_max_bytes: u64,
-    /// Drop audit months older than this (`90d`), checked hourly; unset keeps everything.
-    #[arg(long, env = "TOOLGATE_AUDIT_RETENTION", value_parser = parse_duration)]
+    /// Drop audit months older than this (`90d`; a unit is required), checked hourly; unset
+    /// keeps everything.
+    #[arg(long, env = "TOOLGATE_AUDIT_RETENTION", value_parser = parse_age)]
     pub audit_retention: Option<Duration>,
 }
 
@@ -302,5 +321,17 @@ mod tests {
         assert_eq!(parse_duration("90d"), Ok(Duration::from_secs(90 * 86400)));
         assert!(parse_duration("5w").is_err());
         assert!(parse_duration("fast").is_err());
+    }
+
+    #[test]
+    fn ages_need_a_unit_and_some_time() {
+        assert_eq!(parse_age("90d"), Ok(Duration::from_secs(90 * 86400)));
+        assert_eq!(parse_age(" 12h "), Ok(Duration::from_secs(12 * 3600)));
+        assert_eq!(
+            parse_age("90"),
+            Err("`90` has no unit: write `90d` for days, or `90h`, `90m`, `90s`".to_owned())
+        );
+        assert_eq!(parse_age("0d"), Err("`0d` is no time at all".to_owned()));
+        assert!(parse_age("soon").is_err());
     }
 }

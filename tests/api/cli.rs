@@ -267,10 +267,7 @@ async fn token_create_takes_an_expiry_and_token_list_shows_it(backend: Backend) 
             vec!["--expires-in", "90"],
             "`90` has no unit: write `90d` for days",
         ),
-        (
-            vec!["--expires-in", "0d"],
-            "a token must live longer than no time",
-        ),
+        (vec!["--expires-in", "0d"], "`0d` is no time at all"),
         (
             vec!["--expires-at", "2001-01-01T00:00:00Z"],
             "`--expires-at` 2001-01-01T00:00:00Z is not in the future",
@@ -719,4 +716,43 @@ async fn audit_prune_refuses_an_age_too_large_to_subtract() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("`--older-than` is too large"), "{stderr}");
+}
+
+/// An age without its unit is refused before anything is pruned: `--older-than 90` was 90
+/// seconds, and dropped every month but the current one.
+#[tokio::test]
+async fn audit_prune_refuses_an_age_without_a_unit() {
+    let data = tempfile::tempdir().unwrap();
+    let prune = |age: &str| {
+        toolgate(
+            strings(&[
+                "audit",
+                "prune",
+                "--older-than",
+                age,
+                "--dry-run",
+                "--data-dir",
+                data.path().to_str().unwrap(),
+            ]),
+            vec![],
+        )
+    };
+    let output = prune("90").await;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("`90` has no unit: write `90d` for days"),
+        "{stderr}"
+    );
+    let output = prune("90d").await;
+    let said = stdout(&output);
+    // The cut-off is a time as the rest of the CLI writes one.
+    let cutoff = said
+        .trim()
+        .strip_prefix("nothing to prune: no audit month ended before ")
+        .unwrap_or_else(|| panic!("{said}"));
+    assert!(
+        chrono::DateTime::parse_from_rfc3339(cutoff).is_ok(),
+        "{said}"
+    );
 }
