@@ -203,11 +203,11 @@ pub enum AuditCommand {
         /// Only rows this rule id matched (`Bash(rm:*)`, `curl-seen`, `toolgate-failure`).
         #[arg(long)]
         rule: Option<String>,
-        /// Only rows at or after this RFC 3339 time.
-        #[arg(long)]
+        /// Only rows at or after this RFC 3339 time (`2026-11-01T00:00:00Z`).
+        #[arg(long, value_name = "TIME", value_parser = parse_time)]
         since: Option<chrono::DateTime<chrono::Utc>>,
         /// Only rows before this RFC 3339 time.
-        #[arg(long)]
+        #[arg(long, value_name = "TIME", value_parser = parse_time)]
         until: Option<chrono::DateTime<chrono::Utc>>,
     },
 }
@@ -321,7 +321,7 @@ pub enum TokenCommand {
         expires_in: Option<chrono::Duration>,
         /// Expire the token at this RFC 3339 time (`2027-01-31T00:00:00Z`), which must be in the
         /// future.
-        #[arg(long, value_name = "TIME")]
+        #[arg(long, value_name = "TIME", value_parser = parse_time)]
         expires_at: Option<chrono::DateTime<chrono::Utc>>,
         /// Print `{"id", "role", "tenant", "expires_at", "token"}` on one line instead of a
         /// sentence.
@@ -814,6 +814,20 @@ async fn migrate(database: &DatabaseArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A time on the command line: RFC 3339, as `GET /v1/audit` takes it, with an example when it
+/// is not one (chrono's own error says only "input contains invalid characters").
+fn parse_time(text: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
+    chrono::DateTime::parse_from_rfc3339(text.trim())
+        .map(|time| time.with_timezone(&chrono::Utc))
+        .map_err(|_| {
+            format!(
+                "`{}` is not an RFC 3339 time such as `2026-11-01T00:00:00Z` (a date alone is \
+                 not one: add `T00:00:00Z`)",
+                text.escape_debug()
+            )
+        })
+}
+
 /// `--expires-in`: an age ([`crate::config::parse_age`]: its unit written, more than nothing).
 fn parse_expires_in(text: &str) -> Result<chrono::Duration, String> {
     let duration = crate::config::parse_age(text)?;
@@ -1278,6 +1292,26 @@ mod tests {
             "--allow-anonymous-loopback",
         ]);
         assert!(opened.allow_anonymous_loopback);
+    }
+
+    #[test]
+    fn times_are_rfc_3339_and_a_bad_one_shows_one() {
+        let parsed = super::parse_time("2026-11-01T01:00:00+01:00").unwrap();
+        assert_eq!(
+            parsed.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            "2026-11-01T00:00:00Z"
+        );
+        for bad in ["yesterday", "2026-11-01"] {
+            let error = Cli::try_parse_from(["toolgate", "audit", "export", "--since", bad])
+                .unwrap_err()
+                .to_string();
+            assert!(
+                error.contains(&format!(
+                    "`{bad}` is not an RFC 3339 time such as `2026-11-01T00:00:00Z`"
+                )),
+                "{error}"
+            );
+        }
     }
 
     #[test]
