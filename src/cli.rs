@@ -977,15 +977,14 @@ impl Client {
             "invalid tenant `{}`",
             args.tenant
         );
+        // A URL without its scheme would fail as "unreachable (http: invalid format)".
+        let base = crate::hook::parse_base_url(&args.server)
+            .map_err(|why| anyhow::anyhow!("--server (or {}): {why}", crate::hook::SERVER_ENV))?;
         let roots =
             crate::client::read_ca_file(args.ca_cert.as_deref()).map_err(anyhow::Error::msg)?;
         Ok(Self {
-            http: Http::new(
-                &args.server,
-                std::time::Duration::from_secs(30),
-                roots.as_deref(),
-            ),
-            base: args.server.trim_end_matches('/').to_owned(),
+            http: Http::new(&base, std::time::Duration::from_secs(30), roots.as_deref()),
+            base,
             token: args.token,
             tenant: args.tenant,
             json: args.json,

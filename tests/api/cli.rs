@@ -652,6 +652,44 @@ async fn a_failing_command_prints_one_error_line_without_a_backtrace() {
     }
 }
 
+/// A `--server` without its scheme is said to be no URL, as the hook's `--url` is, not
+/// "unreachable (http: invalid format)"; the evaluate URL of a hook entry works as the base.
+#[tokio::test]
+async fn a_server_url_without_a_scheme_is_named_as_such() {
+    let app = spawn_app().await;
+    let bare = app.address.trim_start_matches("http://").to_owned();
+    for server in [vec![("TOOLGATE_SERVER", bare.clone())], vec![]] {
+        let mut args = strings(&["bundle", "list", "--token", &app.admin_token]);
+        if server.is_empty() {
+            args.extend(strings(&["--server", &bare]));
+        }
+        let output = toolgate(args, server).await;
+        assert_eq!(output.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            stderr.trim(),
+            format!(
+                "error: --server (or TOOLGATE_SERVER): `{bare}` is not an http:// or https:// \
+                 URL (the server's base URL, such as `http://127.0.0.1:8080`)"
+            )
+        );
+    }
+    let evaluate = format!("{}/v1/evaluate", app.address);
+    let output = toolgate(
+        strings(&[
+            "bundle",
+            "list",
+            "--token",
+            &app.admin_token,
+            "--server",
+            &evaluate,
+        ]),
+        vec![],
+    )
+    .await;
+    assert!(stdout(&output).starts_with("    id  name"), "{output:?}");
+}
+
 /// The admin commands and `healthcheck` name the server without the credentials or query its
 /// URL may carry, and never print the token.
 #[tokio::test]
