@@ -593,6 +593,7 @@ async fn audit(command: AuditCommand) -> anyhow::Result<ExitCode> {
             until,
         } => {
             use std::io::Write as _;
+            tenant.as_deref().map(check_tenant).transpose()?;
             let store = AuditStore::from(open_store(&database).await?);
             let filter = Filter {
                 tenant,
@@ -855,10 +856,7 @@ async fn create_token(
     } = new;
     let role = Role::parse(role)
         .with_context(|| format!("unknown role `{role}` (use `agent`, `admin` or `auditor`)"))?;
-    anyhow::ensure!(
-        valid_tenant(tenant),
-        "invalid tenant `{tenant}`: names match `[a-z0-9][a-z0-9_-]{{0,62}}`"
-    );
+    check_tenant(tenant)?;
     let db = open_store(database).await?;
     let token = generate_token().context("no randomness available")?;
     let hash = hash_token(&token);
@@ -903,11 +901,23 @@ async fn create_token(
     Ok(ExitCode::SUCCESS)
 }
 
+/// Refuses a tenant name no tenant can have, saying what names are: a mistyped `--tenant`
+/// would otherwise list nothing, or export nothing, without a word.
+fn check_tenant(tenant: &str) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        valid_tenant(tenant),
+        "invalid tenant `{}`: names match `[a-z0-9][a-z0-9_-]{{0,62}}`",
+        tenant.escape_debug()
+    );
+    Ok(())
+}
+
 async fn list_tokens(
     database: &DatabaseArgs,
     tenant: Option<&str>,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
+    tenant.map(check_tenant).transpose()?;
     let db = open_store(database).await?;
     let tokens = db
         .list_tokens(tenant)
@@ -972,11 +982,7 @@ struct Client {
 
 impl Client {
     fn new(args: ClientArgs) -> anyhow::Result<Self> {
-        anyhow::ensure!(
-            valid_tenant(&args.tenant),
-            "invalid tenant `{}`",
-            args.tenant
-        );
+        check_tenant(&args.tenant)?;
         // A URL without its scheme would fail as "unreachable (http: invalid format)".
         let base = crate::hook::parse_base_url(&args.server)
             .map_err(|why| anyhow::anyhow!("--server (or {}): {why}", crate::hook::SERVER_ENV))?;

@@ -635,10 +635,33 @@ async fn a_failing_command_prints_one_error_line_without_a_backtrace() {
     // A database that refuses is said at once, with the reason, not after the pool's 30 s
     // as "pool timed out".
     let database = dead.replace("http://", "postgres://nobody:SECRETPW@") + "/toolgate";
-    for args in [
-        strings(&["bundle", "list", "--server", &dead, "--token", "tg_x"]),
-        strings(&["token", "create", "--role", "agent", "--tenant", "Team A"]),
-        strings(&["token", "list", "--database-url", &database]),
+    let invalid_tenant = "error: invalid tenant `Team A`: names match `[a-z0-9][a-z0-9_-]{0,62}`";
+    for (args, says) in [
+        (
+            strings(&["bundle", "list", "--server", &dead, "--token", "tg_x"]),
+            "error: failed to reach",
+        ),
+        (
+            strings(&["token", "create", "--role", "agent", "--tenant", "Team A"]),
+            invalid_tenant,
+        ),
+        // A tenant no tenant can have lists and exports nothing: said, not passed over.
+        (
+            strings(&["token", "list", "--tenant", "Team A"]),
+            invalid_tenant,
+        ),
+        (
+            strings(&["audit", "export", "--tenant", "Team A"]),
+            invalid_tenant,
+        ),
+        (
+            strings(&["bundle", "list", "--tenant", "Team A", "--token", "tg_x"]),
+            invalid_tenant,
+        ),
+        (
+            strings(&["token", "list", "--database-url", &database]),
+            "error: failed to connect to the database",
+        ),
     ] {
         let started = std::time::Instant::now();
         let output = toolgate(args.clone(), vec![("RUST_BACKTRACE", "1".to_owned())]).await;
@@ -646,7 +669,7 @@ async fn a_failing_command_prints_one_error_line_without_a_backtrace() {
         assert_eq!(output.status.code(), Some(1), "{args:?}");
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
-        assert!(stderr.starts_with("error: "), "{stderr}");
+        assert!(stderr.starts_with(says), "{stderr}");
         assert!(!stderr.contains("pool timed out"), "{stderr}");
         assert!(!stderr.contains("SECRETPW"), "{stderr}");
     }
