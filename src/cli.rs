@@ -236,9 +236,9 @@ pub struct ClientArgs {
     /// The server's base URL.
     #[arg(long, env = crate::hook::SERVER_ENV, default_value = "http://127.0.0.1:8080")]
     pub server: String,
-    /// An admin token.
+    /// An admin token (`toolgate token create --role admin` makes one).
     #[arg(long, env = "TOOLGATE_TOKEN", hide_env_values = true)]
-    pub token: String,
+    pub token: Option<String>,
     /// The tenant to act on.
     #[arg(long, env = "TOOLGATE_TENANT", default_value = "global")]
     pub tenant: String,
@@ -983,6 +983,18 @@ struct Client {
 impl Client {
     fn new(args: ClientArgs) -> anyhow::Result<Self> {
         check_tenant(&args.tenant)?;
+        // Said here rather than by clap, whose "required: --token" names neither the variable
+        // nor how to get a token.
+        let token = args
+            .token
+            .filter(|token| !token.trim().is_empty())
+            .with_context(|| {
+                format!(
+                    "an admin token is required: give `--token` or set `TOOLGATE_TOKEN` \
+                 (`toolgate token create --role admin --tenant {}` makes one)",
+                    args.tenant
+                )
+            })?;
         // A URL without its scheme would fail as "unreachable (http: invalid format)".
         let base = crate::hook::parse_base_url(&args.server)
             .map_err(|why| anyhow::anyhow!("--server (or {}): {why}", crate::hook::SERVER_ENV))?;
@@ -991,7 +1003,7 @@ impl Client {
         Ok(Self {
             http: Http::new(&base, std::time::Duration::from_secs(30), roots.as_deref()),
             base,
-            token: args.token,
+            token,
             tenant: args.tenant,
             json: args.json,
         })

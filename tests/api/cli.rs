@@ -662,6 +662,12 @@ async fn a_failing_command_prints_one_error_line_without_a_backtrace() {
             strings(&["token", "list", "--database-url", &database]),
             "error: failed to connect to the database",
         ),
+        // No token: the variable and how to make one are named.
+        (
+            strings(&["bundle", "list", "--server", &dead, "--tenant", "team"]),
+            "error: an admin token is required: give `--token` or set `TOOLGATE_TOKEN` \
+             (`toolgate token create --role admin --tenant team` makes one)",
+        ),
     ] {
         let started = std::time::Instant::now();
         let output = toolgate(args.clone(), vec![("RUST_BACKTRACE", "1".to_owned())]).await;
