@@ -57,7 +57,7 @@ pub(crate) fn bundle_errors(errors: BundleErrors, consequence: &str) -> ApiError
 impl From<ActivateError> for ApiError {
     fn from(error: ActivateError) -> Self {
         match error {
-            ActivateError::NoSuchBundle(_) => ApiError::NotFound(error.to_string()),
+            ActivateError::NoSuchBundle { .. } => ApiError::NotFound(error.to_string()),
             ActivateError::NothingToRollBack => ApiError::Conflict(error.to_string()),
             ActivateError::Database(error) => error.into(),
         }

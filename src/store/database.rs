@@ -205,8 +205,13 @@ pub struct LiveRow {
 #[derive(Debug, thiserror::Error)]
 pub enum ActivateError {
     /// No such bundle in the tenant.
-    #[error("bundle {0} does not exist in this tenant")]
-    NoSuchBundle(i64),
+    #[error("bundle {id} does not exist in tenant `{tenant}`")]
+    NoSuchBundle {
+        /// The bundle id asked for.
+        id: i64,
+        /// The tenant it was asked of.
+        tenant: String,
+    },
     /// Nothing to roll back to.
     #[error("there is no previous activation to roll back to")]
     NothingToRollBack,
@@ -525,7 +530,10 @@ impl Database {
                             .fetch_optional(&mut *tx)
                             .await?;
                     if exists.is_none() {
-                        return Err(ActivateError::NoSuchBundle(bundle_id));
+                        return Err(ActivateError::NoSuchBundle {
+                            id: bundle_id,
+                            tenant: tenant.to_owned(),
+                        });
                     }
                     match live {
                         Some(live) if live.bundle_id == bundle_id => {

@@ -237,16 +237,15 @@ async fn yaml_bundles_are_accepted_and_bundles_can_be_read_back(backend: Backend
         "{body}"
     );
 
+    // Showing and activating a bundle the tenant does not have say the same, naming both.
     let response = app
-        .client
-        .get(app.url("/v1/tenants/team/bundles/999999"))
-        .bearer_auth(&app.admin_token)
-        .send()
-        .await
-        .unwrap();
-    assert_error(response, StatusCode::NOT_FOUND, "not_found").await;
+        .get_as(&app.admin_token, "/v1/tenants/team/bundles/999999")
+        .await;
+    let shown = assert_error(response, StatusCode::NOT_FOUND, "not_found").await;
     let response = app.activate_as(&app.admin_token, "team", 999_999).await;
-    assert_error(response, StatusCode::NOT_FOUND, "not_found").await;
+    let activated = assert_error(response, StatusCode::NOT_FOUND, "not_found").await;
+    assert_eq!(shown, "bundle 999999 does not exist in tenant `team`");
+    assert_eq!(activated, shown);
 }
 
 async fn the_global_policy_applies_beside_the_tenants_own_and_the_most_restrictive_wins(
