@@ -410,7 +410,8 @@ async fn check_caller_and_read_body(
 /// The dialect an evaluate request speaks: its route's agent, and the event its query names.
 fn route_dialect(uri: &Uri) -> Result<Dialect, ApiError> {
     let agent = match uri.path().strip_prefix("/v1/evaluate/") {
-        None => Agent::ClaudeCode,
+        // `/v1/evaluate`, or `/v1/evaluate/` as a hook URL may end.
+        None | Some("") => Agent::ClaudeCode,
         // Percent-decoded, as axum's `Path` reads a segment: a client that encodes more than
         // it must (`claude%2Dcode`) names the agent all the same.
         Some(name) => parse_agent(&percent_encoding::percent_decode_str(name).decode_utf8_lossy())?,

@@ -83,6 +83,13 @@ pub static ROUTES: &[Route] = &[
         group: Group::Evaluate,
         handler: |method| on(method, evaluate::evaluate_event),
     },
+    // A hook URL with a trailing slash: a 404 there would be "proceed" to the agent.
+    Route {
+        verb: Verb::Post,
+        path: "/v1/evaluate/",
+        group: Group::Evaluate,
+        handler: |method| on(method, evaluate::evaluate_event),
+    },
     Route {
         verb: Verb::Post,
         path: "/v1/evaluate/{agent}",

@@ -186,6 +186,11 @@ async fn every_agent_is_answered_over_http_in_its_own_dialect() {
         post("claude-code", claude_event("rm x")).await["hookSpecificOutput"]["permissionDecision"],
         "deny"
     );
+    // A hook URL with a trailing slash is Claude Code's route, not a 404 the agent proceeds on.
+    assert_eq!(
+        post("", claude_event("rm x")).await["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
     // A name percent-encoded beyond need is the agent it decodes to, as a path segment is.
     assert_eq!(
         post("claude%2Dcode", claude_event("rm x")).await["hookSpecificOutput"]["permissionDecision"],
