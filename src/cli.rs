@@ -26,14 +26,11 @@ use crate::telemetry::{self, LogFormat};
 #[derive(Debug, Parser)]
 #[command(name = "toolgate", version, about)]
 pub struct Cli {
-    /// Log format of `serve` and `migrate`.
-    #[arg(
-        long,
-        global = true,
-        env = "TOOLGATE_LOG_FORMAT",
-        default_value = "compact"
-    )]
-    pub log_format: LogFormat,
+    /// The log format given before the subcommand (`toolgate --log-format json serve`), as
+    /// command lines written before `serve` and `migrate` took it themselves put it. Hidden:
+    /// shown on every subcommand's help, it said nothing to the commands that write no logs.
+    #[arg(long, hide = true)]
+    pub log_format: Option<LogFormat>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -44,7 +41,12 @@ pub enum Command {
     /// Run the HTTP service (`POST /v1/evaluate`, the admin API, health checks).
     Serve(Box<ServeArgs>),
     /// Apply the database migrations (PostgreSQL, or the embedded SQLite file).
-    Migrate(DatabaseArgs),
+    Migrate {
+        #[command(flatten)]
+        database: DatabaseArgs,
+        #[command(flatten)]
+        log: crate::telemetry::LogArgs,
+    },
     /// Push, list, show, activate and roll back bundles on a running server.
     #[command(subcommand)]
     Bundle(BundleCommand),
@@ -369,14 +371,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Hook(args) => crate::hook::run(&args),
         Command::Healthcheck { url } => healthcheck(&url),
         Command::Serve(args) => {
-            telemetry::init(cli.log_format)?;
+            telemetry::init(cli.log_format.unwrap_or(args.log.log_format))?;
             let admin_token = std::env::var("TOOLGATE_ADMIN_TOKEN")
                 .ok()
                 .filter(|token| !token.is_empty());
             runtime()?.block_on(serve(args.into_config(admin_token)))
         }
-        Command::Migrate(database) => {
-            telemetry::init(cli.log_format)?;
+        Command::Migrate { database, log } => {
+            telemetry::init(cli.log_format.unwrap_or(log.log_format))?;
             runtime()?.block_on(migrate(&database))
         }
         Command::Bundle(command) => bundle(command),
@@ -1329,6 +1331,51 @@ mod tests {
                 "{error}"
             );
         }
+    }
+
+    /// `--log-format` is a flag of the commands that log, after or before their name, and no
+    /// other command's help shows it.
+    #[test]
+    fn only_serve_and_migrate_take_a_log_format() {
+        use crate::telemetry::LogFormat;
+        let format = |args: &[&str]| match Cli::try_parse_from(args).unwrap() {
+            Cli {
+                log_format: Some(format),
+                ..
+            } => format,
+            Cli {
+                command: Command::Serve(serve),
+                ..
+            } => serve.log.log_format,
+            Cli {
+                command: Command::Migrate { log, .. },
+                ..
+            } => log.log_format,
+            _ => panic!("{args:?}"),
+        };
+        assert_eq!(
+            format(&["toolgate", "serve", "--log-format", "json"]),
+            LogFormat::Json
+        );
+        assert_eq!(
+            format(&["toolgate", "--log-format", "json", "migrate"]),
+            LogFormat::Json
+        );
+        assert!(Cli::try_parse_from(["toolgate", "lint", "--log-format", "json", "x"]).is_err());
+        for command in ["lint", "hook", "token", "bundle", "eval"] {
+            let help = Cli::command()
+                .find_subcommand_mut(command)
+                .unwrap()
+                .render_long_help()
+                .to_string();
+            assert!(!help.contains("--log-format"), "{command}: {help}");
+        }
+        let help = Cli::command()
+            .find_subcommand_mut("serve")
+            .unwrap()
+            .render_long_help()
+            .to_string();
+        assert!(help.contains("--log-format"), "{help}");
     }
 
     #[test]

@@ -187,6 +187,8 @@ fn parse_failure_decision(text: &str) -> Result<Outcome, String> {
 /// The flags of `toolgate serve`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServeArgs {
+    #[command(flatten)]
+    pub log: crate::telemetry::LogArgs,
     /// Address to listen on.
     #[arg(long, env = "TOOLGATE_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: String,

@@ -14,6 +14,15 @@ pub enum LogFormat {
     Compact,
 }
 
+/// The log flag of the commands that log (`serve`, `migrate`); the others write no logs and do
+/// not take it.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LogArgs {
+    /// How log lines look.
+    #[arg(long, env = "TOOLGATE_LOG_FORMAT", default_value = "compact")]
+    pub log_format: LogFormat,
+}
+
 const DEFAULT_FILTER: &str = "info,sqlx=warn";
 
 /// Installs the global subscriber, writing to standard error.
