@@ -45,6 +45,12 @@ pub fn load_bundle(path: &Path) -> anyhow::Result<Result<Bundle, BundleErrors>> 
             })
             .collect();
         entries.sort();
+        // Read as an empty bundle it would say only "name: is required".
+        anyhow::ensure!(
+            !entries.is_empty(),
+            "directory `{}` holds no bundle fragments (`*.json`, `*.yaml`, `*.yml`)",
+            path.display()
+        );
         for entry in entries {
             let text = std::fs::read_to_string(&entry)
                 .with_context(|| format!("failed to read `{}`", entry.display()))?;

@@ -257,6 +257,31 @@ fn a_misspelt_key_and_a_bad_regex_are_errors_that_name_the_fix() {
     assert!(lines[0].ends_with("is invalid (3 errors)"), "{stderr}");
 }
 
+/// A directory without fragments is said to be one, by every offline command, not read as an
+/// empty bundle that lacks a name.
+#[test]
+fn a_directory_without_fragments_is_named_as_such() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("README.md"), "not a fragment").expect("write");
+    let path = dir.path().to_str().expect("utf-8");
+    for args in [
+        vec!["test", path],
+        vec!["lint", path],
+        vec!["eval", "--bundle", path],
+    ] {
+        let output = toolgate(&args, "");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8(output.stderr).expect("utf-8");
+        assert_eq!(
+            stderr.trim(),
+            format!(
+                "error: directory `{path}` holds no bundle fragments (`*.json`, `*.yaml`, `*.yml`)"
+            ),
+            "{args:?}"
+        );
+    }
+}
+
 /// In a directory of fragments, an error names the file it is in and its place there.
 #[test]
 fn an_error_in_a_fragment_directory_names_the_fragment() {
