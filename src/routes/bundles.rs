@@ -30,6 +30,21 @@ pub(crate) fn authorize(caller: &Caller, tenant: &str) -> Result<(), ApiError> {
     caller.require_tenant(tenant)
 }
 
+/// The `{id}` of a bundle route: an integer (the ids `bundle list` shows), else a 400 that
+/// says so, not the extractor's "cannot parse value at index 1".
+fn parse_bundle_id(id: &str) -> Result<i64, ApiError> {
+    id.parse().map_err(|_| {
+        let shown: String = id.chars().take(64).collect();
+        ApiError::bad_request(
+            "invalid_bundle_id",
+            format!(
+                "a bundle id is an integer (`toolgate bundle list` shows them); got `{}`",
+                shown.escape_debug()
+            ),
+        )
+    })
+}
+
 fn invalid_bundle(errors: BundleErrors) -> ApiError {
     bundle_errors(errors, "nothing was stored")
 }
@@ -260,9 +275,10 @@ pub async fn list_bundles(
 pub async fn get_bundle(
     State(state): State<AppState>,
     caller: Caller,
-    Path((tenant, id)): Path<(String, i64)>,
+    Path((tenant, id)): Path<(String, String)>,
 ) -> Result<Json<Value>, ApiError> {
     authorize(&caller, &tenant)?;
+    let id = parse_bundle_id(&id)?;
     let stored = state.pool.get_bundle(&tenant, id).await?.ok_or_else(|| {
         ApiError::NotFound(format!("bundle {id} does not exist in tenant `{tenant}`"))
     })?;
@@ -279,9 +295,10 @@ pub async fn get_bundle(
 pub async fn activate_bundle(
     State(state): State<AppState>,
     caller: Caller,
-    Path((tenant, id)): Path<(String, i64)>,
+    Path((tenant, id)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
     authorize(&caller, &tenant)?;
+    let id = parse_bundle_id(&id)?;
     let (activation, created) = state.pool.activate(&tenant, id, caller.token_id).await?;
     if created {
         state.reloader.reload_after_commit(&tenant).await;

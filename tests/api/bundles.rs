@@ -246,6 +246,23 @@ async fn yaml_bundles_are_accepted_and_bundles_can_be_read_back(backend: Backend
     let activated = assert_error(response, StatusCode::NOT_FOUND, "not_found").await;
     assert_eq!(shown, "bundle 999999 does not exist in tenant `team`");
     assert_eq!(activated, shown);
+    // An id that is no integer is said to be one.
+    let response = app
+        .get_as(&app.admin_token, "/v1/tenants/team/bundles/latest")
+        .await;
+    let message = assert_error(response, StatusCode::BAD_REQUEST, "invalid_bundle_id").await;
+    assert_eq!(
+        message,
+        "a bundle id is an integer (`toolgate bundle list` shows them); got `latest`"
+    );
+    let response = app
+        .client
+        .post(app.url("/v1/tenants/team/bundles/99999999999999999999/activate"))
+        .bearer_auth(&app.admin_token)
+        .send()
+        .await
+        .unwrap();
+    assert_error(response, StatusCode::BAD_REQUEST, "invalid_bundle_id").await;
 }
 
 async fn the_global_policy_applies_beside_the_tenants_own_and_the_most_restrictive_wins(
