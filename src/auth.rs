@@ -287,7 +287,7 @@ pub fn authenticate_in_memory(state: &AppState, parts: &Parts) -> Result<Known, 
 
 /// Whether `token` has the shape of the tokens [`generate_token`] makes: the prefix and 64
 /// lowercase hex digits.
-fn is_token_shaped(token: &str) -> bool {
+pub fn is_token_shaped(token: &str) -> bool {
     token.strip_prefix(TOKEN_PREFIX).is_some_and(|hex| {
         hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
     })

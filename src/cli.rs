@@ -341,12 +341,14 @@ pub enum TokenCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Revoke a token by id; every replica refuses it from its next poll of the database.
+    /// Revoke a token by id, or by the token itself (one that leaked); every replica refuses it
+    /// from its next poll of the database.
     Revoke {
         #[command(flatten)]
         database: DatabaseArgs,
-        /// The token's id (`toolgate token list`).
-        id: i64,
+        /// The token's id (`toolgate token list`), or the token (`tg_…`).
+        #[arg(value_name = "ID|TOKEN", value_parser = parse_token_ref)]
+        token: TokenRef,
     },
 }
 
@@ -416,8 +418,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             tenant,
             json,
         }) => runtime()?.block_on(list_tokens(&database, tenant.as_deref(), json)),
-        Command::Token(TokenCommand::Revoke { database, id }) => {
-            runtime()?.block_on(revoke_token(&database, id))
+        Command::Token(TokenCommand::Revoke { database, token }) => {
+            runtime()?.block_on(revoke_token(&database, token))
         }
         Command::Audit(command) => runtime()?.block_on(audit(command)),
     }
@@ -961,12 +963,40 @@ async fn list_tokens(
     Ok(ExitCode::SUCCESS)
 }
 
-async fn revoke_token(database: &DatabaseArgs, id: i64) -> anyhow::Result<ExitCode> {
+/// The token `token revoke` names: its row id, or the token itself.
+#[derive(Debug, Clone)]
+pub enum TokenRef {
+    /// The row id `token list` shows.
+    Id(i64),
+    /// The token: found by its hash, for a token that leaked and whose id is not at hand.
+    Token(String),
+}
+
+fn parse_token_ref(text: &str) -> Result<TokenRef, String> {
+    let text = text.trim();
+    if let Ok(id) = text.parse() {
+        return Ok(TokenRef::Id(id));
+    }
+    if crate::auth::is_token_shaped(text) {
+        return Ok(TokenRef::Token(text.to_owned()));
+    }
+    Err("neither a token id (`toolgate token list`) nor a token (`tg_` and 64 hex digits)".into())
+}
+
+async fn revoke_token(database: &DatabaseArgs, token: TokenRef) -> anyhow::Result<ExitCode> {
     let db = open_store(database).await?;
-    let revoked = db
-        .revoke_token(id)
-        .await
-        .context("failed to revoke the token (has `toolgate migrate` run?)")?;
+    let context = "failed to revoke the token (has `toolgate migrate` run?)";
+    let id = match token {
+        TokenRef::Id(id) => id,
+        TokenRef::Token(token) => {
+            let found = db.token_id_by_hash(&hash_token(&token)).await;
+            let prefix: String = token.chars().take(10).collect();
+            found
+                .context(context)?
+                .with_context(|| format!("no token of this store starts `{prefix}`"))?
+        }
+    };
+    let revoked = db.revoke_token(id).await.context(context)?;
     db.close().await;
     anyhow::ensure!(revoked, "no active token has id {id}");
     println!("revoked token {id}; replicas refuse it from their next poll of the database");

@@ -365,6 +365,16 @@ impl Database {
         .await)
     }
 
+    /// The id of the token with this hash, revoked or not.
+    pub async fn token_id_by_hash(&self, hash: &[u8]) -> Result<Option<i64>, sqlx::Error> {
+        on_pool!(self, |pool| sqlx::query_scalar(
+            "SELECT id FROM tokens WHERE hash = $1"
+        )
+        .bind(hash)
+        .fetch_optional(pool)
+        .await)
+    }
+
     /// Revokes a token; returns whether it was active. Replicas stop accepting it at their next
     /// poll of the database.
     pub async fn revoke_token(&self, id: i64) -> Result<bool, sqlx::Error> {

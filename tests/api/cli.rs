@@ -163,6 +163,32 @@ async fn token_list_and_revoke_work_and_the_server_refuses_a_revoked_token(backe
     let mine = line(&listed).unwrap();
     assert_ne!(mine.split('\t').nth(5), Some("-"), "revoked: {mine}");
 
+    // A token that leaked is revoked by the token itself, which is never printed back.
+    let leaked = made["token"].as_str().unwrap();
+    let out = toolgate(strings(&["token", "revoke", leaked]), database.clone()).await;
+    let text = stdout(&out);
+    assert!(
+        text.starts_with(&format!("revoked token {};", made["id"])),
+        "{text}"
+    );
+    assert!(!text.contains(leaked), "{text}");
+    let unknown = format!("tg_{}", "0".repeat(64));
+    for (token, says) in [
+        (
+            unknown.as_str(),
+            "error: no token of this store starts `tg_0000000`",
+        ),
+        (
+            "tg_short",
+            "neither a token id (`toolgate token list`) nor a token (`tg_` and 64 hex digits)",
+        ),
+    ] {
+        let out = toolgate(strings(&["token", "revoke", token]), database.clone()).await;
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(says), "{stderr}");
+    }
+
     eventually(
         Duration::from_secs(10),
         "the server to refuse the revoked token",
