@@ -5,7 +5,7 @@
 # what was started.
 
 ci_init() {
-    CI_DIR="${TOOLGATE_CI_DIR:-$PWD/target/ci}"
+    CI_DIR="${TOOLGATE_CI_DIR:-${CARGO_TARGET_DIR:-$PWD/target}/ci}"
     mkdir -p "$CI_DIR"
     CI_WORK="$(mktemp -d "$CI_DIR/run.XXXXXX")"
     CI_PIDS=()
@@ -76,7 +76,8 @@ ci_wait() { # seconds what command...
 ci_start_toolgate() {
     echo "==> building toolgate" >&2
     cargo build --quiet --bin toolgate >&2
-    CI_TOOLGATE="$PWD/target/debug/toolgate"
+    # Where cargo put it: CARGO_TARGET_DIR when set (a shared build directory), else ./target.
+    CI_TOOLGATE="${CARGO_TARGET_DIR:-$PWD/target}/debug/toolgate"
     if [ -z "${DATABASE_URL:-}" ]; then
         toolgate_pg_start
     fi
