@@ -1097,6 +1097,21 @@ async fn get_audit_filters_pages_and_keeps_tenants_apart(backend: Backend) {
     )
     .await;
     assert!(message.contains("write it `%2B`"), "{message}");
+    // Text filters are bounded in characters, as openapi.yaml's `maxLength: 512` counts them.
+    let wide = "%C3%A9".repeat(512);
+    let page = get_rows(&app, &auditor_global, &format!("?rule={wide}")).await;
+    assert_eq!(
+        page["rows"],
+        json!([]),
+        "512 two-byte characters are a rule id"
+    );
+    let message = assert_error(
+        get_audit(&app, &auditor_global, &format!("?rule={wide}e")).await,
+        StatusCode::BAD_REQUEST,
+        "invalid_query",
+    )
+    .await;
+    assert_eq!(message, "`rule` is longer than 512 characters");
     assert_error(
         get_audit(&app, &auditor_global, "?tenant=Bad!").await,
         StatusCode::BAD_REQUEST,
