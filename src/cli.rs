@@ -1229,8 +1229,10 @@ fn bundle(command: BundleCommand) -> anyhow::Result<ExitCode> {
                 "{:>6}  {:<24}  {:<12}  {:<24}  live",
                 "id", "name", "sha256", "created"
             );
+            let mut live_shown = false;
             for bundle in answer["bundles"].as_array().into_iter().flatten() {
                 let is_live = !live.is_null() && bundle["id"] == live["bundle_id"];
+                live_shown |= is_live;
                 let marker = if is_live {
                     format!("live (activation {})", live["id"])
                 } else {
@@ -1244,6 +1246,12 @@ fn bundle(command: BundleCommand) -> anyhow::Result<ExitCode> {
                     bundle["created_at"].as_str().unwrap_or("")
                 );
                 println!("{}", line.trim_end());
+            }
+            if !live.is_null() && !live_shown {
+                eprintln!(
+                    "note: the live bundle, {} (activation {}), is not on this page",
+                    live["bundle_id"], live["id"]
+                );
             }
             if let Some(next) = answer["next_cursor"].as_str() {
                 eprintln!("note: more bundles follow: `--cursor {next}` lists the next page");

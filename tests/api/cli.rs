@@ -441,7 +441,14 @@ async fn token_create_and_bundle_push_activate_rollback_work_end_to_end(backend:
     )
     .await;
     assert_eq!(ids(&stdout(&out)), [newest, older]);
-    let note = String::from_utf8_lossy(&out.stderr).into_owned();
+    let notes = String::from_utf8_lossy(&out.stderr).into_owned();
+    let (live_note, note) = notes.split_once('\n').unwrap_or_else(|| panic!("{notes}"));
+    // The live bundle is the oldest, on the next page: said so, as this page marks none.
+    assert!(
+        live_note.starts_with(&format!("note: the live bundle, {live} (activation ")),
+        "{notes}"
+    );
+    assert!(live_note.ends_with("), is not on this page"), "{notes}");
     let cursor = note
         .strip_prefix("note: more bundles follow: `--cursor ")
         .and_then(|rest| rest.split('`').next())
