@@ -495,6 +495,64 @@ pub(crate) fn attributes<'a>(name: &str, args: &'a [String]) -> Attributes<'a> {
     }
 }
 
+/// The spellings of the caller's own account in a shell word, as `chown` is given it: the
+/// variables the login sets, and the programs that print the caller's name or id.
+const CALLER_USER: &[&str] = &[
+    "$USER",
+    "${USER}",
+    "$LOGNAME",
+    "${LOGNAME}",
+    "$UID",
+    "${UID}",
+    "$(whoami)",
+    "`whoami`",
+    "$(id -un)",
+    "$(id -nu)",
+    "$(id -u -n)",
+    "$(id -n -u)",
+    "$(id -u)",
+    "`id -un`",
+    "`id -u`",
+    "$(logname)",
+];
+
+/// The spellings of the caller's own group (`id -g` prints the login group).
+const CALLER_GROUP: &[&str] = &[
+    "$(id -gn)",
+    "$(id -ng)",
+    "$(id -g -n)",
+    "$(id -n -g)",
+    "$(id -g)",
+    "`id -gn`",
+    "`id -g`",
+    "$GROUPS",
+    "${GROUPS}",
+];
+
+/// Whether `chown`'s owner (`USER`, `USER:GROUP`, `USER:`, `USER.GROUP`) is the caller: the
+/// user one of [`CALLER_USER`] or the name of the home the event says (`/home/ann` is `ann`),
+/// and the group, when one is given, the caller's login group (empty after `:`), one of
+/// [`CALLER_GROUP`], or the group of the user's own name that most systems make. Giving files
+/// to yourself changes nothing another account could use.
+pub(crate) fn owner_is_caller(owner: &str, home: Option<&str>) -> bool {
+    let own_name = home
+        .map(|home| home.trim_end_matches('/'))
+        .and_then(|home| home.rsplit_once('/'))
+        .map(|(_, name)| name)
+        .filter(|name| !name.is_empty() && *name != "root");
+    let is_user = |word: &str| CALLER_USER.contains(&word) || Some(word) == own_name;
+    let (user, group) = match owner.split_once(':') {
+        Some((user, group)) => (user, Some(group)),
+        None => match owner.split_once('.').filter(|(user, _)| is_user(user)) {
+            Some((user, group)) => (user, Some(group)),
+            None => (owner, None),
+        },
+    };
+    is_user(user)
+        && group
+            .is_none_or(|group| group.is_empty() || CALLER_GROUP.contains(&group) || is_user(group))
+}
+
 /// Splits `args` at the first operand, consuming options (and the values of `short_value` /
 /// `long_value` options) in front of it: git's and kubectl's global options before the
 /// subcommand. Returns the options part parsed and the index of the subcommand in `args`.
@@ -1444,6 +1502,36 @@ mod tests {
 
     fn argv(words: &[&str]) -> Vec<String> {
         words.iter().map(|word| (*word).to_owned()).collect()
+    }
+
+    #[test]
+    fn owners_that_are_the_caller() {
+        let home = Some("/home/ann");
+        for owner in [
+            "$USER",
+            "${USER}:",
+            "$(whoami)",
+            "$(id -u):$(id -g)",
+            "$(id -un):$(id -gn)",
+            "ann",
+            "ann:ann",
+            "ann.ann",
+            "$USER:$USER",
+        ] {
+            assert!(owner_is_caller(owner, home), "{owner}");
+        }
+        for owner in [
+            "bob",
+            "root",
+            "$USER:www-data",
+            "nobody:$USER",
+            "ann:staff",
+            "$X",
+        ] {
+            assert!(!owner_is_caller(owner, home), "{owner}");
+        }
+        assert!(!owner_is_caller("root", Some("/root")));
+        assert!(!owner_is_caller("ann", None));
     }
 
     #[test]

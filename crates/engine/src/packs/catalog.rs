@@ -128,7 +128,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "destructive-filesystem",
         decision: DENY,
         asi: &["ASI02", "ASI03"],
-        description: "Recursive world-writable modes (`chmod -R 777`, `chmod -R o+w`) anywhere, and recursive `chmod`/`chown`/`chgrp`/`chattr`/`chflags` of system paths, the root or a home directory.",
+        description: "Recursive world-writable modes (`chmod -R 777`, `chmod -R o+w`) anywhere, and recursive `chmod`/`chown`/`chgrp`/`chattr`/`chflags` of system paths, the root or a home directory; not a home tree given to the caller (`chown -R $USER ~`).",
         why: "World-writable trees let any local process plant code; recursive ownership or mode changes of system paths break the system and can hand it to another user.",
         catches: &[
             "chmod -R 777 .",
@@ -143,6 +143,7 @@ static CATALOG: &[RuleInfo] = &[
             "chmod -R 755 ./public",
             "chmod 644 README.md",
             "chown -R user:user ./data",
+            "sudo chown -R $USER ~",
         ],
     },
     RuleInfo {
@@ -833,6 +834,7 @@ static CATALOG: &[RuleInfo] = &[
             "Read(.claude/settings.json)",
             "Write(.claude/agents/reviewer.md)",
             "cat .claude/settings.json",
+            "chown -R $USER .claude",
         ],
     },
     RuleInfo {

@@ -312,6 +312,13 @@ pub(crate) fn is_in_project(path: &str, ctx: &PathContext<'_>) -> bool {
     project_root(ctx).is_some_and(|root| paths::is_within(paths::literal_prefix(path), root))
 }
 
+/// Whether the canonical path (its literal part, for globs) lies in the home the event says
+/// or in the project: the caller's own files.
+pub(crate) fn is_callers(path: &str, ctx: &PathContext<'_>) -> bool {
+    let literal = paths::literal_prefix(path);
+    ctx.home.is_some_and(|home| paths::is_within(literal, home)) || is_in_project(path, ctx)
+}
+
 /// What a program that removes whole trees with no flag to say so removes: every operand of
 /// `rimraf`, del-cli's `del`, the trash commands (`trash`, `trash-put`, `rmtrash`), and of `gio
 /// trash` / `gio remove`. `None` for any other command. (`rm` says so with `-r`; its callers

@@ -232,6 +232,8 @@ fn permissions(cmd: &Cmd<'_>, out: &mut Findings) {
     }
     let first = change.setting.unwrap_or("");
     let targets = change.files;
+    // Giving the caller's own tree to the caller changes nothing (`chown -R $USER ~`).
+    let to_caller = cmd.name() == "chown" && crate::argv::owner_is_caller(first, cmd.ctx.home);
     if cmd.name() == "chmod" && world_writable(first) {
         out.add(
             "fs-recursive-permission-change",
@@ -243,7 +245,8 @@ fn permissions(cmd: &Cmd<'_>, out: &mut Findings) {
         let Some(path) = known_path(cmd, target) else {
             continue;
         };
-        if is_system_or_home(&path, &cmd.ctx) {
+        if is_system_or_home(&path, &cmd.ctx) && !(to_caller && places::is_callers(&path, &cmd.ctx))
+        {
             out.add(
                 "fs-recursive-permission-change",
                 format!(

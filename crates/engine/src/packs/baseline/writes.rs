@@ -78,6 +78,11 @@ enum Writing {
     /// A new owner or group, a mode that cannot be read, or attributes that say who may change
     /// the target (`chown`, `chmod --reference=f`, `chattr +i`, `chflags uchg`).
     Owner,
+    /// The caller made the owner (`chown -R $USER .claude`, see
+    /// [`crate::argv::owner_is_caller`]): nothing changes in the home or the project, where
+    /// the caller's files are already the caller's; elsewhere it is a new owner (`sudo chown
+    /// $USER /etc/sudoers.d` gives the caller a file root reads).
+    OwnerCaller,
 }
 
 /// What a new mode may grant that matters to a persistence place.
@@ -154,7 +159,7 @@ fn mode_grants(mode: &str) -> Option<Grants> {
 }
 
 /// How `name` writes the targets it names (a redirection's target is always [`Writing::Content`]).
-fn writing(name: &str, args: &[String]) -> Writing {
+fn writing(name: &str, args: &[String], ctx: &PathContext<'_>) -> Writing {
     match name {
         "rm" | "rmdir" | "unlink" | "shred" => Writing::Removal,
         _ if places::tree_removal(name, args).is_some() => Writing::Removal,
@@ -170,6 +175,13 @@ fn writing(name: &str, args: &[String]) -> Writing {
             .setting
             .and_then(mode_grants)
             .map_or(Writing::Owner, Writing::Mode),
+        "chown"
+            if crate::argv::attributes(name, args)
+                .setting
+                .is_some_and(|owner| crate::argv::owner_is_caller(owner, ctx.home)) =>
+        {
+            Writing::OwnerCaller
+        }
         "chown" | "chgrp" | "chattr" | "chflags" => Writing::Owner,
         _ => Writing::Content,
     }
@@ -193,7 +205,7 @@ fn plants(place: places::Persistence, writing: Writing) -> bool {
         return match writing {
             Writing::Content | Writing::Empty | Writing::Link => false,
             Writing::Mode(grants) => grants.others_write || grants.owner_shut_out,
-            Writing::Removal | Writing::Replace | Writing::Owner => true,
+            Writing::Removal | Writing::Replace | Writing::Owner | Writing::OwnerCaller => true,
         };
     }
     if !place.empty_plants_nothing {
@@ -202,14 +214,22 @@ fn plants(place: places::Persistence, writing: Writing) -> bool {
     match writing {
         Writing::Empty => false,
         Writing::Mode(grants) => grants.others_write || (grants.execute && place.armed_by_execute),
-        Writing::Content | Writing::Link | Writing::Replace | Writing::Removal | Writing::Owner => {
-            true
-        }
+        Writing::Content
+        | Writing::Link
+        | Writing::Replace
+        | Writing::Removal
+        | Writing::Owner
+        | Writing::OwnerCaller => true,
     }
 }
 
 /// A write of a canonical path, made as `writing` says.
 fn check_write(path: &str, writing: Writing, ctx: &PathContext<'_>, out: &mut Findings) {
+    let writing = match writing {
+        Writing::OwnerCaller if places::is_callers(path, ctx) => return,
+        Writing::OwnerCaller => Writing::Owner,
+        other => other,
+    };
     let place = places::persistence(path, ctx)
         .or_else(|| places::is_path_dir(path, ctx).then_some(places::PATH_EXECUTABLE));
     if let Some(place) = place
@@ -712,7 +732,7 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
             push_copied(cmd, &mut targets, dir, sources, !explicit_dir.is_empty());
         }
     }
-    let named = writing(name, cmd.args());
+    let named = writing(name, cmd.args(), &cmd.ctx);
     for target in targets {
         let redirected = cmd
             .simple
