@@ -1249,11 +1249,29 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                     "-P",
                 ],
             );
-            if let Some((target, sources)) = operands.split_last() {
+            // `-t DIR` names the directory everything is copied into; the operands are all
+            // sources then.
+            let parsed = Parsed::new(
+                args,
+                &['t', 'S', 'm', 'o', 'g'],
+                &["target-directory", "suffix", "mode", "owner", "group"],
+            );
+            let directory = parsed
+                .values(&['t'], &["target-directory"])
+                .last()
+                .copied()
+                .filter(|_| command.name() != "scp");
+            let split = match directory {
+                Some(directory) => Some((directory, parsed.operands.as_slice())),
+                None => operands
+                    .split_last()
+                    .map(|(target, sources)| (*target, sources)),
+            };
+            if let Some((target, sources)) = split {
                 for source in sources {
                     read(&mut effects, source, recursive);
                 }
-                effects.writes.push((*target).to_owned());
+                effects.writes.push(target.to_owned());
                 if recursive {
                     let no_target_dir = has_flag(args, &['T'], &["no-target-directory"]);
                     effects
@@ -1261,9 +1279,8 @@ pub(crate) fn file_effects(command: &SimpleCommand) -> Effects {
                         .extend(copied_trees(sources, target, "/.", no_target_dir));
                     // A directory copied to a name that is none yet becomes it, trailing
                     // slash or not (`cp -r x .claude/`).
-                    let into_directory = has_flag(args, &['t'], &["target-directory"]);
-                    if sources.len() == 1 && !into_directory && command.name() != "install" {
-                        effects.replaced.push((*target).to_owned());
+                    if sources.len() == 1 && directory.is_none() && command.name() != "install" {
+                        effects.replaced.push(target.to_owned());
                     }
                 }
             }
@@ -1980,6 +1997,23 @@ mod tests {
         ] {
             assert!(replaced(argv).is_empty(), "{argv:?}");
         }
+    }
+
+    #[test]
+    fn a_copy_into_a_named_directory_writes_it() {
+        for argv in [
+            &["cp", "-rt", ".claude", "a"][..],
+            &["cp", "-r", "--target-directory=.claude", "a"],
+            &["cp", "-r", "-t", ".claude", "a"],
+        ] {
+            let effects = file_effects(&command(argv));
+            assert_eq!(effects.writes, [".claude"], "{argv:?}");
+            assert_eq!(effects.filled, [".claude/a"], "{argv:?}");
+            assert_eq!(effects.reads.len(), 1, "{argv:?}");
+        }
+        let effects = file_effects(&command(&["cp", "-t", "dist", "a", "b"]));
+        assert_eq!(effects.writes, ["dist"]);
+        assert_eq!(effects.reads.len(), 2);
     }
 
     #[test]

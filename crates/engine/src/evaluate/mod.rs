@@ -376,8 +376,19 @@ impl<'a> Evaluation<'a> {
                     recursive: *recursive,
                 });
             }
+            // A directory filled with names the command does not choose, or one a single
+            // source is copied, moved or linked to, is written below too (`cp -r a b .claude/`
+            // lands `.claude/a` and `.claude/b`, `mv commands .claude/` `.claude/commands`).
+            let filled: Vec<String> = effects
+                .filled
+                .iter()
+                .chain(&effects.replaced)
+                .flat_map(|dir| self.shell_canonicals(&format!("{}/*", dir.trim_end_matches('/'))))
+                .collect();
             for path in &writes {
                 self.check_path_rules(&FileAccess::Write { path: path.clone() });
+            }
+            for path in writes.iter().chain(&filled) {
                 if let Some(what) = floor::protected_write(path) {
                     self.hit(
                         floor::PROTECTED_WRITE,

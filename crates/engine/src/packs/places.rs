@@ -1760,6 +1760,16 @@ pub(crate) fn persistence(path: &str, ctx: &PathContext<'_>) -> Option<Persisten
 /// (`.cursor/permissions.json`, `.cursor/cli.json`, `~/.cursor/cli-config.json`); Copilot's `.github/hooks/`, `.github/copilot/settings*.json` and
 /// `~/.copilot/`; Windsurf's `.windsurf/hooks.json` and `~/.codeium/windsurf/hooks.json`;
 /// Cline's `.clinerules/hooks/` and `Documents/Cline/Hooks/`.
+/// The folders of an agent's directory that hold prompts, not settings or hooks: Claude
+/// Code's slash commands, subagents, skills and output styles, Codex's prompts.
+const PROMPT_FOLDERS: &[&str] = &["commands", "agents", "skills", "output-styles", "prompts"];
+
+/// Whether a copy's source is named as one of [`PROMPT_FOLDERS`] (`templates/commands`,
+/// `../other/.claude/agents/`).
+pub(crate) fn is_prompt_folder(source: &str) -> bool {
+    PROMPT_FOLDERS.contains(&basename(source.trim_end_matches('/')))
+}
+
 /// The directories the agents read their settings and hooks from.
 const AGENT_DIRS: &[&str] = &[".claude", ".codex", ".gemini", ".copilot", ".clinerules"];
 

@@ -704,6 +704,8 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
     }
     let effects = &cmd.effects;
     let mut targets: Vec<String> = effects.writes.clone();
+    // The one source copied, moved or linked to a target that is no directory yet.
+    let mut single_source: Option<&str> = None;
     // A download into a directory names its files after the sources, as cp's do
     // (`aws s3 cp s3://b/.bashrc ~/`).
     let downloaded = crate::argv::storage_copy(name, cmd.args())
@@ -728,6 +730,9 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
                 None => (None, Vec::new()),
             },
         };
+        if let (None, [source]) = (explicit_dir.first(), sources.as_slice()) {
+            single_source = Some(*source);
+        }
         if let Some(dir) = dir {
             push_copied(cmd, &mut targets, dir, sources, !explicit_dir.is_empty());
         }
@@ -753,6 +758,19 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
         };
         if let Some(target) = places::resolvable(&target) {
             let target = cmd.canonical(&target);
+            // A folder of prompts copied to an agent's directory (`cp -r templates/commands
+            // .claude/`) is meant to land inside it, where the floor asks; only where the
+            // directory does not exist yet does the copy become it, which the command line
+            // cannot tell.
+            let how = match (how, single_source) {
+                (Writing::Replace, Some(source))
+                    if places::is_prompt_folder(source)
+                        && places::persistence(&target, &cmd.ctx) == Some(places::AGENT_DIR) =>
+                {
+                    named
+                }
+                (how, _) => how,
+            };
             check_write(&target, how, &cmd.ctx, out);
             check_approvals(&target, std::iter::once(cmd.raw), out);
             // A link opens all below its target to what later writes through it, under names
