@@ -228,7 +228,10 @@ fn start_name(root: &str, working: &PathContext<'_>) -> Option<String> {
 fn is_critical_target(operand: &str, ctx: &PathContext<'_>, working: &PathContext<'_>) -> bool {
     // `$HOME` and the variables naming a place in it (`$XDG_CACHE_HOME`) are where the home
     // directory is; anything else only known at run time (`rm -rf "$DIR"/*`) could be anything.
-    let operand = places::with_well_known_location(operand);
+    let operand = match places::from_project_dir(operand, ctx) {
+        Some(below_project) => std::borrow::Cow::Owned(below_project),
+        None => places::with_well_known_location(operand),
+    };
     let home_unknown = ctx.home.is_none()
         && ["~", "$HOME", "${HOME}"]
             .iter()

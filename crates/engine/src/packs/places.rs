@@ -219,6 +219,39 @@ fn from_working_dir(path: &str) -> Option<String> {
         })
 }
 
+/// Top-level directories that hold a system's or its users' files, beside [`SYSTEM_DIRS`]: what
+/// `$CLAUDE_PROJECT_DIR/home` names where the variable is unset (see [`from_project_dir`]).
+const HOSTS_USERS: &[&str] = &["/home", "/Users", "/mnt", "/media", "/Volumes", "/run"];
+
+/// A path written below Claude Code's project directory (`$CLAUDE_PROJECT_DIR/build`,
+/// `${CLAUDE_PROJECT_DIR}`, followed by `/` or the end) as the same path below the project,
+/// the event's working directory ([`project_root`]). Claude Code sets the variable to the
+/// directory it was started in; where an earlier `cd` moved the agent's shell since, the
+/// project is still what toolgate takes it for. Where the variable is unset (a Claude Code bug,
+/// another agent) the path is its rest from the root, so a rest that names the root, a system
+/// directory or the users' homes (`$CLAUDE_PROJECT_DIR/home/ann`) stays unknown. `None` for
+/// any other path.
+pub(crate) fn from_project_dir(path: &str, ctx: &PathContext<'_>) -> Option<String> {
+    let rest = ["$CLAUDE_PROJECT_DIR", "${CLAUDE_PROJECT_DIR}"]
+        .iter()
+        .find_map(|dir| path.strip_prefix(dir))
+        .filter(|rest| rest.is_empty() || rest.starts_with('/'))?;
+    let unset = paths::canonicalize(
+        rest,
+        &PathContext {
+            cwd: "/",
+            home: None,
+        },
+    );
+    let system = unset == "/"
+        || SYSTEM_DIRS
+            .iter()
+            .chain(HOSTS_USERS)
+            .any(|dir| paths::is_within(&unset, dir));
+    let root = project_root(ctx)?;
+    (!system && !is_dynamic(rest)).then(|| format!("{root}{rest}"))
+}
+
 /// The canonical form of a path known before it runs: literal, under the home directory
 /// (`$HOME/x`, `$XDG_CACHE_HOME/x`, resolved against `ctx`) or the working one (`$PWD/x`, as
 /// `./x`). `None` when another part is only known at run time (`$DIR/x`, a substitution).

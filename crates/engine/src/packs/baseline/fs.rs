@@ -194,7 +194,11 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
 /// The canonical path of an operand known before it runs (see [`places::known_canonical`]);
 /// one only known at run time is the safety floor's.
 fn known_path(cmd: &Cmd<'_>, operand: &str) -> Option<String> {
-    places::known_canonical(operand, &cmd.path_context())
+    let below_project = places::from_project_dir(operand, &cmd.ctx);
+    places::known_canonical(
+        below_project.as_deref().unwrap_or(operand),
+        &cmd.path_context(),
+    )
 }
 
 fn removal(cmd: &Cmd<'_>, operand: &str, out: &mut Findings) {
