@@ -17,6 +17,62 @@ pub(crate) const GIT_GLOBAL_LONG_VALUE: &[&str] = &[
     "list-cmds",
 ];
 
+/// `git config`'s options that take a separate value.
+const GIT_CONFIG_SHORT_VALUE: &[char] = &['f'];
+/// See [`GIT_CONFIG_SHORT_VALUE`].
+const GIT_CONFIG_LONG_VALUE: &[&str] = &["file", "blob", "type", "default", "comment", "value"];
+
+/// What `git config ARGS` (`args` after `config`) sets: its key and value (`None` for a
+/// key alone, which sets a boolean or errs), as written after its options, or after those of
+/// its `set` subcommand. git stops reading options at the first operand, so a value may begin
+/// with a dash (`git config alias.x '-c core.pager=id log'`). `None` when it reads, removes or
+/// edits instead (`--get`, `--list`, `--unset`, `get`, `edit`, …).
+pub(crate) fn git_config_set<T: AsRef<str>>(args: &[T]) -> Option<(&T, Option<&T>)> {
+    let (mut reading, mut operands) = config_words(args);
+    match operands.first().map(AsRef::as_ref) {
+        Some("set") => (reading, operands) = config_words(operands.get(1..).unwrap_or(&[])),
+        Some("get" | "list" | "unset" | "edit" | "remove-section" | "rename-section") => {
+            return None;
+        }
+        _ => {}
+    }
+    if reading {
+        return None;
+    }
+    let (key, rest) = operands.split_first()?;
+    Some((key, rest.first()))
+}
+
+/// `git config`'s leading options and the words after them: whether the options read, remove
+/// or edit (`--get`, `-l`, `--unset`, …) rather than set, and the operands.
+fn config_words<T: AsRef<str>>(args: &[T]) -> (bool, &[T]) {
+    let (short_value, long_value) = (GIT_CONFIG_SHORT_VALUE, GIT_CONFIG_LONG_VALUE);
+    let index = options_end(args, short_value, long_value);
+    let head: Vec<String> = args
+        .get(..index.min(args.len()))
+        .unwrap_or(&[])
+        .iter()
+        .map(|arg| arg.as_ref().to_owned())
+        .collect();
+    let parsed = Parsed::new(&head, short_value, long_value);
+    let reading = parsed.has(
+        &['l'],
+        &[
+            "get",
+            "get-all",
+            "get-regexp",
+            "get-urlmatch",
+            "list",
+            "unset",
+            "unset-all",
+            "remove-section",
+            "rename-section",
+            "edit",
+        ],
+    );
+    (reading, args.get(index..).unwrap_or(&[]))
+}
+
 /// `git clone`'s short options that take a separate value.
 pub(crate) const GIT_CLONE_SHORT_VALUE: &[char] = &['o', 'b', 'c', 'u', 'j'];
 /// See [`GIT_CLONE_SHORT_VALUE`].

@@ -926,43 +926,58 @@ fn line_end(bytes: &[u8], mut at: usize, semicolon_ends: bool) -> usize {
 /// ([`git_config_commands`]), and its subcommands' ([`git_subcommand`]).
 fn git(args: &[Field]) -> Vec<Nested> {
     let start = options_end(args, GIT_GLOBAL_SHORT_VALUE, GIT_GLOBAL_LONG_VALUE);
-    let mut found = git_config_commands(args.get(..start).unwrap_or(&[]));
+    let mut found = git_config_commands(args.get(..start).unwrap_or(&[]), &['C'], None);
     found.extend(git_subcommand(args.get(start..).unwrap_or(&[])));
     found
 }
 
-/// The commands `git -c KEY=VALUE` (among git's leading options `globals`) hands to a shell:
-/// the programs git runs from its configuration (`core.fsmonitor`, `core.sshCommand`,
-/// `core.pager`, `core.editor`, `sequence.editor`, `diff.external`, `diff.<driver>.textconv`,
-/// `filter.<driver>.smudge` and `.clean`, `merge.<driver>.driver`, `difftool.<tool>.cmd`,
-/// `pager.<cmd>`), and `!` aliases and credential helpers (`credential.<url>.helper` too). The
-/// baseline asks for any of them (`git-dangerous-config`); what they run is judged too, so
-/// `git -c alias.x='!rm -rf ~' x` is the removal it runs.
-fn git_config_commands(globals: &[Field]) -> Vec<Nested> {
-    let mut found = Vec::new();
-    for (setting, dynamic) in option_texts(globals, Some('c'), &['C'], None) {
-        let Some((key, value)) = setting.split_once('=') else {
-            continue;
-        };
-        let key = key.to_ascii_lowercase();
-        // `section.name` and `section.<subsection>.name`: the first and last parts.
-        let section = key.split('.').next().unwrap_or_default();
-        let name = key.rsplit('.').next().unwrap_or_default();
-        let command = match (section, name) {
-            ("core", "fsmonitor" | "sshcommand" | "pager" | "editor")
-            | ("sequence", "editor")
-            | ("diff", "external" | "textconv" | "command")
-            | ("filter", "smudge" | "clean" | "process")
-            | ("merge", "driver")
-            | ("difftool" | "mergetool", "cmd")
-            | ("pager", _) => (!value.trim().is_empty())
-                .then(|| script_or_dynamic(value.to_owned(), dynamic, Origin::ShellString)),
-            ("alias", _) | ("credential", "helper") => bang_command(value, dynamic),
-            _ => None,
-        };
-        found.extend(command);
+/// The commands `git -c KEY=VALUE` (among git's leading options `globals`) hands to a shell
+/// (see [`git_setting_command`]); `git clone -c KEY=VALUE` / `--config` writes the same into
+/// the new repository, where the clone's own checkout runs them. `valued` lists the other short
+/// options that take a value, `long` the long form of `-c`.
+fn git_config_commands(args: &[Field], valued: &[char], long: Option<&str>) -> Vec<Nested> {
+    option_texts(args, Some('c'), valued, long)
+        .into_iter()
+        .filter_map(|(setting, dynamic)| {
+            let (key, value) = setting.split_once('=')?;
+            git_setting_command(key, value, dynamic)
+        })
+        .collect()
+}
+
+/// The command a git setting hands to a shell, given with `-c`, to `git clone`, or stored by
+/// `git config KEY VALUE` for every later git command: the programs git runs from its
+/// configuration (`core.fsmonitor`, `core.sshCommand`, `core.pager`, `core.editor`,
+/// `sequence.editor`, `diff.external`, `diff.<driver>.textconv`, `filter.<driver>.smudge` and
+/// `.clean`, `merge.<driver>.driver`, `difftool.<tool>.cmd`, `pager.<cmd>`), and `!` aliases
+/// and credential helpers (`credential.<url>.helper` too). The baseline asks for any of them
+/// (`git-dangerous-config`); what they run is judged too, so `git -c alias.x='!rm -rf ~' x` is
+/// the removal it runs.
+fn git_setting_command(key: &str, value: &str, dynamic: bool) -> Option<Nested> {
+    let key = key.to_ascii_lowercase();
+    // `section.name` and `section.<subsection>.name`: the first and last parts.
+    let section = key.split('.').next().unwrap_or_default();
+    let name = key.rsplit('.').next().unwrap_or_default();
+    match (section, name) {
+        ("core", "fsmonitor" | "sshcommand" | "pager" | "editor")
+        | ("sequence", "editor")
+        | ("diff", "external" | "textconv" | "command")
+        | ("filter", "smudge" | "clean" | "process")
+        | ("merge", "driver")
+        | ("difftool" | "mergetool", "cmd")
+        | ("pager", _) => (!value.trim().is_empty())
+            .then(|| script_or_dynamic(value.to_owned(), dynamic, Origin::ShellString)),
+        ("alias", _) | ("credential", "helper") => bang_command(value, dynamic),
+        _ => None,
     }
-    found
+}
+
+/// What `git config KEY VALUE` (`args` after `config`) stores for every later git command to
+/// run (see [`git_setting_command`]).
+fn git_config_set(args: &[Field]) -> Option<Nested> {
+    let (key, value) = crate::argv::git_config_set(args)?;
+    let value = value?;
+    git_setting_command(&key.text, &value.text, value.dynamic)
 }
 
 /// The commands git's subcommand runs, `args` starting at the subcommand: `rebase -x CMD` /
@@ -977,7 +992,17 @@ fn git_subcommand(args: &[Field]) -> Vec<Nested> {
         "rebase" => option_values(rest, Some('x'), &['s', 'X', 'C'], Some("exec")),
         // The program run for the other side of a transfer (locally, for a local or `ext::`
         // remote, and for `ssh` remotes on the far end).
-        "clone" => option_values(rest, Some('u'), GIT_CLONE_SHORT_VALUE, Some("upload-pack")),
+        "clone" => {
+            let mut found =
+                option_values(rest, Some('u'), GIT_CLONE_SHORT_VALUE, Some("upload-pack"));
+            found.extend(git_config_commands(
+                rest,
+                &['o', 'b', 'u', 'j'],
+                Some("config"),
+            ));
+            found
+        }
+        "config" => git_config_set(rest).into_iter().collect(),
         "fetch" | "pull" | "ls-remote" => {
             option_values(rest, None, &['j', 'o'], Some("upload-pack"))
         }

@@ -438,59 +438,15 @@ fn push(rest: &[String], out: &mut Findings) {
     }
 }
 
-/// `git config`'s options that take a value.
-const CONFIG_SHORT_VALUE: &[char] = &['f'];
-const CONFIG_LONG_VALUE: &[&str] = &["file", "blob", "type", "default", "comment", "value"];
-
-/// The options of `git config` (or of its `set` subcommand) and the words after them: git stops
-/// reading options at the first operand, so a value may begin with a dash
-/// (`git config alias.x '-c core.pager=id log'`).
-fn config_words(args: &[String]) -> (Parsed<'_>, &[String]) {
-    let (parsed, first) = leading_options(args, CONFIG_SHORT_VALUE, CONFIG_LONG_VALUE);
-    let words = first.and_then(|at| args.get(at..)).unwrap_or(&[]);
-    (parsed, words)
-}
-
 fn config(rest: &[String], depth: usize, out: &mut Findings) {
-    let (mut parsed, mut operands) = config_words(rest);
-    if operands.first().is_some_and(|verb| verb == "set") {
-        (parsed, operands) = config_words(operands.get(1..).unwrap_or(&[]));
-    } else if operands.first().is_some_and(|verb| {
-        matches!(
-            verb.as_str(),
-            "get" | "list" | "unset" | "edit" | "remove-section" | "rename-section"
-        )
-    }) {
+    let Some((key, value)) = crate::argv::git_config_set(rest) else {
         return;
-    }
-    let reading = parsed.has(
-        &['l'],
-        &[
-            "get",
-            "get-all",
-            "get-regexp",
-            "get-urlmatch",
-            "list",
-            "unset",
-            "unset-all",
-            "remove-section",
-            "rename-section",
-            "edit",
-        ],
-    );
-    if reading {
-        return;
-    }
-    let (key, value) = match operands {
-        [key, value, ..] => (Some(key.as_str()), Some(value.as_str())),
-        _ => (None, None),
     };
-    if let (Some(key), Some(value)) = (key, value) {
-        destructive_setting(key, Some(value), out);
+    let value = value.map(String::as_str);
+    if value.is_some() {
+        destructive_setting(key, value, out);
     }
-    if let Some(key) = key
-        && runs_command(key, value, depth)
-    {
+    if runs_command(key, value, depth) {
         out.add(
             "git-dangerous-config",
             format!("setting `{key}` makes git run a command of the caller's choosing"),
