@@ -90,6 +90,8 @@ pub(super) fn nested(name: &str, args: &[Field], budget: &Budget) -> Vec<Nested>
         "cmake" => cmake_tool(args),
         "hyperfine" => hyperfine(args),
         "nodemon" => option_values(args, Some('x'), NODEMON_VALUED, Some("exec")),
+        "kitty" | "kitten" => kitty_remote(args),
+        "wezterm" => wezterm_send_text(args),
         name if lisp::code_options(name).is_some() => lisp::expressions(name, args)
             .into_iter()
             .flat_map(|code| lisp::shell_commands(code, budget))
@@ -918,6 +920,91 @@ fn line_end(bytes: &[u8], mut at: usize, semicolon_ends: bool) -> usize {
         }
     }
     bytes.len()
+}
+
+// ------------------------------------------------------------------------------- terminals
+
+/// kitty's remote control (`kitty @ CMD`, `kitten @ CMD`): `launch [options] PROG ARGS` opens a
+/// window running the program, `send-text [options] TEXT` types the text into a window's shell
+/// (read as the commands it types: a later `\r` runs what is typed). launch's options all take
+/// a value but the flags listed.
+fn kitty_remote(args: &[Field]) -> Vec<Nested> {
+    const FLAGS: &[&str] = &[
+        "--hold",
+        "--keep-focus",
+        "--dont-take-focus",
+        "--copy-env",
+        "--copy-cmdline",
+        "--copy-colors",
+        "--no-response",
+        "--self",
+        "--allow-remote-control",
+        "--match-tab",
+        "--bias",
+        "--stdin-add-formatting",
+        "--stdin-add-line-wrap-markers",
+        "--all",
+        "--bracketed-paste",
+    ];
+    let rest = match args {
+        [at, rest @ ..] if at.text == "@" => rest,
+        _ => return Vec::new(),
+    };
+    let Some((verb, rest)) = rest.split_first() else {
+        return Vec::new();
+    };
+    let mut index = 0;
+    while let Some(arg) = rest.get(index) {
+        if arg.text == "--" {
+            index += 1;
+            break;
+        }
+        if !arg.text.starts_with('-') {
+            break;
+        }
+        let flag = FLAGS.contains(&arg.text.as_str()) || arg.text.contains('=');
+        index += if flag { 1 } else { 2 };
+    }
+    let operands = rest.get(index..).unwrap_or(&[]);
+    match verb.text.as_str() {
+        "launch" | "new-window" if !operands.is_empty() => vec![Nested::Command {
+            fields: operands.to_vec(),
+            origin: Origin::ShellString,
+        }],
+        "send-text" if !operands.is_empty() => vec![typed_text(operands)],
+        _ => Vec::new(),
+    }
+}
+
+/// `wezterm cli send-text [options] [TEXT]`: the text typed into a pane's shell (see
+/// [`kitty_remote`]); without it, stdin's.
+fn wezterm_send_text(args: &[Field]) -> Vec<Nested> {
+    let start = options_end(args, &[], &["config", "config-file"]);
+    let rest = args.get(start..).unwrap_or(&[]);
+    let [cli, verb, rest @ ..] = rest else {
+        return Vec::new();
+    };
+    if cli.text != "cli" || verb.text != "send-text" {
+        return Vec::new();
+    }
+    let start = options_end(rest, &[], &["pane-id"]);
+    match rest.get(start..) {
+        Some(text) if !text.is_empty() => vec![typed_text(text)],
+        _ => vec![Nested::Stdin],
+    }
+}
+
+/// Text typed into a terminal's shell, its escapes (`\r`, `\n`, as kitty and WezTerm read
+/// them) line breaks: the commands it runs.
+fn typed_text(words: &[Field]) -> Nested {
+    let Nested::Script { text, origin } = joined(words, Origin::ShellString) else {
+        return joined(words, Origin::ShellString);
+    };
+    let text = text
+        .replace("\\r", "\n")
+        .replace("\\n", "\n")
+        .replace("\\x0d", "\n");
+    Nested::Script { text, origin }
 }
 
 // ---------------------------------------------------------------------------------------- git

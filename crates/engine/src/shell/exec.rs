@@ -95,8 +95,9 @@ pub(super) fn nested(argv: &[Field], stdin: Option<&str>, budget: &Budget) -> Ve
         "parallel" => parallel(args, stdin),
         "pee" => pee(args),
         "mispipe" => mispipe(args),
-        "tmux" => runners::tmux(args, stdin),
-        "screen" => runners::screen(args),
+        // byobu runs tmux (or, as byobu-screen, screen) with the arguments it is given.
+        "tmux" | "byobu" | "byobu-tmux" => runners::tmux(args, stdin),
+        "screen" | "byobu-screen" => runners::screen(args),
         "make" | "gmake" => runners::make(args, stdin),
         "psql" => runners::psql(args, stdin),
         "mysql" | "mariadb" => runners::mysql(args, stdin),

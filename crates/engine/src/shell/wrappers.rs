@@ -185,6 +185,13 @@ struct Spec {
     interspersed: bool,
     /// Stripped for allow rules too (Claude Code's own list).
     safe: bool,
+    /// Whether a lone command word with blanks is a shell string: terminal emulators run `xterm
+    /// -e 'rm -rf ~'` through a shell (or split it as one) rather than look for a program of
+    /// that name.
+    lone_string: bool,
+    /// First operands that are no command but a mode of the program's own (`kitty @ launch`,
+    /// `kitty +kitten`): with one, the program runs no command as a wrapper.
+    modes: &'static [&'static str],
     special: Special,
 }
 
@@ -207,9 +214,63 @@ const fn plain(name: &'static str) -> Spec {
         operands: 0,
         interspersed: false,
         safe: false,
+        lone_string: false,
+        modes: &[],
         special: Special::Plain,
     }
 }
+
+/// A terminal emulator that runs the words after `-e` (see [`WRAPPERS`]).
+const fn plain_terminal(name: &'static str) -> Spec {
+    Spec {
+        special: Special::Marked(&["-e"]),
+        lone_string: true,
+        ..plain(name)
+    }
+}
+
+/// GNOME Terminal's grammar, which MATE's, Xfce's and Terminator share: the command after `--`
+/// or `-x`/`--execute`, or one string given to `-e`/`--command`.
+const GNOME_TERMINAL: Spec = Spec {
+    short_arg: "e",
+    long_arg: &["--command", "--working-directory"],
+    payload: &["-e", "--command"],
+    dir: &["--working-directory"],
+    special: Special::Marked(&["-x", "--execute"]),
+    lone_string: true,
+    ..plain("gnome-terminal")
+};
+
+/// foot's grammar, which its server's client, footclient, shares (its `--server-socket`).
+const FOOT: Spec = Spec {
+    short_arg: "cofFtTawWDdp",
+    long_arg: &[
+        "--config",
+        "--override",
+        "--font",
+        "--term",
+        "--title",
+        "--app-id",
+        "--window-size-pixels",
+        "--window-size-chars",
+        "--working-directory",
+        "--log-level",
+        "--print-pid",
+        "--server-socket",
+    ],
+    short_flag: "LHmhvNE",
+    long_flag: &[
+        "--login-shell",
+        "--hold",
+        "--maximized",
+        "--fullscreen",
+        "--no-wait",
+        "--check-config",
+    ],
+    dir: &["-D", "--working-directory"],
+    lone_string: true,
+    ..plain("foot")
+};
 
 /// sudo's option grammar, which sudo-rs shares.
 const SUDO: Spec = Spec {
@@ -730,6 +791,189 @@ const WRAPPERS: &[Spec] = &[
         short_flag: "aAdDfimOqUL",
         stop: "rRxXlQvwV",
         ..plain("screen")
+    },
+    // Terminal emulators open a window that runs a command instead of the user's shell: the
+    // words after `-e` (xterm, urxvt, konsole, alacritty's `--command`, ghostty, Debian's
+    // `x-terminal-emulator`), after `--` or `-x`/`--execute` (GNOME's, MATE's, Xfce's,
+    // Terminator), or after the options (kitty, foot, st, WezTerm's `start` and `cli spawn`);
+    // GNOME's, MATE's, Xfce's, Terminator's, Tilix's, LXTerminal's, QTerminal's and
+    // Terminology's `-e`/`--command` take the command as one string, which they split as a
+    // shell does. X toolkits' long options with one dash (`-geometry 80x24`) are read as
+    // options that may take a value; the `-e` is found wherever it stands.
+    plain_terminal("xterm"),
+    plain_terminal("uxterm"),
+    plain_terminal("urxvt"),
+    plain_terminal("urxvtc"),
+    plain_terminal("rxvt"),
+    plain_terminal("x-terminal-emulator"),
+    plain_terminal("ghostty"),
+    Spec {
+        long_arg: &["--workdir"],
+        dir: &["--workdir"],
+        ..plain_terminal("konsole")
+    },
+    Spec {
+        long_arg: &["--working-directory"],
+        dir: &["--working-directory"],
+        special: Special::Marked(&["-e", "--command"]),
+        ..plain_terminal("alacritty")
+    },
+    GNOME_TERMINAL,
+    Spec {
+        name: "mate-terminal",
+        ..GNOME_TERMINAL
+    },
+    Spec {
+        name: "xfce4-terminal",
+        ..GNOME_TERMINAL
+    },
+    Spec {
+        name: "terminator",
+        ..GNOME_TERMINAL
+    },
+    Spec {
+        short_arg: "ew",
+        long_arg: &["--command", "--working-directory"],
+        payload: &["-e", "--command"],
+        dir: &["-w", "--working-directory"],
+        special: Special::Marked(&["-x", "--execute"]),
+        lone_string: true,
+        ..plain("tilix")
+    },
+    Spec {
+        short_arg: "e",
+        long_arg: &["--command", "--working-directory"],
+        payload: &["-e", "--command"],
+        dir: &["--working-directory"],
+        special: Special::Marked(&[]),
+        ..plain("lxterminal")
+    },
+    Spec {
+        short_arg: "ew",
+        long_arg: &["--execute", "--workdir"],
+        payload: &["-e", "--execute"],
+        dir: &["-w", "--workdir"],
+        special: Special::Marked(&[]),
+        ..plain("qterminal")
+    },
+    Spec {
+        short_arg: "e",
+        long_arg: &["--exec"],
+        payload: &["-e", "--exec"],
+        special: Special::Marked(&[]),
+        ..plain("terminology")
+    },
+    // kitty [options] [program [args]]; `kitty +kitten …` and `kitty @ …` run kittens and
+    // remote control, no program of their own.
+    Spec {
+        short_arg: "cotdT1",
+        long_arg: &[
+            "--config",
+            "--override",
+            "--title",
+            "--class",
+            "--name",
+            "--directory",
+            "--working-directory",
+            "--session",
+            "--listen-on",
+            "--start-as",
+            "--instance-group",
+            "--watcher",
+            "--os-window-tag",
+            "--grab-keyboard",
+        ],
+        short_flag: "vh",
+        long_flag: &[
+            "--hold",
+            "--detach",
+            "--single-instance",
+            "--wait-for-single-instance-window-close",
+            "--debug-input",
+            "--debug-gl",
+            "--debug-font-fallback",
+            "--replay-commands",
+            "--dump-commands",
+        ],
+        dir: &["-d", "--directory", "--working-directory"],
+        lone_string: true,
+        modes: &[
+            "@",
+            "+kitten",
+            "+runpy",
+            "+open",
+            "+launch",
+            "+complete",
+            "+hold",
+        ],
+        ..plain("kitty")
+    },
+    // foot [options] [command [args]] (and the server's client, footclient).
+    FOOT,
+    Spec {
+        name: "footclient",
+        ..FOOT
+    },
+    // st [-aiv] [-c class] [-f font] [-g geometry] [-n name] [-o file] [-T title] [-t title]
+    // [-l line] [-w id] [[-e] command [args]].
+    Spec {
+        short_arg: "cfgnoTtlw",
+        short_flag: "aive",
+        lone_string: true,
+        ..plain("st")
+    },
+    // WezTerm: `wezterm start [options] [--] [prog]` and `wezterm cli spawn [options] [--]
+    // [prog]`; the global options before the subcommand take a value.
+    Spec {
+        sub: &["start", "cli spawn"],
+        long_arg: &[
+            "--config-file",
+            "--config",
+            "--cwd",
+            "--class",
+            "--workspace",
+            "--position",
+            "--domain",
+            "--pane-id",
+            "--window-id",
+            "--new-window",
+        ],
+        long_flag: &[
+            "--no-auto-connect",
+            "--always-new-process",
+            "--new-tab",
+            "--skip-config",
+            "--attach",
+        ],
+        short_flag: "n",
+        dir: &["--cwd"],
+        lone_string: true,
+        ..plain("wezterm")
+    },
+    // zellij: `zellij run [options] [--] CMD` and `zellij action new-pane [options] -- CMD` open a
+    // pane running the command.
+    Spec {
+        sub: &["run", "r", "action new-pane"],
+        short_arg: "dncs",
+        long_arg: &[
+            "--direction",
+            "--name",
+            "--cwd",
+            "--session",
+            "--config",
+            "--layout",
+        ],
+        short_flag: "fi",
+        long_flag: &[
+            "--floating",
+            "--in-place",
+            "--close-on-exit",
+            "--start-suspended",
+            "--stacked",
+        ],
+        dir: &["--cwd"],
+        lone_string: true,
+        ..plain("zellij")
     },
     // ssh-agent [options] command: the agent runs the command with its socket in the environment.
     Spec {
@@ -2111,6 +2355,23 @@ fn parse_wrapper(spec: &Spec, args: &[Field], unknown: Unknown) -> Option<Parsed
     if parsed.payload.is_some() {
         parsed.keep = true;
     }
+    if args
+        .get(index)
+        .is_some_and(|word| spec.modes.contains(&word.text.as_str()))
+    {
+        return None;
+    }
+    if spec.lone_string
+        && let [word] = args.get(index..).unwrap_or(&[])
+        && word.text.contains(char::is_whitespace)
+    {
+        parsed.payload = Some(Payload {
+            text: word.text.clone(),
+            dynamic: word.dynamic,
+        });
+        parsed.keep = true;
+        return Some(parsed);
+    }
     if index < args.len() {
         parsed.command = Some(index);
         parsed.runner = runs_python_scripts(spec, sub)
@@ -2373,6 +2634,26 @@ pub(super) mod tests {
             ),
             (&["ifne", "-n", "rm", "x"], &["ifne"], &["rm", "x"]),
             (&["chronic", "-ev", "rm", "x"], &["chronic"], &["rm", "x"]),
+            (
+                &["xterm", "-geometry", "80x24", "-e", "rm", "x"],
+                &["xterm"],
+                &["rm", "x"],
+            ),
+            (
+                &["gnome-terminal", "--tab", "--", "rm", "x"],
+                &["gnome-terminal"],
+                &["rm", "x"],
+            ),
+            (
+                &["kitty", "-d", "/tmp", "rm", "x"],
+                &["kitty"],
+                &["rm", "x"],
+            ),
+            (
+                &["wezterm", "start", "--cwd", ".", "--", "rm", "x"],
+                &["wezterm"],
+                &["rm", "x"],
+            ),
             (&["lckdo", "-W", "5", "/tmp/l", "rm"], &["lckdo"], &["rm"]),
             (&["sshpass", "-p", "x", "rm"], &["sshpass"], &["rm"]),
             (
@@ -2767,6 +3048,9 @@ pub(super) mod tests {
             (&["nix-shell", "--command", "rm -rf /"], "rm -rf /"),
             (&["doppler", "run", "--command", "rm -rf /"], "rm -rf /"),
             (&["mise", "x", "node@20", "-c", "rm -rf /"], "rm -rf /"),
+            (&["xterm", "-hold", "-e", "rm -rf /"], "rm -rf /"),
+            (&["gnome-terminal", "--command=rm -rf /"], "rm -rf /"),
+            (&["xfce4-terminal", "-e", "rm -rf /"], "rm -rf /"),
             (&["pnpm", "-c", "exec", "rm -rf / && ls"], "rm -rf / && ls"),
             (
                 &[
