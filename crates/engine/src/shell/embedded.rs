@@ -16,6 +16,8 @@
 //! These are small scanners, not parsers of awk or sed: where they are unsure they see a command
 //! that may not be there (a question for the user), never the other way round.
 
+mod vimscript;
+
 use super::exec::{Nested, SHELLS, joined, script_or_dynamic};
 use super::interp::lisp;
 use super::parse::Budget;
@@ -1790,7 +1792,16 @@ fn ex_commands(command: &str, dynamic: bool, budget: &Budget, depth: usize) -> V
             return vec![Nested::Dynamic(command.to_owned())];
         }
         let args = [flag.to_owned(), code.to_owned()];
-        return super::interp::nested(program, &args, None, budget);
+        let mut found = super::interp::nested(program, &args, None, budget);
+        // Neovim's Lua calls vimscript's functions as `vim.fn.NAME(…)`.
+        if program == "lua" && code.contains("vim.fn.") {
+            found.extend(
+                vimscript::calls(&code.replace("vim.fn.", ""))
+                    .into_iter()
+                    .map(vim_nested(code, false)),
+            );
+        }
+        return found;
     }
     if word.len() >= 3 && "execute".starts_with(word) {
         return match vim_strings(rest) {
@@ -1803,6 +1814,18 @@ fn ex_commands(command: &str, dynamic: bool, budget: &Budget, depth: usize) -> V
     if let Some(nested) = ex_shell(command, dynamic) {
         return vec![nested];
     }
+    // Vimscript's calls and Ex's file commands, in this command up to its `|`.
+    let this = match ex_bar(command) {
+        Some(after) => command
+            .get(..command.len() - after.len() - 1)
+            .unwrap_or(command),
+        None => command,
+    };
+    let mut found: Vec<Nested> = vimscript::calls(this)
+        .into_iter()
+        .chain(vimscript::file_command(this).map(vimscript::Vim::Shell))
+        .map(vim_nested(this, dynamic))
+        .collect();
     let normal = word.len() >= 4 && "normal".starts_with(word);
     if normal {
         // Keys typed in: an Ex command (`:` to a typed Enter) runs, as typed in an `:execute`
@@ -1820,11 +1843,21 @@ fn ex_commands(command: &str, dynamic: bool, budget: &Budget, depth: usize) -> V
     // `:global` and `:autocmd` take a `|` as part of their argument.
     let takes_bar = word.starts_with('g') && "global".starts_with(word)
         || word.len() >= 2 && "autocmd".starts_with(word);
-    match ex_bar(command) {
-        Some(after) if !takes_bar && depth < MAX_EXECUTE_DEPTH && budget.burn_text(after) => {
-            ex_commands(after, dynamic, budget, depth + 1)
-        }
-        _ => Vec::new(),
+    if let Some(after) = ex_bar(command)
+        && !takes_bar
+        && depth < MAX_EXECUTE_DEPTH
+        && budget.burn_text(after)
+    {
+        found.extend(ex_commands(after, dynamic, budget, depth + 1));
+    }
+    found
+}
+
+/// What a vimscript call of the Ex command `command` runs (see [`vimscript`]).
+fn vim_nested(command: &str, dynamic: bool) -> impl Fn(vimscript::Vim) -> Nested + '_ {
+    move |vim| match vim {
+        vimscript::Vim::Shell(text) => script_or_dynamic(text, dynamic, Origin::ShellString),
+        vimscript::Vim::Unknown => Nested::Dynamic(command.to_owned()),
     }
 }
 
@@ -1998,8 +2031,8 @@ fn key_text(name: &str) -> &'static str {
 }
 
 /// The shell command an Ex command runs: `!cmd`, `:!cmd`, a filter (`%!cmd`, `.,$!cmd`),
-/// `r !cmd`, `w !cmd` and `:terminal cmd`; a call of `system()` and the like runs its literal
-/// string (`call system('id')`), or what only the run time knows.
+/// `r !cmd`, `w !cmd` and `:terminal cmd` (the calls of `system()` and the like are
+/// [`vimscript::calls`]).
 fn ex_shell(command: &str, dynamic: bool) -> Option<Nested> {
     let command = command.trim_start_matches([':', ' ']);
     let after_range = command.trim_start_matches(|c: char| {
@@ -2032,18 +2065,7 @@ fn ex_shell(command: &str, dynamic: bool) -> Option<Nested> {
             Origin::ShellString,
         ));
     }
-    let called = ["system(", "systemlist(", "jobstart(", "termopen("]
-        .iter()
-        .find_map(|call| command.get(command.find(call)? + call.len()..))?;
-    let literal = called
-        .find(')')
-        .and_then(|close| vim_strings(called.get(..close)?));
-    Some(match literal {
-        Some(shell) if !shell.trim().is_empty() => {
-            script_or_dynamic(shell, dynamic, Origin::ShellString)
-        }
-        _ => Nested::Dynamic(command.to_owned()),
-    })
+    None
 }
 
 /// `!cmd` as the shell command `cmd` (less's and vim's shell escape).
@@ -2702,7 +2724,7 @@ mod tests {
             (&["vim", "+.,$!sort"], &["sort"]),
             (&["vim", "-c", "r!id"], &["id"]),
             (&["vim", "-c", "w !id"], &["id"]),
-            (&["vim", "-c", "w! out"], &[]),
+            (&["vim", "-c", "w! out"], &["printf %s \"$X\" > out"]),
             (&["vim", "--cmd", "term id"], &["id"]),
             (&["vim", "-c", "set termguicolors"], &[]),
             (&["vim", "-c", "%s/a!/b/"], &[]),
