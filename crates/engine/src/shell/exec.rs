@@ -103,6 +103,12 @@ pub(super) fn nested(argv: &[Field], stdin: Option<&str>, budget: &Budget) -> Ve
         "mysql" | "mariadb" => runners::mysql(args, stdin),
         "sqlite3" | "sqlite" | "duckdb" => runners::sqlite(args, stdin),
         "ed" => runners::ed(args, stdin),
+        "sftp" => {
+            let mut found = embedded::nested(name, args, budget);
+            found.extend(runners::sftp(args, stdin));
+            found
+        }
+        "ssh-copy-id" => runners::ssh_copy_id(args),
         _ => embedded::nested(name, args, budget),
     }
 }
@@ -511,6 +517,29 @@ pub(super) const XARGS_INPUT: &str = "$(xargs input)";
 /// unknown stands for the rest.
 const MAX_XARGS_LINES: usize = 8;
 
+/// The file a program reads instead of its stdin, when one is named (see [`xargs_arg_file`]):
+/// what xargs hands on, sftp's batch of commands (`-b FILE`; `-b -` is stdin itself).
+pub(super) fn input_file(name: &str, args: &[Field]) -> Option<(String, Option<usize>)> {
+    match name {
+        "xargs" => xargs_arg_file(args),
+        "sftp" => {
+            let start = options_end(args, runners::SFTP_SHORT_ARG, &[]);
+            let options: Vec<String> = args
+                .iter()
+                .take(start)
+                .map(|option| option.text.clone())
+                .collect();
+            let parsed = Parsed::new(&options, runners::SFTP_SHORT_ARG, &[]);
+            let file = *parsed.values(&['b'], &[]).last()?;
+            if is_stdin_path(file) || file == "-" {
+                return None;
+            }
+            Some(named_file(&options, file))
+        }
+        _ => None,
+    }
+}
+
 /// The file xargs (its arguments `args`, after the program) reads the arguments it hands on
 /// from instead of stdin (`-a FILE`, `--arg-file=FILE`; the last one given), as written, and
 /// where it is a process substitution, which of `args`' `<(…)` it is (the last among the
@@ -522,14 +551,20 @@ pub(super) fn xargs_arg_file(args: &[Field]) -> Option<(String, Option<usize>)> 
     let texts: Vec<String> = options.iter().map(|o| o.text.clone()).collect();
     let parsed = Parsed::new(&texts, XARGS_SHORT_ARG, XARGS_LONG_ARG);
     let file = parsed.values(&['a'], &["arg-file"]).last().copied()?;
-    let substitutions = texts
+    Some(named_file(&texts, file))
+}
+
+/// A file an option among `options` names, and where it is a process substitution, which of
+/// their `<(…)` it is (the last of them: the last option given wins).
+fn named_file(options: &[String], file: &str) -> (String, Option<usize>) {
+    let substitutions = options
         .iter()
         .filter(|text| text.ends_with(PROCESS_SUBSTITUTION_READ))
         .count();
     let which = substitutions
         .checked_sub(1)
         .filter(|_| file == PROCESS_SUBSTITUTION_READ);
-    Some((file.to_owned(), which))
+    (file.to_owned(), which)
 }
 
 /// xargs' arguments `args` with a `--arg-file=` (or an abbreviation of it) and the `<(…)` after

@@ -2605,6 +2605,16 @@ fn word(token: Option<&Token>) -> String {
 }
 
 /// `text` as one shell word: as it is when it is plain, single-quoted otherwise.
+/// A file name as one shell word: quoted (see [`quote`]), a leading `~` (alone or before `/`)
+/// left for the shell to read as the home directory, as the program it was given to does.
+pub(super) fn path_quote(text: &str) -> String {
+    match text.strip_prefix('~') {
+        Some("") => "~".to_owned(),
+        Some(rest) if rest.starts_with('/') => format!("~{}", quote(rest)),
+        _ => quote(text),
+    }
+}
+
 pub(super) fn quote(text: &str) -> String {
     let plain = !text.is_empty()
         && text

@@ -14,6 +14,7 @@
 use super::Origin;
 use super::embedded::{cap, option_texts};
 use super::exec::{Nested, PROCESS_SUBSTITUTION_READ, is_stdin_path, joined, script_or_dynamic};
+use super::interp::{path_quote, quote};
 use super::wrappers::Field;
 use crate::argv::{Parsed, options_end};
 
@@ -1095,9 +1096,163 @@ fn skip_ed_address(line: &str) -> &str {
     }
 }
 
+/// sftp's short options that take a value (sftp(1)).
+pub(super) const SFTP_SHORT_ARG: &[char] = &[
+    'B', 'b', 'c', 'D', 'F', 'i', 'J', 'l', 'o', 'P', 'R', 'S', 's', 'X',
+];
+
+/// What `sftp ARGS` does on this machine, as the shell commands that do the same: its batch of
+/// commands (on stdin, or the `-b` file the walker hands over as stdin: a here-document, text
+/// piped in, a file the line wrote) and a `HOST:PATH [LOCAL]` fetch. `put LOCAL` sends a local
+/// file to the host (`scp -- LOCAL HOST:`), `get REMOTE [LOCAL]` writes a local one (`scp --
+/// HOST:REMOTE LOCAL`, `-r`/`-R` for trees), `lcd` and `lmkdir` are `cd` and `mkdir` here,
+/// `!CMD` runs CMD in a local shell; what it does on the host is left alone. One script, so
+/// that an `lcd` moves the transfers after it.
+pub(super) fn sftp(args: &[Field], stdin: Option<&str>) -> Vec<Nested> {
+    let strings: Vec<String> = args.iter().map(|f| f.text.clone()).collect();
+    let parsed = Parsed::new(&strings, SFTP_SHORT_ARG, &[]);
+    let Some((destination, rest)) = parsed.operands.split_first() else {
+        return Vec::new();
+    };
+    let host = destination.rsplit('@').next().unwrap_or(destination);
+    let mut lines = Vec::new();
+    match host.split_once(':') {
+        // `sftp HOST:PATH [LOCAL]` fetches and exits.
+        Some((host, path)) if !path.is_empty() => {
+            let local = rest.first().copied().unwrap_or(".");
+            lines.push(format!(
+                "scp -- {}:{} {}",
+                host,
+                quote(path),
+                path_quote(local)
+            ));
+        }
+        _ => {
+            let host = host.split(':').next().unwrap_or(host);
+            lines.extend(
+                stdin
+                    .into_iter()
+                    .flat_map(str::lines)
+                    .filter_map(|line| sftp_command(line, host))
+                    .take(MAX_SCRIPT_COMMANDS + 1),
+            );
+        }
+    }
+    shell_texts(vec![(lines.join("\n"), false)])
+}
+
+/// The shell command one line of an sftp batch amounts to (see [`sftp`]).
+fn sftp_command(line: &str, host: &str) -> Option<String> {
+    // `-` and `@` before a command: carry on after an error, do not echo.
+    let line = line
+        .trim_start()
+        .trim_start_matches(['-', '@'])
+        .trim_start();
+    if let Some(shell) = line.strip_prefix('!') {
+        return (!shell.trim().is_empty()).then(|| shell.to_owned());
+    }
+    let words = sftp_words(line);
+    let (command, rest) = words.split_first()?;
+    let recursive = rest
+        .iter()
+        .take_while(|word| word.starts_with('-'))
+        .any(|flag| flag.contains(['r', 'R']));
+    let mut operands = rest.iter().skip_while(|word| word.starts_with('-'));
+    let tree = if recursive { "-r " } else { "" };
+    match command.as_str() {
+        "put" | "reput" | "mput" => {
+            let local = operands.next()?;
+            Some(format!("scp {tree}-- {} {host}:", path_quote(local)))
+        }
+        "get" | "reget" | "mget" => {
+            let remote = operands.next()?;
+            let local = operands.next().map_or(".", String::as_str);
+            Some(format!(
+                "scp {tree}-- {host}:{} {}",
+                quote(remote),
+                path_quote(local)
+            ))
+        }
+        "lcd" => Some(format!("cd -- {}", path_quote(operands.next()?))),
+        "lmkdir" => Some(format!("mkdir -- {}", path_quote(operands.next()?))),
+        _ => None,
+    }
+}
+
+/// The words of an sftp command line, split as sftp splits them: at blanks, with quotes and
+/// backslashes as a shell reads them.
+fn sftp_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut started = false;
+    let mut quote: Option<char> = None;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(open), _) if c == open => quote = None,
+            (Some('"') | None, '\\') => word.extend(chars.next()),
+            (Some(_), _) => word.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                started = true;
+            }
+            (None, ' ' | '\t') => {
+                if started || !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+                started = false;
+            }
+            (None, _) => word.push(c),
+        }
+    }
+    if started || !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+/// `ssh-copy-id [-f] [-i KEY] HOST`: the public key it sends and appends to the host's
+/// `authorized_keys` (`KEY` with `.pub` added when it has none; by default the newest of
+/// `~/.ssh/id_*.pub`), as `scp` sending it there.
+pub(super) fn ssh_copy_id(args: &[Field]) -> Vec<Nested> {
+    let strings: Vec<String> = args.iter().map(|f| f.text.clone()).collect();
+    let parsed = Parsed::new(&strings, &['i', 'p', 'o', 'F', 't'], &[]);
+    let Some(host) = parsed.operands.first() else {
+        return Vec::new();
+    };
+    let key = match parsed.values(&['i'], &[]).last() {
+        Some(key) if key.ends_with(".pub") => path_quote(key),
+        Some(key) => format!("{}.pub", path_quote(key)),
+        None => "~/.ssh/id_*.pub".to_owned(),
+    };
+    let host = host.rsplit('@').next().unwrap_or(host);
+    shell_texts(vec![(format!("scp -- {key} {}:.ssh/", quote(host)), false)])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sftp_batches() {
+        for (line, expected) in [
+            ("put ~/.ssh/id_rsa", Some("scp -- ~/.ssh/id_rsa h:")),
+            ("-put -r 'my dir' /srv", Some("scp -r -- 'my dir' h:")),
+            ("get /etc/x .bashrc", Some("scp -- h:/etc/x .bashrc")),
+            ("@get -R logs", Some("scp -r -- h:logs .")),
+            ("lcd ~", Some("cd -- ~")),
+            ("!rm -rf ~", Some("rm -rf ~")),
+            ("!", None),
+            ("cd /srv", None),
+            ("rm remote.txt", None),
+        ] {
+            assert_eq!(sftp_command(line, "h").as_deref(), expected, "{line}");
+        }
+        assert_eq!(
+            sftp_words(r#"put "a b" c\ d ''"#),
+            ["put", "a b", "c d", ""]
+        );
+    }
 
     fn fields(words: &[&str]) -> Vec<Field> {
         words

@@ -19,7 +19,7 @@
 //! only the run knows.
 
 use super::vim_strings;
-use crate::shell::interp::quote;
+use crate::shell::interp::{path_quote, quote};
 
 /// Most calls read in one command line; past that, the rest is not looked at (the command
 /// line's own length bounds the work before it).
@@ -274,13 +274,9 @@ fn file_word(parts: &[Part]) -> Option<String> {
                     Some(rest) if index == 0 => format!("~{rest}"),
                     _ => text.clone(),
                 };
-                match text.strip_prefix('~').filter(|_| index == 0) {
-                    Some("") => word.push('~'),
-                    Some(rest) if rest.starts_with('/') => {
-                        word.push('~');
-                        word.push_str(&quote(rest));
-                    }
+                match index {
                     _ if text.is_empty() => {}
+                    0 => word.push_str(&path_quote(&text)),
                     _ => word.push_str(&quote(&text)),
                 }
             }

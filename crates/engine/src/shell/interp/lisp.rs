@@ -18,7 +18,7 @@
 //! expands it; anything else in a command is a run-time part (`$X`), and a call with no literal
 //! at all is not looked into, as in the other languages' readers.
 
-use super::{MAX_COMMANDS, RUN_TIME, quote};
+use super::{MAX_COMMANDS, RUN_TIME, path_quote, quote};
 use crate::shell::parse::Budget;
 use crate::shell::wrappers::Field;
 
@@ -348,11 +348,7 @@ fn path_word(sexp: &Sexp) -> Option<String> {
         },
         Sexp::Sym(_) => return None,
     };
-    match text.strip_prefix('~') {
-        Some("") => Some("~".to_owned()),
-        Some(rest) if rest.starts_with('/') => Some(format!("~{}", quote(rest))),
-        _ => Some(quote(&text)),
-    }
+    Some(path_quote(&text))
 }
 
 #[cfg(test)]
