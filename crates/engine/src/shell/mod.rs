@@ -550,7 +550,8 @@ mod wrappers;
 
 pub use exec::SHELLS;
 pub(crate) use exec::{
-    FindOutput, enclosing_find, find_removed, find_roots, find_selected, find_split,
+    FindOutput, NETWORK_PROGRAMS, enclosing_find, find_removed, find_roots, find_selected,
+    find_split, reaches_network,
 };
 pub(crate) use interp::{is_interpreter, is_network_url, reads_program_from_stdin, script_operand};
 pub(crate) use interp::{shell_scripts_of, string_literals_of};

