@@ -96,7 +96,7 @@ pub(super) fn nested(name: &str, args: &[Field], budget: &Budget) -> Vec<Nested>
         "wezterm" => wezterm_send_text(args),
         name if lisp::code_options(name).is_some() => lisp::expressions(name, args)
             .into_iter()
-            .flat_map(|code| lisp::shell_commands(code, budget))
+            .flat_map(|code| lisp::shell_commands(name, code, budget))
             .map(|text| Nested::Script {
                 text,
                 origin: Origin::Interpreter,

@@ -36,8 +36,16 @@ pub(in crate::shell) fn code_options(name: &str) -> Option<&'static [&'static st
         "guile" => Some(&["-c"]),
         "racket" => Some(&["-e", "--eval"]),
         "sbcl" => Some(&["--eval"]),
+        // Clojure's CLI and clojure.main (`clojure -M -e EXPR`), babashka and nbb.
+        "clojure" | "clj" | "bb" | "nbb" => Some(&["-e", "--eval"]),
         _ => None,
     }
+}
+
+/// Whether `name` reads Clojure, whose calls name their namespace before a `/`
+/// (`clojure.java.shell/sh`, `fs/delete-tree`).
+fn is_clojure(name: &str) -> bool {
+    matches!(name, "clojure" | "clj" | "bb" | "nbb")
 }
 
 /// The expressions `name ARGS` evaluates: the values of its code options (`--eval EXPR`,
@@ -48,6 +56,13 @@ pub(in crate::shell) fn expressions<'a>(name: &str, args: &'a [Field]) -> Vec<&'
         return Vec::new();
     };
     let mut found = Vec::new();
+    // babashka evaluates a first argument that is an expression (`bb '(shell "id")'`).
+    if name == "bb"
+        && let Some(first) = args.iter().find(|arg| !arg.text.starts_with('-'))
+        && first.text.trim_start().starts_with('(')
+    {
+        found.push(first.text.as_str());
+    }
     let mut iter = args.iter().map(|arg| arg.text.as_str());
     while let Some(arg) = iter.next() {
         if let Some((option, value)) = arg.split_once('=')
@@ -70,12 +85,15 @@ pub(in crate::shell) fn expressions<'a>(name: &str, args: &'a [Field]) -> Vec<&'
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Sexp {
     List(Vec<Sexp>),
+    /// Clojure's map (`{:dir "x"}`) and set (`#{…}`), its items in order.
+    Map(Vec<Sexp>),
     Str(String),
     Sym(String),
 }
 
-/// The shell commands Lisp `code` runs, at most one more than [`MAX_COMMANDS`].
-pub(in crate::shell) fn shell_commands(code: &str, budget: &Budget) -> Vec<String> {
+/// The shell commands Lisp `code` given to `name` runs, at most one more than
+/// [`MAX_COMMANDS`].
+pub(in crate::shell) fn shell_commands(name: &str, code: &str, budget: &Budget) -> Vec<String> {
     if !budget.burn_text(code) {
         return Vec::new();
     }
@@ -88,7 +106,7 @@ pub(in crate::shell) fn shell_commands(code: &str, budget: &Budget) -> Vec<Strin
     while reader.at < code.len() && found.len() <= MAX_COMMANDS {
         let before = reader.at;
         if let Some(sexp) = reader.read(0) {
-            calls(&sexp, &mut found);
+            calls(&sexp, is_clojure(name), &mut found);
         }
         if reader.at == before {
             reader.at += 1;
@@ -119,14 +137,15 @@ impl Reader<'_> {
             }
         }
         match self.bytes.get(self.at)? {
-            b'(' | b'[' => {
+            open @ (b'(' | b'[' | b'{') => {
+                let map = *open == b'{';
                 self.at += 1;
                 let mut items = Vec::new();
                 loop {
                     self.skip_blank();
                     match self.bytes.get(self.at) {
                         None => break,
-                        Some(b')' | b']') => {
+                        Some(b')' | b']' | b'}') => {
                             self.at += 1;
                             break;
                         }
@@ -142,16 +161,20 @@ impl Reader<'_> {
                         }
                     }
                 }
-                Some(Sexp::List(items))
+                Some(if map {
+                    Sexp::Map(items)
+                } else {
+                    Sexp::List(items)
+                })
             }
-            b')' | b']' => None,
+            b')' | b']' | b'}' => None,
             b'"' => Some(Sexp::Str(self.string())),
             _ => {
                 let start = self.at;
                 while self
                     .bytes
                     .get(self.at)
-                    .is_some_and(|b| !b.is_ascii_whitespace() && !b"()[]\";".contains(b))
+                    .is_some_and(|b| !b.is_ascii_whitespace() && !b"()[]{}\";".contains(b))
                 {
                     self.at += 1;
                 }
@@ -199,21 +222,82 @@ impl Reader<'_> {
     }
 }
 
-/// Collects the commands of every call in `sexp` (see the module documentation).
-fn calls(sexp: &Sexp, found: &mut Vec<String>) {
+/// Collects the commands of every call in `sexp` (see the module documentation); Clojure's
+/// calls are read by [`clojure_call`].
+fn calls(sexp: &Sexp, clojure: bool, found: &mut Vec<String>) {
     let Sexp::List(items) = sexp else {
         return;
     };
-    if let Some((Sexp::Sym(head), args)) = items.split_first()
-        && let Some(command) = call(head.rsplit(':').next().unwrap_or(head), args)
-    {
-        found.push(command);
+    if let Some((Sexp::Sym(head), args)) = items.split_first() {
+        let command = if clojure {
+            clojure_call(head.rsplit('/').next().unwrap_or(head), args)
+        } else {
+            call(head.rsplit(':').next().unwrap_or(head), args)
+        };
+        found.extend(command);
     }
     for item in items {
         if found.len() > MAX_COMMANDS {
             return;
         }
-        calls(item, found);
+        calls(item, clojure, found);
+    }
+}
+
+/// The command one Clojure call amounts to: `clojure.java.shell/sh` of an argv (its keyword
+/// options left out); babashka's `shell`, `process` and `exec` of one string (which babashka
+/// splits into words) or an argv, after an options map; `(.exec (Runtime/getRuntime) "…")`;
+/// babashka.fs's `delete-tree` (`rm -rf`), `delete` and `delete-if-exists` and
+/// clojure.java.io's `delete-file` (`rm -f`), `copy`, `copy-tree`, `move`, `create-sym-link`
+/// (`ln -s TARGET LINK`); `spit` (`>>` with `:append true`) and babashka.fs's `write-lines` and
+/// `write-bytes` write, `slurp` and babashka.fs's `read-all-lines` and `read-all-bytes` read.
+fn clojure_call(head: &str, args: &[Sexp]) -> Option<String> {
+    let arg = |index: usize| args.get(index);
+    // Keyword options and their values (`:dir "x"`, `:append true`) are no arguments.
+    let positional: Vec<Sexp> = {
+        let mut kept = Vec::new();
+        let mut iter = args.iter();
+        while let Some(item) = iter.next() {
+            match item {
+                Sexp::Sym(word) if word.starts_with(':') => {
+                    iter.next();
+                }
+                // babashka.process's options map before the command.
+                Sexp::Map(_) if kept.is_empty() => {}
+                other => kept.push(other.clone()),
+            }
+        }
+        kept
+    };
+    match head {
+        "sh" => argv_text(&positional),
+        "shell" | "process" | "exec" | "process*" => match positional.as_slice() {
+            [single] => shell_text(single),
+            argv => argv_text(argv),
+        },
+        ".exec" => shell_text(positional.get(1)?).or_else(|| match positional.get(1)? {
+            Sexp::List(argv) => argv_text(elements(argv)),
+            _ => None,
+        }),
+        "delete-tree" => file_command("rm -rf --", &[arg(0)?]),
+        "delete" | "delete-if-exists" | "delete-file" => file_command("rm -f --", &[arg(0)?]),
+        "copy" => file_command("cp --", &[arg(0)?, arg(1)?]),
+        "copy-tree" => file_command("cp -r --", &[arg(0)?, arg(1)?]),
+        "move" => file_command("mv --", &[arg(0)?, arg(1)?]),
+        "create-sym-link" | "create-link" => file_command("ln -s --", &[arg(1)?, arg(0)?]),
+        "spit" | "write-lines" | "write-bytes" => {
+            let appends = args.windows(2).any(|pair| {
+                pair.first() == Some(&Sexp::Sym(":append".to_owned()))
+                    && pair.get(1).is_some_and(is_true)
+            });
+            let redirect = if appends { ">>" } else { ">" };
+            Some(format!(
+                "printf %s \"{RUN_TIME}\" {redirect} {}",
+                path_word(arg(0)?)?
+            ))
+        }
+        "slurp" | "read-all-lines" | "read-all-bytes" => file_command("cat --", &[arg(0)?]),
+        _ => None,
     }
 }
 
@@ -332,23 +416,40 @@ fn file_command(command: &str, paths: &[&Sexp]) -> Option<String> {
 }
 
 /// A file name as a shell word: a literal, its leading `~` (or `(expand-file-name "~/x")`,
-/// `(getenv "HOME")`) the home as Emacs expands it; `None` for anything else.
+/// `(getenv "HOME")`) the home as Emacs expands it; Clojure's `(System/getProperty
+/// "user.home")`, `(System/getenv "HOME")` and babashka's `(fs/home)` the home, `(str …)` its
+/// parts joined, `(io/file A B)` and `(fs/path A B)` joined by `/`; `None` for anything else.
 fn path_word(sexp: &Sexp) -> Option<String> {
-    let text = match sexp {
-        Sexp::Str(text) => text.clone(),
-        Sexp::List(items) => match items.as_slice() {
-            [Sexp::Sym(head), Sexp::Str(name)] if head == "expand-file-name" => name.clone(),
-            [Sexp::Sym(head), Sexp::Str(name), Sexp::Str(dir)] if head == "expand-file-name" => {
-                format!("{}/{name}", dir.trim_end_matches('/'))
-            }
-            [Sexp::Sym(head), Sexp::Str(var)] if head == "getenv" && var == "HOME" => {
-                "~".to_owned()
-            }
-            _ => return None,
-        },
-        Sexp::Sym(_) => return None,
+    path_text(sexp, 0).map(|text| path_quote(&text))
+}
+
+/// The text of a file name (see [`path_word`]), read to a depth of [`MAX_DEPTH`].
+fn path_text(sexp: &Sexp, depth: usize) -> Option<String> {
+    let items = match sexp {
+        Sexp::Str(text) => return Some(text.clone()),
+        Sexp::List(items) if depth < MAX_DEPTH => items,
+        _ => return None,
     };
-    Some(path_quote(&text))
+    let (Sexp::Sym(head), args) = items.split_first()? else {
+        return None;
+    };
+    let name = head.rsplit('/').next().unwrap_or(head);
+    let text = |index: usize| args.get(index).and_then(|arg| path_text(arg, depth + 1));
+    match (name, args) {
+        ("expand-file-name", [_]) => text(0),
+        ("expand-file-name", [_, _]) => {
+            Some(format!("{}/{}", text(1)?.trim_end_matches('/'), text(0)?))
+        }
+        ("getenv", [Sexp::Str(var)]) if var == "HOME" => Some("~".to_owned()),
+        ("getProperty", [Sexp::Str(key)]) if key == "user.home" => Some("~".to_owned()),
+        ("home", []) => Some("~".to_owned()),
+        ("str", _) => (0..args.len()).map(text).collect(),
+        ("file" | "path", [_, ..]) => {
+            let parts: Option<Vec<String>> = (0..args.len()).map(text).collect();
+            Some(parts?.join("/"))
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -356,7 +457,7 @@ mod tests {
     use super::*;
 
     fn commands(code: &str) -> Vec<String> {
-        shell_commands(code, &Budget::default())
+        shell_commands("emacs", code, &Budget::default())
     }
 
     #[test]
@@ -423,6 +524,41 @@ mod tests {
     }
 
     #[test]
+    fn clojure() {
+        let clojure = |code: &str| shell_commands("bb", code, &Budget::default());
+        assert_eq!(
+            clojure(r#"(clojure.java.shell/sh "rm" "-rf" "/home/u" :dir "/tmp")"#),
+            ["rm -rf /home/u"]
+        );
+        assert_eq!(clojure(r#"(shell {:dir "x"} "rm -rf ~")"#), ["rm -rf ~"]);
+        assert_eq!(
+            clojure(r#"(babashka.process/process "rm" "-rf" "/")"#),
+            ["rm -rf /"]
+        );
+        assert_eq!(
+            clojure(r#"(.exec (Runtime/getRuntime) "rm -rf ~")"#),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            clojure(r#"(fs/delete-tree (str (System/getProperty "user.home") "/.ssh"))"#),
+            ["rm -rf -- ~/.ssh"]
+        );
+        assert_eq!(
+            clojure(r#"(spit (io/file (fs/home) ".bashrc") "x" :append true)"#),
+            ["printf %s \"$X\" >> ~/.bashrc"]
+        );
+        assert_eq!(
+            clojure(r#"(println (slurp "/home/u/.aws/credentials"))"#),
+            ["cat -- /home/u/.aws/credentials"]
+        );
+        // Racket's names keep their `/`.
+        assert_eq!(
+            commands(r#"(delete-directory/files "/home/u")"#),
+            ["rm -rf -- /home/u"]
+        );
+    }
+
+    #[test]
     fn code_options_of_each_interpreter() {
         let args = crate::shell::wrappers::tests::fields;
         let given = args(&["--batch", "--eval", "(a)", "--eval=(b)", "-l", "x.el"]);
@@ -431,6 +567,10 @@ mod tests {
         assert_eq!(expressions("emacsclient", &given), ["(a)", "(b)"]);
         let given = args(&["-c", "(a)"]);
         assert_eq!(expressions("guile", &given), ["(a)"]);
+        let given = args(&["-M", "-e", "(a)"]);
+        assert_eq!(expressions("clojure", &given), ["(a)"]);
+        let given = args(&["(a)"]);
+        assert_eq!(expressions("bb", &given), ["(a)"]);
         assert!(expressions("vim", &given).is_empty());
         // A stray `)` does not end the reading.
         assert_eq!(commands(r#") (system "id")"#), ["id"]);
