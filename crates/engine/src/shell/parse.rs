@@ -664,9 +664,16 @@ pub(super) fn parse_program(text: &str) -> Result<Program, String> {
 /// tokenizer may loop on: an empty one, made of nothing but quotes and whitespace other than
 /// blanks (`""`, `''`, `\r`, form feed), or one holding an expansion (`$(`, `$[`, `${`, a
 /// backtick), which bash never expands in a delimiter and no real command writes. Looked for
-/// anywhere, quoted or not.
+/// anywhere, quoted or not. Where the text opens a nested context the tokenizer re-enters (`$(`,
+/// `${`, `$[`, a backtick, `<(`, `>(`), which every loop found had, an odd delimiter or a body
+/// that never ends is refused too; elsewhere a `<<` in quotes or in a here-document's body is
+/// text (`echo '1 << 2'`, C++'s `std::cout << x` written with `cat <<'EOF'`).
 fn here_tag_problem(text: &str) -> Option<&'static str> {
     let bytes = text.as_bytes();
+    let nests = bytes
+        .windows(2)
+        .any(|pair| matches!(pair, [b'$', b'(' | b'{' | b'['] | [b'<' | b'>', b'(']))
+        || bytes.contains(&b'`');
     let mut from = 0;
     while let Some(found) = memchr::memmem::find(bytes.get(from..).unwrap_or_default(), b"<<") {
         // A run of `<` is tokenised greedily: `<<<` (here-strings) as long as it lasts, then
@@ -713,14 +720,14 @@ fn here_tag_problem(text: &str) -> Option<&'static str> {
         // looped on odd ones inside an unclosed `$[` (`$[$[]<<  '<<<' `, found by fuzzing), so
         // anything but word characters, quotes and a backslash is refused.
         let plain = |b: &u8| b.is_ascii_alphanumeric() || b"\"'\\_-.!@%+=:,/^".contains(b);
-        if !tag.iter().all(plain) {
+        if nests && !tag.iter().all(plain) {
             return Some("here-document delimiter of an unusual form");
         }
         // A body that never ends: every loop found so far had one (inside an unclosed `$(`,
         // `${` or `$[` at the end of the input). Bash reads such a body to the end of the input
         // with a warning; commands agents run close their here-documents.
         let strip_tabs = bytes.get(run_start + run) == Some(&b'-');
-        if !closes(bytes.get(at..).unwrap_or_default(), tag, strip_tabs) {
+        if nests && !closes(bytes.get(at..).unwrap_or_default(), tag, strip_tabs) {
             return Some("here-document without its closing line");
         }
     }

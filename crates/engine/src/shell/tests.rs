@@ -1440,6 +1440,11 @@ fn inputs_that_panic_brush_parser_are_contained() {
         "cat <<A; cat <<'B'\na\nA\nb\nB",
         "cat <<-EOF\n\tx\n\t\tEOF",
         "git commit -F - <<\"MSG\"\nfix: x\n\nbody\nMSG\n",
+        // Outside a nested context a `<<` in quotes or in a body is text.
+        "echo '1 << 2'",
+        "git commit -m 'docs: the << operator'",
+        "python3 -c 'print(1 << 4)'",
+        "cat > a.cpp <<'EOF'\nint main() { std::cout << \"hi\" << std::endl; }\nEOF\n",
     ] {
         let analysis = analyze(text, &ShellLimits::default());
         assert!(analysis.unresolved.is_empty(), "{text:?}: {analysis:?}");
