@@ -1,6 +1,7 @@
 //! Code given to a script interpreter, on its command line (`python3 -c`, `node -e` and
 //! TypeScript's `tsx -e` and `ts-node -e`, `perl -e`,
-//! `ruby -e`, `php -r`, `lua -e`, `expect -c`, `julia -e`/`-E`, `Rscript -e`, `R -e`) or on its
+//! `ruby -e`, `php -r`, `lua -e`, `expect -c`, `julia -e`/`-E`, `Rscript -e`, `R -e`, `groovy
+//! -e`, `scala -e`, `kotlin -e`, `elixir -e`, `mix run -e`, `erl -eval`) or on its
 //! standard input (`python3 - <<'EOF'`, `echo … | node`, `tclsh <<< …`, `lua -`), and what that
 //! code hands to a shell or names as a file.
 //!
@@ -122,6 +123,15 @@ pub(crate) fn is_interpreter(name: &str) -> bool {
                 | "Rscript"
                 | "irb"
                 | "jshell"
+                | "groovy"
+                | "scala"
+                | "scala-cli"
+                | "kotlin"
+                | "kotlinc"
+                | "kotlinc-jvm"
+                | "elixir"
+                | "iex"
+                | "erl"
         )
 }
 
@@ -541,6 +551,11 @@ enum Lang {
     Tcl,
     Julia,
     R,
+    /// Groovy, Scala, Kotlin and Java's jshell: Java's library, and each one's way to run a
+    /// string or a list (`"cmd".execute()`, `"cmd".!`).
+    Jvm,
+    Elixir,
+    Erlang,
     Other,
 }
 
@@ -567,6 +582,15 @@ impl Lang {
             Self::Julia
         } else if matches!(name, "R" | "Rscript") {
             Self::R
+        } else if matches!(
+            name,
+            "groovy" | "scala" | "scala-cli" | "kotlin" | "kotlinc" | "kotlinc-jvm" | "jshell"
+        ) {
+            Self::Jvm
+        } else if matches!(name, "elixir" | "iex" | "mix") {
+            Self::Elixir
+        } else if name == "erl" {
+            Self::Erlang
         } else {
             Self::Other
         }
@@ -583,6 +607,10 @@ impl Lang {
             Self::Php => &['r'],
             Self::Tcl => &['c'],
             Self::Julia => &['e', 'E'],
+            // `groovy -e`, `scala -e`, `kotlin -e`; `elixir -e`, `iex -e`; erl's `-eval` is a
+            // word of its own (see `code`).
+            Self::Jvm | Self::Elixir => &['e'],
+            Self::Erlang => &[],
             Self::Other => &['c', 'e'],
         }
     }
@@ -591,7 +619,10 @@ impl Lang {
     fn code_long(self) -> &'static [&'static str] {
         match self {
             Self::Julia => &["eval", "print"],
-            Self::Lua | Self::Tcl | Self::R => &[],
+            Self::Lua | Self::Tcl | Self::R | Self::Erlang => &[],
+            // scala-cli's `--execute-script` and `--execute-scala` (its `-e`).
+            Self::Jvm => &["execute-script", "execute-scala"],
+            Self::Elixir => &["eval"],
             _ => &["eval", "command"],
         }
     }
@@ -622,6 +653,9 @@ impl Lang {
             Self::Tcl => "expect -c",
             Self::Julia => "julia -e",
             Self::R => "Rscript -e",
+            Self::Jvm => "groovy -e",
+            Self::Elixir => "elixir -e",
+            Self::Erlang => "erl -eval",
             Self::Other => "sh -c",
         }
     }
@@ -631,14 +665,18 @@ impl Lang {
         matches!(self, Self::Perl | Self::Ruby | Self::Php)
     }
 
-    /// Whether `#` starts a comment (in Lua it is the length operator).
+    /// Whether `#` starts a comment (in Lua it is the length operator; Erlang's comments
+    /// start with `%`).
     fn hash_comments(self) -> bool {
-        !matches!(self, Self::JavaScript | Self::Lua)
+        !matches!(
+            self,
+            Self::JavaScript | Self::Lua | Self::Jvm | Self::Erlang
+        )
     }
 
     /// Whether `//` and `/* */` are comments.
     fn slash_comments(self) -> bool {
-        matches!(self, Self::JavaScript | Self::Php)
+        matches!(self, Self::JavaScript | Self::Php | Self::Jvm)
     }
 }
 
@@ -654,12 +692,38 @@ struct Code<'a> {
 /// stdin when it reads its program from there. Nothing for shells, whose scripts the shell
 /// analysis follows itself.
 fn code<'a>(name: &str, args: &'a [String], stdin: Option<&'a str>) -> Vec<Code<'a>> {
+    // `mix run -e CODE` (`--eval`) runs Elixir in the project.
+    if name == "mix" {
+        let texts = match args.split_first() {
+            Some((run, rest)) if run == "run" => Parsed::new(
+                rest,
+                &['e', 'r', 'p'],
+                &["eval", "require", "preload-modules"],
+            )
+            .values(&['e'], &["eval"]),
+            _ => Vec::new(),
+        };
+        return texts
+            .into_iter()
+            .map(|text| Code {
+                lang: Lang::Elixir,
+                text,
+                from_stdin: false,
+            })
+            .collect();
+    }
     if !is_interpreter(name) || SHELLS.contains(&name) {
         return Vec::new();
     }
     let lang = Lang::of(name);
     let mut texts = if name == "deno" {
         deno_code(args)
+    } else if lang == Lang::Erlang {
+        // `erl -eval EXPRS`: a word of its own, as erl's other options are.
+        args.windows(2)
+            .filter(|pair| pair.first().is_some_and(|option| option == "-eval"))
+            .filter_map(|pair| pair.get(1).map(String::as_str))
+            .collect()
     } else if lang == Lang::JavaScript {
         javascript_code(args)
     } else {
@@ -795,6 +859,32 @@ fn shell_commands_at(code: &Code<'_>, depth: usize, budget: &Budget) -> Vec<Stri
         at += 1;
         let command = match token {
             Token::Str { text, runs: true } => Some(text.clone()),
+            // Groovy's `"cmd".execute()` and `["rm", "-rf", "/"].execute()`, Scala's `"cmd".!`,
+            // `.!!` and `Seq("rm", "-rf", "/").!`: a method that runs what it is called on.
+            Token::Punct(b'.') if code.lang == Lang::Jvm && runs_its_receiver(tokens.get(at)) => {
+                jvm_receiver_command(&tokens, at - 1, &decoded)
+            }
+            // Groovy's `new File(p) << text` appends to the file, `new File(p).text = …`
+            // replaces it.
+            Token::Punct(b'<')
+                if code.lang == Lang::Jvm && tokens.get(at) == Some(&Token::Punct(b'<')) =>
+            {
+                receiver(&tokens, at - 1, code.lang)
+                    .and_then(|value| shell_word(&value))
+                    .filter(|word| !word.is_empty())
+                    .map(|file| format!("printf %s \"{RUN_TIME}\" >> {file}"))
+            }
+            Token::Punct(b'.')
+                if code.lang == Lang::Jvm
+                    && matches!(tokens.get(at), Some(Token::Word(property)) if property == "text")
+                    && tokens.get(at + 1) == Some(&Token::Punct(b'='))
+                    && tokens.get(at + 2) != Some(&Token::Punct(b'=')) =>
+            {
+                receiver(&tokens, at - 1, code.lang)
+                    .and_then(|value| shell_word(&value))
+                    .filter(|word| !word.is_empty())
+                    .map(|file| format!("printf %s \"{RUN_TIME}\" > {file}"))
+            }
             // Bun's shell: $`rm -rf ~`.
             Token::Word(word)
                 if code.lang == Lang::JavaScript
@@ -887,6 +977,65 @@ fn shell_commands_at(code: &Code<'_>, depth: usize, budget: &Budget) -> Vec<Stri
         found.extend(literals);
     }
     found
+}
+
+/// Whether the token after a `.` is a JVM method that runs what it is called on: Groovy's
+/// `execute`, Scala's `!` (and `!!`), `lazyLines` and `lineStream`.
+fn runs_its_receiver(token: Option<&Token>) -> bool {
+    match token {
+        Some(Token::Punct(b'!')) => true,
+        Some(Token::Word(method)) => {
+            matches!(method.as_str(), "execute" | "lazyLines" | "lineStream")
+        }
+        _ => false,
+    }
+}
+
+/// The command a JVM method run on a value (`.execute()`, Scala's `.!`) runs, the value ending
+/// before the `.` at `dot`: a string is shell text (Java splits it into words), a list literal
+/// (`[…]`) or a call making one (`Seq(…)`, `List(…)`, `listOf(…)`, `List.of(…)`,
+/// `Process(…)`) an argv.
+fn jvm_receiver_command(
+    tokens: &[Token],
+    dot: usize,
+    decoded: &[(String, Decoding)],
+) -> Option<String> {
+    let before = dot.checked_sub(1)?;
+    match tokens.get(before)? {
+        Token::Str { text, .. } => Some(text.clone()),
+        Token::Punct(b']') => {
+            let open = opening(tokens, before)?;
+            let inner: Vec<&Token> = tokens.get(open..=before)?.iter().collect();
+            let items = list_items(&inner)?;
+            let words: Vec<String> = items.iter().map(|item| argv_word(item, decoded)).collect();
+            items
+                .iter()
+                .any(|item| matches!(item, [Token::Str { .. }]))
+                .then(|| words.join(" "))
+        }
+        Token::Punct(b')') => {
+            let open = opening(tokens, before)?;
+            let Some(Token::Word(maker)) = open.checked_sub(1).and_then(|i| tokens.get(i)) else {
+                return None;
+            };
+            let makes_list = matches!(
+                maker.as_str(),
+                "Seq"
+                    | "List"
+                    | "Array"
+                    | "Vector"
+                    | "listOf"
+                    | "arrayOf"
+                    | "List.of"
+                    | "Arrays.asList"
+                    | "Process"
+            );
+            makes_list
+                .then(|| command_of(&call_args(tokens, open, Lang::Jvm), decoded))
+                .flatten()
+        }
+        _ => None,
+    }
 }
 
 /// `tokens` with the names bound in the code itself replaced by what they stand for, per
@@ -1063,6 +1212,23 @@ fn tokens(code: &Code<'_>) -> Vec<Token> {
     while let Some(&byte) = bytes.get(at) {
         match byte {
             b' ' | b'\t' | b'\r' => at += 1,
+            // Elixir's sigils: `~c"…"`, `~s(…)`, `~S[…]` (capitals keep their escapes).
+            b'~' if lang == Lang::Elixir
+                && bytes.get(at + 1).is_some_and(u8::is_ascii_alphabetic)
+                && bytes.get(at + 2).is_some_and(|b| b"\"'(/[{<|".contains(b)) =>
+            {
+                let raw = bytes.get(at + 1).is_some_and(u8::is_ascii_uppercase);
+                let escapes = if raw { Escapes::Raw } else { Escapes::Full };
+                let (text, end) = delimited(bytes, at + 2, lang, escapes);
+                out.push(Token::Str { text, runs: false });
+                at = end;
+            }
+            // Erlang's comments run from `%` to the end of the line; `$c` is a character.
+            b'%' if lang == Lang::Erlang => at = line_end(bytes, at),
+            b'$' if lang == Lang::Erlang => {
+                out.push(Token::Punct(byte));
+                at += 2;
+            }
             // Julia's block comments, `#= … =#`, nest.
             b'#' if lang == Lang::Julia && bytes.get(at + 1) == Some(&b'=') => {
                 at = julia_comment_end(bytes, at);
@@ -1234,6 +1400,26 @@ fn tokens(code: &Code<'_>) -> Vec<Token> {
                     at = close;
                     continue;
                 }
+                // Erlang's calls name their module before a `:` (`os:cmd`); Elixir's names may
+                // end in `!` or `?` (`File.rm_rf!`), which says how it fails, not what it does.
+                let (word, end) = match lang {
+                    Lang::Erlang => {
+                        let mut end = end;
+                        while bytes.get(end) == Some(&b':')
+                            && bytes.get(end + 1).copied().is_some_and(is_word_start)
+                        {
+                            end = word_end(bytes, end + 1);
+                        }
+                        (code.text.get(at..end).unwrap_or(""), end)
+                    }
+                    Lang::Elixir
+                        if matches!(bytes.get(end), Some(b'!' | b'?'))
+                            && bytes.get(end + 1) != Some(&b'=') =>
+                    {
+                        (word, end + 1)
+                    }
+                    _ => (word, end),
+                };
                 out.push(Token::Word(word.to_owned()));
                 at = end;
             }
@@ -1473,7 +1659,7 @@ impl Escapes {
 /// and the index after it. An unclosed string runs to the end.
 fn quoted(bytes: &[u8], at: usize, lang: Lang, escapes: Escapes) -> (String, usize) {
     let quote = bytes.get(at).copied().unwrap_or(b'"');
-    let triple = matches!(lang, Lang::Python | Lang::Julia)
+    let triple = matches!(lang, Lang::Python | Lang::Julia | Lang::Jvm | Lang::Elixir)
         && bytes.get(at + 1) == Some(&quote)
         && bytes.get(at + 2) == Some(&quote);
     let closing = [quote; 3];
@@ -1683,7 +1869,8 @@ fn digits(bytes: &[u8], from: usize, max: usize, radix: u32) -> (u32, usize) {
 fn interpolations(text: String, quote: u8, lang: Lang) -> String {
     match (lang, quote) {
         (Lang::Perl, b'"' | b'`') => perl_home(text),
-        (Lang::Ruby | Lang::Other, b'"' | b'`') => interpolated(&text, "#{", "}"),
+        (Lang::Ruby | Lang::Elixir | Lang::Other, b'"' | b'`') => interpolated(&text, "#{", "}"),
+        (Lang::Jvm, b'"') => interpolated(&text, "${", "}"),
         (Lang::JavaScript, b'`') => interpolated(&text, "${", "}"),
         (Lang::Julia, b'"') => julia_interpolated(&text),
         _ => text,
@@ -2107,7 +2294,10 @@ fn evaluates(word: &str, last: &str, lang: Lang) -> bool {
         }
         // R's `eval(parse(text = "…"))` (the parse read as its text, see `decode`).
         Lang::R => bare && matches!(last, "eval" | "evalq"),
-        Lang::Tcl | Lang::Other => false,
+        // Groovy's `Eval.me("…")` and a shell's `evaluate("…")`.
+        Lang::Jvm => word == "Eval.me" || last == "evaluate",
+        Lang::Elixir => word == "Code.eval_string",
+        Lang::Tcl | Lang::Erlang | Lang::Other => false,
     }
 }
 
@@ -2134,6 +2324,31 @@ fn language_call(word: &str, lang: Lang) -> Option<Call> {
         }
         (Lang::R, "file.remove" | "fs::file_delete") => Some(Call::Removes(Removal::File)),
         (Lang::R, "fs::dir_delete") => Some(Call::Removes(Removal::Tree)),
+        // `new ProcessBuilder("rm", "-rf", "/")`, Scala's `Process("cmd")`.
+        (
+            Lang::Jvm,
+            "ProcessBuilder" | "java.lang.ProcessBuilder" | "Process" | "scala.sys.process.Process",
+        ) => Some(Call::Runs),
+        // Groovy's `new File(p).deleteDir()`, Kotlin's `File(p).deleteRecursively()`, commons-io.
+        (
+            Lang::Jvm,
+            "deleteDir"
+            | "deleteRecursively"
+            | "FileUtils.deleteDirectory"
+            | "FileUtils.forceDelete",
+        ) => Some(Call::Removes(Removal::Tree)),
+        (Lang::Jvm, "delete" | "Files.delete" | "Files.deleteIfExists") => {
+            Some(Call::Removes(Removal::File))
+        }
+        // `System.cmd("rm", ["-rf", "/"])`, `System.shell("…")`, `:os.cmd('…')`,
+        // `Port.open({:spawn, "…"}, [])`.
+        (Lang::Elixir, "System.cmd" | "System.shell" | "os.cmd" | "Port.open") => Some(Call::Runs),
+        (Lang::Elixir, "File.rm_rf") => Some(Call::Removes(Removal::Tree)),
+        (Lang::Elixir, "File.rm") => Some(Call::Removes(Removal::File)),
+        (Lang::Elixir, "File.rmdir") => Some(Call::Removes(Removal::Dir)),
+        (Lang::Erlang, "os:cmd" | "open_port" | "erlang:open_port") => Some(Call::Runs),
+        (Lang::Erlang, "file:del_dir_r") => Some(Call::Removes(Removal::Tree)),
+        (Lang::Erlang, "file:del_dir") => Some(Call::Removes(Removal::Dir)),
         _ => None,
     }
 }
@@ -2998,11 +3213,13 @@ fn path_term(tokens: &[Token], at: usize, lang: Lang, depth: usize) -> (Vec<Piec
                     _ => at + 1,
                 };
                 (vec![Piece::Home], end)
-            } else if let Some(end) = env_home(tokens, at, word) {
+            } else if let Some(end) =
+                env_home(tokens, at, word).or_else(|| property_home(tokens, at, word))
+            {
                 (vec![Piece::Home], end)
             } else if tokens.get(at + 1) == Some(&Token::Punct(b'('))
                 && (PATH_JOINS.contains(&lower.as_str())
-                    || (qualified || matches!(lang, Lang::Python | Lang::Julia))
+                    || (qualified || matches!(lang, Lang::Python | Lang::Julia | Lang::Jvm))
                         && PATH_MAKERS.contains(&lower.as_str()))
             {
                 let Some(close) = closing(tokens, at + 1) else {
@@ -3068,6 +3285,10 @@ const PATH_MAKERS: &[&str] = &[
     "fspath",
     "str",
     "new",
+    // Java's `File("…")`, `Path.of("…")`, `Paths.get("…")`.
+    "file",
+    "of",
+    "get",
 ];
 
 /// The comma-separated path expressions in `tokens`, joined with `/`.
@@ -3103,10 +3324,16 @@ fn path_value_nested(tokens: &[Token], at: usize, lang: Lang, depth: usize) -> (
         }
         let (joined, operator) = match (tokens.get(i), tokens.get(i + 1)) {
             (Some(Token::Punct(b'/')), _) if lang == Lang::Python => (true, 1),
+            (Some(Token::Punct(b'+')), Some(Token::Punct(b'+'))) if lang == Lang::Erlang => {
+                (false, 2)
+            }
             (Some(Token::Punct(b'+')), _) => (false, 1),
             (Some(Token::Punct(b'.')), _) if matches!(lang, Lang::Perl | Lang::Php) => (false, 1),
-            // Lua's `..`.
+            // Lua's `..`, Erlang's `++`, Elixir's `<>`.
             (Some(Token::Punct(b'.')), Some(Token::Punct(b'.'))) if lang == Lang::Lua => (false, 2),
+            (Some(Token::Punct(b'<')), Some(Token::Punct(b'>'))) if lang == Lang::Elixir => {
+                (false, 2)
+            }
             _ => break,
         };
         let (rhs, next) = path_term(tokens, i + operator, lang, depth);
@@ -3126,7 +3353,7 @@ fn is_home(word: &str, last: &str) -> bool {
     (qualified
         && matches!(
             last.to_ascii_lowercase().as_str(),
-            "home" | "homedir" | "home_dir"
+            "home" | "homedir" | "home_dir" | "user_home"
         ))
         || last == "homedir"
         || (qualified && last == "HOME" && word.to_ascii_lowercase().contains("env"))
@@ -3149,6 +3376,20 @@ fn env_home(tokens: &[Token], at: usize, word: &str) -> Option<usize> {
         Token::Punct(_) => return None,
     };
     (key == "HOME").then(|| closing(tokens, open).map_or(tokens.len(), |close| close + 1))
+}
+
+/// Java's `System.getProperty("user.home")` at `at`: the index after it.
+fn property_home(tokens: &[Token], at: usize, word: &str) -> Option<usize> {
+    if word.rsplit('.').next() != Some("getProperty") {
+        return None;
+    }
+    let open = at + 1;
+    match (tokens.get(open)?, tokens.get(open + 1)?) {
+        (Token::Punct(b'('), Token::Str { text, .. }) if text == "user.home" => {
+            Some(closing(tokens, open).map_or(tokens.len(), |close| close + 1))
+        }
+        _ => None,
+    }
 }
 
 /// A path value whose leading `~` (`~/…`) is the home directory.
@@ -3589,6 +3830,62 @@ mod tests {
         assert_eq!(lua("print(#t) os.execute('rm -rf ~')"), ["rm -rf ~"]);
         assert!(lua("print('rm -rf ~')").is_empty());
         assert!(lua("os.execute(cmd)").is_empty());
+    }
+
+    #[test]
+    fn jvm_languages() {
+        let jvm = |text: &str| commands(Lang::Jvm, text);
+        assert_eq!(jvm(r#""rm -rf ~".execute()"#), ["rm -rf ~"]);
+        assert_eq!(jvm(r#"["rm", "-rf", "/"].execute()"#), ["rm -rf /"]);
+        assert_eq!(jvm(r#"import sys.process._; "rm -rf ~".!"#), ["rm -rf ~"]);
+        assert_eq!(jvm(r#"Seq("rm", "-rf", "/").!!"#), ["rm -rf /"]);
+        assert_eq!(
+            jvm(r#"new ProcessBuilder("rm", "-rf", "/").start()"#),
+            ["rm -rf /"]
+        );
+        assert_eq!(
+            jvm(r#"new File(System.getProperty("user.home")).deleteDir()"#),
+            ["rm -rf -- ~"]
+        );
+        assert_eq!(
+            jvm(r#"File("/x/.bashrc").appendText("y")"#),
+            ["printf %s \"$X\" >> /x/.bashrc"]
+        );
+        assert_eq!(
+            jvm(r#"new File("/x/.bashrc") << "y""#),
+            ["printf %s \"$X\" >> /x/.bashrc"]
+        );
+        assert_eq!(
+            jvm(r#"Files.writeString(Path.of("/x/.bashrc"), "y")"#),
+            ["printf %s \"$X\" > /x/.bashrc"]
+        );
+        // `//` starts a comment; a `#` does not.
+        assert!(jvm(r#"// "rm -rf ~".execute()"#).is_empty());
+        assert!(jvm(r#"println "hello""#).is_empty());
+    }
+
+    #[test]
+    fn elixir_and_erlang() {
+        let elixir = |text: &str| commands(Lang::Elixir, text);
+        assert_eq!(elixir(r#"System.cmd("rm", ["-rf", "/"])"#), ["rm -rf /"]);
+        assert_eq!(elixir(r#":os.cmd(~c"rm -rf ~")"#), ["rm -rf ~"]);
+        assert_eq!(
+            elixir(r#"File.rm_rf!(System.user_home())"#),
+            ["rm -rf -- ~"]
+        );
+        assert_eq!(
+            elixir(r#"File.write!(System.user_home() <> "/.bashrc", "x", [:append])"#),
+            ["printf %s \"$X\" >> ~/.bashrc"]
+        );
+        assert!(elixir(r#"# System.shell("id")"#).is_empty());
+        let erlang = |text: &str| commands(Lang::Erlang, text);
+        assert_eq!(erlang(r#"os:cmd("rm -rf ~"), halt()."#), ["rm -rf ~"]);
+        assert_eq!(erlang(r#"file:del_dir_r("/x")"#), ["rm -rf -- /x"]);
+        assert_eq!(
+            erlang(r#"file:write_file(os:getenv("HOME") ++ "/.bashrc", <<"x">>)"#),
+            ["printf %s \"$X\" > ~/.bashrc"]
+        );
+        assert!(erlang(r#"% os:cmd("id")"#).is_empty());
     }
 
     #[test]

@@ -34,6 +34,8 @@ pub(super) enum Write {
     Opens { mode: usize },
     /// Pathlib's `write_text` and `write_bytes`: it replaces the path it is called on.
     ReplacesReceiver,
+    /// Kotlin's `appendText`, Groovy's `append` and `<<`: it appends to the path it is called on.
+    AppendsReceiver,
     /// Perl's `open(FH, '>', p)`, and `open(FH, ">p")` with the mode in front of the name.
     PerlOpen,
     /// It copies its first argument (a list: each of them) to its second.
@@ -102,6 +104,19 @@ pub(super) fn kind(word: &str, last: &str, lang: Lang) -> Option<Write> {
         (Lang::Julia, "open") if bare || receiver == "base" => Write::Opens { mode: 1 },
         (Lang::Julia, "cp") if bare || receiver == "base" => Write::Copies,
         (Lang::Julia, "mv") if bare || receiver == "base" => Write::Moves,
+        (Lang::Jvm, "write" | "writestring") if receiver == "files" => Write::Replaces { path: 0 },
+        (Lang::Jvm, "copy") if receiver == "files" => Write::Copies,
+        (Lang::Jvm, "move") if receiver == "files" => Write::Moves,
+        (Lang::Jvm, "write" | "settext" | "writetext" | "writebytes") => Write::ReplacesReceiver,
+        (Lang::Jvm, "append" | "appendtext" | "appendbytes" | "leftshift") => {
+            Write::AppendsReceiver
+        }
+        (Lang::Elixir, "write") if receiver == "file" => Write::Replaces { path: 0 },
+        (Lang::Elixir, "cp" | "cp_r" | "copy") if receiver == "file" => Write::Copies,
+        (Lang::Elixir, "rename") if receiver == "file" => Write::Moves,
+        (Lang::Erlang, "write_file") if receiver == "file" => Write::Replaces { path: 0 },
+        (Lang::Erlang, "copy") if receiver == "file" => Write::Copies,
+        (Lang::Erlang, "rename") if receiver == "file" => Write::Moves,
         (Lang::R, _) => match word {
             "writeLines" | "base::writeLines" | "write" | "saveRDS" | "write.csv"
             | "write.table" | "readr::write_csv" | "readr::write_file" => {
@@ -164,7 +179,8 @@ pub(super) fn command(
             first_path(&clean(args.first()?), lang)?,
         ),
         Write::ReplacesReceiver if method => (Effect::Replaces, called_on()?),
-        Write::ReplacesReceiver => return None,
+        Write::AppendsReceiver if method => (Effect::Keeps, called_on()?),
+        Write::ReplacesReceiver | Write::AppendsReceiver => return None,
         Write::PerlOpen => perl_open(args)?,
         Write::Copies => return transfer("cp", args, lang),
         Write::Moves => return transfer("mv", args, lang),
@@ -238,8 +254,9 @@ pub(super) fn opens_without_reading(args: &[&[Token]]) -> bool {
 fn option_effect(args: &[&[Token]]) -> Option<Effect> {
     args.iter().find_map(|arg| {
         let arg = clean(arg);
+        // PHP's `FILE_APPEND`, Elixir's `[:append]`, Erlang's `[append]`.
         arg.iter()
-            .any(|t| matches!(t, Token::Word(flag) if flag == "FILE_APPEND"))
+            .any(|t| matches!(t, Token::Word(flag) if flag == "FILE_APPEND" || flag == "append"))
             .then_some(Effect::Keeps)
             .or_else(|| {
                 arg.windows(3).find_map(|w| match w {
