@@ -742,6 +742,35 @@ pub(crate) fn rsync(args: &[String]) -> Parsed<'_> {
     Parsed::new(args, RSYNC_SHORT_VALUES, RSYNC_LONG_VALUES)
 }
 
+/// The destination a sync deletes from, as written: what is there and not in the source goes.
+/// rsync's with one of its `--delete…` options (`--del`), rclone's `sync` (which deletes by
+/// default). `None` when it deletes nothing.
+pub(crate) fn sync_deleting<'a>(name: &str, args: &'a [String]) -> Option<&'a str> {
+    match name {
+        "rsync" => {
+            let parsed = rsync(args);
+            let deletes = parsed.has(
+                &[],
+                &[
+                    "delete",
+                    "delete-before",
+                    "delete-during",
+                    "delete-delay",
+                    "delete-after",
+                    "delete-excluded",
+                    "del",
+                ],
+            );
+            deletes.then(|| parsed.operands.last().copied()).flatten()
+        }
+        "rclone" => match Parsed::new(args, &[], &[]).operands.as_slice() {
+            ["sync", _, destination, ..] => Some(destination),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The global options of `docker`, `podman` and `nerdctl` (before the subcommand) that take a
 /// separate value: docker's `-c`/`--context`, `-H`/`--host`, `-l`/`--log-level`, podman's
 /// `-c`/`--connection`, nerdctl's `-a`/`--address` and `-n`/`--namespace`, and their long ones.

@@ -63,25 +63,9 @@ pub(crate) fn critical_removal(
     }
     match command.name() {
         "rm" if has_flag(args, &['r', 'R'], &["recursive"]) => operands().find(critical).cloned(),
-        "rsync" => {
-            let parsed = argv::rsync(args);
-            let deletes = parsed.has(
-                &[],
-                &[
-                    "delete",
-                    "delete-before",
-                    "delete-during",
-                    "delete-delay",
-                    "delete-after",
-                    "delete-excluded",
-                    "del",
-                ],
-            );
-            let destination = parsed.operands.last().copied();
-            destination
-                .filter(|dest| deletes && is_critical_target(dest, ctx, working))
-                .map(str::to_owned)
-        }
+        "rsync" | "rclone" => argv::sync_deleting(command.name(), args)
+            .filter(|dest| is_critical_target(dest, ctx, working))
+            .map(str::to_owned),
         "find" => {
             let (roots, expression) = crate::shell::find_split(args);
             if !deletes_whole_trees(expression) {

@@ -60,7 +60,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "destructive-filesystem",
         decision: DENY,
         asi: &["ASI02"],
-        description: "Recursive or forced removal (`rm -r`/`-f`, `find … -delete`, `find … -exec rm`, `rimraf`, `del`, `trash`, `gio trash`) of anything outside the project and the temp directories.",
+        description: "Recursive or forced removal (`rm -r`/`-f`, `find … -delete`, `find … -exec rm`, `rimraf`, `del`, `trash`, `gio trash`, a sync that deletes what its source lacks: `rsync --delete`, `rclone sync`) of anything outside the project and the temp directories.",
         why: "An agent has no business deleting the root, the home directory, system directories or a sibling project; one wrong `..` or glob wipes data that no `git checkout` brings back. Clean-up inside the project and under the temp directories stays allowed.",
         catches: &[
             "rm -rf /",
@@ -74,6 +74,7 @@ static CATALOG: &[RuleInfo] = &[
             "find / -name '*.log' -delete",
             "find ~ -type f -exec rm {} +",
             "npx rimraf ~",
+            "rsync -a --delete /tmp/empty/ ~/",
         ],
         allows: &[
             "rm -rf /tmp/build",

@@ -101,6 +101,17 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
     for operand in places::tree_removal(name, args).unwrap_or_default() {
         removal(cmd, operand, out);
     }
+    // A sync that deletes what its source lacks removes all below a local destination
+    // (`rsync -a --delete /tmp/empty/ ~/` is `rm -rf ~/*`).
+    if let Some(destination) = crate::argv::sync_deleting(name, args)
+        .filter(|destination| crate::argv::is_local_operand(destination))
+    {
+        removal(
+            cmd,
+            &format!("{}/*", destination.trim_end_matches('/')),
+            out,
+        );
+    }
     match name {
         "rm" => {
             let parsed = Parsed::new(args, &[], &[]);
