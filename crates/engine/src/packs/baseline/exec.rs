@@ -246,12 +246,63 @@ pub(super) fn check_analysis(
                 r.kind == crate::shell::RedirectKind::Read && downloaded(index, &r.target)
             }) || piped_file(analysis, index)
                 .is_some_and(|(from, file)| downloaded(from, file)));
-        if runs_program || runs_script || reads_script {
+        // `dpkg -i x.deb`, `pip install x.tar.gz`: a package's install scripts run.
+        let installs = installed_files(simple.name(), simple.args())
+            .iter()
+            .any(|file| downloaded(index, file));
+        if runs_program || runs_script || reads_script || installs {
             out.add(
                 "execute-downloaded-script",
                 "a file just downloaded from the network would run unreviewed",
             );
         }
+    }
+}
+
+/// The package files a package manager installs (`dpkg -i`, `apt install ./x.deb`, `rpm
+/// -i`/`-U`, `dnf`/`yum`/`zypper install`, `pip install`, `npm`/`pnpm`/`yarn`/`bun` `install`
+/// or `add`, `gem install`, `snap install`, `flatpak install`, macOS's `installer -pkg`), whose
+/// install scripts run (as root, for the system's): every operand after the subcommand, or the
+/// value of the option that names one. Names of packages in a registry are among them, which
+/// only a file just downloaded matches.
+fn installed_files<'a>(name: &str, args: &'a [String]) -> Vec<&'a str> {
+    let parsed = Parsed::new(
+        args,
+        &['o', 't', 'r', 'c', 'e'],
+        &["target", "root", "requirement"],
+    );
+    let operands = parsed.operands.clone();
+    let after = |subcommands: &[&str]| match operands.split_first() {
+        Some((sub, rest)) if subcommands.contains(sub) => rest.to_vec(),
+        _ => Vec::new(),
+    };
+    match name {
+        "dpkg" if parsed.has(&['i'], &["install", "unpack"]) => operands,
+        "rpm" if parsed.has(&['i', 'U', 'F'], &["install", "upgrade", "freshen"]) => operands,
+        "apt" | "apt-get" | "dnf" | "yum" | "zypper" | "snap" | "flatpak" | "gem" => {
+            after(&["install", "localinstall", "reinstall", "in"])
+        }
+        "pip" | "pip3" | "uv" | "npm" | "pnpm" | "yarn" | "bun" => {
+            let rest = if name == "uv" {
+                match operands.split_first() {
+                    Some((pip, rest)) if *pip == "pip" => rest.to_vec(),
+                    _ => Vec::new(),
+                }
+            } else {
+                operands
+            };
+            match rest.split_first() {
+                Some((sub, files)) if matches!(*sub, "install" | "i" | "add") => files.to_vec(),
+                _ => Vec::new(),
+            }
+        }
+        // `installer -pkg FILE -target /`: its options are words of their own.
+        "installer" => args
+            .windows(2)
+            .filter(|pair| pair.first().is_some_and(|option| option == "-pkg"))
+            .filter_map(|pair| pair.get(1).map(String::as_str))
+            .collect(),
+        _ => Vec::new(),
     }
 }
 
