@@ -820,7 +820,7 @@ static CATALOG: &[RuleInfo] = &[
         category: "persistence",
         decision: DENY,
         asi: &["ASI01", "ASI03"],
-        description: "Writing the agent's own settings and hooks: `.claude/settings*.json`, `.claude/hooks/**`, `~/.claude.json`, managed settings; and where every other supported agent reads its hooks: Codex's `.codex/hooks.json` and `config.toml`, Gemini CLI's `.gemini/settings.json`, Cursor's and Windsurf's `hooks.json`, Cursor's allowlists and its CLI's permissions (`.cursor/permissions.json`, `.cursor/cli.json`, `~/.cursor/cli-config.json`), Copilot's `.github/hooks/`, `.github/copilot/settings*.json` and `~/.copilot/`, Cline's `.clinerules/hooks/` and `Documents/Cline/Hooks/`; a write of VS Code's workspace settings (`.vscode/settings.json`, `*.code-workspace`) that turns on an `autoApprove` setting (the text a file tool writes; a shell command's whole line) (`chat.tools.autoApprove`, `chat.tools.global.autoApprove`, `chat.tools.terminal.autoApprove`); and `claude config set|add|remove`.",
+        description: "Writing the agent's own settings and hooks: `.claude/settings*.json`, `.claude/hooks/**`, `~/.claude.json`, managed settings; and where every other supported agent reads its hooks: Codex's `.codex/hooks.json` and `config.toml`, Gemini CLI's `.gemini/settings.json`, Cursor's and Windsurf's `hooks.json`, Cursor's allowlists and its CLI's permissions (`.cursor/permissions.json`, `.cursor/cli.json`, `~/.cursor/cli-config.json`), Copilot's `.github/hooks/`, `.github/copilot/settings*.json` and `~/.copilot/`, Cline's `.clinerules/hooks/` and `Documents/Cline/Hooks/`; a write of VS Code's workspace settings (`.vscode/settings.json`, `*.code-workspace`) that turns on an `autoApprove` setting (the text a file tool writes; a shell command's whole line) (`chat.tools.autoApprove`, `chat.tools.global.autoApprove`, `chat.tools.terminal.autoApprove`); `claude config set|add|remove`; and an agent started with its permission checks or hooks turned off (`claude --dangerously-skip-permissions`, `--permission-mode bypassPermissions`, `--settings`, `--setting-sources`, `CLAUDE_CONFIG_DIR=…`; Codex's `--dangerously-bypass-approvals-and-sandbox` and `danger-full-access`; `gemini --yolo`; `cursor-agent --force`; Copilot's `--allow-all-tools`).",
         why: "An agent that edits its own permission settings or hooks can switch off every guard, including this one.",
         catches: &[
             "Write(.claude/settings.json)",
@@ -831,6 +831,7 @@ static CATALOG: &[RuleInfo] = &[
             "Edit(/home/user/.gemini/settings.json)",
             "rm -rf .github/hooks",
             "claude config set -g autoUpdates false",
+            "claude --dangerously-skip-permissions -p 'fix it'",
         ],
         allows: &[
             "Read(.claude/settings.json)",

@@ -650,6 +650,88 @@ const CONFIG_LONG_VALUE: &[&str] = &[
     "workspace",
 ];
 
+/// An agent started with its guards off, as the option or variable that turns them off: Claude
+/// Code's `--dangerously-skip-permissions`, `--permission-mode bypassPermissions`, `--settings`
+/// (whose `disableAllHooks` or `hooks` replace what the user's settings hold) and
+/// `--setting-sources` (which may leave out the settings that hold the hooks), and
+/// `CLAUDE_CONFIG_DIR` (settings from elsewhere: given to the command, or exported in the same
+/// line); Codex's `--dangerously-bypass-approvals-and-sandbox` (`--yolo`) and `danger-full-access`
+/// sandbox; Gemini CLI's `--yolo` (`-y`, `--approval-mode yolo`); Cursor's `cursor-agent
+/// --force`; Copilot's `--allow-all-tools`. A plain `claude -p …` runs under the same hooks and
+/// is left alone.
+fn unguarded_agent(cmd: &Cmd<'_>) -> Option<String> {
+    let (name, args) = config_tool(cmd.name(), cmd.args());
+    let given = |options: &[&str]| {
+        args.iter()
+            .take_while(|arg| *arg != "--")
+            .find(|arg| {
+                options.iter().any(|option| {
+                    arg.as_str() == *option
+                        || arg
+                            .strip_prefix(option)
+                            .is_some_and(|rest| rest.starts_with('='))
+                })
+            })
+            .map(String::as_str)
+    };
+    let valued = |option: &str, values: &[&str]| {
+        args.windows(2)
+            .any(|pair| matches!(pair, [o, v] if o == option && values.contains(&v.as_str())))
+            || args.iter().any(|arg| {
+                arg.strip_prefix(option)
+                    .and_then(|rest| rest.strip_prefix('='))
+                    .is_some_and(|value| values.contains(&value))
+            })
+    };
+    match name {
+        "claude" => {
+            let config_dir = cmd
+                .simple
+                .assignments
+                .iter()
+                .any(|assignment| assignment.name == "CLAUDE_CONFIG_DIR")
+                || cmd.analysis.commands.iter().any(|other| {
+                    matches!(other.name(), "export" | "declare" | "typeset")
+                        && other
+                            .args()
+                            .iter()
+                            .any(|arg| arg.starts_with("CLAUDE_CONFIG_DIR="))
+                });
+            if config_dir {
+                return Some("CLAUDE_CONFIG_DIR=… claude".to_owned());
+            }
+            if valued("--permission-mode", &["bypassPermissions"]) {
+                return Some("claude --permission-mode bypassPermissions".to_owned());
+            }
+            given(&[
+                "--dangerously-skip-permissions",
+                "--allow-dangerously-skip-permissions",
+                "--settings",
+                "--setting-sources",
+            ])
+            .map(|option| format!("claude {option}"))
+        }
+        "codex" => {
+            if valued("--sandbox", &["danger-full-access"]) || valued("-s", &["danger-full-access"])
+            {
+                return Some("codex --sandbox danger-full-access".to_owned());
+            }
+            given(&["--dangerously-bypass-approvals-and-sandbox", "--yolo"])
+                .map(|option| format!("codex {option}"))
+        }
+        "gemini" => {
+            if valued("--approval-mode", &["yolo"]) {
+                return Some("gemini --approval-mode yolo".to_owned());
+            }
+            given(&["--yolo", "-y"]).map(|option| format!("gemini {option}"))
+        }
+        "cursor-agent" => given(&["--force", "-f"]).map(|option| format!("cursor-agent {option}")),
+        "copilot" => given(&["--allow-all-tools", "--allow-all-paths", "--yolo"])
+            .map(|option| format!("copilot {option}")),
+        _ => None,
+    }
+}
+
 /// The program a configuration command is, and its arguments: `pip3.12` and `python3 -m pip`
 /// are pip; Claude Code's package run through npx (`@anthropic-ai/claude-code`) is `claude`.
 fn config_tool<'a>(name: &'a str, args: &'a [String]) -> (&'a str, &'a [String]) {
@@ -689,6 +771,12 @@ pub(super) fn check_command(cmd: &Cmd<'_>, out: &mut Findings) {
     }
     if let Some((rule, reason)) = tool_config_change(cmd) {
         out.add(rule, reason);
+    }
+    if let Some(how) = unguarded_agent(cmd) {
+        out.add(
+            "write-agent-settings",
+            format!("`{how}` starts an agent with its permission checks or hooks turned off"),
+        );
     }
     if let Some(change) = privilege_change(name, cmd.args()) {
         out.add(
