@@ -353,8 +353,26 @@ fn dev_tcp(cmd: &Cmd<'_>, out: &mut Findings) {
 /// create FILES`, `gh issue|pr create|comment -F FILE`, `gh release create|upload … FILES`,
 /// `aws s3 cp|mv|sync SRC s3://…`, `gsutil cp|mv|rsync SRC gs://…`, `gcloud storage cp|mv|rsync`,
 /// `rclone copy|copyto|move|moveto|sync SRC REMOTE:…` and `rclone rcat` (stdin), `socat
-/// FILE:PATH TCP:…`, `mail -A FILE` (and the message on stdin). Empty for anything else.
+/// FILE:PATH TCP:…`, `mail -A FILE` (and the message on stdin), HTTPie's and xh's request
+/// items that send a file (`@FILE`, `field@FILE`, `field=@FILE`, `field:=@FILE`). Empty for
+/// anything else.
 fn uploads<'a>(name: &str, args: &'a [String]) -> Vec<&'a str> {
+    if matches!(name, "http" | "https" | "xh" | "xhs") {
+        return args
+            .iter()
+            .filter(|arg| !arg.starts_with('-'))
+            .filter_map(|item| {
+                let at = item.find('@')?;
+                let (before, path) = item.split_at(at);
+                let path = path.get(1..)?;
+                // `user@host` in a URL is no item; a file field ends its name with `=` or `:=`
+                // before the `@`, or has none.
+                let field =
+                    before.is_empty() || before.ends_with('=') || !before.contains(['/', ':', '.']);
+                (field && !path.is_empty() && !path.contains("://")).then_some(path)
+            })
+            .collect();
+    }
     if !matches!(
         name,
         "gh" | "aws" | "gsutil" | "gcloud" | "rclone" | "socat" | "mail" | "mailx" | "sendmail"
@@ -478,7 +496,8 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
     }
     // A storage client's upload of an ordinary file is everyday publishing (`aws s3 sync ./site
     // s3://bucket`); a secret or the environment is not. socat to a socket is netcat.
-    let ordinary_asks = name == "socat";
+    // HTTPie's and xh's file items are curl's `-d @FILE`, which asks for any file.
+    let ordinary_asks = matches!(name, "socat" | "http" | "https" | "xh" | "xhs");
     for file in uploads(name, args) {
         if file == "-" {
             if cmd.simple.stdin_pipe_from.is_some() {
