@@ -266,8 +266,9 @@ fn shell(args: &[Field]) -> Option<Nested> {
     } = shell_mode(args);
     if command_mode {
         let payload = args.get(index)?;
+        let text = with_positional(&payload.text, args.get(index + 1..).unwrap_or(&[]));
         return Some(script_or_dynamic(
-            payload.text.clone(),
+            text,
             payload.dynamic,
             Origin::ShellString,
         ));
@@ -279,6 +280,47 @@ fn shell(args: &[Field]) -> Option<Nested> {
         Some(file) if is_process_substitution(file) => Some(Nested::Dynamic(file.text.clone())),
         Some(_) => None,
     }
+}
+
+/// A `-c` script given the words after it as its positional parameters (`sh -c 'rm -rf "$1"' _
+/// ~`: `$0` is `_`, `$1` the home): `set -- WORDS` in front of it, and `$0` (`${0}`) a variable
+/// the script sets first. Each word keeps what it means to the shell that runs the line: one
+/// with a run-time part stays one, a leading `~` the home. The script as it is when it names no
+/// positional parameter or no word follows it.
+fn with_positional(script: &str, words: &[Field]) -> String {
+    const ZERO: &str = "__toolgate_arg0";
+    let names_positional = script
+        .as_bytes()
+        .windows(2)
+        .any(|pair| matches!(pair, [b'$', b'0'..=b'9' | b'@' | b'*' | b'{' | b'#']));
+    // `find -exec sh -c '…' _ {} \;` and `xargs -I{}`: what the placeholder stands for is
+    // read where it is, in the command that names it.
+    let placeholder = words.iter().any(|word| word.text.contains("{}"));
+    let Some((zero, rest)) = words
+        .split_first()
+        .filter(|_| names_positional && !placeholder)
+    else {
+        return script.to_owned();
+    };
+    let word = |field: &Field| {
+        if field.dynamic {
+            format!("\"{}\"", field.text.replace(['"', '\\'], ""))
+        } else {
+            super::interp::path_quote(&field.text)
+        }
+    };
+    let mut text = format!("{ZERO}={}\nset --", word(zero));
+    for field in rest {
+        text.push(' ');
+        text.push_str(&word(field));
+    }
+    text.push('\n');
+    text.push_str(
+        &script
+            .replace("${0}", &format!("${{{ZERO}}}"))
+            .replace("$0", &format!("${ZERO}")),
+    );
+    text
 }
 
 /// The file `argv` (wrappers stripped) runs as a shell script: a shell's script operand
@@ -1546,6 +1588,18 @@ mod tests {
             text: text.to_owned(),
             origin,
         }
+    }
+
+    #[test]
+    fn a_script_gets_its_positional_parameters() {
+        let bound = |script: &str, words: &[&str]| with_positional(script, &fields(words));
+        assert_eq!(
+            bound("rm -rf \"$1\" $0", &["_", "~/x", "$D"]),
+            "__toolgate_arg0=_\nset -- ~/x \"$D\"\nrm -rf \"$1\" $__toolgate_arg0"
+        );
+        assert_eq!(bound("ls", &["_", "x"]), "ls");
+        assert_eq!(bound("rm -rf \"$1\"", &[]), "rm -rf \"$1\"");
+        assert_eq!(bound("rm -f \"$1\"", &["_", "{}"]), "rm -f \"$1\"");
     }
 
     #[test]
