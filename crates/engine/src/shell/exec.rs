@@ -72,7 +72,7 @@ pub(super) fn nested(argv: &[Field], stdin: Option<&str>, budget: &Budget) -> Ve
     };
     let name = basename(&program.text);
     if SHELLS.contains(&name) {
-        return shell(args).into_iter().collect();
+        return shell(args).into_iter().chain(start_up_file(args)).collect();
     }
     match name {
         "eval" => eval(args).into_iter().collect(),
@@ -255,6 +255,18 @@ fn shell_mode(args: &[Field]) -> ShellMode {
         stdin_mode,
         index,
     }
+}
+
+/// bash's start-up file given on its command line (`--rcfile FILE`, `--init-file FILE`), which an
+/// interactive shell runs first: from a process substitution (`bash --rcfile <(curl …) -i`), a
+/// script only known at run time.
+fn start_up_file(args: &[Field]) -> Option<Nested> {
+    let at = args
+        .iter()
+        .take_while(|arg| arg.text != "--")
+        .position(|arg| matches!(arg.text.as_str(), "--rcfile" | "--init-file"))?;
+    let file = args.get(at + 1)?;
+    is_process_substitution(file).then(|| Nested::Dynamic(file.text.clone()))
 }
 
 /// A shell's arguments: `-c PAYLOAD`, `-s`, no script (stdin), or a script file.
