@@ -105,7 +105,66 @@ pub struct Row {
 
 /// The bundle an evaluation used, for [`Row::bundles`].
 pub fn bundle_ref(tenant: &str, bundle_id: i64, sha256: &str) -> String {
-    list_item(&format!("{tenant}:{bundle_id}:{sha256}"))
+    list_item(&BundleRef::new(tenant, bundle_id, sha256).to_string())
+}
+
+/// A bundle as an audit row names it: `tenant:id:sha256` in the row's text (the form its hash
+/// covers), `{"tenant", "id", "sha256"}` in the query API and the export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BundleRef<'a> {
+    pub tenant: &'a str,
+    /// `None` when the text's id is not a number (never in a row toolgate wrote).
+    pub id: Option<i64>,
+    pub sha256: &'a str,
+}
+
+impl<'a> BundleRef<'a> {
+    pub fn new(tenant: &'a str, id: i64, sha256: &'a str) -> Self {
+        BundleRef {
+            tenant,
+            id: Some(id),
+            sha256,
+        }
+    }
+
+    /// Reads a row's `tenant:id:sha256`; missing parts read as empty. Tenant names hold no `:`.
+    pub fn parse(text: &'a str) -> Self {
+        let mut parts = text.splitn(3, ':');
+        let tenant = parts.next().unwrap_or_default();
+        let id = parts.next().and_then(|id| id.parse::<i64>().ok());
+        let sha256 = parts.next().unwrap_or_default();
+        BundleRef { tenant, id, sha256 }
+    }
+
+    /// Reads the query API's `{"tenant", "id", "sha256"}`.
+    pub fn from_json(value: &'a Value) -> Option<Self> {
+        let part = |key: &str| value.get(key).unwrap_or(&Value::Null);
+        let id = match part("id") {
+            Value::Null => None,
+            id => Some(id.as_i64()?),
+        };
+        Some(BundleRef {
+            tenant: part("tenant").as_str()?,
+            id,
+            sha256: part("sha256").as_str()?,
+        })
+    }
+
+    pub fn to_json(self) -> Value {
+        serde_json::json!({"tenant": self.tenant, "id": self.id, "sha256": self.sha256})
+    }
+}
+
+impl std::fmt::Display for BundleRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.tenant)?;
+        f.write_char(':')?;
+        if let Some(id) = self.id {
+            write!(f, "{id}")?;
+        }
+        f.write_char(':')?;
+        f.write_str(self.sha256)
+    }
 }
 
 /// An item of a list column: never empty and without U+001F, the separator the database insert
@@ -117,15 +176,6 @@ fn list_item(text: &str) -> String {
     } else {
         item
     }
-}
-
-/// A [`bundle_ref`] as the query API shows it: `{"tenant", "id", "sha256"}`.
-fn bundle_json(bundle: &str) -> Value {
-    let mut parts = bundle.splitn(3, ':');
-    let tenant = parts.next().unwrap_or_default();
-    let id = parts.next().and_then(|id| id.parse::<i64>().ok());
-    let sha256 = parts.next().unwrap_or_default();
-    serde_json::json!({"tenant": tenant, "id": id, "sha256": sha256})
 }
 
 /// What the request path knows about one evaluated event.
@@ -293,7 +343,7 @@ impl Row {
         let bundles: Vec<Value> = self
             .bundles
             .iter()
-            .map(|bundle| bundle_json(bundle))
+            .map(|bundle| BundleRef::parse(bundle).to_json())
             .collect();
         serde_json::json!({
             "id": self.id,
@@ -309,7 +359,7 @@ impl Row {
             "mode": self.mode,
             "shadow_decision": self.shadow_decision,
             "winner": self.winner,
-            "winner_bundle": self.winner_bundle.as_deref().map(bundle_json),
+            "winner_bundle": self.winner_bundle.as_deref().map(|bundle| BundleRef::parse(bundle).to_json()),
             "rules": self.rules,
             "shadow_rules": self.shadow_rules,
             "reason": self.reason,
@@ -362,14 +412,9 @@ impl Row {
                 .ok_or_else(|| wrong(name, "an array of strings"))
         };
         let bundle = |name: &str, value: &Value| {
-            let part = |key: &str| value.get(key).unwrap_or(&Value::Null);
-            match (part("tenant").as_str(), part("id"), part("sha256").as_str()) {
-                (Some(tenant), Value::Number(id), Some(sha256)) => {
-                    Ok(format!("{tenant}:{id}:{sha256}"))
-                }
-                (Some(tenant), Value::Null, Some(sha256)) => Ok(format!("{tenant}::{sha256}")),
-                _ => Err(wrong(name, "a bundle object {tenant, id, sha256}")),
-            }
+            BundleRef::from_json(value)
+                .map(|bundle| bundle.to_string())
+                .ok_or_else(|| wrong(name, "a bundle object {tenant, id, sha256}"))
         };
         let hash = |name: &str| {
             get(name)
@@ -650,6 +695,7 @@ pub(crate) fn sample(seq: i64) -> Row {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn event(json: Value) -> HookEvent {
         HookEvent::from_value(json).unwrap()
@@ -816,6 +862,35 @@ mod tests {
             hex::encode(sample(1).compute_hash()),
             "6cbff9dcf8ec92b80768c00d742f8f326274efd185302b00ebfda52c97267865"
         );
+    }
+
+    /// A row's bundle text, its query-API object and back: the same bundle, the same text.
+    #[test]
+    fn a_bundle_ref_reads_back_as_written() {
+        let text = bundle_ref("team-a", 42, "ab12");
+        let parsed = BundleRef::parse(&text);
+        assert_eq!(parsed, BundleRef::new("team-a", 42, "ab12"));
+        assert_eq!(parsed.to_string(), text);
+        let json = parsed.to_json();
+        assert_eq!(
+            json,
+            json!({"tenant": "team-a", "id": 42, "sha256": "ab12"})
+        );
+        assert_eq!(BundleRef::from_json(&json), Some(parsed));
+
+        // An id that is not a number reads as none, and is written back without one.
+        let odd = BundleRef::parse("t:x:ab");
+        assert_eq!(odd.id, None);
+        assert_eq!(odd.to_string(), "t::ab");
+        for wrong in [
+            json!({"tenant": "t", "id": "42", "sha256": "ab"}),
+            json!({"tenant": "t", "id": 4.2, "sha256": "ab"}),
+            json!({"tenant": 1, "id": 42, "sha256": "ab"}),
+            json!({"tenant": "t", "id": 42}),
+            json!("t:42:ab"),
+        ] {
+            assert_eq!(BundleRef::from_json(&wrong), None, "{wrong}");
+        }
     }
 
     #[test]

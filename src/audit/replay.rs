@@ -19,7 +19,7 @@ use serde_json::{Map, Value, json};
 use toolgate_engine::protocol::{Agent, HookEvent};
 use toolgate_engine::{CompiledPolicy, Decision, Outcome, evaluate};
 
-use super::record::Row;
+use super::record::{BundleRef, Row};
 use super::store::{AuditStore, Filter};
 use crate::auth::GLOBAL_TENANT;
 use crate::store::Database;
@@ -328,12 +328,12 @@ impl<'a> Bundles<'a> {
     }
 
     async fn load(&self, reference: &str) -> Result<Option<Owned>, sqlx::Error> {
-        let mut parts = reference.splitn(3, ':');
-        let (Some(tenant), Some(Ok(id)), Some(sha256)) = (
-            parts.next(),
-            parts.next().map(str::parse::<i64>),
-            parts.next(),
-        ) else {
+        let BundleRef {
+            tenant,
+            id: Some(id),
+            sha256,
+        } = BundleRef::parse(reference)
+        else {
             return Ok(None);
         };
         let Some(stored) = self.database.get_bundle(tenant, id).await? else {
