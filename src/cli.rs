@@ -341,8 +341,8 @@ pub enum TokenCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Revoke a token by id, or by the token itself (one that leaked); every replica refuses it
-    /// from its next poll of the database.
+    /// Revoke a token by id, or by the token itself (one that leaked); replicas on PostgreSQL
+    /// refuse it at once (`NOTIFY`), others from their next poll of the database.
     Revoke {
         #[command(flatten)]
         database: DatabaseArgs,
@@ -872,7 +872,8 @@ async fn create_token(
             ..NewToken::new(&hash, &prefix, role.as_str(), tenant)
         })
         .await
-        .context("failed to store the token (has `toolgate migrate` run?)")?;
+        .context("failed to store the token (has `toolgate migrate` run?)")?
+        .id;
     // Any tenant name makes a tenant: one mistyped would be evaluated against `global` alone,
     // with nothing to say so. Said on stderr, so that the token stays the last word of stdout.
     let without_policy = db
@@ -996,10 +997,12 @@ async fn revoke_token(database: &DatabaseArgs, token: TokenRef) -> anyhow::Resul
                 .with_context(|| format!("no token of this store starts `{prefix}`"))?
         }
     };
-    let revoked = db.revoke_token(id).await.context(context)?;
+    let revoked = db.revoke_token(id, None).await.context(context)?;
     db.close().await;
     anyhow::ensure!(revoked, "no active token has id {id}");
-    println!("revoked token {id}; replicas refuse it from their next poll of the database");
+    println!(
+        "revoked token {id}; replicas refuse it at once on PostgreSQL, else from their next poll"
+    );
     Ok(ExitCode::SUCCESS)
 }
 

@@ -11,6 +11,7 @@ pub mod health;
 pub mod metrics;
 pub mod page;
 pub mod replay;
+pub mod tokens;
 
 use axum::routing::{MethodFilter, MethodRouter, on};
 
@@ -137,6 +138,24 @@ pub static ROUTES: &[Route] = &[
         path: "/v1/tenants/{tenant}/policy",
         group: Group::Admin,
         handler: |method| on(method, bundles::get_policy),
+    },
+    Route {
+        verb: Verb::Post,
+        path: "/v1/tenants/{tenant}/tokens",
+        group: Group::Admin,
+        handler: |method| on(method, tokens::create_token),
+    },
+    Route {
+        verb: Verb::Get,
+        path: "/v1/tenants/{tenant}/tokens",
+        group: Group::Admin,
+        handler: |method| on(method, tokens::list_tokens),
+    },
+    Route {
+        verb: Verb::Post,
+        path: "/v1/tenants/{tenant}/tokens/{id}/revoke",
+        group: Group::Admin,
+        handler: |method| on(method, tokens::revoke_token),
     },
     Route {
         verb: Verb::Get,

@@ -93,6 +93,8 @@ pub struct NewToken<'a> {
     pub description: Option<&'a str>,
     /// When it expires (`None`: never).
     pub expires_at: Option<DateTime<Utc>>,
+    /// The token that made it through the admin API (`None`: the CLI or the bootstrap admin).
+    pub created_by: Option<i64>,
 }
 
 impl<'a> NewToken<'a> {
@@ -105,6 +107,7 @@ impl<'a> NewToken<'a> {
             tenant,
             description: None,
             expires_at: None,
+            created_by: None,
         }
     }
 }
@@ -128,6 +131,8 @@ pub struct TokenListing {
     pub revoked_at: Option<DateTime<Utc>>,
     /// When it expires (`None`: never).
     pub expires_at: Option<DateTime<Utc>>,
+    /// The token that made it through the admin API (`None`: the CLI or the bootstrap admin).
+    pub created_by: Option<i64>,
 }
 
 /// A stored bundle, without its document.
@@ -251,6 +256,16 @@ macro_rules! active_tokens {
     };
 }
 
+/// The columns of a [`TokenListing`].
+macro_rules! token_listing {
+    () => {
+        "id, prefix, role, tenant, description, created_at, revoked_at, expires_at, created_by"
+    };
+}
+
+/// The `NOTIFY` payload that says the tokens changed (a revocation): no tenant is named so.
+pub const TOKENS_CHANGED: &str = ":tokens";
+
 const ENSURE_TENANT: &str = "INSERT INTO tenants (name) VALUES ($1) ON CONFLICT (name) DO NOTHING";
 const LIVE_ACTIVATION: &str = concat!(
     activation_select!(),
@@ -326,28 +341,30 @@ impl Database {
         .await)
     }
 
-    /// Stores a new token hash; returns its id.
-    pub async fn insert_token(&self, token: NewToken<'_>) -> Result<i64, sqlx::Error> {
+    /// Stores a new token hash; returns it as listed.
+    pub async fn insert_token(&self, token: NewToken<'_>) -> Result<TokenListing, sqlx::Error> {
         on_pool!(self, |pool, dialect| {
             let mut tx = dialect::begin_write(pool).await?;
             sqlx::query(ENSURE_TENANT)
                 .bind(token.tenant)
                 .execute(&mut *tx)
                 .await?;
-            let id: i64 = sqlx::query_scalar(
-                "INSERT INTO tokens (hash, prefix, role, tenant, description, expires_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
-            )
+            let created: TokenListing = sqlx::query_as(concat!(
+                "INSERT INTO tokens (hash, prefix, role, tenant, description, expires_at, \
+                 created_by) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ",
+                token_listing!()
+            ))
             .bind(token.hash)
             .bind(token.prefix)
             .bind(token.role)
             .bind(token.tenant)
             .bind(token.description)
             .bind(token.expires_at.map(dialect::stored_time))
+            .bind(token.created_by)
             .fetch_one(&mut *tx)
             .await?;
             tx.commit().await?;
-            Ok(id)
+            Ok(created)
         })
     }
 
@@ -356,10 +373,11 @@ impl Database {
         &self,
         tenant: Option<&str>,
     ) -> Result<Vec<TokenListing>, sqlx::Error> {
-        on_pool!(self, |pool| sqlx::query_as(
-            "SELECT id, prefix, role, tenant, description, created_at, revoked_at, expires_at \
-             FROM tokens WHERE $1 IS NULL OR tenant = $1 ORDER BY id"
-        )
+        on_pool!(self, |pool| sqlx::query_as(concat!(
+            "SELECT ",
+            token_listing!(),
+            " FROM tokens WHERE $1 IS NULL OR tenant = $1 ORDER BY id"
+        ))
         .bind(tenant)
         .fetch_all(pool)
         .await)
@@ -375,14 +393,25 @@ impl Database {
         .await)
     }
 
-    /// Revokes a token; returns whether it was active. Replicas stop accepting it at their next
-    /// poll of the database.
-    pub async fn revoke_token(&self, id: i64) -> Result<bool, sqlx::Error> {
-        on_pool!(self, |pool, dialect| sqlx::query(dialect::REVOKE_TOKEN)
-            .bind(id)
-            .execute(pool)
-            .await
-            .map(|done| done.rows_affected() == 1))
+    /// Revokes a token (of `tenant`, when given); returns whether it was active. PostgreSQL
+    /// announces it, so every listening replica refuses it at once, the others from their next
+    /// poll.
+    pub async fn revoke_token(&self, id: i64, tenant: Option<&str>) -> Result<bool, sqlx::Error> {
+        on_pool!(self, |pool, dialect| {
+            let mut tx = dialect::begin_write(pool).await?;
+            let revoked = sqlx::query(dialect::REVOKE_TOKEN)
+                .bind(id)
+                .bind(tenant)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected()
+                == 1;
+            if revoked {
+                dialect::announce(&mut tx, TOKENS_CHANGED).await?;
+            }
+            tx.commit().await?;
+            Ok(revoked)
+        })
     }
 
     /// Stores a bundle unless the tenant already has one with this sha256. Returns the bundle and

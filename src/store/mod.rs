@@ -16,8 +16,8 @@ pub mod sqlite;
 pub mod starter;
 
 pub use database::{
-    ActivateError, Activation, BundleSummary, Database, LiveRow, NewToken, StoredBundle, TokenRow,
-    is_unavailable,
+    ActivateError, Activation, BundleSummary, Database, LiveRow, NewToken, StoredBundle,
+    TOKENS_CHANGED, TokenListing, TokenRow, is_unavailable,
 };
 
 /// Creates `dir` (and its missing parents) for toolgate's own data — the embedded store, the

@@ -4,7 +4,8 @@
 //! database is away. Every other query is in [`super::database`], shared with SQLite.
 //!
 //! An activation sends `NOTIFY toolgate_policy, '<tenant>'` inside its transaction, so the
-//! notification is delivered exactly when it commits.
+//! notification is delivered exactly when it commits; a token's revocation sends
+//! [`TOKENS_CHANGED`](super::database::TOKENS_CHANGED) so.
 
 use std::time::Duration;
 
@@ -13,12 +14,12 @@ use sqlx::{Postgres, Transaction};
 
 use super::database::LiveRow;
 
-/// The channel activations are announced on.
+/// The channel activations and revocations are announced on.
 pub const CHANNEL: &str = "toolgate_policy";
 
-/// Revokes the active token `$1`.
-pub const REVOKE_TOKEN: &str =
-    "UPDATE tokens SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL";
+/// Revokes the active token `$1` (of the tenant `$2`, unless it is NULL).
+pub const REVOKE_TOKEN: &str = "UPDATE tokens SET revoked_at = now() \
+     WHERE id = $1 AND revoked_at IS NULL AND ($2::text IS NULL OR tenant = $2)";
 
 /// A time as a column stores it: `timestamptz` takes it as it is.
 pub(super) fn stored_time(time: chrono::DateTime<chrono::Utc>) -> chrono::DateTime<chrono::Utc> {
@@ -86,14 +87,15 @@ pub(super) async fn lock_tenant(
     Ok(())
 }
 
-/// Announces an activation to every replica, when the transaction commits.
+/// Announces a change to every replica, when the transaction commits: an activation of the
+/// tenant `payload`, or [`TOKENS_CHANGED`](super::database::TOKENS_CHANGED).
 pub(super) async fn announce(
     tx: &mut Transaction<'_, Postgres>,
-    tenant: &str,
+    payload: &str,
 ) -> Result<(), sqlx::Error> {
     sqlx::query("SELECT pg_notify($1, $2)")
         .bind(CHANNEL)
-        .bind(tenant)
+        .bind(payload)
         .execute(&mut **tx)
         .await?;
     Ok(())

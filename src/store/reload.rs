@@ -5,7 +5,8 @@
 //!   decision; they never lock.
 //! - A listener task `LISTEN`s on `toolgate_policy` (its own connection, application name
 //!   `toolgate-listener <replica id>`), reconnecting with capped exponential backoff (100 ms → 5 s); after
-//!   every (re)connect it resyncs everything, since notifications may have been missed.
+//!   every (re)connect it resyncs everything, since notifications may have been missed. A
+//!   notification names a tenant whose activation changed, or says a token was revoked.
 //! - With the embedded SQLite store there is no `LISTEN`: one node, so an activation or rollback
 //!   reloads its tenant in-process right after it commits ([`Reloader::reload_after_commit`]).
 //! - A poll task compares the live (tenant, activation id) pairs every `poll_interval` and
@@ -31,7 +32,7 @@ use sqlx::postgres::{PgListener, PgPool};
 use toolgate_engine::{Bundle, CompiledPolicy};
 
 use super::cache::{Cache, CacheContents, CachedToken};
-use super::database::{Database, LiveRow};
+use super::database::{Database, LiveRow, TOKENS_CHANGED};
 use super::postgres::CHANNEL;
 use crate::auth::{Role, TokenHash, TokenInfo, TokenMap};
 use crate::metrics::{LiveBundle, Metrics, Reload};
@@ -458,6 +459,23 @@ impl Reloader {
         }
     }
 
+    /// Reads the tokens again now: after a revocation, on the replica that made it and on every
+    /// replica its `NOTIFY` reaches. A failure is logged: the poll retries.
+    pub async fn reload_tokens(&self) {
+        let result = async {
+            let mut state = self.state.lock().await;
+            if self.refresh_tokens(&mut state).await? {
+                let snapshot = self.store.snapshot.load_full();
+                self.write_cache(&snapshot, &state).await;
+            }
+            Ok::<_, sqlx::Error>(())
+        }
+        .await;
+        if let Err(error) = result {
+            tracing::warn!(error = %error, "reloading the tokens failed; the poll will retry");
+        }
+    }
+
     /// Polls the live versions every `interval`, forever.
     pub async fn poll(self: Arc<Self>, interval: Duration) {
         let mut ticker = tokio::time::interval(interval);
@@ -518,6 +536,10 @@ impl Reloader {
             tracing::warn!(error = %error, "resync after connecting the listener failed");
         }
         while let Some(notification) = listener.try_recv().await? {
+            if notification.payload() == TOKENS_CHANGED {
+                self.reload_tokens().await;
+                continue;
+            }
             let tenant = notification.payload().to_owned();
             if let Err(error) = self.sync(Some(vec![tenant.clone()])).await {
                 tracing::warn!(tenant = %tenant, error = %error, "reload after notification failed; the poll will retry");

@@ -30,7 +30,7 @@ pub const FILE_NAME: &str = "toolgate.db";
 
 /// Revokes the active token `$1` (times as the schema's defaults write them).
 pub const REVOKE_TOKEN: &str = "UPDATE tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') \
-     WHERE id = $1 AND revoked_at IS NULL";
+     WHERE id = $1 AND revoked_at IS NULL AND ($2 IS NULL OR tenant = $2)";
 
 /// A time as a column stores it: RFC 3339 UTC text with milliseconds, as the schema's defaults
 /// write times (sqlx's own encoding would write `+00:00` and a varying number of digits).
@@ -99,7 +99,7 @@ pub(crate) async fn begin_write(
 /// Nothing to do: the `BEGIN IMMEDIATE` transaction already excludes every other writer.
 pub(super) async fn lock_tenant(
     _tx: &mut Transaction<'_, Sqlite>,
-    _tenant: &str,
+    _payload: &str,
 ) -> Result<(), sqlx::Error> {
     Ok(())
 }
@@ -107,7 +107,7 @@ pub(super) async fn lock_tenant(
 /// Nothing to do: the reloader reloads in-process after the commit (there is one node).
 pub(super) async fn announce(
     _tx: &mut Transaction<'_, Sqlite>,
-    _tenant: &str,
+    _payload: &str,
 ) -> Result<(), sqlx::Error> {
     Ok(())
 }

@@ -1,12 +1,15 @@
-//! Token expiry on both stores: an expired token is refused as a revoked one is — a 401 on the
-//! admin and audit routes, the failure decision on the evaluate routes — whether the replica
-//! knows it from memory or looks it up, and each use is counted.
+//! Tokens on both stores: an expired token is refused as a revoked one is — a 401 on the admin
+//! and audit routes, the failure decision on the evaluate routes — whether the replica knows it
+//! from memory or looks it up, and each use is counted; an admin makes, lists and revokes its
+//! tenant's tokens through the API, and a revocation reaches every replica at once.
 
 use chrono::{Duration, Utc};
-use reqwest::StatusCode;
+use reqwest::{Response, StatusCode};
+use serde_json::{Value, json};
 
 use crate::helpers::{
-    Backend, assert_error, assert_refused, bash, on_both_backends, sample, scrape, spawn_app_on,
+    Backend, TestApp, assert_error, assert_refused, bash, decision_of, eventually,
+    on_both_backends, sample, scrape, spawn_app, spawn_app_on, spawn_replica,
 };
 
 on_both_backends!(an_expired_token_is_refused_as_a_revoked_one_is);
@@ -53,4 +56,170 @@ async fn an_expired_token_is_refused_as_a_revoked_one_is(backend: Backend) {
         &[("reason", "refused")],
     );
     assert_eq!(refused, Some(2.0), "{text}");
+}
+
+/// `POST path` with `token` and a JSON `body`.
+async fn post_as(app: &TestApp, token: &str, path: &str, body: &Value) -> Response {
+    app.client
+        .post(app.url(path))
+        .bearer_auth(token)
+        .json(body)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// Makes a token through the API as `admin`; the 201 body.
+async fn make_token(app: &TestApp, admin: &str, tenant: &str, body: Value) -> Value {
+    let path = format!("/v1/tenants/{tenant}/tokens");
+    let response = post_as(app, admin, &path, &body).await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    assert_eq!(response.headers()["cache-control"], "no-store");
+    response.json().await.unwrap()
+}
+
+async fn revoke(app: &TestApp, admin: &str, tenant: &str, id: &Value) -> Response {
+    let path = format!("/v1/tenants/{tenant}/tokens/{id}/revoke");
+    post_as(app, admin, &path, &json!(null)).await
+}
+
+on_both_backends!(an_admin_makes_lists_and_revokes_its_tenants_tokens);
+
+async fn an_admin_makes_lists_and_revokes_its_tenants_tokens(backend: Backend) {
+    let app = spawn_app_on(backend).await;
+    let admin = app.create_token("admin", "team").await;
+
+    // A tenant's admin makes an agent token; it is shown once, and it works at once.
+    let made = make_token(
+        &app,
+        &admin,
+        "team",
+        json!({"role": "agent", "description": "CI runners", "expires_in": "30d"}),
+    )
+    .await;
+    let token = made["token"].as_str().unwrap().to_owned();
+    assert!(toolgate::auth::is_token_shaped(&token), "{made}");
+    assert_eq!(made["role"], "agent");
+    assert_eq!(made["tenant"], "team");
+    assert_eq!(made["description"], "CI runners");
+    assert_eq!(made["prefix"], token[..10]);
+    let expires = chrono::DateTime::parse_from_rfc3339(made["expires_at"].as_str().unwrap());
+    let lifetime = expires.unwrap().with_timezone(&Utc) - Utc::now();
+    assert!(
+        lifetime > Duration::days(29) && lifetime <= Duration::days(30),
+        "{made}"
+    );
+    assert_eq!(app.decide(&token, &bash("ls")).await, "none");
+
+    // The listing names who made it and never shows a token or its hash.
+    let listed = app.get_as(&admin, "/v1/tenants/team/tokens").await;
+    assert_eq!(listed.status(), StatusCode::OK);
+    let text = listed.text().await.unwrap();
+    assert!(!text.contains(&token[3..]), "a token is listed: {text}");
+    let listed: Value = serde_json::from_str(&text).unwrap();
+    let tokens = listed["tokens"].as_array().unwrap();
+    let maker = tokens.iter().find(|t| t["role"] == "admin").unwrap();
+    let mine = tokens.iter().find(|t| t["id"] == made["id"]).unwrap();
+    assert_eq!(mine["created_by"], maker["id"], "{listed}");
+    assert_eq!(
+        maker["created_by"],
+        json!(null),
+        "made by the CLI: {listed}"
+    );
+    assert!(mine.get("token").is_none() && mine.get("hash").is_none());
+
+    // The bootstrap admin of `global` makes tokens of any tenant, any role.
+    let other = make_token(&app, &app.admin_token, "other", json!({"role": "admin"})).await;
+    assert_eq!(other["created_by"], json!(null));
+    assert_eq!(other["expires_at"], json!(null));
+
+    // A tenant's admin acts on its own tenant only; other roles and no token are refused.
+    for tenant in ["other", "global"] {
+        let path = format!("/v1/tenants/{tenant}/tokens");
+        let response = post_as(&app, &admin, &path, &json!({"role": "agent"})).await;
+        assert_error(response, StatusCode::FORBIDDEN, "forbidden").await;
+        let response = app.get_as(&admin, &path).await;
+        assert_error(response, StatusCode::FORBIDDEN, "forbidden").await;
+    }
+    let path = "/v1/tenants/team/tokens";
+    let response = post_as(&app, &token, path, &json!({"role": "admin"})).await;
+    assert_error(response, StatusCode::FORBIDDEN, "forbidden").await;
+    let response = app
+        .client
+        .post(app.url(path))
+        .json(&json!({"role": "agent"}));
+    let response = response.send().await.unwrap();
+    assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
+
+    // A wrong body is a 400 naming the member, and stores nothing.
+    let before = app.db.list_tokens(None).await.unwrap().len();
+    for (body, named) in [
+        (json!({"role": "root"}), "`role`"),
+        (json!({"role": "agent", "expires_in": "90"}), "`expires_in`"),
+        (json!({"role": "agent", "tenant": "x"}), "`tenant`"),
+        (
+            json!({"role": "agent", "description": "x".repeat(257)}),
+            "`description`",
+        ),
+    ] {
+        let response = post_as(&app, &admin, path, &body).await;
+        let message =
+            assert_error(response, StatusCode::BAD_REQUEST, "invalid_token_request").await;
+        assert!(message.contains(named), "{body}: {message}");
+    }
+    assert_eq!(app.db.list_tokens(None).await.unwrap().len(), before);
+
+    // Another tenant's token is not found through this tenant's path, and stays valid.
+    let response = revoke(&app, &admin, "team", &other["id"]).await;
+    assert_error(response, StatusCode::NOT_FOUND, "not_found").await;
+    let other_token = other["token"].as_str().unwrap();
+    let response = app.get_as(other_token, "/v1/tenants/other/bundles").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let response = revoke(&app, &admin, "team", &json!("x1")).await;
+    assert_error(response, StatusCode::BAD_REQUEST, "invalid_token_id").await;
+
+    // Revoked: refused by this replica from the answer on; a second revocation finds nothing.
+    let response = revoke(&app, &admin, "team", &made["id"]).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let event = serde_json::to_vec(&bash("ls")).unwrap();
+    let response = app.evaluate_raw(Some(&token), event).await;
+    assert_refused(response, "unknown or revoked token").await;
+    let response = revoke(&app, &admin, "team", &made["id"]).await;
+    assert_error(response, StatusCode::NOT_FOUND, "not_found").await;
+    let listed = app.get_json("/v1/tenants/team/tokens").await;
+    let mine = listed["tokens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["id"] == made["id"])
+        .unwrap()
+        .clone();
+    assert_ne!(mine["revoked_at"], json!(null), "{listed}");
+}
+
+/// A revocation through replica A is announced: B, which knew the token and polls only every
+/// minute, refuses it without waiting for its poll.
+#[tokio::test]
+async fn a_revocation_through_a_is_refused_by_b_without_a_poll() {
+    let a = spawn_app().await;
+    let b = spawn_replica(&a.database_url, |config| {
+        config.poll_interval = std::time::Duration::from_secs(60);
+    })
+    .await;
+    let made = make_token(&a, &a.admin_token, "team", json!({"role": "agent"})).await;
+    let token = made["token"].as_str().unwrap().to_owned();
+    assert_eq!(b.decide(&token, &bash("ls")).await, "none");
+    let response = revoke(&a, &a.admin_token, "team", &made["id"]).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let event = serde_json::to_vec(&bash("ls")).unwrap();
+    eventually(
+        std::time::Duration::from_secs(10),
+        "B to refuse the revoked token",
+        || async {
+            let response = b.evaluate_raw(Some(&token), event.clone()).await;
+            let reply: Value = response.json().await.unwrap();
+            (decision_of(&reply) == "deny").then_some(())
+        },
+    )
+    .await;
 }
