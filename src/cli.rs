@@ -997,7 +997,7 @@ async fn revoke_token(database: &DatabaseArgs, token: TokenRef) -> anyhow::Resul
                 .with_context(|| format!("no token of this store starts `{prefix}`"))?
         }
     };
-    let revoked = db.revoke_token(id, None).await.context(context)?;
+    let revoked = db.revoke_token(id, None, None).await.context(context)?;
     db.close().await;
     anyhow::ensure!(revoked, "no active token has id {id}");
     println!(

@@ -4,8 +4,9 @@
 //!
 //! A token made here is answered once, in the `201` body (with `Cache-Control: no-store`), and
 //! stored only as its hash, with the id of the token that made it (`created_by`). A revocation
-//! is announced to every replica (PostgreSQL's `NOTIFY`), and this replica reads the tokens again
-//! before it answers, so that the revoked token is refused here from the answer on.
+//! records the token that made it (`revoked_by`) and is announced to every replica
+//! (PostgreSQL's `NOTIFY`); this replica reads the tokens again before it answers, so that the
+//! revoked token is refused here from the answer on.
 
 use axum::Json;
 use axum::body::Bytes;
@@ -160,6 +161,7 @@ fn listing_json(token: &TokenListing) -> Value {
         "created_by": token.created_by,
         "expires_at": token.expires_at.as_ref().map(time),
         "revoked_at": token.revoked_at.as_ref().map(time),
+        "revoked_by": token.revoked_by,
     })
 }
 
@@ -236,7 +238,11 @@ pub async fn revoke_token(
             ),
         )
     })?;
-    if !state.pool.revoke_token(id, Some(&tenant)).await? {
+    if !state
+        .pool
+        .revoke_token(id, Some(&tenant), caller.token_id)
+        .await?
+    {
         return Err(ApiError::NotFound(format!(
             "tenant `{tenant}` has no active token {id}"
         )));

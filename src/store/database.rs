@@ -133,6 +133,9 @@ pub struct TokenListing {
     pub expires_at: Option<DateTime<Utc>>,
     /// The token that made it through the admin API (`None`: the CLI or the bootstrap admin).
     pub created_by: Option<i64>,
+    /// The token that revoked it through the admin API (`None`: not revoked, or by the CLI or
+    /// the bootstrap admin).
+    pub revoked_by: Option<i64>,
 }
 
 /// A stored bundle, without its document.
@@ -259,7 +262,8 @@ macro_rules! active_tokens {
 /// The columns of a [`TokenListing`].
 macro_rules! token_listing {
     () => {
-        "id, prefix, role, tenant, description, created_at, revoked_at, expires_at, created_by"
+        "id, prefix, role, tenant, description, created_at, revoked_at, expires_at, created_by, \
+         revoked_by"
     };
 }
 
@@ -393,15 +397,21 @@ impl Database {
         .await)
     }
 
-    /// Revokes a token (of `tenant`, when given); returns whether it was active. PostgreSQL
-    /// announces it, so every listening replica refuses it at once, the others from their next
-    /// poll.
-    pub async fn revoke_token(&self, id: i64, tenant: Option<&str>) -> Result<bool, sqlx::Error> {
+    /// Revokes a token (of `tenant`, when given) on behalf of the token `by` (`None`: the CLI or
+    /// the bootstrap admin); returns whether it was active. PostgreSQL announces it, so every
+    /// listening replica refuses it at once, the others from their next poll.
+    pub async fn revoke_token(
+        &self,
+        id: i64,
+        tenant: Option<&str>,
+        by: Option<i64>,
+    ) -> Result<bool, sqlx::Error> {
         on_pool!(self, |pool, dialect| {
             let mut tx = dialect::begin_write(pool).await?;
             let revoked = sqlx::query(dialect::REVOKE_TOKEN)
                 .bind(id)
                 .bind(tenant)
+                .bind(by)
                 .execute(&mut *tx)
                 .await?
                 .rows_affected()

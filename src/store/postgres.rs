@@ -17,8 +17,8 @@ use super::database::LiveRow;
 /// The channel activations and revocations are announced on.
 pub const CHANNEL: &str = "toolgate_policy";
 
-/// Revokes the active token `$1` (of the tenant `$2`, unless it is NULL).
-pub const REVOKE_TOKEN: &str = "UPDATE tokens SET revoked_at = now() \
+/// Revokes the active token `$1` (of the tenant `$2`, unless it is NULL) by the token `$3`.
+pub const REVOKE_TOKEN: &str = "UPDATE tokens SET revoked_at = now(), revoked_by = $3 \
      WHERE id = $1 AND revoked_at IS NULL AND ($2::text IS NULL OR tenant = $2)";
 
 /// A time as a column stores it: `timestamptz` takes it as it is.

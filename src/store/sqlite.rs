@@ -29,7 +29,8 @@ pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqli
 pub const FILE_NAME: &str = "toolgate.db";
 
 /// Revokes the active token `$1` (times as the schema's defaults write them).
-pub const REVOKE_TOKEN: &str = "UPDATE tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') \
+pub const REVOKE_TOKEN: &str = "UPDATE tokens \
+     SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), revoked_by = $3 \
      WHERE id = $1 AND revoked_at IS NULL AND ($2 IS NULL OR tenant = $2)";
 
 /// A time as a column stores it: RFC 3339 UTC text with milliseconds, as the schema's defaults

@@ -350,7 +350,7 @@ async fn a_token_revoked_before_any_poll_saw_it_is_dropped_at_the_next() {
         expires_at: None,
     };
     store.remember_token(hash, Arc::new(info));
-    assert!(app.db.revoke_token(id, None).await.unwrap());
+    assert!(app.db.revoke_token(id, None, None).await.unwrap());
     reloader.sync(None).await.unwrap();
     assert!(
         store.tokens().get(&hash).is_none(),

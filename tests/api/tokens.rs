@@ -195,6 +195,7 @@ async fn an_admin_makes_lists_and_revokes_its_tenants_tokens(backend: Backend) {
         .unwrap()
         .clone();
     assert_ne!(mine["revoked_at"], json!(null), "{listed}");
+    assert_eq!(mine["revoked_by"], maker["id"], "{listed}");
 }
 
 /// A revocation through replica A is announced: B, which knew the token and polls only every
