@@ -205,6 +205,21 @@ impl Caller {
         })
     }
 
+    /// Refuses callers that may not read the record of what was decided and changed (the
+    /// audit, the activation history): `auditor` and `admin` tokens may (403 for others).
+    pub fn require_reader(&self) -> Result<(), ApiError> {
+        self.require_token()?;
+        if matches!(self.role, Role::Auditor | Role::Admin) {
+            Ok(())
+        } else {
+            Err(ApiError::Forbidden(format!(
+                "this endpoint needs a token with role `auditor` or `admin`; this token has role \
+                 `{}`",
+                self.role
+            )))
+        }
+    }
+
     /// Refuses callers that may not act on `tenant` (403).
     pub fn require_tenant(&self, tenant: &str) -> Result<(), ApiError> {
         if self.may_act_on(tenant) {

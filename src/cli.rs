@@ -232,6 +232,30 @@ impl DatabaseArgs {
     }
 }
 
+/// Which page of a list the server answers.
+#[derive(Debug, Args)]
+pub struct PageArgs {
+    /// How many items a page holds (1 to 1000).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(i64).range(1..=1000))]
+    limit: i64,
+    /// The page after the one that named this cursor (`next_cursor` with `--json`).
+    #[arg(long)]
+    cursor: Option<String>,
+}
+
+impl PageArgs {
+    /// A list route's path with this page: `{route}?limit=N[&cursor=C]`.
+    fn path(&self, route: &str) -> String {
+        let mut path = format!("{route}?limit={}", self.limit);
+        if let Some(cursor) = &self.cursor {
+            let cursor =
+                percent_encoding::utf8_percent_encode(cursor, percent_encoding::NON_ALPHANUMERIC);
+            path.push_str(&format!("&cursor={cursor}"));
+        }
+        path
+    }
+}
+
 /// Where the server is and who is asking.
 #[derive(Debug, Args)]
 pub struct ClientArgs {
@@ -272,12 +296,8 @@ pub enum BundleCommand {
     List {
         #[command(flatten)]
         client: ClientArgs,
-        /// How many bundles a page holds (1 to 1000).
-        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(i64).range(1..=1000))]
-        limit: i64,
-        /// The page after the one that named this cursor (`next_cursor` with `--json`).
-        #[arg(long)]
-        cursor: Option<String>,
+        #[command(flatten)]
+        page: PageArgs,
     },
     /// Print a stored bundle's document (canonical JSON, pretty-printed: it pushes back as it
     /// is); `--json` prints the server's whole answer on one line.
@@ -298,6 +318,14 @@ pub enum BundleCommand {
     Rollback {
         #[command(flatten)]
         client: ClientArgs,
+    },
+    /// List a tenant's activations, newest first (the first is live): which bundle went live
+    /// when, by which token, and which were rollbacks. An auditor's token will do.
+    History {
+        #[command(flatten)]
+        client: ClientArgs,
+        #[command(flatten)]
+        page: PageArgs,
     },
 }
 
@@ -1198,21 +1226,9 @@ fn bundle(command: BundleCommand) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        BundleCommand::List {
-            client,
-            limit,
-            cursor,
-        } => {
+        BundleCommand::List { client, page } => {
             let client = Client::new(client)?;
-            let mut path = format!("/bundles?limit={limit}");
-            if let Some(cursor) = &cursor {
-                let cursor = percent_encoding::utf8_percent_encode(
-                    cursor,
-                    percent_encoding::NON_ALPHANUMERIC,
-                );
-                path.push_str(&format!("&cursor={cursor}"));
-            }
-            let (status, mut answer) = client.get(&path)?;
+            let (status, mut answer) = client.get(&page.path("/bundles"))?;
             if status != 200 {
                 return Ok(report_error(status, &answer));
             }
@@ -1275,6 +1291,53 @@ fn bundle(command: BundleCommand) -> anyhow::Result<ExitCode> {
         BundleCommand::Activate { client, id } => {
             let client = Client::new(client)?;
             activate_bundle(&client, id)
+        }
+        BundleCommand::History { client, page } => {
+            let client = Client::new(client)?;
+            let (status, answer) = client.get(&page.path("/activations"))?;
+            if status != 200 {
+                return Ok(report_error(status, &answer));
+            }
+            if client.json {
+                println!("{answer}");
+                return Ok(ExitCode::SUCCESS);
+            }
+            println!(
+                "{:>10}  {:>6}  {:<24}  {:<12}  {:<24}  {:>5}  note",
+                "activation", "bundle", "name", "sha256", "activated", "by"
+            );
+            let first_page = page.cursor.is_none();
+            for (at, activation) in answer["activations"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                let mut notes = Vec::new();
+                if first_page && at == 0 {
+                    notes.push("live".to_owned());
+                }
+                if let Some(of) = activation["rollback_of"].as_i64() {
+                    notes.push(format!("rollback of activation {of}"));
+                }
+                let by = activation["activated_by"]
+                    .as_i64()
+                    .map_or("-".to_owned(), |id| id.to_string());
+                let line = format!(
+                    "{:>10}  {:>6}  {:<24}  {:.12}  {:<24}  {by:>5}  {}",
+                    activation["id"].as_i64().unwrap_or_default(),
+                    activation["bundle_id"].as_i64().unwrap_or_default(),
+                    activation["name"].as_str().unwrap_or(""),
+                    activation["sha256"].as_str().unwrap_or(""),
+                    activation["activated_at"].as_str().unwrap_or(""),
+                    notes.join(", ")
+                );
+                println!("{}", line.trim_end());
+            }
+            if let Some(next) = answer["next_cursor"].as_str() {
+                eprintln!("note: more activations follow: `--cursor {next}` lists the next page");
+            }
+            Ok(ExitCode::SUCCESS)
         }
         BundleCommand::Rollback { client } => {
             let client = Client::new(client)?;

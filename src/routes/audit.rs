@@ -17,7 +17,7 @@ use serde_json::json;
 use toolgate_engine::protocol::Agent;
 
 use crate::audit::store::{AuditStore, Filter};
-use crate::auth::{Caller, GLOBAL_TENANT, Role, parse_tenant};
+use crate::auth::{Caller, GLOBAL_TENANT, parse_tenant};
 use crate::error::ApiError;
 use crate::routes::page::{self, invalid};
 use crate::state::AppState;
@@ -190,13 +190,7 @@ pub async fn list_audit(
     caller: Caller,
     Query(params): Query<HashMap<String, String>>,
 ) -> Result<Response, ApiError> {
-    caller.require_token()?;
-    if !matches!(caller.role, Role::Auditor | Role::Admin) {
-        return Err(ApiError::Forbidden(format!(
-            "reading the audit needs a token with role `auditor` or `admin`; this token has role `{}`",
-            caller.role
-        )));
-    }
+    caller.require_reader()?;
     let query = parse_query(&caller, &params)?;
     let store = AuditStore::from(state.pool.clone());
     if query.jsonl {

@@ -22,7 +22,7 @@ use crate::error::{ApiError, ErrorItem};
 use crate::routes::evaluate::body_rejection;
 use crate::routes::page;
 use crate::state::AppState;
-use crate::store::{ActivateError, is_unavailable};
+use crate::store::{ActivateError, Activation, BundleSummary, is_unavailable};
 
 pub(crate) fn authorize(caller: &Caller, tenant: &str) -> Result<(), ApiError> {
     parse_tenant(tenant)?;
@@ -233,17 +233,8 @@ pub async fn create_bundle(
 /// The parameters of `GET /v1/tenants/{tenant}/bundles`.
 const LIST_PARAMETERS: [&str; 2] = ["limit", "cursor"];
 
-/// The bundle id a bundle list's cursor holds (`bundles:<id>`): the page after it starts with
-/// the bundle before it.
-fn decode_bundle_cursor(text: &str) -> Option<i64> {
-    text.strip_prefix("bundles:")?
-        .parse()
-        .ok()
-        .filter(|id| *id > 0)
-}
-
 /// `GET /v1/tenants/{tenant}/bundles`: the tenant's bundles, newest first, a page of `limit`
-/// at a time; `next_cursor` is the next page's `cursor`, `null` on the last.
+/// at a time; `next_cursor` is the next page's `cursor` (`bundles:<id>`), `null` on the last.
 pub async fn list_bundles(
     State(state): State<AppState>,
     caller: Caller,
@@ -253,21 +244,41 @@ pub async fn list_bundles(
     authorize(&caller, &tenant)?;
     let Query(params) = query.map_err(|rejection| page::invalid(rejection.body_text()))?;
     page::only_known(&params, &LIST_PARAMETERS)?;
-    let limit = page::limit(&params)?;
-    let before = page::cursor(&params, decode_bundle_cursor)?;
-    let (bundles, more) = page::split(
-        state.pool.list_bundles(&tenant, before, limit + 1).await?,
-        limit,
-    );
-    let next_cursor = more
-        .then(|| {
-            bundles
-                .last()
-                .map(|last| page::encode(&format!("bundles:{}", last.id)))
-        })
-        .flatten();
+    let (bundles, next_cursor) = page::newest_first(
+        &params,
+        "bundles",
+        |bundle: &BundleSummary| bundle.id,
+        |before, limit| state.pool.list_bundles(&tenant, before, limit),
+    )
+    .await?;
     Ok(Json(
         json!({"tenant": tenant, "bundles": bundles, "next_cursor": next_cursor}),
+    ))
+}
+
+/// `GET /v1/tenants/{tenant}/activations`: which bundle went live when and by whom, rollbacks
+/// included, newest first, a page at a time as the bundles are (cursor `activations:<id>`).
+/// For the tenant's admins and auditors: it is the record of how the policy changed.
+pub async fn list_activations(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(tenant): Path<String>,
+    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+) -> Result<Json<Value>, ApiError> {
+    parse_tenant(&tenant)?;
+    caller.require_reader()?;
+    caller.require_tenant(&tenant)?;
+    let Query(params) = query.map_err(|rejection| page::invalid(rejection.body_text()))?;
+    page::only_known(&params, &LIST_PARAMETERS)?;
+    let (activations, next_cursor) = page::newest_first(
+        &params,
+        "activations",
+        |activation: &Activation| activation.id,
+        |before, limit| state.pool.list_activations(&tenant, before, limit),
+    )
+    .await?;
+    Ok(Json(
+        json!({"tenant": tenant, "activations": activations, "next_cursor": next_cursor}),
     ))
 }
 

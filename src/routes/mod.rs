@@ -122,6 +122,12 @@ pub static ROUTES: &[Route] = &[
         handler: |method| on(method, bundles::activate_bundle),
     },
     Route {
+        verb: Verb::Get,
+        path: "/v1/tenants/{tenant}/activations",
+        group: Group::Admin,
+        handler: |method| on(method, bundles::list_activations),
+    },
+    Route {
         verb: Verb::Post,
         path: "/v1/tenants/{tenant}/rollback",
         group: Group::Admin,

@@ -92,3 +92,35 @@ pub fn split<T>(mut rows: Vec<T>, limit: i64) -> (Vec<T>, bool) {
     rows.truncate(limit);
     (rows, more)
 }
+
+/// A page of a list whose rows have increasing ids, newest first (bundles, activations): reads
+/// `limit` and a cursor `<kind>:<id>`, fetches `limit + 1` rows before that id with `fetch`
+/// (`before`, `limit`), and returns the first `limit` with the next page's cursor, if any.
+pub async fn newest_first<T, F, Fut, E>(
+    params: &HashMap<String, String>,
+    kind: &str,
+    id_of: impl Fn(&T) -> i64,
+    fetch: F,
+) -> Result<(Vec<T>, Option<String>), ApiError>
+where
+    F: FnOnce(Option<i64>, i64) -> Fut,
+    Fut: std::future::Future<Output = Result<Vec<T>, E>>,
+    ApiError: From<E>,
+{
+    let limit = limit(params)?;
+    let before = cursor(params, |text| {
+        text.strip_prefix(kind)?
+            .strip_prefix(':')?
+            .parse::<i64>()
+            .ok()
+            .filter(|id| *id > 0)
+    })?;
+    let (rows, more) = split(fetch(before, limit + 1).await?, limit);
+    let next = more
+        .then(|| {
+            rows.last()
+                .map(|last| encode(&format!("{kind}:{}", id_of(last))))
+        })
+        .flatten();
+    Ok((rows, next))
+}

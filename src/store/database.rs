@@ -502,6 +502,25 @@ impl Database {
         .await)
     }
 
+    /// A tenant's activations (rollbacks included), newest first: `limit` of them, before the
+    /// activation `before` when given.
+    pub async fn list_activations(
+        &self,
+        tenant: &str,
+        before: Option<i64>,
+        limit: i64,
+    ) -> Result<Vec<Activation>, sqlx::Error> {
+        on_pool!(self, |pool| sqlx::query_as(concat!(
+            activation_select!(),
+            " WHERE a.tenant = $1 AND ($2 IS NULL OR a.id < $2) ORDER BY a.id DESC LIMIT $3"
+        ))
+        .bind(tenant)
+        .bind(before)
+        .bind(limit)
+        .fetch_all(pool)
+        .await)
+    }
+
     /// One bundle of a tenant, with its document.
     pub async fn get_bundle(
         &self,

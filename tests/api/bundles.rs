@@ -21,7 +21,83 @@ on_both_backends!(
     a_live_bundle_that_fails_to_compile_never_replaces_the_running_policy,
     concurrent_activations_of_a_tenant_are_serialised,
     bundle_lists_are_paged_by_cursor,
+    the_activation_history_shows_who_made_what_live_for_admins_and_auditors,
 );
+
+/// `GET …/activations` lists every activation, rollbacks included, newest first, with who made
+/// it; a tenant's auditors may read it, its agents and other tenants may not.
+async fn the_activation_history_shows_who_made_what_live_for_admins_and_auditors(backend: Backend) {
+    let app = spawn_app_on(backend).await;
+    let first = app.push("team", &deny_bundle("first", "WebFetch")).await;
+    let second = app.push("team", &deny_bundle("second", "mcp__s")).await;
+    let one = app.activate("team", first).await;
+    let admin = app.create_token("admin", "team").await;
+    let response = app.activate_as(&admin, "team", second).await;
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let two = response.json::<Value>().await.unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    let rollback: Value = app.rollback("team").await.json().await.unwrap();
+    app.push("other", &deny_bundle("elsewhere", "WebFetch"))
+        .await;
+
+    let auditor = app.create_token("auditor", "team").await;
+    let response = app.get_as(&auditor, "/v1/tenants/team/activations").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let history: Value = response.json().await.unwrap();
+    let activations = history["activations"].as_array().unwrap();
+    let summary: Vec<_> = activations
+        .iter()
+        .map(|a| {
+            (
+                a["id"].clone(),
+                a["bundle_id"].clone(),
+                a["rollback_of"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (rollback["id"].clone(), json!(first), json!(two)),
+            (json!(two), json!(second), json!(null)),
+            (json!(one), json!(first), json!(null)),
+        ],
+        "{history}"
+    );
+    assert_eq!(history["next_cursor"], json!(null));
+    // The bootstrap admin is no token row; the tenant's admin is.
+    assert_eq!(activations[2]["activated_by"], json!(null), "{history}");
+    assert!(activations[1]["activated_by"].is_i64(), "{history}");
+    assert_eq!(activations[1]["name"], "second");
+
+    // A page at a time, as the bundle list.
+    let page: Value = app
+        .get_as(&auditor, "/v1/tenants/team/activations?limit=2")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(page["activations"].as_array().unwrap().len(), 2, "{page}");
+    let cursor = page["next_cursor"].as_str().unwrap();
+    let path = format!("/v1/tenants/team/activations?limit=2&cursor={cursor}");
+    let rest: Value = app.get_as(&auditor, &path).await.json().await.unwrap();
+    assert_eq!(rest["activations"][0]["id"], json!(one), "{rest}");
+    assert_eq!(rest["next_cursor"], json!(null), "{rest}");
+    let response = app
+        .get_as(&auditor, "/v1/tenants/team/activations?cursor=zz")
+        .await;
+    assert_error(response, StatusCode::BAD_REQUEST, "invalid_query").await;
+
+    // Not for agents, nor for another tenant's tokens.
+    let agent = app.create_token("agent", "team").await;
+    let response = app.get_as(&agent, "/v1/tenants/team/activations").await;
+    assert_error(response, StatusCode::FORBIDDEN, "forbidden").await;
+    let response = app.get_as(&auditor, "/v1/tenants/other/activations").await;
+    assert_error(response, StatusCode::FORBIDDEN, "forbidden").await;
+    let response = app.get_as(&admin, "/v1/tenants/other/activations").await;
+    assert_error(response, StatusCode::FORBIDDEN, "forbidden").await;
+}
 
 /// `GET …/bundles` pages newest first by `limit` and `cursor`, as `/v1/audit` does; a bad
 /// `limit`, a cursor the API did not return and an unknown parameter are 400s naming it.

@@ -522,8 +522,41 @@ async fn token_create_and_bundle_push_activate_rollback_work_end_to_end(backend:
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("permissions.deny"));
 
-    let out = toolgate(with_token(&["bundle", "rollback"]), client).await;
+    let out = toolgate(with_token(&["bundle", "rollback"]), client.clone()).await;
     assert_eq!(out.status.code(), Some(1), "nothing to roll back to");
+
+    // The history: a row an activation, newest first, the live one and a rollback marked.
+    let newest = newest.to_string();
+    stdout(&toolgate(with_token(&["bundle", "activate", &newest]), client.clone()).await);
+    stdout(&toolgate(with_token(&["bundle", "rollback"]), client.clone()).await);
+    let out = toolgate(with_token(&["bundle", "history"]), client.clone()).await;
+    let text = stdout(&out);
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(1)
+        .map(|line| line.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), 3, "{text}");
+    let bundles: Vec<&str> = rows.iter().map(|row| row[1]).collect();
+    assert_eq!(
+        bundles,
+        [live.to_string().as_str(), &newest, &live.to_string()],
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .nth(1)
+            .unwrap()
+            .ends_with(&format!("live, rollback of activation {}", rows[1][0])),
+        "{text}"
+    );
+    let out = toolgate(with_token(&["bundle", "history", "--json"]), client).await;
+    let history: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        history["activations"].as_array().unwrap().len(),
+        3,
+        "{history}"
+    );
 }
 
 #[tokio::test]
