@@ -17,7 +17,7 @@ fn strings(args: &[&str]) -> Vec<String> {
     args.iter().map(|arg| arg.to_string()).collect()
 }
 
-async fn toolgate(args: Vec<String>, env: Vec<(&'static str, String)>) -> Output {
+pub(crate) async fn toolgate(args: Vec<String>, env: Vec<(&'static str, String)>) -> Output {
     tokio::task::spawn_blocking(move || {
         Command::new(env!("CARGO_BIN_EXE_toolgate"))
             .args(args)
@@ -32,7 +32,7 @@ async fn toolgate(args: Vec<String>, env: Vec<(&'static str, String)>) -> Output
     .unwrap()
 }
 
-fn stdout(output: &Output) -> String {
+pub(crate) fn stdout(output: &Output) -> String {
     assert!(
         output.status.success(),
         "toolgate failed: {}\n{}",

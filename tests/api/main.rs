@@ -21,3 +21,4 @@ mod pg;
 mod replicas;
 mod tenants;
 mod tokens;
+mod upgrade;
