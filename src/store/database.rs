@@ -317,9 +317,14 @@ impl Database {
         }
     }
 
-    /// Applies the backend's migrations (`migrations/postgres/` or `migrations/sqlite/`).
+    /// Applies the backend's migrations (`migrations/postgres/` or `migrations/sqlite/`), once a
+    /// migration edited in comments only after it shipped is recorded with its current checksum
+    /// (`postgres::accept_edited_migrations`).
     pub async fn migrate(&self) -> Result<(), sqlx::migrate::MigrateError> {
-        on_pool!(self, |pool, dialect| dialect::MIGRATOR.run(pool).await)
+        on_pool!(self, |pool, dialect| {
+            dialect::accept_edited_migrations(pool).await?;
+            dialect::MIGRATOR.run(pool).await
+        })
     }
 
     /// Closes the pool; waits for connections in use to be returned.

@@ -25,6 +25,12 @@ use super::database::LiveRow;
 /// The embedded SQLite migrations of `migrations/sqlite/`.
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 
+/// Nothing: no SQLite migration was edited after it was committed (PostgreSQL's
+/// `accept_edited_migrations` says why one would be).
+pub(super) async fn accept_edited_migrations(_pool: &SqlitePool) -> Result<(), sqlx::Error> {
+    Ok(())
+}
+
 /// The file name of the embedded store inside the data directory.
 pub const FILE_NAME: &str = "toolgate.db";
 

@@ -100,7 +100,7 @@ async fn upgrades_keep_everything(store: Store) {
     let fresh = fresh_schema(store).await;
     for applied in 1..count {
         let version = store.migrator().migrations[applied - 1].version;
-        upgrade_from(store, applied, &fresh)
+        upgrade_from(store, &prefix(store.migrator(), applied), &fresh)
             .await
             .unwrap_or_else(|error| panic!("upgrading {store:?} from {version}: {error}"));
     }
@@ -114,6 +114,50 @@ async fn a_populated_postgres_store_upgrades_from_every_earlier_schema() {
 #[tokio::test]
 async fn a_populated_sqlite_store_upgrades_from_every_earlier_schema() {
     upgrades_keep_everything(Store::Sqlite).await;
+}
+
+/// `20261204000000_audit_winner_bundle.sql` as first committed (9b3e725), before its comment
+/// grew a paragraph (1aacfb5): a store migrated by a build of that hour holds this text's
+/// checksum, which sqlx compares with the file's before it migrates anything.
+const WINNER_BUNDLE_AS_FIRST_COMMITTED: &str = "\
+-- The bundle the winning answer came from (`tenant:bundle_id:sha256`, one of `bundles`). An agent
+-- of tenant T is evaluated against T's live bundle and `global`'s, and both can hold rules of one
+-- id (both including `baseline`, say), so `winner` alone does not say which bundle version
+-- decided. NULL when no bundle answered, and in rows written before this column.
+--
+-- A row with a winner bundle is hashed with the tag `toolgate-audit-v2` and the value after
+-- `winner`; rows without one keep the `v1` encoding, so existing chains verify unchanged.
+-- Adding a nullable column without a default rewrites nothing.
+
+ALTER TABLE audit ADD COLUMN winner_bundle text;
+";
+
+#[tokio::test]
+async fn a_postgres_store_migrated_before_a_migration_comment_was_edited_upgrades() {
+    use sqlx::SqlSafeStr as _;
+    let fresh = fresh_schema(Store::Postgres).await;
+    let migrations = Store::Postgres
+        .migrator()
+        .migrations
+        .iter()
+        .map(|migration| {
+            if migration.version != WINNER_BUNDLE {
+                return migration.clone();
+            }
+            sqlx::migrate::Migration::new(
+                migration.version,
+                migration.description.clone(),
+                migration.migration_type,
+                WINNER_BUNDLE_AS_FIRST_COMMITTED.into_sql_str(),
+                migration.no_tx,
+            )
+        });
+    let old: Vec<_> = migrations
+        .take_while(|migration| migration.version <= WINNER_BUNDLE)
+        .collect();
+    upgrade_from(Store::Postgres, &Migrator::with_migrations(old), &fresh)
+        .await
+        .unwrap_or_else(|error| panic!("{error}"));
 }
 
 /// A new, empty store of `store`: its URL for the CLI, and a pool of the test's own.
@@ -185,12 +229,11 @@ fn check(ok: bool, what: impl FnOnce() -> String) -> Result<(), Failure> {
     if ok { Ok(()) } else { Err(what()) }
 }
 
-/// Migrates a fresh store to the first `applied` migrations, fills it, upgrades it, and checks
-/// what the upgrade must keep.
-async fn upgrade_from(store: Store, applied: usize, fresh: &[String]) -> Result<(), Failure> {
+/// Migrates a fresh store with `old`, fills it, upgrades it, and checks what the upgrade must
+/// keep.
+async fn upgrade_from(store: Store, old: &Migrator, fresh: &[String]) -> Result<(), Failure> {
     let place = Place::new(store).await;
-    let old = prefix(store.migrator(), applied);
-    run(&place.db, &old)
+    run(&place.db, old)
         .await
         .map_err(|error| format!("migrating to the old schema: {error}"))?;
     let versions: Vec<i64> = old.migrations.iter().map(|m| m.version).collect();
