@@ -126,6 +126,87 @@ impl Location {
 mod tests {
     use super::*;
 
+    /// Every migration that has shipped, with its checksum (sha384 of the file, as sqlx
+    /// records it). sqlx refuses to migrate a store whose recorded checksum differs from the
+    /// file's, so a shipped migration is never edited, not even in a comment: a change is a new
+    /// migration, and a new line here.
+    const SHIPPED: [(&str, i64, &str); 10] = [
+        (
+            "postgres",
+            20261122000000,
+            "20e62a96b214293b0d6f2b6c994b6f23d93e55c00d1cb960db6257917d5adae6c5f82c9b9dba6e6d4e1742b96ecf985e",
+        ),
+        (
+            "postgres",
+            20261201000000,
+            "7ee392992387d5920f3e563a2a0df0ce2bd35f86dcbb397d0ce249f11fad84384011ff78649abb5d2abe8fcea94172de",
+        ),
+        (
+            "postgres",
+            20261202000000,
+            "f3c29e7ba0773c3ee790e2441d6935faa1ce874b2935295eb9f6bb459adfc9427c813d526e3a881e3f713758b5582928",
+        ),
+        (
+            "postgres",
+            20261203000000,
+            "3a056be23c9377c39bd9979bcb2865fb1df483bd654061b0cf61563339afbc7296733adbfcfe23290503604d10cca9f4",
+        ),
+        (
+            "postgres",
+            20261204000000,
+            "cd59820c63f6257f0916317523cfa072c44276c7cbd41a1e69e6640bf6edfc3e6798e5e6ed773f93c039e7407d74e171",
+        ),
+        (
+            "postgres",
+            20261205000000,
+            "6d2e00fcda7767d1828d5803c96f42a5cced4047319906026ba9d39f5df1838352c6e56964bb7288b62bb944b4940137",
+        ),
+        (
+            "sqlite",
+            20261122000000,
+            "317fec9ac90113a5c44bc111a9e3fa5a6e3efcb47b743fe3619e9e6bbdd3acf01a43173dfbad703ca8d2940facf3472d",
+        ),
+        (
+            "sqlite",
+            20261201000000,
+            "022db3e60f5e64fc4e77edfe29e0248d13087ca3f79a234a809ba7cc06d11b49bb21e83196efb658308cfe3ab9dbe7a2",
+        ),
+        (
+            "sqlite",
+            20261204000000,
+            "9b92b7d4c70535edd09909ca6b33424eccb794f9cfc43f8129d2bd9e2b97b7f69f674fd72deda4435a3f64e4087b5635",
+        ),
+        (
+            "sqlite",
+            20261205000000,
+            "4958afafbde9c367d5afcb9ac1d5fd03ec28e30f96c5cd92e8ffce97cf15b3bf53e6e20075bc8247f5f96fef9ad70ecd",
+        ),
+    ];
+
+    #[test]
+    fn shipped_migrations_are_never_edited() {
+        let found: Vec<(&str, i64, String)> = [
+            ("postgres", &postgres::MIGRATOR),
+            ("sqlite", &sqlite::MIGRATOR),
+        ]
+        .into_iter()
+        .flat_map(|(store, migrator)| {
+            migrator
+                .iter()
+                .map(move |m| (store, m.version, hex::encode(&*m.checksum)))
+        })
+        .collect();
+        let shipped: Vec<(&str, i64, String)> = SHIPPED
+            .iter()
+            .map(|(store, version, checksum)| (*store, *version, (*checksum).to_owned()))
+            .collect();
+        assert_eq!(
+            found, shipped,
+            "a shipped migration was edited (add a new one instead), or a new migration needs \
+             its line in SHIPPED"
+        );
+    }
+
     #[test]
     fn locations_resolve() {
         let dir = Path::new("/data");
