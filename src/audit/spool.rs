@@ -1528,4 +1528,21 @@ mod tests {
         shared.persist_shipped(dir.path()).unwrap();
         assert_eq!(read_shipped(dir.path()), Some(at(3, 0)));
     }
+
+    /// A record that a build from before `winner_bundle` spooled has no such key in its JSON.
+    /// It still reads back and checks, so an upgrade ships what the older build left in the
+    /// spool (`docs/architecture.md`, "Upgrades of a store that holds data").
+    #[test]
+    fn a_record_spooled_before_winner_bundle_existed_reads_back() {
+        let row = row(1);
+        let mut json = serde_json::to_value(&row).unwrap();
+        json.as_object_mut().unwrap().remove("winner_bundle");
+        let payload = serde_json::to_vec(&json).unwrap();
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&u32::try_from(payload.len()).unwrap().to_le_bytes());
+        bytes.extend_from_slice(&row.hash[..8]);
+        bytes.extend_from_slice(&payload);
+        let read = decode_one(&bytes).expect("an older build's record checks");
+        assert_eq!(read, (row, bytes.len()));
+    }
 }
