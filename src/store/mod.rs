@@ -130,7 +130,7 @@ mod tests {
     /// records it). sqlx refuses to migrate a store whose recorded checksum differs from the
     /// file's, so a shipped migration is never edited, not even in a comment: a change is a new
     /// migration, and a new line here.
-    const SHIPPED: [(&str, i64, &str); 10] = [
+    const SHIPPED: [(&str, i64, &str); 12] = [
         (
             "postgres",
             20261122000000,
@@ -162,6 +162,11 @@ mod tests {
             "6d2e00fcda7767d1828d5803c96f42a5cced4047319906026ba9d39f5df1838352c6e56964bb7288b62bb944b4940137",
         ),
         (
+            "postgres",
+            20261206000000,
+            "25d8b745251c2054b56cc80bd8b43182aacc6a1322502e9b7797e1afc5b8c4dc87fc726abfb59553a9a90de70c685dc2",
+        ),
+        (
             "sqlite",
             20261122000000,
             "317fec9ac90113a5c44bc111a9e3fa5a6e3efcb47b743fe3619e9e6bbdd3acf01a43173dfbad703ca8d2940facf3472d",
@@ -180,6 +185,11 @@ mod tests {
             "sqlite",
             20261205000000,
             "4958afafbde9c367d5afcb9ac1d5fd03ec28e30f96c5cd92e8ffce97cf15b3bf53e6e20075bc8247f5f96fef9ad70ecd",
+        ),
+        (
+            "sqlite",
+            20261206000000,
+            "bed6fe37db0d6e279bff5722185ba5b3f8b1ef01e71852f945725171316c485ddeec78539a603877af2b248f72678dd3",
         ),
     ];
 
