@@ -831,9 +831,12 @@ async fn connect(location: &Location) -> anyhow::Result<Database> {
 async fn open_store(database: &DatabaseArgs) -> anyhow::Result<Database> {
     let db = connect(&database.location()?).await?;
     if db.is_embedded() {
-        db.migrate()
-            .await
-            .context("failed to apply migrations to the embedded store")?;
+        db.migrate().await.map_err(|error| {
+            anyhow::anyhow!(
+                "failed to apply migrations to the embedded store: {}",
+                crate::store::explain_migrate_error(&error)
+            )
+        })?;
     }
     Ok(db)
 }
@@ -841,7 +844,12 @@ async fn open_store(database: &DatabaseArgs) -> anyhow::Result<Database> {
 async fn migrate(database: &DatabaseArgs) -> anyhow::Result<ExitCode> {
     let location = database.location()?;
     let db = connect(&location).await?;
-    db.migrate().await.context("failed to apply migrations")?;
+    db.migrate().await.map_err(|error| {
+        anyhow::anyhow!(
+            "failed to apply migrations: {}",
+            crate::store::explain_migrate_error(&error)
+        )
+    })?;
     db.close().await;
     println!("migrations applied ({})", location.describe());
     Ok(ExitCode::SUCCESS)

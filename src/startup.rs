@@ -29,7 +29,7 @@ use crate::routes::{Group, ROUTES, Route};
 use crate::state::{AppState, Inner};
 use crate::store::cache::Cache;
 use crate::store::reload::{PolicyStore, Reloader};
-use crate::store::{Database, Location, postgres, sqlite, starter};
+use crate::store::{Database, Location, explain_migrate_error, postgres, sqlite, starter};
 
 /// A built server, bound to its port, with its background tasks running.
 pub struct Application {
@@ -97,7 +97,7 @@ impl Application {
             config.migrate && !pool.is_embedded(),
             metrics.clone(),
         ));
-        reloader.initial_load().await;
+        reloader.initial_load().await?;
         if let Some(listener_pool) = listener_pool
             && config.listen_notifications
         {
@@ -339,9 +339,12 @@ async fn open_embedded(
     .with_context(|| format!("failed to open the SQLite store `{file}`"))?;
     let db = Database::Sqlite(pool);
     if config.migrate {
-        db.migrate()
-            .await
-            .with_context(|| format!("failed to apply the migrations to `{file}`"))?;
+        db.migrate().await.map_err(|error| {
+            anyhow::anyhow!(
+                "failed to apply the migrations to `{file}`: {}",
+                explain_migrate_error(&error)
+            )
+        })?;
     }
     if config.starter_bundle {
         activate_starter(&db).await?;

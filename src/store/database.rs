@@ -16,6 +16,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use sqlx::migrate::MigrateError;
 use sqlx::postgres::PgPool;
 use sqlx::sqlite::SqlitePool;
 
@@ -292,6 +293,37 @@ pub fn is_unavailable(error: &sqlx::Error) -> bool {
             None => postgres::is_unavailable_code(db.as_ref()),
         },
         _ => false,
+    }
+}
+
+/// Whether a migration failed because the database could not be reached or a statement failed
+/// (worth retrying, as the reloader does), not because the migrator refused this store.
+pub fn is_migration_failure(error: &MigrateError) -> bool {
+    matches!(
+        error,
+        MigrateError::Execute(_) | MigrateError::ExecuteMigration(..)
+    )
+}
+
+/// What a migration error means to an operator, and what to do about it: sqlx's own words say
+/// what it found, not why a store can be in that state.
+pub fn explain_migrate_error(error: &MigrateError) -> String {
+    match error {
+        MigrateError::VersionMissing(version) => format!(
+            "the database holds migration {version}, which this build does not know: a newer \
+             toolgate migrated it. Run that build or a newer one; to run this one on the newer \
+             schema, start it with `--no-migrate` (docs/architecture.md, \"Going back to an \
+             older build\")"
+        ),
+        MigrateError::VersionMismatch(version) => format!(
+            "migration {version} was applied from another text than this build's (it was \
+             edited after it was applied): run the build that applied it, or a newer one"
+        ),
+        MigrateError::Dirty(version) => format!(
+            "migration {version} was left partly applied by an earlier run: mend the database \
+             by hand (its row in `_sqlx_migrations`), then run `toolgate migrate` again"
+        ),
+        other => other.to_string(),
     }
 }
 

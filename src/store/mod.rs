@@ -17,7 +17,8 @@ pub mod starter;
 
 pub use database::{
     ActivateError, Activation, BundleSummary, Database, LiveRow, NewToken, StoredBundle,
-    TOKENS_CHANGED, TokenListing, TokenRow, is_unavailable,
+    TOKENS_CHANGED, TokenListing, TokenRow, explain_migrate_error, is_migration_failure,
+    is_unavailable,
 };
 
 /// Creates `dir` (and its missing parents) for toolgate's own data — the embedded store, the

@@ -32,7 +32,9 @@ use sqlx::postgres::{PgListener, PgPool};
 use toolgate_engine::{Bundle, CompiledPolicy};
 
 use super::cache::{Cache, CacheContents, CachedToken};
-use super::database::{Database, LiveRow, TOKENS_CHANGED};
+use super::database::{
+    Database, LiveRow, TOKENS_CHANGED, explain_migrate_error, is_migration_failure,
+};
 use super::postgres::CHANNEL;
 use crate::auth::{Role, TokenHash, TokenInfo, TokenMap};
 use crate::metrics::{LiveBundle, Metrics, Reload};
@@ -220,12 +222,20 @@ impl Reloader {
     }
 
     /// The first load: from the database, or from the disk cache when the database is away.
-    pub async fn initial_load(&self) {
+    ///
+    /// Fails when the migrator refuses the store (a newer build migrated it, say): a replica
+    /// that served its cache then would never see an activation or a revocation, and look
+    /// healthy all the while.
+    pub async fn initial_load(&self) -> anyhow::Result<()> {
         match self.sync(None).await {
-            Ok(_) => {}
+            Ok(_) => Ok(()),
+            Err(sqlx::Error::Configuration(refused)) => {
+                anyhow::bail!("the database's migrations refuse this build: {refused}")
+            }
             Err(error) => {
                 tracing::warn!(error = %error, "database unavailable at start; trying the policy cache");
                 self.load_cache().await;
+                Ok(())
             }
         }
     }
@@ -295,6 +305,11 @@ impl Reloader {
         if self.migrate && !state.migrated {
             self.db.migrate().await.map_err(|error| match error {
                 sqlx::migrate::MigrateError::Execute(error) => error,
+                // The migrator refused this store: no retry will change that, and the replica
+                // must not serve its cache as if the database were merely away.
+                refused if !is_migration_failure(&refused) => {
+                    sqlx::Error::Configuration(explain_migrate_error(&refused).into())
+                }
                 other => sqlx::Error::Protocol(format!("migration failed: {other}")),
             })?;
             state.migrated = true;

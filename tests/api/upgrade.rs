@@ -21,11 +21,12 @@ use sha2::{Digest, Sha256};
 use sqlx::migrate::Migrator;
 use toolgate::audit::record::{GENESIS, Row};
 use toolgate::on_pool;
+use toolgate::startup::Application;
 use toolgate::store::{Database, Location, sqlite};
 
 use crate::audit::{audit_rows, verify_cli};
 use crate::cli::{stdout, toolgate};
-use crate::helpers::{TestApp, create_database, spawn_embedded, spawn_replica, tool};
+use crate::helpers::{TestApp, create_database, spawn_embedded, spawn_replica, test_config, tool};
 
 /// The migration that made the audit table.
 const AUDIT: i64 = 20261201000000;
@@ -910,4 +911,66 @@ async fn write_audit(db: &Database, rows: &[Row]) {
         .map(drop),
     }
     .expect("insert the pruned checkpoint");
+}
+
+/// A store that a newer build migrated (one migration this build does not know): this build
+/// refuses to start on it, saying why and what to do, where it used to start and serve its
+/// policy cache as if the database were away, blind to activations and revocations. `toolgate
+/// migrate` says the same; with `--no-migrate` it runs on the newer schema.
+#[tokio::test]
+async fn a_store_a_newer_build_migrated_is_refused_at_start_saying_what_to_do() {
+    for store in [Store::Postgres, Store::Sqlite] {
+        let place = Place::new(store).await;
+        run(&place.db, store.migrator()).await.expect("migrate");
+        on_pool!(&place.db, |pool| sqlx::query(
+            "INSERT INTO _sqlx_migrations (version, description, success, checksum, \
+             execution_time) VALUES (29990101000000, 'a newer build', TRUE, $1, 0)"
+        )
+        .bind(vec![0_u8; 48])
+        .execute(pool)
+        .await
+        .map(|_| ())
+        .expect("record a newer migration"));
+        place.db.close().await;
+
+        let config = |migrate: bool| {
+            let mut config = match store {
+                Store::Postgres => test_config(&place.url),
+                Store::Sqlite => {
+                    let mut config = test_config("");
+                    let embedded = toolgate::config::Config::embedded(place.data_dir());
+                    config.database_url = embedded.database_url;
+                    config.data_dir = embedded.data_dir;
+                    config
+                }
+            };
+            config.cache_dir = place.data_dir().join("cache");
+            config.audit.spool_dir = place.data_dir().join("spool");
+            config.migrate = migrate;
+            config
+        };
+        let error = match Application::build(config(true)).await {
+            Ok(_) => panic!("{store:?}: a build started on a store a newer build migrated"),
+            Err(error) => format!("{error:#}"),
+        };
+        for said in ["29990101000000", "newer", "--no-migrate"] {
+            assert!(error.contains(said), "{store:?}: {error}");
+        }
+        let out = toolgate(
+            vec!["migrate".into()],
+            vec![("DATABASE_URL", place.url.clone())],
+        )
+        .await;
+        assert_eq!(out.status.code(), Some(1), "{store:?}: {out:?}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            said.contains("newer toolgate migrated it"),
+            "{store:?}: {said}"
+        );
+
+        let app = Application::build(config(false))
+            .await
+            .unwrap_or_else(|error| panic!("{store:?} with --no-migrate: {error:#}"));
+        assert!(app.local_addr().is_ok());
+    }
 }
