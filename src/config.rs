@@ -68,6 +68,9 @@ pub struct Config {
     pub audit: AuditSettings,
     /// Drop audit months older than this, checked hourly (`None`: keep everything).
     pub audit_retention: Option<Duration>,
+    /// The longest lifetime of a token made through the admin API, and the lifetime of one
+    /// made without an expiry (`None`: no limit, and such a token never expires).
+    pub token_max_lifetime: Option<Duration>,
 }
 
 impl Config {
@@ -97,6 +100,7 @@ impl Config {
             listen_notifications: true,
             audit: AuditSettings::new(PathBuf::from(DEFAULT_DATA_DIR).join("spool")),
             audit_retention: None,
+            token_max_lifetime: None,
         }
     }
 
@@ -268,6 +272,12 @@ pub struct ServeArgs {
     /// keeps everything.
     #[arg(long, env = "TOOLGATE_AUDIT_RETENTION", value_parser = parse_age)]
     pub audit_retention: Option<Duration>,
+    /// The longest a token made through the admin API (`POST /v1/tenants/{tenant}/tokens`) may
+    /// live (`90d`; a unit is required): one asked for without an expiry expires after this
+    /// long, one asked to live longer is refused. Unset: no limit. Tokens made with `toolgate
+    /// token create` are not limited.
+    #[arg(long, env = "TOOLGATE_TOKEN_MAX_LIFETIME", value_parser = parse_age)]
+    pub token_max_lifetime: Option<Duration>,
 }
 
 impl ServeArgs {
@@ -306,6 +316,7 @@ impl ServeArgs {
                 ..AuditSettings::new(spool_dir)
             },
             audit_retention: self.audit_retention,
+            token_max_lifetime: self.token_max_lifetime,
         }
     }
 }

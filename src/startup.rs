@@ -143,6 +143,7 @@ impl Application {
             audit,
             decisions: Decisions::new(config.decision_cache_bytes),
             replays: Arc::new(tokio::sync::Semaphore::new(1)),
+            token_max_lifetime: config.token_max_lifetime,
         });
         let head_timeout = config.request_timeout;
         let limits = Limits {

@@ -43,6 +43,8 @@ pub struct Inner {
     pub decisions: Decisions,
     /// One bundle replay at a time (`POST /v1/tenants/{tenant}/replay`).
     pub replays: Arc<tokio::sync::Semaphore>,
+    /// `--token-max-lifetime`: the longest a token made through the API may live.
+    pub token_max_lifetime: Option<std::time::Duration>,
 }
 
 impl AppState {

@@ -45,8 +45,13 @@ struct TokenRequest {
 
 impl TokenRequest {
     /// Reads a body, naming the member that is wrong and how; `now` is when an `expires_in`
-    /// counts from.
-    fn parse(body: &[u8], now: DateTime<Utc>) -> Result<Self, ApiError> {
+    /// counts from, and `max_lifetime` (`--token-max-lifetime`) how long a token may live at
+    /// most: a token asked for without an expiry gets that long.
+    fn parse(
+        body: &[u8],
+        now: DateTime<Utc>,
+        max_lifetime: Option<chrono::Duration>,
+    ) -> Result<Self, ApiError> {
         let value: Value = serde_json::from_slice(body)
             .map_err(|error| ApiError::bad_request("invalid_body", format!("not JSON: {error}")))?;
         let Value::Object(members) = value else {
@@ -89,16 +94,26 @@ impl TokenRequest {
                 ));
             }
         }
-        let expires_at = match (text("expires_in")?, text("expires_at")?) {
+        let latest = max_lifetime.and_then(|max| now.checked_add_signed(max));
+        let (member, expires_at) = match (text("expires_in")?, text("expires_at")?) {
             (Some(_), Some(_)) => {
                 return Err(invalid(
                     "give `expires_in` or `expires_at`, not both".to_owned(),
                 ));
             }
-            (Some(after), None) => Some(expires_after(after, now)?),
-            (None, Some(at)) => Some(expires_at(at, now)?),
-            (None, None) => None,
+            (Some(after), None) => ("expires_in", Some(expires_after(after, now)?)),
+            (None, Some(at)) => ("expires_at", Some(expires_at(at, now)?)),
+            (None, None) => ("", latest),
         };
+        if let (Some(at), Some(latest)) = (expires_at, latest)
+            && at > latest
+        {
+            return Err(invalid(format!(
+                "`{member}` asks for a token that lives past this server's longest token \
+                 lifetime (`--token-max-lifetime`): it may expire at {} at the latest",
+                latest.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            )));
+        }
         Ok(TokenRequest {
             role,
             description,
@@ -174,7 +189,10 @@ pub async fn create_token(
 ) -> Result<Response, ApiError> {
     authorize(&caller, &tenant)?;
     let body = body.map_err(|rejection| body_rejection(state.max_body_bytes, rejection))?;
-    let request = TokenRequest::parse(&body, Utc::now())?;
+    let max_lifetime = state
+        .token_max_lifetime
+        .and_then(|max| chrono::Duration::from_std(max).ok());
+    let request = TokenRequest::parse(&body, Utc::now(), max_lifetime)?;
     let token = generate_token()
         .map_err(|error| ApiError::Internal(format!("no randomness for a token: {error}")))?;
     let hash = hash_token(&token);
@@ -263,7 +281,32 @@ mod tests {
     }
 
     fn parse(body: &str) -> Result<TokenRequest, String> {
-        TokenRequest::parse(body.as_bytes(), now()).map_err(|error| error.to_string())
+        TokenRequest::parse(body.as_bytes(), now(), None).map_err(|error| error.to_string())
+    }
+
+    /// With `--token-max-lifetime 90d`: no expiry is 90 days, more is refused, less is kept.
+    #[test]
+    fn the_longest_lifetime_is_the_default_and_the_limit() {
+        let max = Some(chrono::Duration::days(90));
+        let parse = |body: &str| {
+            TokenRequest::parse(body.as_bytes(), now(), max).map_err(|error| error.to_string())
+        };
+        let request = parse(r#"{"role":"agent"}"#).unwrap();
+        assert_eq!(request.expires_at, Some(now() + chrono::Duration::days(90)));
+        let request = parse(r#"{"role":"agent","expires_in":"90d"}"#).unwrap();
+        assert_eq!(request.expires_at, Some(now() + chrono::Duration::days(90)));
+        let request = parse(r#"{"role":"agent","expires_in":"1h"}"#).unwrap();
+        assert_eq!(request.expires_at, Some(now() + chrono::Duration::hours(1)));
+        let error = parse(r#"{"role":"agent","expires_in":"91d"}"#).unwrap_err();
+        assert!(
+            error.contains("`expires_in`") && error.contains("2027-02-23T00:00:00Z"),
+            "{error}"
+        );
+        let error = parse(r#"{"role":"agent","expires_at":"2030-01-01T00:00:00Z"}"#).unwrap_err();
+        assert!(
+            error.contains("`expires_at`") && error.contains("--token-max-lifetime"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::helpers::{
     Backend, TestApp, assert_error, assert_refused, bash, decision_of, eventually,
-    on_both_backends, sample, scrape, spawn_app, spawn_app_on, spawn_replica,
+    on_both_backends, sample, scrape, spawn_app, spawn_app_on, spawn_app_with, spawn_replica,
 };
 
 on_both_backends!(an_expired_token_is_refused_as_a_revoked_one_is);
@@ -223,4 +223,28 @@ async fn a_revocation_through_a_is_refused_by_b_without_a_poll() {
         },
     )
     .await;
+}
+
+/// `--token-max-lifetime`: a token made through the API without an expiry gets that lifetime,
+/// and one asked to outlive it is refused; the CLI's tokens are not limited.
+#[tokio::test]
+async fn the_servers_longest_token_lifetime_bounds_the_apis_tokens() {
+    let app = spawn_app_with(|config| {
+        config.token_max_lifetime = Some(std::time::Duration::from_secs(7 * 24 * 3600));
+    })
+    .await;
+    let made = make_token(&app, &app.admin_token, "team", json!({"role": "agent"})).await;
+    let expires = chrono::DateTime::parse_from_rfc3339(made["expires_at"].as_str().unwrap());
+    let lifetime = expires.unwrap().with_timezone(&Utc) - Utc::now();
+    assert!(
+        lifetime > Duration::days(6) && lifetime <= Duration::days(7),
+        "{made}"
+    );
+    let path = "/v1/tenants/team/tokens";
+    let body = json!({"role": "agent", "expires_in": "30d"});
+    let response = post_as(&app, &app.admin_token, path, &body).await;
+    let message = assert_error(response, StatusCode::BAD_REQUEST, "invalid_token_request").await;
+    assert!(message.contains("--token-max-lifetime"), "{message}");
+    let unlimited = app.create_token("agent", "team").await;
+    assert_eq!(app.decide(&unlimited, &bash("ls")).await, "none");
 }
