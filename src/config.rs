@@ -71,6 +71,9 @@ pub struct Config {
     /// The longest lifetime of a token made through the admin API, and the lifetime of one
     /// made without an expiry (`None`: no limit, and such a token never expires).
     pub token_max_lifetime: Option<Duration>,
+    /// After SIGTERM, how long to go on serving with `/readyz` answering 503 `stopping` before
+    /// no new connection is accepted: the time a load balancer takes to stop sending here.
+    pub shutdown_delay: Duration,
 }
 
 impl Config {
@@ -101,6 +104,7 @@ impl Config {
             audit: AuditSettings::new(PathBuf::from(DEFAULT_DATA_DIR).join("spool")),
             audit_retention: None,
             token_max_lifetime: None,
+            shutdown_delay: Duration::ZERO,
         }
     }
 
@@ -278,6 +282,12 @@ pub struct ServeArgs {
     /// token create` are not limited.
     #[arg(long, env = "TOOLGATE_TOKEN_MAX_LIFETIME", value_parser = parse_age)]
     pub token_max_lifetime: Option<Duration>,
+    /// After SIGTERM or SIGINT, go on serving this long (`5s`) with `/readyz` answering 503
+    /// `stopping`, so that a load balancer stops sending here before the listener closes;
+    /// then finish the requests in flight and stop. Behind a load balancer, set it above the
+    /// time its health checks take to notice.
+    #[arg(long, env = "TOOLGATE_SHUTDOWN_DELAY", default_value = "0s", value_parser = parse_duration)]
+    pub shutdown_delay: Duration,
 }
 
 impl ServeArgs {
@@ -317,6 +327,7 @@ impl ServeArgs {
             },
             audit_retention: self.audit_retention,
             token_max_lifetime: self.token_max_lifetime,
+            shutdown_delay: self.shutdown_delay,
         }
     }
 }

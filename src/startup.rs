@@ -4,6 +4,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -41,6 +42,8 @@ pub struct Application {
     store: String,
     /// `--request-timeout`: how long a connection may take to send a request head.
     head_timeout: Duration,
+    /// `--shutdown-delay`: how long to go on serving, not ready, once told to stop.
+    shutdown_delay: Duration,
 }
 
 impl Application {
@@ -144,8 +147,10 @@ impl Application {
             decisions: Decisions::new(config.decision_cache_bytes),
             replays: Arc::new(tokio::sync::Semaphore::new(1)),
             token_max_lifetime: config.token_max_lifetime,
+            stopping: AtomicBool::new(false),
         });
         let head_timeout = config.request_timeout;
+        let shutdown_delay = config.shutdown_delay;
         let limits = Limits {
             max_body_bytes: config.max_body_bytes,
             request_timeout: config.request_timeout,
@@ -170,6 +175,7 @@ impl Application {
             state,
             store: location.describe(),
             head_timeout,
+            shutdown_delay,
         })
     }
 
@@ -205,16 +211,31 @@ impl Application {
         self.run_until(shutdown_signal()).await
     }
 
-    /// Serves until `shutdown` completes (both listeners, when metrics have their own), then
-    /// stops accepting, finishes in-flight requests and drains the audit queue to the database
-    /// or the spool.
+    /// Serves until `shutdown` completes, and then for `--shutdown-delay` more with `/readyz`
+    /// answering 503 `stopping` (both listeners, when metrics have their own); then stops
+    /// accepting, finishes in-flight requests and drains the audit queue to the database or the
+    /// spool.
+    ///
+    /// The delay is for a load balancer: it goes on sending new connections to a replica until
+    /// its health check or endpoint update has caught up, and a hook whose connection is refused
+    /// is a non-blocking error to Claude Code, so the call would run unchecked.
     pub async fn run_until(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
         let (stop, stopped) = tokio::sync::watch::channel(());
+        let state = self.state.clone();
+        let delay = self.shutdown_delay;
         tokio::spawn(async move {
             shutdown.await;
+            state.stopping.store(true, Ordering::Relaxed);
+            if !delay.is_zero() {
+                tracing::info!(
+                    delay_ms = delay.as_millis() as u64,
+                    "stopping: /readyz answers 503 while requests are still served for --shutdown-delay"
+                );
+                tokio::time::sleep(delay).await;
+            }
             let _ = stop.send(());
         });
         let head_timeout = self.head_timeout;
@@ -231,6 +252,7 @@ impl Application {
             .audit
             .shutdown(std::time::Duration::from_secs(10))
             .await;
+        tracing::info!("toolgate stopped");
         served
     }
 }

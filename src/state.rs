@@ -2,6 +2,7 @@
 
 use std::ops::Deref;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use crate::audit::Audit;
 use crate::auth::{TokenHash, TokenLookups};
@@ -45,6 +46,9 @@ pub struct Inner {
     pub replays: Arc<tokio::sync::Semaphore>,
     /// `--token-max-lifetime`: the longest a token made through the API may live.
     pub token_max_lifetime: Option<std::time::Duration>,
+    /// Set when the server was told to stop: `/readyz` answers 503 `stopping` while the
+    /// replica goes on serving for `--shutdown-delay`.
+    pub stopping: AtomicBool,
 }
 
 impl AppState {

@@ -167,16 +167,44 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
 /// A server on an existing database (another replica). Its cache directory is a fresh temporary
 /// one unless `configure` sets one.
 pub async fn spawn_replica(database_url: &str, configure: impl FnOnce(&mut Config)) -> TestApp {
+    spawn_replica_until(database_url, configure, std::future::pending()).await
+}
+
+/// A server on a fresh database, configured by `configure`, that is told to stop (as by
+/// SIGTERM) when `shutdown` completes.
+pub async fn spawn_app_until(
+    configure: impl FnOnce(&mut Config),
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> TestApp {
+    let database_url = create_database(&base_url()).await;
+    spawn_replica_until(&database_url, configure, shutdown).await
+}
+
+async fn spawn_replica_until(
+    database_url: &str,
+    configure: impl FnOnce(&mut Config),
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> TestApp {
     let cache = tempfile::tempdir().expect("tempdir");
     let mut config = test_config(database_url);
     config.cache_dir = cache.path().to_owned();
     config.audit.spool_dir = cache.path().join("spool");
     configure(&mut config);
-    start(config, database_url.to_owned(), Some(cache)).await
+    start_until(config, database_url.to_owned(), Some(cache), shutdown).await
 }
 
 /// Builds and runs the server of `config`, and a pool of the test's own on its database.
 async fn start(config: Config, database_url: String, cache: Option<tempfile::TempDir>) -> TestApp {
+    start_until(config, database_url, cache, std::future::pending()).await
+}
+
+/// [`start`], with the server told to stop when `shutdown` completes.
+async fn start_until(
+    config: Config,
+    database_url: String,
+    cache: Option<tempfile::TempDir>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> TestApp {
     LazyLock::force(&TRACING);
     let cache_dir = config.cache_dir.clone();
     let spool_dir = config.audit.spool_dir.clone();
@@ -189,7 +217,7 @@ async fn start(config: Config, database_url: String, cache: Option<tempfile::Tem
     let metrics_address = application
         .metrics_addr()
         .map(|address| format!("http://{address}"));
-    tokio::spawn(application.run_until(std::future::pending()));
+    tokio::spawn(application.run_until(shutdown));
     let db = match location {
         Location::Postgres(url) => Database::Postgres(
             PgPoolOptions::new()
