@@ -751,6 +751,30 @@ fn spooled_expectation(dir: &Path) -> anyhow::Result<Option<ExpectedHead>> {
     }))
 }
 
+/// What an agent token of `tenant` is evaluated against, when that is less than its own and
+/// `global`'s live bundles (`live`: the tenants with one); none when both are live, or its own
+/// is. An empty PostgreSQL store has no bundle at all, and every event gets no opinion.
+fn policy_note(tenant: &str, live: &[(String, i64)]) -> Option<String> {
+    let is_live = |name: &str| live.iter().any(|(live, _)| live == name);
+    let global = crate::auth::GLOBAL_TENANT;
+    let nothing = "its agents' events get no opinion (`{}`), and the agent's own permissions \
+                   alone decide, until one is activated";
+    if tenant == global {
+        return (!is_live(global))
+            .then(|| format!("tenant `{global}` has no live bundle yet: {nothing}"));
+    }
+    match (is_live(tenant), is_live(global)) {
+        (true, _) => None,
+        (false, true) => Some(format!(
+            "tenant `{tenant}` has no live bundle yet; its agents are evaluated against the \
+             `{global}` tenant's policy alone until one is activated"
+        )),
+        (false, false) => Some(format!(
+            "neither tenant `{tenant}` nor `{global}` has a live bundle yet: {nothing}"
+        )),
+    }
+}
+
 fn healthcheck(url: &str) -> anyhow::Result<ExitCode> {
     let shown = crate::client::display_url(url);
     let answer = Http::new(url, std::time::Duration::from_secs(2), None)
@@ -779,6 +803,15 @@ async fn serve(config: Config) -> anyhow::Result<ExitCode> {
     let application = Application::build(config).await?;
     let address = application.local_addr()?;
     let store = application.store();
+    let policies = &application.state().store;
+    if policies.is_loaded() && policies.snapshot().is_empty() && policies.unserved().is_empty() {
+        tracing::warn!(
+            store = %store,
+            "no tenant has a live bundle: every hook event gets no opinion (`{{}}`), and the \
+             agents' own permissions alone decide, until one is activated (`toolgate bundle push \
+             --tenant global FILE --activate`)"
+        );
+    }
     if application.state().allow_anonymous_loopback {
         tracing::info!(address = %address, store = %store, anonymous_loopback = true, "toolgate listening; evaluation without a token is open to loopback clients, against the `global` policy (--allow-anonymous-loopback=false closes it)");
     } else {
@@ -912,16 +945,18 @@ async fn create_token(
         .id;
     // Any tenant name makes a tenant: one mistyped would be evaluated against `global` alone,
     // with nothing to say so. Said on stderr, so that the token stays the last word of stdout.
-    let without_policy = db
-        .live_versions(Some(&[tenant.to_owned()]))
-        .await
-        .is_ok_and(|live| live.is_empty());
+    let live = db
+        .live_versions(Some(&[
+            tenant.to_owned(),
+            crate::auth::GLOBAL_TENANT.to_owned(),
+        ]))
+        .await;
     db.close().await;
-    if role == Role::Agent && tenant != crate::auth::GLOBAL_TENANT && without_policy {
-        eprintln!(
-            "note: tenant `{tenant}` has no live bundle yet; its agents are evaluated against \
-             the `global` tenant's policy alone until one is activated"
-        );
+    if role == Role::Agent
+        && let Ok(live) = live
+        && let Some(note) = policy_note(tenant, &live)
+    {
+        eprintln!("note: {note}");
     }
     if json {
         let created = serde_json::json!({

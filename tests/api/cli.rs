@@ -48,10 +48,10 @@ async fn token_list_and_revoke_work_and_the_server_refuses_a_revoked_token(backe
     let database = vec![("DATABASE_URL", app.database_url.clone())];
     let create = ["token", "create", "--role", "agent", "--tenant", "team"];
     let created = toolgate(strings(&create), database.clone()).await;
-    // A tenant with no live bundle is said to be evaluated against `global` alone.
+    // With no live bundle, neither the tenant's nor `global`'s, nothing decides its events.
     let note = String::from_utf8_lossy(&created.stderr).into_owned();
     assert!(
-        note.contains("tenant `team` has no live bundle yet"),
+        note.contains("neither tenant `team` nor `global` has a live bundle yet: its agents' events get no opinion"),
         "{note}"
     );
     let text = stdout(&created);
@@ -79,6 +79,18 @@ async fn token_list_and_revoke_work_and_the_server_refuses_a_revoked_token(backe
     let served = ["token", "create", "--role", "agent", "--tenant", "served"];
     let created = toolgate(strings(&served), database.clone()).await;
     assert!(created.stderr.is_empty(), "{created:?}");
+    // With `global`'s live, a tenant without its own is evaluated against `global`'s alone.
+    let org = app
+        .push("global", &crate::helpers::deny_bundle("org", "mcp__y"))
+        .await;
+    app.activate("global", org).await;
+    let fresh = ["token", "create", "--role", "agent", "--tenant", "fresh"];
+    let created = toolgate(strings(&fresh), database.clone()).await;
+    let note = String::from_utf8_lossy(&created.stderr).into_owned();
+    assert!(
+        note.contains("tenant `fresh` has no live bundle yet; its agents are evaluated against the `global` tenant's policy alone"),
+        "{note}"
+    );
 
     let listed = stdout(&toolgate(strings(&["token", "list"]), database.clone()).await);
     let line = |listed: &str| {

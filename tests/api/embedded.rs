@@ -24,6 +24,8 @@ struct Server {
     address: String,
     /// The log line that says it is listening.
     listening: String,
+    /// The log lines before it.
+    earlier: Vec<String>,
 }
 
 impl Server {
@@ -48,6 +50,7 @@ impl Server {
                     let _ = lines.send(line);
                 }
             });
+            let mut earlier = Vec::new();
             loop {
                 let line = received
                     .recv_timeout(Duration::from_secs(60))
@@ -55,6 +58,7 @@ impl Server {
                 // stderr is a pipe here, not a terminal: plain text, no colour codes.
                 assert!(!line.contains('\u{1b}'), "escape codes in {line:?}");
                 if !line.contains("toolgate listening") {
+                    earlier.push(line);
                     continue;
                 }
                 let address = line
@@ -66,6 +70,7 @@ impl Server {
                     child,
                     address: format!("http://{address}"),
                     listening: line,
+                    earlier,
                 };
             }
         })
@@ -289,6 +294,37 @@ async fn every_evaluation_answered_before_a_sigkill_is_in_the_embedded_audit() {
     let verified = toolgate_in(dir.path(), &["audit", "verify"]).await;
     assert!(verified.starts_with("ok: "), "{verified}");
     drop(server);
+}
+
+/// PostgreSQL starts with no bundle at all, unlike the embedded store: until one is activated
+/// every event gets no opinion, and the replica is ready all the same. The start says so, where
+/// the embedded store's (with its starter bundle) does not.
+#[tokio::test]
+async fn serve_on_an_empty_postgresql_warns_that_no_bundle_is_live() {
+    let database = crate::helpers::create_database(
+        &std::env::var("DATABASE_URL").expect("DATABASE_URL (scripts/test sets it)"),
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &[("DATABASE_URL", &database)]).await;
+    let warning = "no tenant has a live bundle: every hook event gets no opinion";
+    assert!(
+        server
+            .earlier
+            .iter()
+            .any(|line| line.contains("WARN") && line.contains(warning)),
+        "{:?}",
+        server.earlier
+    );
+    drop(server);
+
+    let embedded = tempfile::tempdir().unwrap();
+    let server = Server::start(embedded.path(), &[]).await;
+    assert!(
+        !server.earlier.iter().any(|line| line.contains(warning)),
+        "{:?}",
+        server.earlier
+    );
 }
 
 #[tokio::test]
