@@ -49,6 +49,9 @@ pub enum Role {
 }
 
 impl Role {
+    /// Every role.
+    pub const ALL: [Self; 3] = [Self::Agent, Self::Admin, Self::Auditor];
+
     /// The lowercase name.
     pub fn as_str(self) -> &'static str {
         match self {

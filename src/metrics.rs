@@ -473,6 +473,12 @@ impl Metrics {
              the token's role",
             &["role"],
         )?;
+        // Each role's series exists from the start at 0, so that the first expired use is an
+        // increase: a series born at 1 is no increase to `increase()`, and the alert
+        // ToolgateExpiredTokensInUse would miss a token used once (a nightly admin script).
+        for role in crate::auth::Role::ALL {
+            expired_token_uses.with_label_values(&[role.as_str()]);
+        }
         let reloads = counters(
             "toolgate_reloads_total",
             "Policy reload steps by result",

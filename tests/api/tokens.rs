@@ -16,6 +16,17 @@ on_both_backends!(an_expired_token_is_refused_as_a_revoked_one_is);
 
 async fn an_expired_token_is_refused_as_a_revoked_one_is(backend: Backend) {
     let app = spawn_app_on(backend).await;
+    // Every role's count is there at 0 before any use: a series that first appears at 1 is no
+    // increase to Prometheus, and the alert on it would miss a lone use.
+    let text = scrape(&app, &app.address).await;
+    for role in ["agent", "admin", "auditor"] {
+        let before = sample(
+            &text,
+            "toolgate_expired_token_uses_total",
+            &[("role", role)],
+        );
+        assert_eq!(before, Some(0.0), "{role}: {text}");
+    }
     let past = Some(Utc::now() - Duration::hours(1));
     let future = Some(Utc::now() + Duration::days(90));
     let expired_agent = app.create_token_expiring("agent", "team", past).await;
