@@ -257,7 +257,8 @@ pub struct ServeArgs {
     /// Do not apply migrations at start.
     #[arg(long, env = "TOOLGATE_NO_MIGRATE")]
     pub no_migrate: bool,
-    /// Most database connections.
+    /// Most connections of the request pool (at least 2). With PostgreSQL a replica opens up to
+    /// 3 more: its LISTEN connection and the audit writer's 2.
     #[arg(long, env = "TOOLGATE_DB_MAX_CONNECTIONS", default_value_t = 10)]
     pub db_max_connections: u32,
     /// When an evaluation is answered relative to its audit row: `durable` (once the row is
