@@ -328,6 +328,36 @@ pub fn explain_migrate_error(error: &MigrateError) -> String {
 }
 
 impl Database {
+    /// `error`'s text, with the reason behind it when it is only that the pool timed out.
+    ///
+    /// sqlx's pool retries a refused connection until its acquire timeout and then says only
+    /// "pool timed out while waiting for an open connection": an operator cannot tell a
+    /// database that is down from a wrong port, a firewall, or a pool busy with queries. So one
+    /// direct connection (bounded by 2 s) is tried for the reason. For the log lines said once
+    /// per outage, never per request.
+    pub async fn explain(&self, error: &sqlx::Error) -> String {
+        let Self::Postgres(pool) = self else {
+            return error.to_string();
+        };
+        if !matches!(error, sqlx::Error::PoolTimedOut) {
+            return error.to_string();
+        }
+        let options = pool.connect_options();
+        let attempt = tokio::time::timeout(
+            std::time::Duration::from_secs(2),
+            sqlx::ConnectOptions::connect(options.as_ref()),
+        )
+        .await;
+        match attempt {
+            Ok(Ok(connection)) => {
+                sqlx::Connection::close(connection).await.ok();
+                format!("{error} (a new connection succeeds: the pool's connections are busy)")
+            }
+            Ok(Err(cause)) => format!("{error}: {cause}"),
+            Err(_) => format!("{error}: no answer from the database's host in 2 s"),
+        }
+    }
+
     /// `postgres` or `sqlite`.
     pub fn backend(&self) -> &'static str {
         match self {

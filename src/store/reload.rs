@@ -233,6 +233,7 @@ impl Reloader {
                 anyhow::bail!("the database's migrations refuse this build: {refused}")
             }
             Err(error) => {
+                let error = self.db.explain(&error).await;
                 tracing::warn!(error = %error, "database unavailable at start; trying the policy cache");
                 self.load_cache().await;
                 Ok(())
@@ -511,6 +512,7 @@ impl Reloader {
                 }
                 Err(error) => {
                     if was_up {
+                        let error = self.db.explain(&error).await;
                         tracing::warn!(error = %error, "poll failed; serving the running policies");
                     }
                     was_up = false;

@@ -327,6 +327,28 @@ async fn serve_on_an_empty_postgresql_warns_that_no_bundle_is_live() {
     );
 }
 
+/// A PostgreSQL that refuses connections at start is named as such: sqlx's pool says only that it
+/// timed out, which does not tell a stopped database from a busy pool.
+#[tokio::test]
+async fn serve_says_why_the_database_cannot_be_reached_at_start() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let url = format!("postgres://toolgate@127.0.0.1:{port}/toolgate");
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &[("DATABASE_URL", &url)]).await;
+    let line = server
+        .earlier
+        .iter()
+        .find(|line| line.contains("database unavailable at start"))
+        .unwrap_or_else(|| panic!("{:?}", server.earlier));
+    assert!(
+        line.contains("pool timed out while waiting for an open connection: ")
+            && line.contains("Connection refused"),
+        "{line}"
+    );
+}
+
 #[tokio::test]
 async fn a_restart_on_the_same_file_keeps_bundles_activations_and_tokens_and_adds_no_second_starter()
  {
