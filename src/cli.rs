@@ -812,10 +812,15 @@ async fn serve(config: Config) -> anyhow::Result<ExitCode> {
              --tenant global FILE --activate`)"
         );
     }
+    // Where /metrics is (its own listener, or the API's), which replica this is and which build:
+    // what an operator looking at one pod's log among many needs first.
+    let metrics = application.metrics_addr().unwrap_or(address);
+    let replica = &application.state().replica_id;
+    let version = env!("CARGO_PKG_VERSION");
     if application.state().allow_anonymous_loopback {
-        tracing::info!(address = %address, store = %store, anonymous_loopback = true, "toolgate listening; evaluation without a token is open to loopback clients, against the `global` policy (--allow-anonymous-loopback=false closes it)");
+        tracing::info!(address = %address, metrics_address = %metrics, replica = %replica, version, store = %store, anonymous_loopback = true, "toolgate listening; evaluation without a token is open to loopback clients, against the `global` policy (--allow-anonymous-loopback=false closes it)");
     } else {
-        tracing::info!(address = %address, store = %store, anonymous_loopback = false, "toolgate listening");
+        tracing::info!(address = %address, metrics_address = %metrics, replica = %replica, version, store = %store, anonymous_loopback = false, "toolgate listening");
     }
     application.run_until_stopped().await?;
     Ok(ExitCode::SUCCESS)

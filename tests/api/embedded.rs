@@ -107,6 +107,10 @@ async fn evaluate_anonymously(client: &reqwest::Client, address: &str, event: &V
 async fn a_new_user_runs_serve_with_no_configuration_in_an_empty_directory() {
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(dir.path(), &[]).await;
+    // The line names the replica, where /metrics is and the build, for one pod's log among many.
+    for field in ["replica=", "version=", "metrics_address=127.0.0.1:"] {
+        assert!(server.listening.contains(field), "{}", server.listening);
+    }
     assert!(
         server
             .listening
