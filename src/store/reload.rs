@@ -529,8 +529,15 @@ impl Reloader {
         loop {
             match self.listen_once(&listener_pool, &mut backoff).await {
                 Ok(()) => tracing::warn!("listener connection lost; reconnecting"),
+                // The first failure since the listener last connected is a warning; the retries
+                // after it, every 5 s for as long as the database is away, are debug lines (the
+                // poll's warning and `toolgate_database_up` say it is still away, and
+                // `listening for activations` that it is back).
+                Err(error) if backoff == FIRST => {
+                    tracing::warn!(error = %error, backoff_ms = backoff.as_millis() as u64, "listener failed; reconnecting (retries are logged at debug until it connects)")
+                }
                 Err(error) => {
-                    tracing::warn!(error = %error, backoff_ms = backoff.as_millis() as u64, "listener failed; reconnecting")
+                    tracing::debug!(error = %error, backoff_ms = backoff.as_millis() as u64, "listener failed; reconnecting")
                 }
             }
             tokio::time::sleep(backoff).await;

@@ -26,6 +26,8 @@ struct Server {
     listening: String,
     /// The log lines before it.
     earlier: Vec<String>,
+    /// The log lines after it, as they come.
+    later: mpsc::Receiver<String>,
 }
 
 impl Server {
@@ -71,11 +73,29 @@ impl Server {
                     address: format!("http://{address}"),
                     listening: line,
                     earlier,
+                    later: received,
                 };
             }
         })
         .await
         .unwrap()
+    }
+
+    /// The log lines after the listening line up to the first that contains `what` (included),
+    /// waiting at most a minute for it.
+    fn lines_until(&self, what: &str) -> Vec<String> {
+        let mut lines = Vec::new();
+        loop {
+            let line = self
+                .later
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("no log line with {what:?} after {lines:?}"));
+            let found = line.contains(what);
+            lines.push(line);
+            if found {
+                return lines;
+            }
+        }
     }
 
     /// Kills the process (SIGKILL: a crash, not a clean stop) and waits for it.
@@ -340,7 +360,11 @@ async fn serve_says_why_the_database_cannot_be_reached_at_start() {
     drop(closed);
     let url = format!("postgres://toolgate@127.0.0.1:{port}/toolgate");
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path(), &[("DATABASE_URL", &url)]).await;
+    let env = [
+        ("DATABASE_URL", url.as_str()),
+        ("RUST_LOG", "info,toolgate::store::reload=debug"),
+    ];
+    let server = Server::start(dir.path(), &env).await;
     let line = server
         .earlier
         .iter()
@@ -351,6 +375,14 @@ async fn serve_says_why_the_database_cannot_be_reached_at_start() {
             && line.contains("Connection refused"),
         "{line}"
     );
+    // The LISTEN connection's first failure is a warning, its retries (every few seconds for
+    // as long as the database is away) debug lines, not a warning each.
+    let lines = server.lines_until("DEBUG toolgate::store::reload: listener failed");
+    let warned = lines
+        .iter()
+        .filter(|line| line.contains("WARN") && line.contains("listener failed"))
+        .count();
+    assert_eq!(warned, 1, "{lines:#?}");
 }
 
 #[tokio::test]
