@@ -29,6 +29,15 @@ listed = set(yaml.safe_load((root / "kustomization.yaml").read_text())["resource
 present = {p.name for p in root.glob("*.yaml")} - {"kustomization.yaml"}
 if listed != present:
     sys.exit(f"kustomization.yaml lists {sorted(listed)}, the folder has {sorted(present)}")
+# A workload an HPA scales has no `replicas`: every `kubectl apply` would set it back, and
+# stop at once the replicas the autoscaler added.
+docs = [d for p in sorted(present) for d in yaml.safe_load_all((root / p).read_text()) if d]
+for hpa in (d for d in docs if d["kind"] == "HorizontalPodAutoscaler"):
+    target = hpa["spec"]["scaleTargetRef"]
+    for workload in docs:
+        if (workload["kind"], workload["metadata"]["name"]) == (target["kind"], target["name"]):
+            if "replicas" in workload["spec"]:
+                sys.exit(f"{target['kind']} {target['name']} sets replicas, which HPA {hpa['metadata']['name']} owns")
 PY
 echo "==> Grafana provisioning and dashboard" >&2
 python3 - <<'PY'
