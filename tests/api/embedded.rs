@@ -351,6 +351,27 @@ async fn serve_on_an_empty_postgresql_warns_that_no_bundle_is_live() {
     );
 }
 
+/// Tool input is never logged, not even at `RUST_LOG=debug`: the shell parser's own debug
+/// events (every token and word of a command) are turned off whatever the filter says.
+#[tokio::test]
+async fn a_command_is_not_logged_even_at_debug() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &[("RUST_LOG", "debug")]).await;
+    let client = reqwest::Client::new();
+    let event = bash("echo canary-7f3a | rm -rf ~");
+    let reply = evaluate_anonymously(&client, &server.address, &event).await;
+    assert_eq!(decision_of(&reply), "deny", "{reply}");
+    // The decision's own debug line comes after the parse.
+    let lines = server.lines_until("decision.outcome=deny");
+    let leaked: Vec<&String> = server
+        .earlier
+        .iter()
+        .chain(&lines)
+        .filter(|line| line.contains("canary-7f3a"))
+        .collect();
+    assert!(leaked.is_empty(), "{leaked:#?}");
+}
+
 /// A PostgreSQL that refuses connections at start is named as such: sqlx's pool says only that it
 /// timed out, which does not tell a stopped database from a busy pool.
 #[tokio::test]
