@@ -28,7 +28,9 @@ ENV TOOLGATE_LISTEN=0.0.0.0:8080 \
     TOOLGATE_AUDIT_SPOOL_DIR=/var/lib/toolgate/spool \
     TOOLGATE_LOG_FORMAT=json
 EXPOSE 8080 9090
+# /readyz on TOOLGATE_LISTEN (0.0.0.0 read as loopback), so a listen address changed at run time
+# (-e TOOLGATE_LISTEN=0.0.0.0:9000) is the one probed.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
-    CMD ["/usr/local/bin/toolgate", "healthcheck", "--url", "http://127.0.0.1:8080/readyz"]
+    CMD ["/usr/local/bin/toolgate", "healthcheck"]
 ENTRYPOINT ["/usr/local/bin/toolgate"]
 CMD ["serve"]

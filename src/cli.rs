@@ -95,9 +95,11 @@ pub enum Command {
     /// Exit 0 when a server answers 2xx on `--url` within 2 s, 1 otherwise (a container
     /// HEALTHCHECK: the image has no curl).
     Healthcheck {
-        /// The URL to probe.
-        #[arg(long, default_value = "http://127.0.0.1:8080/readyz")]
-        url: String,
+        /// The URL to probe. Default: `/readyz` on the address `serve` listens on,
+        /// `TOOLGATE_LISTEN` (`0.0.0.0` and `::` read as loopback), else
+        /// `http://127.0.0.1:8080/readyz`.
+        #[arg(long)]
+        url: Option<String>,
     },
     /// Run a bundle's own tests.
     Test {
@@ -399,7 +401,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Lint { bundle, strict } => crate::offline::lint(&bundle, strict),
         Command::Test { bundle } => crate::offline::test(&bundle),
         Command::Hook(args) => crate::hook::run(&args),
-        Command::Healthcheck { url } => healthcheck(&url),
+        Command::Healthcheck { url } => healthcheck(
+            &url.unwrap_or_else(|| readiness_url(std::env::var("TOOLGATE_LISTEN").ok().as_deref())),
+        ),
         Command::Serve(args) => {
             telemetry::init(cli.log_format.unwrap_or(args.log.log_format))?;
             let admin_token = std::env::var("TOOLGATE_ADMIN_TOKEN")
@@ -772,6 +776,29 @@ fn policy_note(tenant: &str, live: &[(String, i64)]) -> Option<String> {
         (false, false) => Some(format!(
             "neither tenant `{tenant}` nor `{global}` has a live bundle yet: {nothing}"
         )),
+    }
+}
+
+/// `/readyz` on `listen`, the address `serve` listens on (`TOOLGATE_LISTEN`), with an
+/// unspecified address (`0.0.0.0`, `::`) read as loopback; `serve`'s default address without
+/// one. So the image's HEALTHCHECK follows a `TOOLGATE_LISTEN` changed at run time.
+fn readiness_url(listen: Option<&str>) -> String {
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+    let listen = listen.map(str::trim).filter(|listen| !listen.is_empty());
+    let Some(listen) = listen else {
+        return "http://127.0.0.1:8080/readyz".to_owned();
+    };
+    match listen.parse::<SocketAddr>() {
+        Ok(address) => {
+            let ip = match address.ip() {
+                IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+                IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+                ip => ip,
+            };
+            format!("http://{}/readyz", SocketAddr::new(ip, address.port()))
+        }
+        // A host name and port (`localhost:8080`), as `serve` takes it.
+        Err(_) => format!("http://{listen}/readyz"),
     }
 }
 
@@ -1432,7 +1459,26 @@ mod tests {
 
     use clap::{CommandFactory, Parser};
 
-    use super::{Cli, Command, Config};
+    use super::{Cli, Command, Config, readiness_url};
+
+    #[test]
+    fn the_healthcheck_probes_readyz_where_serve_listens() {
+        assert_eq!(readiness_url(None), "http://127.0.0.1:8080/readyz");
+        assert_eq!(readiness_url(Some("")), "http://127.0.0.1:8080/readyz");
+        assert_eq!(
+            readiness_url(Some("0.0.0.0:9000")),
+            "http://127.0.0.1:9000/readyz"
+        );
+        assert_eq!(readiness_url(Some("[::]:8080")), "http://[::1]:8080/readyz");
+        assert_eq!(
+            readiness_url(Some("10.1.2.3:8080")),
+            "http://10.1.2.3:8080/readyz"
+        );
+        assert_eq!(
+            readiness_url(Some("localhost:8080")),
+            "http://localhost:8080/readyz"
+        );
+    }
 
     #[test]
     fn verify_cli() {

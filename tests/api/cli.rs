@@ -581,6 +581,12 @@ async fn healthcheck_exits_0_on_a_ready_server_and_1_on_a_404_or_nothing() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let closed = format!("http://{}/readyz", listener.local_addr().unwrap());
     drop(listener);
+    // Without --url it probes /readyz where `serve` listens (TOOLGATE_LISTEN, an unspecified
+    // address read as loopback), so the image's HEALTHCHECK follows a changed listen address.
+    let port = app.address.rsplit(':').next().unwrap().to_owned();
+    let listen = format!("0.0.0.0:{port}");
+    let default = toolgate(strings(&["healthcheck"]), vec![("TOOLGATE_LISTEN", listen)]).await;
+    assert!(default.status.success(), "{default:?}");
     let refused = probe(closed).await;
     assert!(!refused.status.success());
     assert!(
