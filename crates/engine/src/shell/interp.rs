@@ -132,7 +132,21 @@ pub(crate) fn is_interpreter(name: &str) -> bool {
                 | "elixir"
                 | "iex"
                 | "erl"
+                | "ghc"
+                | "ghci"
+                | "runghc"
+                | "runhaskell"
+                | "octave"
+                | "octave-cli"
+                | "gnuplot"
         )
+        || is_native(name)
+}
+
+/// Interpreters of languages that are mostly compiled: Swift's `swift` (`-e`, a script, stdin),
+/// the Tiny C Compiler's `tcc` (`-run`), cling (C++), yaegi (Go) and dotnet-script (C#).
+fn is_native(name: &str) -> bool {
+    matches!(name, "swift" | "tcc" | "cling" | "yaegi" | "dotnet-script")
 }
 
 /// `lua`, `luajit` and versioned names (`lua5.4`, `lua54`); not `luac` or `luarocks`.
@@ -556,6 +570,16 @@ enum Lang {
     Jvm,
     Elixir,
     Erlang,
+    /// Languages compiled before they run, given as code on a command line or on stdin (Swift's
+    /// `swift -e`, `dotnet script eval`, C run by `tcc -run` or compiled from stdin and run):
+    /// their C-like syntax and the library calls that run a program or remove a file.
+    Native,
+    /// Haskell (`ghc -e`, `runghc` on stdin): calls without parentheses (`callCommand "…"`).
+    Haskell,
+    /// Octave's and MATLAB's language (`octave --eval`).
+    Octave,
+    /// gnuplot's commands (`gnuplot -e`): `system("…")` and backquotes run a shell.
+    Gnuplot,
     Other,
 }
 
@@ -591,6 +615,14 @@ impl Lang {
             Self::Elixir
         } else if name == "erl" {
             Self::Erlang
+        } else if is_native(name) {
+            Self::Native
+        } else if matches!(name, "ghc" | "ghci" | "runghc" | "runhaskell") {
+            Self::Haskell
+        } else if matches!(name, "octave" | "octave-cli" | "matlab") {
+            Self::Octave
+        } else if name == "gnuplot" {
+            Self::Gnuplot
         } else {
             Self::Other
         }
@@ -611,6 +643,9 @@ impl Lang {
             // word of its own (see `code`).
             Self::Jvm | Self::Elixir => &['e'],
             Self::Erlang => &[],
+            // `swift -e`, `ghc -e`, `gnuplot -e`; Octave's is `--eval` only.
+            Self::Native | Self::Haskell | Self::Gnuplot => &['e'],
+            Self::Octave => &[],
             Self::Other => &['c', 'e'],
         }
     }
@@ -619,7 +654,8 @@ impl Lang {
     fn code_long(self) -> &'static [&'static str] {
         match self {
             Self::Julia => &["eval", "print"],
-            Self::Lua | Self::Tcl | Self::R | Self::Erlang => &[],
+            Self::Lua | Self::Tcl | Self::R | Self::Erlang | Self::Native | Self::Gnuplot => &[],
+            Self::Haskell | Self::Octave => &["eval"],
             // scala-cli's `--execute-script` and `--execute-scala` (its `-e`).
             Self::Jvm => &["execute-script", "execute-scala"],
             Self::Elixir => &["eval"],
@@ -637,6 +673,8 @@ impl Lang {
             Self::Tcl => &['D'],
             Self::Julia => &['L', 'J', 'C', 't', 'p', 'H'],
             Self::R => &['g', 'd'],
+            // Octave's `-p DIR` (`--path`); ghc's `-o FILE`, `-i DIR` glued to their value.
+            Self::Octave => &['p'],
             _ => &[],
         }
     }
@@ -656,13 +694,17 @@ impl Lang {
             Self::Jvm => "groovy -e",
             Self::Elixir => "elixir -e",
             Self::Erlang => "erl -eval",
+            Self::Native => "swift -e",
+            Self::Haskell => "ghc -e",
+            Self::Octave => "octave --eval",
+            Self::Gnuplot => "gnuplot -e",
             Self::Other => "sh -c",
         }
     }
 
     /// Whether backquotes run a command (Perl, Ruby, PHP) rather than quote a template.
     fn backquotes_run(self) -> bool {
-        matches!(self, Self::Perl | Self::Ruby | Self::Php)
+        matches!(self, Self::Perl | Self::Ruby | Self::Php | Self::Gnuplot)
     }
 
     /// Whether `#` starts a comment (in Lua it is the length operator; Erlang's comments
@@ -670,13 +712,16 @@ impl Lang {
     fn hash_comments(self) -> bool {
         !matches!(
             self,
-            Self::JavaScript | Self::Lua | Self::Jvm | Self::Erlang
+            Self::JavaScript | Self::Lua | Self::Jvm | Self::Erlang | Self::Haskell
         )
     }
 
     /// Whether `//` and `/* */` are comments.
     fn slash_comments(self) -> bool {
-        matches!(self, Self::JavaScript | Self::Php | Self::Jvm)
+        matches!(
+            self,
+            Self::JavaScript | Self::Php | Self::Jvm | Self::Native
+        )
     }
 }
 
@@ -711,6 +756,28 @@ fn code<'a>(name: &str, args: &'a [String], stdin: Option<&'a str>) -> Vec<Code<
                 from_stdin: false,
             })
             .collect();
+    }
+    // `dotnet script eval CODE` (`dotnet-script eval CODE`) runs C#.
+    let dotnet = match (name, args.split_first()) {
+        ("dotnet", Some((script, rest))) if script == "script" => Some(rest),
+        ("dotnet-script", _) => Some(args),
+        ("dotnet", _) => return Vec::new(),
+        _ => None,
+    };
+    if let Some(rest) = dotnet {
+        return match rest.split_first() {
+            Some((eval, rest)) if eval == "eval" => rest
+                .iter()
+                .find(|arg| !arg.starts_with('-'))
+                .map(|text| Code {
+                    lang: Lang::Native,
+                    text,
+                    from_stdin: false,
+                })
+                .into_iter()
+                .collect(),
+            _ => Vec::new(),
+        };
     }
     if !is_interpreter(name) || SHELLS.contains(&name) {
         return Vec::new();
@@ -815,7 +882,34 @@ fn shell_commands(code: &Code<'_>, budget: &Budget) -> Vec<String> {
         }
         return tcl::shell_commands(code.text);
     }
-    shell_commands_at(code, 0, budget)
+    let mut found = shell_commands_at(code, 0, budget);
+    if code.lang == Lang::Gnuplot {
+        found.extend(gnuplot_escapes(code.text));
+    }
+    found
+}
+
+/// gnuplot's shell escapes: a command (after a line break or `;`) that starts with `!` hands
+/// the rest of its line to a shell (`gnuplot -e '!rm -rf ~'`).
+fn gnuplot_escapes(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for line in text.lines() {
+        let mut rest = line;
+        loop {
+            if let Some(shell) = rest.trim_start().strip_prefix('!') {
+                // The shell gets the rest of the line, `;` and all.
+                if !shell.trim().is_empty() {
+                    found.push(shell.trim().to_owned());
+                }
+                break;
+            }
+            match rest.split_once(';') {
+                Some((_, after)) => rest = after,
+                None => break,
+            }
+        }
+    }
+    found
 }
 
 /// The shell text a shell (`sh -c`) or an interpreter (`python3 -c`, see [`Lang::runs_code`])
@@ -1229,6 +1323,27 @@ fn tokens(code: &Code<'_>) -> Vec<Token> {
                 out.push(Token::Punct(byte));
                 at += 2;
             }
+            // Haskell's comments: `--` to the end of the line, `{- … -}` a block.
+            b'-' if lang == Lang::Haskell && bytes.get(at + 1) == Some(&b'-') => {
+                at = line_end(bytes, at);
+            }
+            b'{' if lang == Lang::Haskell && bytes.get(at + 1) == Some(&b'-') => {
+                at = find(bytes, at + 2, b"-}").map_or(bytes.len(), |end| end + 2);
+            }
+            // Octave's comments start with `%` (or `#`).
+            b'%' if lang == Lang::Octave => at = line_end(bytes, at),
+            // Julia's and Octave's `'` after a value transposes it (`a'`), Haskell's ends a name
+            // (`foldl'`); elsewhere it quotes a character.
+            b'\''
+                if matches!(lang, Lang::Julia | Lang::Haskell | Lang::Octave)
+                    && at
+                        .checked_sub(1)
+                        .and_then(|i| bytes.get(i))
+                        .is_some_and(|&b| is_word_byte(b) || b")]}'.".contains(&b)) =>
+            {
+                out.push(Token::Punct(byte));
+                at += 1;
+            }
             // Julia's block comments, `#= … =#`, nest.
             b'#' if lang == Lang::Julia && bytes.get(at + 1) == Some(&b'=') => {
                 at = julia_comment_end(bytes, at);
@@ -1276,17 +1391,6 @@ fn tokens(code: &Code<'_>) -> Vec<Token> {
                 let (text, end) = julia_command(bytes, at + 1);
                 out.push(Token::Str { text, runs: true });
                 at = end;
-            }
-            // Julia's `'` after a value transposes it (`a'`); elsewhere it quotes a character.
-            b'\''
-                if lang == Lang::Julia
-                    && at
-                        .checked_sub(1)
-                        .and_then(|i| bytes.get(i))
-                        .is_some_and(|&b| is_word_byte(b) || b")]}'.".contains(&b)) =>
-            {
-                out.push(Token::Punct(byte));
-                at += 1;
             }
             // Perl's `$#array` and `s#…#…#` are no comments.
             b'#' if lang.hash_comments()
@@ -2297,7 +2401,11 @@ fn evaluates(word: &str, last: &str, lang: Lang) -> bool {
         // Groovy's `Eval.me("…")` and a shell's `evaluate("…")`.
         Lang::Jvm => word == "Eval.me" || last == "evaluate",
         Lang::Elixir => word == "Code.eval_string",
-        Lang::Tcl | Lang::Erlang | Lang::Other => false,
+        // Octave's `eval("…")` and `evalin`.
+        Lang::Octave => bare && matches!(last, "eval" | "evalin"),
+        Lang::Tcl | Lang::Erlang | Lang::Native | Lang::Haskell | Lang::Gnuplot | Lang::Other => {
+            false
+        }
     }
 }
 
@@ -2349,6 +2457,49 @@ fn language_call(word: &str, lang: Lang) -> Option<Call> {
         (Lang::Erlang, "os:cmd" | "open_port" | "erlang:open_port") => Some(Call::Runs),
         (Lang::Erlang, "file:del_dir_r") => Some(Call::Removes(Removal::Tree)),
         (Lang::Erlang, "file:del_dir") => Some(Call::Removes(Removal::Dir)),
+        // Go's `exec.Command("rm", "-rf", p)`, C#'s `Process.Start("rm", "-rf ~")` (its
+        // arguments one string, split as a shell would); `system`, `popen` and the `exec*`
+        // family are C's (see `RUNS`).
+        (Lang::Native, "exec.Command") => Some(Call::Runs),
+        (Lang::Native, "Process.Start" | "System.Diagnostics.Process.Start") => Some(Call::Pasted),
+        (
+            Lang::Native,
+            "os.RemoveAll" | "Directory.Delete" | "System.IO.Directory.Delete" | "remove_dir_all",
+        ) => Some(Call::Removes(Removal::Tree)),
+        (Lang::Native, "os.Remove" | "File.Delete" | "System.IO.File.Delete") => {
+            Some(Call::Removes(Removal::File))
+        }
+        (Lang::Haskell, _) => haskell_call(word),
+        // `system("…")`, `unix("…")`; `rmdir(d, "s")` removes a tree, `delete` files.
+        (Lang::Octave, "unix" | "shell_cmd" | "dos") => Some(Call::Runs),
+        (Lang::Octave, "rmdir" | "confirm_recursive_rmdir") => Some(Call::Removes(Removal::Tree)),
+        (Lang::Octave, "delete" | "unlink") => Some(Call::Removes(Removal::File)),
+        _ => None,
+    }
+}
+
+/// Haskell's calls (by their last name: `System.Process.callCommand`) that run shell text
+/// (`callCommand "…"`, `system`, `spawnCommand`, `shell`), a program with a list of arguments
+/// (`callProcess "rm" ["-rf", d]`, `rawSystem`, `readProcess`, `proc`), or remove files
+/// (`removeDirectoryRecursive`, `removePathForcibly`, `removeFile`, `removeDirectory`).
+fn haskell_call(word: &str) -> Option<Call> {
+    let last = word.rsplit('.').next().unwrap_or(word);
+    match last {
+        "callCommand"
+        | "system"
+        | "spawnCommand"
+        | "runCommand"
+        | "shell"
+        | "callProcess"
+        | "rawSystem"
+        | "spawnProcess"
+        | "readProcess"
+        | "readProcessWithExitCode"
+        | "proc"
+        | "runProcess" => Some(Call::Runs),
+        "removeDirectoryRecursive" | "removePathForcibly" => Some(Call::Removes(Removal::Tree)),
+        "removeFile" => Some(Call::Removes(Removal::File)),
+        "removeDirectory" => Some(Call::Removes(Removal::Dir)),
         _ => None,
     }
 }
@@ -2587,6 +2738,11 @@ fn call_args(tokens: &[Token], at: usize, lang: Lang) -> Vec<&[Token]> {
     {
         return tokens.get(at..=at).into_iter().collect();
     }
+    // Haskell applies a function to the strings and lists after it (`callProcess "rm" ["-rf",
+    // d]`), or to what follows a `$`.
+    if lang == Lang::Haskell {
+        return haskell_args(tokens, at);
+    }
     let (start, parenthesised) = match tokens.get(at) {
         Some(Token::Punct(b'(')) => (at + 1, true),
         Some(Token::Str { .. } | Token::Word(_)) if matches!(lang, Lang::Perl | Lang::Ruby) => {
@@ -2619,6 +2775,53 @@ fn call_args(tokens: &[Token], at: usize, lang: Lang) -> Vec<&[Token]> {
     }
     args.extend(tokens.get(arg_start..i));
     args.retain(|arg| !arg.iter().all(|t| *t == Token::Punct(b'\n')));
+    args
+}
+
+/// The arguments of a Haskell function applied at `at`: each string literal or bracketed list
+/// that follows (past a `$`), or the parenthesised ones of a call written as in C.
+fn haskell_args(tokens: &[Token], at: usize) -> Vec<&[Token]> {
+    let mut at = at;
+    let dollar = match tokens.get(at) {
+        Some(Token::Punct(b'$')) => true,
+        Some(Token::Word(word)) => word == "$",
+        _ => false,
+    };
+    if dollar {
+        at += 1;
+    }
+    if tokens.get(at) == Some(&Token::Punct(b'(')) {
+        return call_args(tokens, at, Lang::Native);
+    }
+    let mut args = Vec::new();
+    loop {
+        match tokens.get(at) {
+            Some(Token::Str { .. }) => {
+                args.extend(tokens.get(at..=at));
+                at += 1;
+            }
+            Some(Token::Punct(b'[')) => {
+                let mut depth = 0usize;
+                let mut end = at;
+                while let Some(token) = tokens.get(end) {
+                    match token {
+                        Token::Punct(b'[') => depth += 1,
+                        Token::Punct(b']') => {
+                            depth = depth.saturating_sub(1);
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    end += 1;
+                }
+                args.extend(tokens.get(at..=end.min(tokens.len().saturating_sub(1))));
+                at = end + 1;
+            }
+            _ => break,
+        }
+    }
     args
 }
 
