@@ -13,6 +13,7 @@ mod validate;
 mod yaml;
 
 pub(crate) use validate::escape_parens;
+pub(crate) use yaml::expands_past as yaml_expands_past;
 
 use serde_json::Value;
 

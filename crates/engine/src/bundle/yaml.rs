@@ -14,7 +14,7 @@ use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 /// Whether `text`, a YAML document, would be more than `limit` bytes as JSON once its aliases are
 /// expanded. `false` for a text that does not parse: building it reports that.
-pub(super) fn expands_past(text: &str, limit: usize) -> bool {
+pub(crate) fn expands_past(text: &str, limit: usize) -> bool {
     let left = Cell::new(limit);
     let exceeded = Cell::new(false);
     let walk = Expanded {

@@ -7,7 +7,8 @@
 //!
 //! Each yields [`Nested`] scripts or argvs for the walker. A makefile named on the command line
 //! (or the project's own `Makefile`), and a script given by name (`psql -f x.sql`), is a file
-//! toolgate does not read, like any script file.
+//! toolgate does not read, like any script file; one the same command line wrote is run by the
+//! walk, as is the file of another task runner ([`task_files`]: just, Task, rake, invoke, …).
 //!
 //! This module must not parse shell text; the walker does that.
 
@@ -19,8 +20,10 @@ use super::wrappers::Field;
 use crate::argv::{Parsed, options_end};
 
 mod make_variables;
+mod task_files;
 
 pub(super) use make_variables::MakeVariables;
+pub(super) use task_files::{TaskFile, justfile_commands, task_files, taskfile_commands};
 
 /// tmux's own options that take a value (`tmux -L sock new …`); `-c` runs a shell command.
 const TMUX_SHORT_ARG: &[char] = &['c', 'f', 'L', 'S', 'T'];
@@ -1435,7 +1438,7 @@ mod tests {
     }
 
     /// The shell texts a reader hands back.
-    fn texts(runs: Vec<Nested>) -> Vec<String> {
+    pub(super) fn texts(runs: Vec<Nested>) -> Vec<String> {
         runs.into_iter()
             .map(|run| match run {
                 Nested::Script { text, .. } => text,

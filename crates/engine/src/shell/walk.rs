@@ -1967,6 +1967,15 @@ impl<'l> Walker<'l> {
             let command = command.clone();
             self.set_package_scripts(&command);
         }
+        if let Some(command) = self
+            .out
+            .commands
+            .get(start)
+            .filter(|c| c.depth == ctx.depth && written::compiles(c.name(), c.args()))
+        {
+            let command = command.clone();
+            self.compile_written(&command);
+        }
         let output = self.last_output.as_ref().and_then(Piped::contents);
         for (file, append) in stdout_files {
             let text = if *append {

@@ -3,7 +3,8 @@
 //! `echo 'rm -rf ~' > x.sh; bash x.sh` runs the text written. The file may be run under another
 //! spelling of its path (`./x.sh`, `"$PWD/x.sh"`, `/home/u/proj/x.sh`, `../x.sh` after `cd
 //! sub`), after `mv` or `cp`, through `find -exec` or `xargs`, by an interpreter (`python3
-//! x.py`), by `make` (a written `Makefile`) or by its `#!` line (`./x`). Paths are compared
+//! x.py`), by `make` (a written `Makefile`) or another task runner (`just`, `task`, `rake`), or by its
+//! `#!` line (`./x`). Paths are compared
 //! canonical, from the directory the walk knows the command runs in: the event's, moved by `cd`,
 //! `pushd`, back by `cd -` and `popd`, and by wrappers (`env -C DIR`). Where the walk cannot tell which file runs and a
 //! written one may be it, the script is reported as only known at run time.
@@ -225,6 +226,13 @@ enum Runner<'a> {
     /// By make: a makefile, with the names make's arguments assign (`make CC=clang`; an empty
     /// one for an argument only known at run time).
     Make(&'a [String]),
+    /// By just: a justfile's recipes.
+    Just,
+    /// By Task: a Taskfile's commands.
+    Taskfile,
+    /// By a task runner whose file is code: this interpreter's program, read after this
+    /// preamble (see [`runners::TaskFile::Code`]).
+    TaskCode(&'static str, &'static str),
 }
 
 impl Walker<'_> {
@@ -470,6 +478,50 @@ impl Walker<'_> {
                 written.text = None;
             }
         }
+    }
+
+    /// A program compiled from code the command line gave on stdin (`echo … | cc -x c -`) or
+    /// wrote (`cat > x.c …; gcc x.c -o x`, `go build -o x x.go`): running the binary runs that
+    /// code, so the output is remembered as a script of an interpreter of the language (`#!`
+    /// tcc's `-run` for C, yaegi for Go), whose code the walk reads when it runs. Code the line
+    /// gave but whose text it does not say makes the binary's unknown. A compiler given only
+    /// the project's own files is left alone, as any program of the project is.
+    pub(super) fn compile_written(&mut self, command: &SimpleCommand) {
+        let Some((interpreter, sources, output)) = compiled(command.name(), command.args()) else {
+            return;
+        };
+        let mut code = Vec::new();
+        let mut given = false;
+        let mut known = true;
+        for source in &sources {
+            if source == "-" {
+                given = true;
+                match &command.stdin_text {
+                    Some(text) => code.push(text.clone()),
+                    None => known = false,
+                }
+                continue;
+            }
+            match self.find_written(source, &command.dirs) {
+                Found::Nothing => {}
+                Found::One(_) => {
+                    given = true;
+                    match self.written_text(source) {
+                        Some(text) => code.push(text.to_owned()),
+                        None => known = false,
+                    }
+                }
+                Found::Unsure | Found::Each(_) => {
+                    given = true;
+                    known = false;
+                }
+            }
+        }
+        if !given {
+            return;
+        }
+        let text = known.then(|| Contents::from(format!("#!{interpreter}\n{}", code.join("\n"))));
+        self.remember_written(&output, text);
     }
 
     /// `mv`, `cp`, `ln` and `install` of a written file (`mv x.sh y.sh`, `cp x.sh bin/`, `ln -s
@@ -730,6 +782,29 @@ impl Walker<'_> {
             self.run_file(&file.text, runner, dirs, ctx);
         } else if matches!(name, "make" | "gmake") {
             self.run_makefiles(args, dirs, ctx);
+        } else if let Some((kind, task_dirs, files)) = runners::task_files(name, args) {
+            let runner = match kind {
+                runners::TaskFile::Just => Runner::Just,
+                runners::TaskFile::Taskfile => Runner::Taskfile,
+                runners::TaskFile::Code(interpreter, preamble) => {
+                    Runner::TaskCode(interpreter, preamble)
+                }
+            };
+            let mut dirs = dirs.to_vec();
+            dirs.extend(task_dirs);
+            self.run_first_found(&files, runner, &dirs, ctx);
+        } else if name == "go" && args.first().is_some_and(|run| run.text == "run") {
+            // `go run x.go`: the written Go files it compiles and runs, read as yaegi runs Go.
+            let sources: Vec<String> = args
+                .iter()
+                .skip(1)
+                .take_while(|arg| arg.text != "--")
+                .filter(|arg| arg.text.ends_with(".go"))
+                .map(|arg| arg.text.clone())
+                .collect();
+            for source in sources {
+                self.run_file(&source, Runner::Interpreter("yaegi"), dirs, ctx);
+            }
         } else {
             let texts: Vec<String> = args.iter().map(|arg| arg.text.clone()).collect();
             if let Some(operand) = interp::script_operand(name, &texts) {
@@ -852,16 +927,22 @@ impl Walker<'_> {
         let assigned = make_assignments(args);
         let mut dirs = dirs.to_vec();
         dirs.extend(make_dirs);
+        self.run_first_found(&files, Runner::Make(&assigned), &dirs, ctx);
+    }
+
+    /// Runs with `runner` the first of `files` (the names a task runner looks for, in order)
+    /// that the command line wrote, in the directories `dirs`: a task runner reads the first it
+    /// finds.
+    fn run_first_found(&mut self, files: &[String], runner: Runner<'_>, dirs: &[String], ctx: Ctx) {
         for file in files {
-            match self.find_run(&file, &dirs) {
+            match self.find_run(file, dirs) {
                 Found::Nothing => continue,
                 Found::Unsure => self.unresolved(Unresolved::DynamicScript(format!(
                     "<{file} as this command line may have written it>"
                 ))),
-                Found::One(at) => self.run_text(at, Runner::Make(&assigned), &file, ctx),
-                Found::Each(paths) => self.run_each(paths, Runner::Make(&assigned), ctx),
+                Found::One(at) => self.run_text(at, runner, file, ctx),
+                Found::Each(paths) => self.run_each(paths, runner, ctx),
             }
-            // Of the names make looks for, it reads the first it finds.
             break;
         }
     }
@@ -899,6 +980,9 @@ impl Walker<'_> {
     fn run_reading(&mut self, text: &str, runner: Runner<'_>, file: &str, ctx: Ctx) {
         match runner {
             Runner::Interpreter(name) => self.run_code(name, text, ctx),
+            Runner::TaskCode(name, preamble) => {
+                self.run_code(name, &format!("{preamble}{text}"), ctx)
+            }
             Runner::PthFile => {
                 let code: Vec<&str> = text
                     .lines()
@@ -926,6 +1010,16 @@ impl Walker<'_> {
                 let nested = runners::makefile_commands(text, &set_outside);
                 self.follow(Vec::new(), nested, None, ctx, &Stdin::default());
             }
+            Runner::Just => {
+                let nested = runners::justfile_commands(text);
+                self.follow(Vec::new(), nested, None, ctx, &Stdin::default());
+            }
+            Runner::Taskfile => match runners::taskfile_commands(text) {
+                None => self.unknown_text(file),
+                Some(nested) => {
+                    self.follow(Vec::new(), nested, None, ctx, &Stdin::default());
+                }
+            },
             Runner::Source => self.script_in_this_shell(text, ctx.depth + 1),
             Runner::Shell | Runner::Path => match shebang_program(text) {
                 None => self.script(text, Origin::ShellString, ctx.depth + 1),
@@ -974,6 +1068,96 @@ fn make_assignments(args: &[Field]) -> Vec<String> {
             _ => None,
         })
         .collect()
+}
+
+/// C and C++ compilers' options whose value is a separate word.
+const COMPILER_VALUED: &[&str] = &[
+    "-o",
+    "-x",
+    "-I",
+    "-L",
+    "-l",
+    "-D",
+    "-U",
+    "-include",
+    "-imacros",
+    "-isystem",
+    "-iquote",
+    "-idirafter",
+    "-MF",
+    "-MT",
+    "-MQ",
+    "-T",
+    "-Xlinker",
+    "-Xassembler",
+    "-Xpreprocessor",
+    "-Xclang",
+    "-target",
+    "--target",
+];
+
+/// Whether `name ARGS` compiles a program whose code the walk may know (see [`compiled`]).
+pub(super) fn compiles(name: &str, args: &[String]) -> bool {
+    compiled(name, args).is_some()
+}
+
+/// Options after which a C compiler makes no program (`-c` an object, `-E` preprocessed text).
+const COMPILE_ONLY: &[&str] = &["-c", "-E", "-S", "-M", "-MM", "-fsyntax-only", "--version"];
+
+/// What `name ARGS` compiles into a program (see [`Walker::compile_written`]): the `#!` program
+/// that runs its code as an interpreter would, its source files (`-` for stdin), and the
+/// program it writes (`-o FILE`, by default `a.out`; `go build`'s first file without `.go`).
+fn compiled(name: &str, args: &[String]) -> Option<(&'static str, Vec<String>, String)> {
+    if name == "go" {
+        let (build, rest) = args.split_first()?;
+        if build != "build" {
+            return None;
+        }
+        let parsed = Parsed::new(rest, &['o', 'C'], &["o", "C", "tags", "ldflags", "gcflags"]);
+        let sources: Vec<String> = parsed
+            .operands
+            .iter()
+            .filter(|source| source.ends_with(".go"))
+            .map(|source| (*source).to_owned())
+            .collect();
+        let output = parsed
+            .values(&['o'], &["o"])
+            .last()
+            .map(|output| (*output).to_owned())
+            .or_else(|| {
+                let first = sources.first()?;
+                let name = last_component(first)?;
+                Some(name.strip_suffix(".go").unwrap_or(name).to_owned())
+            })?;
+        return Some(("/usr/bin/env yaegi", sources, output));
+    }
+    let compiler = ["cc", "gcc", "clang", "c++", "g++", "clang++", "tcc"]
+        .iter()
+        .any(|compiler| {
+            name == *compiler
+                || name
+                    .strip_prefix(compiler)
+                    .and_then(|version| version.strip_prefix('-'))
+                    .is_some_and(|version| version.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+        });
+    if !compiler || args.iter().any(|arg| COMPILE_ONLY.contains(&arg.as_str())) {
+        return None;
+    }
+    let mut sources = Vec::new();
+    let mut output = "a.out".to_owned();
+    let mut words = args.iter();
+    while let Some(arg) = words.next() {
+        if arg == "-o" {
+            output = words.next()?.clone();
+        } else if COMPILER_VALUED.contains(&arg.as_str()) {
+            words.next();
+        } else if let Some(glued) = arg.strip_prefix("-o").filter(|o| !o.is_empty()) {
+            output = glued.to_owned();
+        } else if arg == "-" || !arg.starts_with('-') {
+            sources.push(arg.clone());
+        }
+    }
+    Some(("/usr/bin/tcc -run", sources, output))
 }
 
 /// What follows a leading `$PWD`, `${PWD}`, `$(pwd)` or `` `pwd` `` in `path` (`/x.sh`), if it
