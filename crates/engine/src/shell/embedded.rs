@@ -7,7 +7,8 @@
 //! -v`); and the shell escapes of vim (`-c '!…'`,
 //! `+'r !…'`, `:terminal`) and less (`+'!…'`); apt's hook options (`-o
 //! DPkg::Post-Invoke::=…`) and rpm's macros (`--eval '%(…)'`, `%{lua:…}`); AppleScript's `do
-//! shell script "…"`; and PowerShell's inline code, which is only known at run time.
+//! shell script "…"`; the package.json scripts `npm pkg set` stores for a later call to run
+//! ([`packages`]); and PowerShell's inline code, which is only known at run time.
 //!
 //! [`nested`] finds the shell text each would run. Text only known at run time (an awk
 //! expression, what sed's pattern space holds, what awk prints into a shell) is
@@ -16,6 +17,7 @@
 //! These are small scanners, not parsers of awk or sed: where they are unsure they see a command
 //! that may not be there (a question for the user), never the other way round.
 
+mod packages;
 mod vimscript;
 
 use super::exec::{Nested, SHELLS, joined, script_or_dynamic};
@@ -57,6 +59,9 @@ pub(super) fn nested(name: &str, args: &[Field], budget: &Budget) -> Vec<Nested>
             programs(args, &SED).into_iter().flat_map(sed).collect()
         }
         "git" => git(args),
+        "npm" | "pnpm" | "yarn" | "bun" | "pip" | "pip3" | "uv" | "pipx" | "cargo" => {
+            packages::nested(name, args)
+        }
         "tar" | "gtar" => tar(args),
         "zip" => zip(args),
         "ssh" => ssh(args),
@@ -2293,7 +2298,7 @@ mod tests {
             .collect()
     }
 
-    fn describe(nested: Nested) -> String {
+    pub(super) fn describe(nested: Nested) -> String {
         match nested {
             Nested::Script { text, .. } => text,
             Nested::Dynamic(text) => format!("dynamic: {text}"),

@@ -118,6 +118,18 @@ pub(super) fn check(cmd: &Cmd<'_>, out: &mut Findings) {
             format!("`{name}` would run `{url}`, a program fetched from the network"),
         );
     }
+    // A package archive named by its URL (`pip install https://…/x.tar.gz`, `dnf install
+    // https://…/x.rpm`) is downloaded and installed in one step: its install scripts run, as
+    // for `curl -LO` then `pip install` of the file.
+    if installed_files(name, simple.args())
+        .iter()
+        .any(|file| installs_archive_url(file))
+    {
+        out.add(
+            "execute-downloaded-script",
+            format!("`{name}` would install a package fetched from the network and run its install scripts"),
+        );
+    }
     // Substitutions handed to an interpreter, `eval` or `source`.
     let runs_text = is_interpreter(name) || matches!(name, "eval" | "source" | "." | "exec");
     if runs_text {
@@ -304,6 +316,22 @@ fn installed_files<'a>(name: &str, args: &'a [String]) -> Vec<&'a str> {
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// Whether an installed package names a network URL of an archive whose install scripts run
+/// (`https://…/x.tar.gz`, `x @ https://…/x.zip`, `https://…/x.rpm`); a wheel runs none.
+fn installs_archive_url(package: &str) -> bool {
+    const ARCHIVES: &[&str] = &[
+        ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz", ".tar", ".zip", ".deb", ".rpm",
+        ".gem", ".egg",
+    ];
+    let lower = package.to_ascii_lowercase();
+    let url = ["http://", "https://", "ftp://"]
+        .iter()
+        .find_map(|scheme| lower.find(scheme))
+        .and_then(|at| lower.get(at..));
+    let path = url.and_then(|url| url.split(['?', '#']).next());
+    path.is_some_and(|path| ARCHIVES.iter().any(|ext| path.ends_with(ext)))
 }
 
 /// Most files one fetcher is taken to write.
