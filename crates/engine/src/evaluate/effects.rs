@@ -656,25 +656,7 @@ fn patch(args: &[String], stdin: Option<&str>, effects: &mut Effects) {
     if has_flag(args, &[], &["dry-run"]) {
         return;
     }
-    let parsed = Parsed::new(
-        args,
-        &['p', 'd', 'i', 'o', 'r', 'B', 'Y', 'z', 'V', 'g', 'F', 'D'],
-        &[
-            "strip",
-            "directory",
-            "input",
-            "output",
-            "reject-file",
-            "prefix",
-            "basename-prefix",
-            "suffix",
-            "version-control",
-            "get",
-            "fuzz",
-            "ifdef",
-            "quoting-style",
-        ],
-    );
+    let parsed = Parsed::new(args, PATCH_SHORT_VALUE, PATCH_LONG_VALUE);
     let directory = parsed.values(&['d'], &["directory"]).first().copied();
     let under = |path: &str| match directory {
         Some(dir) if !path.starts_with('/') && !path.starts_with('~') => {
@@ -697,6 +679,101 @@ fn patch(args: &[String], stdin: Option<&str>, effects: &mut Effects) {
     }
 }
 
+/// GNU patch's short options that take a value.
+const PATCH_SHORT_VALUE: &[char] = &['p', 'd', 'i', 'o', 'r', 'B', 'Y', 'z', 'V', 'g', 'F', 'D'];
+
+/// GNU patch's long options that take a value.
+const PATCH_LONG_VALUE: &[&str] = &[
+    "strip",
+    "directory",
+    "input",
+    "output",
+    "reject-file",
+    "prefix",
+    "basename-prefix",
+    "suffix",
+    "version-control",
+    "get",
+    "fuzz",
+    "ifdef",
+    "quoting-style",
+];
+
+/// `git apply`'s long options that take a value.
+const GIT_APPLY_LONG_VALUE: &[&str] = &[
+    "directory",
+    "exclude",
+    "include",
+    "whitespace",
+    "build-fake-ancestor",
+];
+
+/// The patch file `name ARGS` applies, as written: `patch -i FILE` (`--input`), `git apply
+/// FILE` or `git am FILE` (its first). `None` for a patch read from stdin.
+pub(crate) fn patch_input(name: &str, args: &[String]) -> Option<String> {
+    let file = match name {
+        "patch" => Parsed::new(args, PATCH_SHORT_VALUE, PATCH_LONG_VALUE)
+            .values(&['i'], &["input"])
+            .last()
+            .copied(),
+        "git" => {
+            let (_, sub) = argv::leading_options(
+                args,
+                argv::GIT_GLOBAL_SHORT_VALUE,
+                argv::GIT_GLOBAL_LONG_VALUE,
+            );
+            let sub = sub?;
+            if !matches!(args.get(sub).map(String::as_str), Some("apply" | "am")) {
+                return None;
+            }
+            let rest = args.get(sub + 1..).unwrap_or(&[]);
+            Parsed::new(rest, &['p', 'C'], GIT_APPLY_LONG_VALUE)
+                .operands
+                .first()
+                .copied()
+        }
+        _ => None,
+    }?;
+    (file != "-").then(|| file.to_owned())
+}
+
+/// What `name ARGS` writes when the patch file it applies (`file`, see [`patch_input`]) holds
+/// `text`: the files its diff names, read as a here-document's diff is (`git am` as `git
+/// apply`).
+pub(crate) fn patch_file_writes(
+    name: &str,
+    args: &[String],
+    file: &str,
+    text: &str,
+) -> Vec<String> {
+    let mut effects = Effects::default();
+    match name {
+        "patch" => patch(args, Some(text), &mut effects),
+        "git" => {
+            // The diff comes from the file instead of stdin; `am` applies it as `apply` does.
+            let mut taken = false;
+            let args: Vec<String> = args
+                .iter()
+                .filter(|arg| {
+                    let skip = !taken && *arg == file;
+                    taken |= skip;
+                    !skip
+                })
+                .map(|arg| {
+                    if arg == "am" {
+                        "apply".to_owned()
+                    } else {
+                        arg.clone()
+                    }
+                })
+                .collect();
+            git(&args, Some(text), None, &mut effects);
+        }
+        _ => {}
+    }
+    effects.writes
+}
+
 /// `git apply`: the files a here-document's diff names, with `-p` (default 1) components
 /// dropped, under `--directory` (which `--unsafe-paths` lets reach outside the work tree).
 /// Nothing when it only reports (`--check`, `--stat`, … without `--apply`) or only changes the
@@ -708,17 +785,7 @@ fn git_apply(args: &[String], stdin: Option<&str>, effects: &mut Effects) -> boo
     if reports || has_flag(args, &[], &["cached"]) {
         return false;
     }
-    let parsed = Parsed::new(
-        args,
-        &['p', 'C'],
-        &[
-            "directory",
-            "exclude",
-            "include",
-            "whitespace",
-            "build-fake-ancestor",
-        ],
-    );
+    let parsed = Parsed::new(args, &['p', 'C'], GIT_APPLY_LONG_VALUE);
     let reads_stdin = parsed.operands.is_empty() || parsed.operands.contains(&"-");
     let Some(diff) = stdin.filter(|_| reads_stdin) else {
         return true;

@@ -23,7 +23,9 @@ use crate::rules::{PathProbe, RuleKind, Specifier};
 use crate::shell::{self, ShellLimits, SimpleCommand};
 
 pub(crate) use dirs::working_dirs;
-pub(crate) use effects::{Effects, downloaded_files, file_effects, is_harmless_device};
+pub(crate) use effects::{
+    Effects, downloaded_files, file_effects, is_harmless_device, patch_file_writes, patch_input,
+};
 pub(crate) use floor::SHELL_INIT_FILES;
 
 /// Rule id reported when a command cannot be analysed.

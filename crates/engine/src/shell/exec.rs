@@ -109,6 +109,12 @@ pub(super) fn nested(argv: &[Field], stdin: Option<&str>, budget: &Budget) -> Ve
             found
         }
         "ssh-copy-id" => runners::ssh_copy_id(args),
+        "patch" => runners::applied_patch(name, args, stdin),
+        "git" => {
+            let mut found = embedded::nested(name, args, budget);
+            found.extend(runners::applied_patch(name, args, stdin));
+            found
+        }
         _ => embedded::nested(name, args, budget),
     }
 }
@@ -630,7 +636,8 @@ pub(super) const XARGS_INPUT: &str = "$(xargs input)";
 const MAX_XARGS_LINES: usize = 8;
 
 /// The file a program reads instead of its stdin, when one is named (see [`xargs_arg_file`]):
-/// what xargs hands on, sftp's batch of commands (`-b FILE`; `-b -` is stdin itself).
+/// what xargs hands on, sftp's batch of commands (`-b FILE`; `-b -` is stdin itself), the
+/// patch `patch -i FILE` and `git apply FILE` apply.
 pub(super) fn input_file(name: &str, args: &[Field]) -> Option<(String, Option<usize>)> {
     match name {
         "xargs" => xargs_arg_file(args),
@@ -648,6 +655,7 @@ pub(super) fn input_file(name: &str, args: &[Field]) -> Option<(String, Option<u
             }
             Some(named_file(&options, file))
         }
+        "patch" | "git" => runners::patch_file(name, args).map(|file| (file, None)),
         _ => None,
     }
 }

@@ -20,9 +20,11 @@ use super::wrappers::Field;
 use crate::argv::{Parsed, options_end};
 
 mod make_variables;
+mod patches;
 mod task_files;
 
 pub(super) use make_variables::MakeVariables;
+pub(super) use patches::{applied as applied_patch, patch_file};
 pub(super) use task_files::{TaskFile, justfile_commands, task_files, taskfile_commands};
 
 /// tmux's own options that take a value (`tmux -L sock new …`); `-c` runs a shell command.

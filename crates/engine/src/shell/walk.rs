@@ -1502,8 +1502,8 @@ impl<'l> Walker<'l> {
         let xargs = basename(&program.text) == "xargs";
         let valued_input = base.stdin_valued && xargs;
         let mut known_stdin = stdin_text.filter(|_| !base.stdin_dynamic || valued_input);
-        // `xargs -a FILE` reads FILE instead, and `sftp -b FILE` its commands: a `<(…)`
-        // listing names, a file the line wrote.
+        // `xargs -a FILE` reads FILE instead, `sftp -b FILE` its commands and `git apply FILE`
+        // its patch: a `<(…)` listing names, a file the line wrote.
         let arg_file = exec::input_file(basename(&program.text), inner.get(1..).unwrap_or(&[]));
         if let Some((file, substitution)) = &arg_file {
             known_stdin = match substitution {
