@@ -1114,8 +1114,28 @@ pub(super) const SFTP_SHORT_ARG: &[char] = &[
 /// `!CMD` runs CMD in a local shell; what it does on the host is left alone. One script, so
 /// that an `lcd` moves the transfers after it.
 pub(super) fn sftp(args: &[Field], stdin: Option<&str>) -> Vec<Nested> {
+    sftp_batch(args, stdin, path_quote)
+}
+
+/// [`sftp`] of a batch whose text holds the shell's expansions, as an unquoted here-document
+/// gives it (`put $HOME/.ssh/id_rsa`): the shell expands them before sftp reads the line, so
+/// each local name keeps them live (in double quotes), for the walk to read as the shell would.
+pub(super) fn sftp_expanded(args: &[Field], text: &str) -> Vec<Nested> {
+    sftp_batch(args, Some(text), live_quote)
+}
+
+/// [`sftp`], each local name written as a shell word by `local`.
+fn sftp_batch(args: &[Field], stdin: Option<&str>, local: fn(&str) -> String) -> Vec<Nested> {
     let strings: Vec<String> = args.iter().map(|f| f.text.clone()).collect();
     let parsed = Parsed::new(&strings, SFTP_SHORT_ARG, &[]);
+    // A batch from a process substitution (`-b <(…)`) is only known at run time.
+    if parsed
+        .values(&['b'], &[])
+        .last()
+        .is_some_and(|batch| *batch == PROCESS_SUBSTITUTION_READ)
+    {
+        return vec![Nested::Dynamic("sftp -b <(…)".to_owned())];
+    }
     let Some((destination, rest)) = parsed.operands.split_first() else {
         return Vec::new();
     };
@@ -1138,7 +1158,7 @@ pub(super) fn sftp(args: &[Field], stdin: Option<&str>) -> Vec<Nested> {
                 stdin
                     .into_iter()
                     .flat_map(str::lines)
-                    .filter_map(|line| sftp_command(line, host))
+                    .filter_map(|line| sftp_command(line, host, local))
                     .take(MAX_SCRIPT_COMMANDS + 1),
             );
         }
@@ -1147,7 +1167,7 @@ pub(super) fn sftp(args: &[Field], stdin: Option<&str>) -> Vec<Nested> {
 }
 
 /// The shell command one line of an sftp batch amounts to (see [`sftp`]).
-fn sftp_command(line: &str, host: &str) -> Option<String> {
+fn sftp_command(line: &str, host: &str, path_quote: fn(&str) -> String) -> Option<String> {
     // `-` and `@` before a command: carry on after an error, do not echo.
     let line = line
         .trim_start()
@@ -1182,6 +1202,23 @@ fn sftp_command(line: &str, host: &str) -> Option<String> {
         "lmkdir" => Some(format!("mkdir -- {}", path_quote(operands.next()?))),
         _ => None,
     }
+}
+
+/// A local name as a shell word that keeps the shell's expansions in it live: in double quotes
+/// (after a leading `~/`, which sftp expands itself), or as [`path_quote`] has it when it
+/// holds none.
+fn live_quote(text: &str) -> String {
+    if !text.contains(['$', '`']) {
+        return path_quote(text);
+    }
+    let (tilde, rest) = match text.strip_prefix("~/") {
+        Some(rest) => ("~/", rest),
+        None => ("", text),
+    };
+    format!(
+        "{tilde}\"{}\"",
+        rest.replace('\\', "\\\\").replace('"', "\\\"")
+    )
 }
 
 /// The words of an sftp command line, split as sftp splits them: at blanks, with quotes and
@@ -1251,8 +1288,23 @@ mod tests {
             ("cd /srv", None),
             ("rm remote.txt", None),
         ] {
-            assert_eq!(sftp_command(line, "h").as_deref(), expected, "{line}");
+            assert_eq!(
+                sftp_command(line, "h", path_quote).as_deref(),
+                expected,
+                "{line}"
+            );
         }
+        // With the shell's expansions live (an unquoted here-document), and from a `<(…)`.
+        assert_eq!(
+            sftp_command("put $HOME/.ssh/id_rsa", "h", live_quote).as_deref(),
+            Some("scp -- \"$HOME/.ssh/id_rsa\" h:")
+        );
+        assert_eq!(live_quote("~/$K"), "~/\"$K\"");
+        assert_eq!(live_quote("dist/a b"), "'dist/a b'");
+        assert_eq!(
+            texts(sftp(&fields(&["-b", PROCESS_SUBSTITUTION_READ, "h"]), None)),
+            ["dynamic: sftp -b <(…)"]
+        );
         assert_eq!(
             sftp_words(r#"put "a b" c\ d ''"#),
             ["put", "a b", "c d", ""]

@@ -1519,8 +1519,16 @@ impl<'l> Walker<'l> {
                 None => self.written_text(file),
             };
         }
+        // sftp's batch in an unquoted here-document with expansions (`put $HOME/.ssh/id_rsa`):
+        // the shell expands them, and the walk reads the batch with them live.
+        let expanded_batch = stdin_text
+            .filter(|_| {
+                basename(&program.text) == "sftp" && base.stdin_dynamic && arg_file.is_none()
+            })
+            .map(|text| super::runners::sftp_expanded(inner.get(1..).unwrap_or(&[]), text));
         let nested: Vec<Nested> = exec::nested(inner, known_stdin, &self.budget)
             .into_iter()
+            .chain(expanded_batch.into_iter().flatten())
             .chain(interp::nested(
                 basename(&program.text),
                 &args,
