@@ -427,7 +427,7 @@ impl Fuel {
 }
 
 /// The basename of a program path: `/bin//rm` → `rm`, `./script.sh` → `script.sh`,
-/// `git.exe` → `git`. A path ending in `/` is kept whole.
+/// `git.exe` → `git`, `grm` → `rm` (Homebrew's GNU tools). A path ending in `/` is kept whole.
 pub(crate) fn basename(program: &str) -> &str {
     // The last `/` found byte by byte: names are short, and `str::rsplit` sets up a searcher
     // on every call (this runs several times per command).
@@ -438,11 +438,159 @@ pub(crate) fn basename(program: &str) -> &str {
             .unwrap_or(program),
         None => program,
     };
-    match base.len().checked_sub(4).and_then(|at| base.get(at..)) {
+    let base = match base.len().checked_sub(4).and_then(|at| base.get(at..)) {
         Some(ext) if ext.eq_ignore_ascii_case(".exe") && base.len() > 4 => {
             base.get(..base.len() - 4).unwrap_or(base)
         }
         _ => base,
+    };
+    // Homebrew installs GNU's tools beside the system's with a `g` in front (`grm`, `gsed`,
+    // `gtimeout`): the same programs.
+    match base.strip_prefix('g') {
+        Some(gnu) if GNU_PREFIXED.contains(&gnu) => gnu,
+        _ => base,
+    }
+}
+
+/// The GNU tools Homebrew installs under a `g` prefix (coreutils, findutils, sed, grep, tar,
+/// patch, m4, which, time), as their own names; `gawk` and `gmake` are names of their own.
+const GNU_PREFIXED: &[&str] = &[
+    "[",
+    "b2sum",
+    "base32",
+    "base64",
+    "basename",
+    "basenc",
+    "cat",
+    "chcon",
+    "chgrp",
+    "chmod",
+    "chown",
+    "chroot",
+    "cksum",
+    "comm",
+    "cp",
+    "csplit",
+    "cut",
+    "date",
+    "dd",
+    "df",
+    "dir",
+    "dircolors",
+    "dirname",
+    "du",
+    "echo",
+    "egrep",
+    "env",
+    "expand",
+    "expr",
+    "factor",
+    "false",
+    "fgrep",
+    "find",
+    "fmt",
+    "fold",
+    "grep",
+    "groups",
+    "head",
+    "hostid",
+    "id",
+    "install",
+    "join",
+    "kill",
+    "link",
+    "ln",
+    "locate",
+    "logname",
+    "ls",
+    "m4",
+    "md5sum",
+    "mkdir",
+    "mkfifo",
+    "mknod",
+    "mktemp",
+    "mv",
+    "nice",
+    "nl",
+    "nohup",
+    "nproc",
+    "numfmt",
+    "od",
+    "paste",
+    "patch",
+    "pathchk",
+    "pinky",
+    "pr",
+    "printenv",
+    "printf",
+    "ptx",
+    "pwd",
+    "readlink",
+    "realpath",
+    "rm",
+    "rmdir",
+    "runcon",
+    "sed",
+    "seq",
+    "sha1sum",
+    "sha224sum",
+    "sha256sum",
+    "sha384sum",
+    "sha512sum",
+    "shred",
+    "shuf",
+    "sleep",
+    "sort",
+    "split",
+    "stat",
+    "stdbuf",
+    "stty",
+    "sum",
+    "sync",
+    "tac",
+    "tail",
+    "tar",
+    "tee",
+    "test",
+    "time",
+    "timeout",
+    "touch",
+    "tr",
+    "true",
+    "truncate",
+    "tsort",
+    "tty",
+    "uname",
+    "unexpand",
+    "uniq",
+    "unlink",
+    "updatedb",
+    "uptime",
+    "users",
+    "vdir",
+    "wc",
+    "which",
+    "who",
+    "whoami",
+    "xargs",
+    "yes",
+];
+
+#[cfg(test)]
+mod basename_tests {
+    use super::basename;
+
+    #[test]
+    fn program_names() {
+        assert_eq!(basename("/usr/bin/rm"), "rm");
+        assert_eq!(basename("rm.exe"), "rm");
+        assert_eq!(basename("/opt/homebrew/bin/grm"), "rm");
+        assert_eq!(basename("gsed"), "sed");
+        assert_eq!(basename("gtimeout"), "timeout");
+        assert_eq!(basename("gcc"), "gcc");
+        assert_eq!(basename("git"), "git");
+        assert_eq!(basename("gawk"), "gawk");
+        assert_eq!(basename("gzip"), "gzip");
     }
 }
 

@@ -1431,6 +1431,8 @@ const WRAPPERS: &[Spec] = &[
         short_flag: "s",
         long_flag: &["--silent", "--verbose", "--offline"],
         dir: &["--cwd"],
+        // Yarn 2's `yarn exec 'rm -rf ~'` runs a shell script in its own shell.
+        lone_string: true,
         ..plain("yarn")
     },
     Spec {
@@ -1649,6 +1651,78 @@ const WRAPPERS: &[Spec] = &[
         long_flag: &["--auto-servernum", "--auto-display", "--listen-tcp"],
         ..plain("xvfb-run")
     },
+    // Found in the twenty-fourth round, each of them `{}` before: npm scripts' environment
+    // setters (`cross-env NODE_ENV=x CMD`, `env-cmd -f .env CMD`), a command run on the host
+    // from a container (`host-spawn`), secrets and environments handed to a command (`chamber
+    // exec SVC -- CMD`, `flox activate -- CMD`, `scl enable COLL -- CMD`), Haskell's build
+    // tools (`stack exec`, `cabal exec`), s6's `with-contenv`, macOS's `sandbox-exec` and
+    // `arch`, `systemd-inhibit`, GNU parallel's `sem`, `run-one` and its siblings, pkgx and
+    // the multi-call `coreutils` (`coreutils rm -rf ~`).
+    Spec {
+        special: Special::Env,
+        ..plain("cross-env")
+    },
+    Spec {
+        special: Special::Env,
+        lone_string: true,
+        ..plain("cross-env-shell")
+    },
+    Spec {
+        short_arg: "fer",
+        long_arg: &["--file", "--environments", "--rc-file"],
+        ..plain("env-cmd")
+    },
+    plain("host-spawn"),
+    Spec {
+        sub: &["exec"],
+        special: Special::Marked(&[]),
+        ..plain("chamber")
+    },
+    Spec {
+        sub: &["activate"],
+        special: Special::Marked(&[]),
+        ..plain("flox")
+    },
+    Spec {
+        sub: &["enable"],
+        special: Special::Marked(&[]),
+        ..plain("scl")
+    },
+    Spec {
+        sub: &["exec"],
+        long_arg: &["--package", "--cwd", "--stack-yaml", "--resolver"],
+        ..plain("stack")
+    },
+    Spec {
+        sub: &["exec"],
+        ..plain("cabal")
+    },
+    plain("with-contenv"),
+    Spec {
+        short_arg: "fnpD",
+        ..plain("sandbox-exec")
+    },
+    Spec {
+        short_arg: "ed",
+        ..plain("arch")
+    },
+    Spec {
+        long_arg: &["--what", "--who", "--why", "--mode"],
+        ..plain("systemd-inhibit")
+    },
+    Spec {
+        short_arg: "j",
+        long_arg: &["--id", "--jobs", "--semaphoretimeout", "--st"],
+        ..plain("sem")
+    },
+    plain("run-one"),
+    plain("run-this-one"),
+    plain("keep-one-running"),
+    plain("run-one-constantly"),
+    plain("run-one-until-success"),
+    plain("run-one-until-failure"),
+    plain("pkgx"),
+    plain("coreutils"),
 ];
 
 /// `uv run`, `uv tool run` and `uvx`; `uv run -m MODULE` runs `python -m`, no command.
@@ -1809,11 +1883,30 @@ const fn dotenv(name: &'static str) -> Spec {
 
 /// The files dotenv-cli wrappers in `segments` load into the command's environment: each
 /// `-e FILE` of a `dotenv` or `dotenv-cli` wrapper (`npx dotenv-cli -e .env.local -- next
-/// build`).
+/// build`), and env-cmd's `-f FILE` (`--file`).
 pub(super) fn loaded_env_files(segments: &[Segment]) -> Vec<String> {
     let mut files = Vec::new();
     for segment in segments {
         if !matches!(segment.kind, SegmentKind::Wrapper { .. }) {
+            continue;
+        }
+        if let Some(at) = segment
+            .tokens
+            .iter()
+            .position(|token| basename(token) == "env-cmd")
+        {
+            let options = segment.tokens.get(at + 1..).unwrap_or(&[]);
+            let parsed = crate::argv::Parsed::new(
+                options,
+                &['f', 'e', 'r'],
+                &["file", "environments", "rc-file"],
+            );
+            files.extend(
+                parsed
+                    .values(&['f'], &["file"])
+                    .into_iter()
+                    .map(str::to_owned),
+            );
             continue;
         }
         let Some(at) = segment
