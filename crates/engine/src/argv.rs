@@ -22,6 +22,22 @@ const GIT_CONFIG_SHORT_VALUE: &[char] = &['f'];
 /// See [`GIT_CONFIG_SHORT_VALUE`].
 const GIT_CONFIG_LONG_VALUE: &[&str] = &["file", "blob", "type", "default", "comment", "value"];
 
+/// The arguments a Python interpreter hands to module `module` it runs (`python3 -u -m pip
+/// install x` gives `install x` for `pip`): `None` when it runs another, or no module.
+pub(crate) fn python_module_args<'a, T: AsRef<str>>(
+    args: &'a [T],
+    module: &str,
+) -> Option<&'a [T]> {
+    let at = args
+        .iter()
+        .take_while(|arg| arg.as_ref().starts_with('-'))
+        .position(|arg| arg.as_ref() == "-m")?;
+    match args.get(at + 1..)? {
+        [name, rest @ ..] if name.as_ref() == module => Some(rest),
+        _ => None,
+    }
+}
+
 /// What `git config ARGS` (`args` after `config`) sets: its key and value (`None` for a
 /// key alone, which sets a boolean or errs), as written after its options, or after those of
 /// its `set` subcommand. git stops reading options at the first operand, so a value may begin

@@ -62,6 +62,9 @@ pub(super) fn nested(name: &str, args: &[Field], budget: &Budget) -> Vec<Nested>
         "npm" | "pnpm" | "yarn" | "bun" | "pip" | "pip3" | "uv" | "pipx" | "cargo" => {
             packages::nested(name, args)
         }
+        name if name.starts_with("python") || name.starts_with("pypy") => {
+            packages::python_pip(args)
+        }
         "tar" | "gtar" => tar(args),
         "zip" => zip(args),
         "ssh" => ssh(args),

@@ -308,6 +308,12 @@ fn installed_files<'a>(name: &str, args: &'a [String]) -> Vec<&'a str> {
                 _ => Vec::new(),
             }
         }
+        // `python3 -m pip install …` is pip's.
+        _ if name.starts_with("python") || name.starts_with("pypy") => {
+            crate::argv::python_module_args(args, "pip")
+                .map(|rest| installed_files("pip", rest))
+                .unwrap_or_default()
+        }
         // `installer -pkg FILE -target /`: its options are words of their own.
         "installer" => args
             .windows(2)
@@ -543,6 +549,9 @@ fn is_dangerous_env(name: &str) -> bool {
         "SSH_ASKPASS",
     ];
     EXACT.contains(&name)
+        // npm reads its configuration from the environment in any case: the shell that runs
+        // package scripts (`npm_config_script_shell=/tmp/x npm test`).
+        || name.eq_ignore_ascii_case("npm_config_script_shell")
         || name.starts_with("DYLD_")
         || name.starts_with("GIT_CONFIG")
         // Exported functions: `BASH_FUNC_ls%%=() { …; }` redefines `ls` in the next bash.

@@ -4,6 +4,8 @@
 //!   (pnpm's too, and bun's `bun pm pkg set`), npm's and pnpm's `set-script NAME CMD`. The
 //!   next `npm test` or `npm install` runs them as shell text, out of sight of that call's
 //!   analysis, so they are read as what they run, as a stored git alias is;
+//! - a shell for those scripts named on the command line (`npm test --script-shell=PROG`),
+//!   which runs whatever they hold: only known at run time;
 //! - the build code of a package installed from a repository or a URL (`pip install
 //!   git+https://…`, `npm install github:u/r`, `cargo install --git URL`): setup.py, a
 //!   `prepare` script or build.rs fetched at run time, which nobody reviewed and no registry
@@ -23,6 +25,18 @@ use crate::argv::Parsed;
 /// What `manager ARGS` runs out of sight (see the module documentation).
 pub(super) fn nested(manager: &str, args: &[Field]) -> Vec<Nested> {
     let mut found = stored(manager, args);
+    // `npm test --script-shell=PROG`: the scripts run by a program of the command line's
+    // choosing, whatever they hold.
+    if matches!(manager, "npm" | "pnpm" | "yarn")
+        && args
+            .iter()
+            .take_while(|arg| arg.text != "--")
+            .any(|arg| arg.text.starts_with("--script-shell"))
+    {
+        found.push(Nested::Dynamic(
+            "<package scripts run by the shell --script-shell names>".to_owned(),
+        ));
+    }
     let texts: Vec<String> = args.iter().map(|arg| arg.text.clone()).collect();
     if installed_packages(manager, &texts)
         .iter()
@@ -33,6 +47,14 @@ pub(super) fn nested(manager: &str, args: &[Field]) -> Vec<Nested> {
         ));
     }
     found
+}
+
+/// `python3 -m pip ARGS` (any Python, options before `-m`): what pip does with ARGS (see
+/// [`nested`]).
+pub(super) fn python_pip(args: &[Field]) -> Vec<Nested> {
+    crate::argv::python_module_args(args, "pip")
+        .map(|rest| nested("pip", rest))
+        .unwrap_or_default()
 }
 
 /// pip's options with a value that names no package (`--index-url URL`).
@@ -391,5 +413,9 @@ mod tests {
         ));
         assert!(!fetched("cargo", &["install", "ripgrep"]));
         assert!(!fetched("cargo", &["install", "--path", "."]));
+        let pip = |words: &[&str]| python_pip(&fields(words)).len();
+        assert_eq!(pip(&["-m", "pip", "install", "git+https://h/u/r"]), 1);
+        assert_eq!(pip(&["-u", "-m", "pip", "install", "requests"]), 0);
+        assert_eq!(pip(&["x.py", "-m", "pip"]), 0);
     }
 }
