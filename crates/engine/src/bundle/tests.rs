@@ -186,6 +186,60 @@ fn a_managed_settings_file_loads_as_it_is() {
     );
 }
 
+/// A managed-settings hook that calls toolgate on a gating event without `onFailure: "block"`
+/// fails open: a warning. Without `timeout`: a note. Other hooks, and other events, are not
+/// toolgate's to judge.
+#[test]
+fn a_toolgate_hook_that_fails_open_is_a_warning() {
+    let document = json!({
+        "name": "m",
+        "hooks": {
+            "PreToolUse": [{"matcher": "*", "hooks": [
+                {"type": "http", "url": "https://tg.internal/v1/evaluate", "timeout": 5},
+                {"type": "http", "url": "https://tg.internal/v1/evaluate",
+                 "timeout": 5, "onFailure": "block"},
+                {"type": "command", "command": "toolgate hook --agent claude-code"},
+                {"type": "command", "command": "./format.sh"},
+            ]}],
+            "UserPromptSubmit": [{"hooks": [
+                {"type": "http", "url": "https://tg.internal/v1/evaluate", "timeout": 5},
+            ]}],
+        },
+    });
+    let bundle = Bundle::from_value(document).expect("valid");
+    let found: Vec<(Severity, &str, &str)> = bundle
+        .findings
+        .iter()
+        .filter(|finding| finding.code != "ignored-key")
+        .map(|finding| {
+            let at = finding.message.split(':').next().unwrap_or_default();
+            (finding.severity, finding.code, at)
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                Severity::Warning,
+                "hook-fails-open",
+                "hooks.PreToolUse[0].hooks[0]"
+            ),
+            (
+                Severity::Warning,
+                "hook-fails-open",
+                "hooks.PreToolUse[0].hooks[2]"
+            ),
+            (
+                Severity::Note,
+                "hook-default-timeout",
+                "hooks.PreToolUse[0].hooks[2]"
+            ),
+        ],
+        "{:#?}",
+        bundle.findings
+    );
+}
+
 #[test]
 fn yaml_and_json_of_the_same_document_hash_alike() {
     let yaml = Bundle::parse(

@@ -229,6 +229,64 @@ impl Walker {
     }
 }
 
+/// The events whose hook gates a call: a failed hook there lets the call through unless it says
+/// `onFailure: "block"`.
+const GATING_EVENTS: [&str; 2] = ["PreToolUse", "PermissionRequest"];
+
+/// A `managed-settings.json`'s hooks that call toolgate (an HTTP hook at `/v1/evaluate`, or a
+/// command running `toolgate hook`) on a gating event: one without `onFailure: "block"` fails
+/// open (Claude Code takes a hook that cannot connect, times out or gets an error status as no
+/// hook at all), and one without `timeout` may hold the agent for Claude Code's default 600 s.
+fn toolgate_hooks(walker: &mut Walker, hooks: &Value) {
+    let Value::Object(events) = hooks else {
+        return;
+    };
+    for event in GATING_EVENTS {
+        let Some(groups) = events.get(event).and_then(Value::as_array) else {
+            continue;
+        };
+        for (g, group) in groups.iter().enumerate() {
+            let Some(entries) = group.get("hooks").and_then(Value::as_array) else {
+                continue;
+            };
+            for (h, hook) in entries.iter().enumerate() {
+                let text = |key: &str| hook.get(key).and_then(Value::as_str).unwrap_or_default();
+                let calls_toolgate = match text("type") {
+                    "http" => text("url").contains("/v1/evaluate"),
+                    "command" => text("command").contains("toolgate hook"),
+                    _ => false,
+                };
+                if !calls_toolgate {
+                    continue;
+                }
+                let at = format!("hooks.{event}[{g}].hooks[{h}]");
+                if text("onFailure") != "block" {
+                    walker.finding(
+                        Severity::Warning,
+                        "hook-fails-open",
+                        format!(
+                            "{at}: a toolgate hook without `\"onFailure\": \"block\"` lets the \
+                             call through whenever toolgate cannot answer (down, unreachable, \
+                             slower than the timeout); Claude Code 2.1.295 and later block it \
+                             instead"
+                        ),
+                    );
+                }
+                if hook.get("timeout").is_none() {
+                    walker.finding(
+                        Severity::Note,
+                        "hook-default-timeout",
+                        format!(
+                            "{at}: no `timeout`: Claude Code waits up to 600 s for a toolgate \
+                             that does not answer; a few seconds is plenty (`\"timeout\": 5`)"
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
 pub(super) fn validate(document: Value) -> Result<Bundle, BundleErrors> {
     let mut walker = Walker {
         errors: Vec::new(),
@@ -255,6 +313,9 @@ pub(super) fn validate(document: Value) -> Result<Bundle, BundleErrors> {
                 format!("`{key}`: not a bundle key, ignored"),
             ),
         }
+    }
+    if let Some(hooks) = map.get("hooks") {
+        toolgate_hooks(&mut walker, hooks);
     }
     let name = walker.string(map, "name", "");
     match &name {
