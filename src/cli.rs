@@ -360,7 +360,7 @@ pub enum TokenCommand {
         #[arg(long)]
         json: bool,
     },
-    /// List tokens (never the tokens themselves: id, prefix, role, tenant, dates, note).
+    /// List tokens (never the tokens themselves: id, prefix, role, tenant, dates, description).
     List {
         #[command(flatten)]
         database: DatabaseArgs,
