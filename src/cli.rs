@@ -19,7 +19,7 @@ use crate::client::{Answer, Body, Failure, Http};
 use crate::config::{Config, DEFAULT_DATA_DIR, ServeArgs};
 use crate::offline::plural;
 use crate::startup::Application;
-use crate::store::{Database, Location, NewToken, postgres, sqlite};
+use crate::store::{Database, Location, NewToken, TokenListing, postgres, sqlite};
 use crate::telemetry::{self, LogFormat};
 
 /// toolgate: policy decisions for AI coding agents' tool calls.
@@ -234,6 +234,45 @@ impl DatabaseArgs {
     }
 }
 
+/// The admin API to manage tokens through, instead of the database: for a security team with an
+/// admin token and no access to the database.
+#[derive(Debug, Args)]
+pub struct RemoteArgs {
+    /// Make, list or revoke the tokens through this server's admin API
+    /// (`/v1/tenants/{tenant}/tokens`) with an admin token, instead of in the database.
+    #[arg(long, value_name = "URL")]
+    server: Option<String>,
+    /// The admin token for `--server`.
+    #[arg(
+        long = "token",
+        id = "admin_token",
+        env = "TOOLGATE_TOKEN",
+        hide_env_values = true
+    )]
+    admin_token: Option<String>,
+    /// A PEM file of the certificate authorities to trust for an `https://` `--server`.
+    #[arg(long, env = "TOOLGATE_CA_CERT")]
+    ca_cert: Option<PathBuf>,
+}
+
+impl RemoteArgs {
+    /// A client of the admin API for `tenant`, when `--server` was given.
+    fn client(&self, tenant: Option<&str>, json: bool) -> anyhow::Result<Option<Client>> {
+        let Some(server) = &self.server else {
+            return Ok(None);
+        };
+        let tenant = tenant.context("`--tenant` is required with `--server`")?;
+        Client::new(ClientArgs {
+            server: server.clone(),
+            token: self.admin_token.clone(),
+            tenant: tenant.to_owned(),
+            ca_cert: self.ca_cert.clone(),
+            json,
+        })
+        .map(Some)
+    }
+}
+
 /// Which page of a list the server answers.
 #[derive(Debug, Args)]
 pub struct PageArgs {
@@ -338,6 +377,8 @@ pub enum TokenCommand {
     Create {
         #[command(flatten)]
         database: DatabaseArgs,
+        #[command(flatten)]
+        remote: RemoteArgs,
         /// `agent` (evaluate), `admin` (bundles) or `auditor` (read the audit).
         #[arg(long, value_parser = ["agent", "admin", "auditor"])]
         role: String,
@@ -364,7 +405,9 @@ pub enum TokenCommand {
     List {
         #[command(flatten)]
         database: DatabaseArgs,
-        /// Only this tenant's tokens.
+        #[command(flatten)]
+        remote: RemoteArgs,
+        /// Only this tenant's tokens (required with `--server`).
         #[arg(long)]
         tenant: Option<String>,
         /// Print one JSON object per token, a line each, instead of the table.
@@ -376,7 +419,12 @@ pub enum TokenCommand {
     Revoke {
         #[command(flatten)]
         database: DatabaseArgs,
-        /// The token's id (`toolgate token list`), or the token (`tg_…`).
+        #[command(flatten)]
+        remote: RemoteArgs,
+        /// The tenant whose token it is (required with `--server`).
+        #[arg(long)]
+        tenant: Option<String>,
+        /// The token's id (`toolgate token list`), or the token (`tg_…`; not with `--server`).
         #[arg(value_name = "ID|TOKEN", value_parser = parse_token_ref)]
         token: TokenRef,
     },
@@ -418,6 +466,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bundle(command) => bundle(command),
         Command::Token(TokenCommand::Create {
             database,
+            remote,
             role,
             tenant,
             description,
@@ -443,16 +492,29 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 description: description.as_deref(),
                 expires_at,
             };
-            runtime()?.block_on(create_token(&database, new, json))
+            match remote.client(Some(&tenant), json)? {
+                Some(client) => create_token_remote(&client, new),
+                None => runtime()?.block_on(create_token(&database, new, json)),
+            }
         }
         Command::Token(TokenCommand::List {
             database,
+            remote,
             tenant,
             json,
-        }) => runtime()?.block_on(list_tokens(&database, tenant.as_deref(), json)),
-        Command::Token(TokenCommand::Revoke { database, token }) => {
-            runtime()?.block_on(revoke_token(&database, token))
-        }
+        }) => match remote.client(tenant.as_deref(), json)? {
+            Some(client) => list_tokens_remote(&client),
+            None => runtime()?.block_on(list_tokens(&database, tenant.as_deref(), json)),
+        },
+        Command::Token(TokenCommand::Revoke {
+            database,
+            remote,
+            tenant,
+            token,
+        }) => match remote.client(tenant.as_deref(), false)? {
+            Some(client) => revoke_token_remote(&client, token),
+            None => runtime()?.block_on(revoke_token(&database, token)),
+        },
         Command::Audit(command) => runtime()?.block_on(audit(command)),
     }
 }
@@ -990,10 +1052,22 @@ async fn create_token(
     {
         eprintln!("note: {note}");
     }
+    print_created_token(json, id, role.as_str(), tenant, expires_at, &token);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `token create` prints: the token last, on a line of its own.
+fn print_created_token(
+    json: bool,
+    id: i64,
+    role: &str,
+    tenant: &str,
+    expires_at: Option<chrono::DateTime<chrono::Utc>>,
+    token: &str,
+) {
     if json {
         let created = serde_json::json!({
-            "id": id, "role": role.as_str(), "tenant": tenant, "expires_at": expires_at,
-            "token": token
+            "id": id, "role": role, "tenant": tenant, "expires_at": expires_at, "token": token
         });
         println!("{created}");
     } else {
@@ -1006,6 +1080,68 @@ async fn create_token(
         println!("created {role} token {id} for tenant `{tenant}`{expiry}; it is shown only once:");
         println!("{token}");
     }
+}
+
+/// `token create --server`: `POST /v1/tenants/{tenant}/tokens`.
+fn create_token_remote(client: &Client, new: NewTokenArgs<'_>) -> anyhow::Result<ExitCode> {
+    let mut body = serde_json::json!({"role": new.role, "description": new.description});
+    if let Some(at) = new.expires_at {
+        body["expires_at"] = at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true).into();
+    }
+    let bytes = serde_json::to_vec(&body)?;
+    let (status, answer) = client.post(
+        "/tokens",
+        Some(Body {
+            content_type: "application/json",
+            bytes: &bytes,
+        }),
+    )?;
+    if status != 201 {
+        return Ok(report_error(status, &answer));
+    }
+    let token = answer["token"]
+        .as_str()
+        .context("the server's answer holds no token")?;
+    // The server's expiry: `--token-max-lifetime` may have set one.
+    let expires_at = answer["expires_at"]
+        .as_str()
+        .and_then(|at| chrono::DateTime::parse_from_rfc3339(at).ok())
+        .map(|at| at.with_timezone(&chrono::Utc));
+    print_created_token(
+        client.json,
+        answer["id"].as_i64().unwrap_or_default(),
+        new.role,
+        &client.tenant,
+        expires_at,
+        token,
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `token list --server`: `GET /v1/tenants/{tenant}/tokens`, printed as from the database.
+fn list_tokens_remote(client: &Client) -> anyhow::Result<ExitCode> {
+    let (status, answer) = client.get("/tokens")?;
+    if status != 200 {
+        return Ok(report_error(status, &answer));
+    }
+    let tokens: Vec<TokenListing> = serde_json::from_value(answer["tokens"].clone())
+        .context("the server's token list is not one this build reads")?;
+    print_tokens(&tokens, client.json)
+}
+
+/// `token revoke --server`: `POST /v1/tenants/{tenant}/tokens/{id}/revoke`.
+fn revoke_token_remote(client: &Client, token: TokenRef) -> anyhow::Result<ExitCode> {
+    let TokenRef::Id(id) = token else {
+        anyhow::bail!(
+            "with `--server`, give the token's id (`toolgate token list --server …` shows it): \
+             the admin API revokes by id"
+        );
+    };
+    let (status, answer) = client.post(&format!("/tokens/{id}/revoke"), None)?;
+    if status != 200 {
+        return Ok(report_error(status, &answer));
+    }
+    println!("revoked token {id}; every replica refuses it at once, or from its next poll");
     Ok(ExitCode::SUCCESS)
 }
 
@@ -1032,8 +1168,13 @@ async fn list_tokens(
         .await
         .context("failed to read the tokens (has `toolgate migrate` run?)")?;
     db.close().await;
+    print_tokens(&tokens, json)
+}
+
+/// `token list`'s output: a JSON object a line, or a tab-separated table.
+fn print_tokens(tokens: &[TokenListing], json: bool) -> anyhow::Result<ExitCode> {
     if json {
-        for token in &tokens {
+        for token in tokens {
             println!("{}", serde_json::to_string(token)?);
         }
         return Ok(ExitCode::SUCCESS);

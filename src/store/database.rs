@@ -114,7 +114,7 @@ impl<'a> NewToken<'a> {
 }
 
 /// A token as `toolgate token list` shows it: never its hash.
-#[derive(Debug, Clone, Serialize, sqlx::FromRow)]
+#[derive(Debug, Clone, Serialize, Deserialize, sqlx::FromRow)]
 pub struct TokenListing {
     /// The row id.
     pub id: i64,

@@ -908,3 +908,95 @@ async fn audit_prune_refuses_an_age_without_a_unit() {
         "{said}"
     );
 }
+
+/// `token create|list|revoke --server` go through the admin API with an admin token, for a
+/// security team without access to the database; what they print is what the database
+/// commands print.
+#[tokio::test]
+async fn token_commands_work_through_the_admin_api_with_server() {
+    let app = spawn_app().await;
+    let admin = app.create_token("admin", "team").await;
+    let args = |rest: &[&str]| {
+        let mut all = strings(&["token"]);
+        all.extend(strings(rest));
+        all.extend(strings(&["--server", &app.address, "--token", &admin]));
+        all
+    };
+    let out = toolgate(
+        args(&[
+            "create",
+            "--role",
+            "agent",
+            "--tenant",
+            "team",
+            "--description",
+            "ci",
+            "--expires-in",
+            "30d",
+        ]),
+        vec![],
+    )
+    .await;
+    let text = stdout(&out);
+    assert!(text.starts_with("created agent token "), "{text}");
+    assert!(text.contains("for tenant `team`, expiring at "), "{text}");
+    let token = text.lines().last().unwrap().to_owned();
+    assert_eq!(app.decide(&token, &tool("WebFetch")).await, "none");
+    let id: i64 = text
+        .split_whitespace()
+        .nth(3)
+        .and_then(|id| id.parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+
+    // Listed as the database command lists, never the token; `--tenant` is required.
+    let out = toolgate(args(&["list", "--tenant", "team"]), vec![]).await;
+    let text = stdout(&out);
+    let mine = text
+        .lines()
+        .find(|line| line.starts_with(&format!("{id}\t")))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        mine.ends_with("\tci") && mine.contains("\tagent\tteam\t"),
+        "{mine}"
+    );
+    assert!(!text.contains(&token[3..]), "{text}");
+    let out = toolgate(args(&["list", "--tenant", "team", "--json"]), vec![]).await;
+    let listed: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert!(
+        listed
+            .iter()
+            .any(|t| t["id"] == json!(id) && t["created_by"].is_i64())
+    );
+    let out = toolgate(args(&["list"]), vec![]).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("`--tenant` is required"));
+
+    // Another tenant is refused by the server, as the API refuses it.
+    let out = toolgate(
+        args(&["create", "--role", "agent", "--tenant", "other"]),
+        vec![],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("forbidden"),
+        "{out:?}"
+    );
+
+    // Revoked by id; the API revokes by id only.
+    let out = toolgate(args(&["revoke", "--tenant", "team", &token]), vec![]).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("give the token's id"));
+    let out = toolgate(
+        args(&["revoke", "--tenant", "team", &id.to_string()]),
+        vec![],
+    )
+    .await;
+    assert!(stdout(&out).starts_with(&format!("revoked token {id};")));
+    let event = serde_json::to_vec(&tool("WebFetch")).unwrap();
+    let response = app.evaluate_raw(Some(&token), event).await;
+    crate::helpers::assert_refused(response, "unknown or revoked token").await;
+}
