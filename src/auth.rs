@@ -366,7 +366,8 @@ impl TokenLookups {
 }
 
 /// Authenticates a request: from memory, else by the token's hash in the database (a token
-/// found there is remembered until the next poll, one found in no row for good). When every
+/// found there is remembered until the next poll, unless the replica read its tokens again while
+/// the lookup ran; one found in no row for good). When every
 /// lookup [`TokenLookups`] allows is running, the token is not checked: an evaluation gets the
 /// failure decision (as when the database is away), any other route a 503.
 pub async fn authenticate(state: &AppState, parts: &Parts) -> Result<Caller, ApiError> {
@@ -386,6 +387,7 @@ pub async fn authenticate(state: &AppState, parts: &Parts) -> Result<Caller, Api
         return Err(ApiError::Overloaded);
     };
     let started = std::time::Instant::now();
+    let reads = state.store.token_reads();
     let row = state.pool.token_by_hash(&hash).await;
     let seconds = Some(started.elapsed().as_secs_f64());
     let row = match row {
@@ -411,7 +413,8 @@ pub async fn authenticate(state: &AppState, parts: &Parts) -> Result<Caller, Api
     };
     metrics.observe_token_lookup(TokenLookup::Known, seconds);
     let info = Arc::new(info);
-    state.store.remember_token(hash, info.clone());
+    // Not when the tokens were read again meanwhile: a revocation may lie between.
+    state.store.remember_token(hash, info.clone(), reads);
     Caller::holding(state, &info)
 }
 

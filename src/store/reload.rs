@@ -76,6 +76,9 @@ pub struct PolicyStore {
     /// Tenants whose live bundle failed to compile with no earlier policy to keep serving.
     unserved: ArcSwap<BTreeSet<String>>,
     tokens: ArcSwap<TokenMap>,
+    /// How many times the reloader has read the tokens from the database: a lookup that began
+    /// before a read may have seen a token that read found revoked ([`Self::remember_token`]).
+    token_reads: AtomicU64,
     loaded: AtomicBool,
     database_up: AtomicBool,
 }
@@ -93,6 +96,7 @@ impl PolicyStore {
             snapshot: ArcSwap::from_pointee(Snapshot::new()),
             unserved: ArcSwap::from_pointee(BTreeSet::new()),
             tokens: ArcSwap::from_pointee(TokenMap::new()),
+            token_reads: AtomicU64::new(0),
             loaded: AtomicBool::new(false),
             database_up: AtomicBool::new(false),
         }
@@ -114,13 +118,39 @@ impl PolicyStore {
         self.tokens.load()
     }
 
-    /// Adds a token found in the database on a miss.
-    pub fn remember_token(&self, hash: TokenHash, info: Arc<TokenInfo>) {
+    /// Where the reloader's reads of the tokens stand: take it before looking a token up in the
+    /// database, and give it to [`Self::remember_token`].
+    pub fn token_reads(&self) -> u64 {
+        self.token_reads.load(Ordering::SeqCst)
+    }
+
+    /// Adds a token found in the database on a miss, by a lookup that began at `reads`
+    /// ([`Self::token_reads`]); returns whether it did. Not when the reloader has read the
+    /// tokens since: the token may have been revoked in between, and that read would not see
+    /// it to drop it (a revoked token would be accepted until the next poll).
+    pub fn remember_token(&self, hash: TokenHash, info: Arc<TokenInfo>, reads: u64) -> bool {
+        let mut remembered = false;
         self.tokens.rcu(|tokens| {
+            remembered = self.token_reads() == reads;
+            if !remembered {
+                return Arc::clone(tokens);
+            }
             let mut tokens = TokenMap::clone(tokens);
             tokens.insert(hash, info.clone());
-            tokens
+            Arc::new(tokens)
         });
+        remembered
+    }
+
+    /// Replaces the known tokens with `tokens`, read from the database or the cache.
+    fn replace_tokens(&self, tokens: TokenMap) {
+        self.tokens.store(Arc::new(tokens));
+    }
+
+    /// Counts a read of the tokens from the database, before what it read replaces the known
+    /// tokens: a lookup in flight across it then remembers nothing.
+    fn count_token_read(&self) {
+        self.token_reads.fetch_add(1, Ordering::SeqCst);
     }
 
     /// Whether a policy snapshot has been loaded (from the database or the cache), even an empty one.
@@ -281,7 +311,7 @@ impl Reloader {
             tokens = tokens.len(),
             "serving policies from the cache"
         );
-        self.store.tokens.store(Arc::new(tokens));
+        self.store.replace_tokens(tokens);
         state.tokens = contents.tokens;
         self.metrics.observe_reload(Reload::Cache, 1);
         self.publish(snapshot, &state);
@@ -419,6 +449,9 @@ impl Reloader {
     /// Replaces the known tokens with the database's; returns whether they changed.
     async fn refresh_tokens(&self, state: &mut SyncState) -> Result<bool, sqlx::Error> {
         let rows = self.db.active_tokens().await?;
+        // Even when nothing changed: a lookup that read a token this read found revoked may be
+        // in flight, and must not put it back.
+        self.store.count_token_read();
         let mut cached: Vec<CachedToken> = rows
             .into_iter()
             .map(|row| CachedToken {
@@ -434,11 +467,11 @@ impl Reloader {
             // Tokens remembered on a miss since the last poll live in memory only: the list
             // replaces them too, or one revoked before any poll saw it would stay valid.
             if self.store.tokens().len() != cached.len() {
-                self.store.tokens.store(Arc::new(token_map(&cached)));
+                self.store.replace_tokens(token_map(&cached));
             }
             return Ok(false);
         }
-        self.store.tokens.store(Arc::new(token_map(&cached)));
+        self.store.replace_tokens(token_map(&cached));
         state.tokens = cached;
         Ok(true)
     }

@@ -361,7 +361,7 @@ async fn a_token_revoked_before_any_poll_saw_it_is_dropped_at_the_next() {
         tenant: "team".into(),
         expires_at: None,
     };
-    store.remember_token(hash, Arc::new(info));
+    assert!(store.remember_token(hash, Arc::new(info), store.token_reads()));
     assert!(app.db.revoke_token(id, None, None).await.unwrap());
     reloader.sync(None).await.unwrap();
     assert!(

@@ -259,3 +259,37 @@ async fn the_servers_longest_token_lifetime_bounds_the_apis_tokens() {
     let unlimited = app.create_token("agent", "team").await;
     assert_eq!(app.decide(&unlimited, &bash("ls")).await, "none");
 }
+
+on_both_backends!(a_lookup_in_flight_when_its_token_is_revoked_does_not_bring_it_back);
+
+/// A request's database lookup reads a token while it is still active; the token is revoked
+/// through the API, and this replica reads its tokens again, before the lookup ends. The token
+/// must not come back into memory when it does: it would be accepted until the next poll.
+async fn a_lookup_in_flight_when_its_token_is_revoked_does_not_bring_it_back(backend: Backend) {
+    use std::sync::Arc;
+    use toolgate::auth::{Role, TokenInfo, hash_token};
+
+    let app = spawn_app_on(backend).await;
+    let token = app.create_token("agent", "team").await;
+    let hash = hash_token(&token);
+    let store = &app.state().store;
+
+    // The lookup starts, as `auth::authenticate` does: the token is active.
+    let reads = store.token_reads();
+    let row = app.db.token_by_hash(&hash).await.unwrap().expect("active");
+    // Meanwhile the token is revoked, and this replica refuses it from the answer on.
+    let response = revoke(&app, &app.admin_token, "team", &json!(row.id)).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    // The lookup ends, remembering what it read.
+    let info = TokenInfo {
+        id: Some(row.id),
+        role: Role::Agent,
+        tenant: row.tenant,
+        expires_at: row.expires_at,
+    };
+    assert!(!store.remember_token(hash, Arc::new(info), reads));
+
+    let event = serde_json::to_vec(&bash("ls")).unwrap();
+    let response = app.evaluate_raw(Some(&token), event).await;
+    assert_refused(response, "unknown or revoked token").await;
+}
