@@ -1036,6 +1036,7 @@ async fn create_token(
         })
         .await
         .context("failed to store the token (has `toolgate migrate` run?)")?
+        .context("the token was not stored")?
         .id;
     // Any tenant name makes a tenant: one mistyped would be evaluated against `global` alone,
     // with nothing to say so. Said on stderr, so that the token stays the last word of stdout.

@@ -206,6 +206,12 @@ pub async fn create_token(
             ..NewToken::new(&hash, &prefix, request.role.as_str(), &tenant)
         })
         .await?;
+    let Some(created) = created else {
+        // The caller's token was revoked and this replica has not read the tokens since: it
+        // does now, and the caller is refused as a revoked token is.
+        state.reloader.reload_tokens().await;
+        return Err(ApiError::Unauthorized("unknown or revoked token".into()));
+    };
     tracing::info!(
         tenant = %tenant,
         token.id = created.id,

@@ -412,10 +412,24 @@ impl Database {
         .await)
     }
 
-    /// Stores a new token hash; returns it as listed.
-    pub async fn insert_token(&self, token: NewToken<'_>) -> Result<TokenListing, sqlx::Error> {
+    /// Stores a new token hash; returns it as listed. `None` when `created_by` is revoked (a
+    /// replica can still accept a revoked token until it reads the tokens again), so that a
+    /// revoked token never makes one that outlives its revocation.
+    pub async fn insert_token(
+        &self,
+        token: NewToken<'_>,
+    ) -> Result<Option<TokenListing>, sqlx::Error> {
         on_pool!(self, |pool, dialect| {
             let mut tx = dialect::begin_write(pool).await?;
+            if let Some(maker) = token.created_by {
+                let active: Option<i64> = sqlx::query_scalar(dialect::HOLD_ACTIVE_TOKEN)
+                    .bind(maker)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                if active.is_none() {
+                    return Ok(None);
+                }
+            }
             sqlx::query(ENSURE_TENANT)
                 .bind(token.tenant)
                 .execute(&mut *tx)
@@ -435,7 +449,7 @@ impl Database {
             .fetch_one(&mut *tx)
             .await?;
             tx.commit().await?;
-            Ok(created)
+            Ok(Some(created))
         })
     }
 

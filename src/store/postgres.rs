@@ -21,6 +21,11 @@ pub const CHANNEL: &str = "toolgate_policy";
 pub const REVOKE_TOKEN: &str = "UPDATE tokens SET revoked_at = now(), revoked_by = $3 \
      WHERE id = $1 AND revoked_at IS NULL AND ($2::text IS NULL OR tenant = $2)";
 
+/// The token `$1` if it is not revoked, held so until the transaction ends: a revocation of it
+/// that is under way commits first and this finds nothing, or waits for this transaction.
+pub const HOLD_ACTIVE_TOKEN: &str =
+    "SELECT id FROM tokens WHERE id = $1 AND revoked_at IS NULL FOR SHARE";
+
 /// A time as a column stores it: `timestamptz` takes it as it is.
 pub(super) fn stored_time(time: chrono::DateTime<chrono::Utc>) -> chrono::DateTime<chrono::Utc> {
     time

@@ -34,6 +34,10 @@ pub(super) async fn accept_edited_migrations(_pool: &SqlitePool) -> Result<(), s
 /// The file name of the embedded store inside the data directory.
 pub const FILE_NAME: &str = "toolgate.db";
 
+/// The token `$1` if it is not revoked (the `BEGIN IMMEDIATE` transaction it runs in already
+/// excludes a revocation until it ends).
+pub const HOLD_ACTIVE_TOKEN: &str = "SELECT id FROM tokens WHERE id = $1 AND revoked_at IS NULL";
+
 /// Revokes the active token `$1` (times as the schema's defaults write them).
 pub const REVOKE_TOKEN: &str = "UPDATE tokens \
      SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), revoked_by = $3 \

@@ -354,6 +354,7 @@ async fn a_token_revoked_before_any_poll_saw_it_is_dropped_at_the_next() {
         ))
         .await
         .unwrap()
+        .expect("stored")
         .id;
     let info = TokenInfo {
         id: Some(id),

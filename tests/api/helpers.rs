@@ -129,11 +129,20 @@ pub async fn spawn_app() -> TestApp {
 /// A server on a fresh store of `backend`. An SQLite store starts without the starter bundle
 /// here, so that both backends start empty.
 pub async fn spawn_app_on(backend: Backend) -> TestApp {
+    spawn_app_on_with(backend, |_| {}).await
+}
+
+/// [`spawn_app_on`], configured by `configure`.
+pub async fn spawn_app_on_with(backend: Backend, configure: impl FnOnce(&mut Config)) -> TestApp {
     match backend {
-        Backend::Postgres => spawn_app().await,
+        Backend::Postgres => spawn_app_with(configure).await,
         Backend::Sqlite => {
             let data = tempfile::tempdir().expect("tempdir");
-            let mut app = spawn_embedded(data.path(), |config| config.starter_bundle = false).await;
+            let mut app = spawn_embedded(data.path(), |config| {
+                config.starter_bundle = false;
+                configure(config);
+            })
+            .await;
             app._dirs.push(data);
             app
         }

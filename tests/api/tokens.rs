@@ -9,7 +9,8 @@ use serde_json::{Value, json};
 
 use crate::helpers::{
     Backend, TestApp, assert_error, assert_refused, bash, decision_of, eventually,
-    on_both_backends, sample, scrape, spawn_app, spawn_app_on, spawn_app_with, spawn_replica,
+    on_both_backends, sample, scrape, spawn_app, spawn_app_on, spawn_app_on_with, spawn_app_with,
+    spawn_replica,
 };
 
 on_both_backends!(an_expired_token_is_refused_as_a_revoked_one_is);
@@ -292,4 +293,32 @@ async fn a_lookup_in_flight_when_its_token_is_revoked_does_not_bring_it_back(bac
     let event = serde_json::to_vec(&bash("ls")).unwrap();
     let response = app.evaluate_raw(Some(&token), event).await;
     assert_refused(response, "unknown or revoked token").await;
+}
+
+on_both_backends!(a_revoked_admin_token_a_replica_still_knows_makes_no_token);
+
+/// A replica learns of a revocation at its next poll when it missed the `NOTIFY` (its listener
+/// reconnecting, the CLI on the embedded store). Until then it accepts the revoked admin token:
+/// that token must not make a token that outlives its revocation.
+async fn a_revoked_admin_token_a_replica_still_knows_makes_no_token(backend: Backend) {
+    let app = spawn_app_on_with(backend, |config| {
+        config.poll_interval = std::time::Duration::from_secs(600);
+        config.listen_notifications = false;
+    })
+    .await;
+    let admin = app.create_token("admin", "team").await;
+    let listed = app.get_as(&admin, "/v1/tenants/team/tokens").await;
+    let listed: Value = listed.json().await.unwrap();
+    let id = listed["tokens"][0]["id"].as_i64().unwrap();
+    // Revoked past this replica, which still holds the token in memory.
+    assert!(app.db.revoke_token(id, None, None).await.unwrap());
+    let before = app.db.list_tokens(None).await.unwrap().len();
+
+    let path = "/v1/tenants/team/tokens";
+    let response = post_as(&app, &admin, path, &json!({"role": "admin"})).await;
+    assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    assert_eq!(app.db.list_tokens(None).await.unwrap().len(), before);
+    // And the replica now knows it is revoked.
+    let response = app.get_as(&admin, path).await;
+    assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
 }
