@@ -382,10 +382,26 @@ impl Database {
     /// Applies the backend's migrations (`migrations/postgres/` or `migrations/sqlite/`), once a
     /// migration edited in comments only after it shipped is recorded with its current checksum
     /// (`postgres::accept_edited_migrations`).
+    ///
+    /// The migrator runs on a connection of its own, closed after it: sqlx takes a
+    /// session-wide advisory lock on PostgreSQL and returns early from a refusal (a migration
+    /// this build does not know) without releasing it, so a pooled connection would keep the
+    /// lock, and the next attempt on another connection of the pool would wait for it forever,
+    /// holding up the reloader with it.
     pub async fn migrate(&self) -> Result<(), sqlx::migrate::MigrateError> {
         on_pool!(self, |pool, dialect| {
             dialect::accept_edited_migrations(pool).await?;
-            dialect::MIGRATOR.run(pool).await
+            // The pool's own options (its connect hooks and timeouts), one connection.
+            let own = pool
+                .options()
+                .clone()
+                .min_connections(0)
+                .max_connections(1)
+                .connect_with(pool.connect_options().as_ref().clone())
+                .await?;
+            let result = dialect::MIGRATOR.run(&own).await;
+            own.close().await;
+            result
         })
     }
 

@@ -259,8 +259,11 @@ impl Reloader {
     pub async fn initial_load(&self) -> anyhow::Result<()> {
         match self.sync(None).await {
             Ok(_) => Ok(()),
-            Err(sqlx::Error::Configuration(refused)) => {
-                anyhow::bail!("the database's migrations refuse this build: {refused}")
+            Err(sqlx::Error::Migrate(refused)) => {
+                anyhow::bail!(
+                    "the database's migrations refuse this build: {}",
+                    explain_migrate_error(&refused)
+                )
             }
             Err(error) => {
                 let error = self.db.explain(&error).await;
@@ -339,7 +342,7 @@ impl Reloader {
                 // The migrator refused this store: no retry will change that, and the replica
                 // must not serve its cache as if the database were merely away.
                 refused if !is_migration_failure(&refused) => {
-                    sqlx::Error::Configuration(explain_migrate_error(&refused).into())
+                    sqlx::Error::Migrate(Box::new(refused))
                 }
                 other => sqlx::Error::Protocol(format!("migration failed: {other}")),
             })?;
@@ -530,25 +533,35 @@ impl Reloader {
         let mut ticker = tokio::time::interval(interval);
         ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         ticker.tick().await;
-        let mut was_up = true;
+        // What the last poll found wrong, so that each kind of trouble is said once when it
+        // starts: the database away (a warning), or back but migrated by a newer build (an
+        // error: this replica is blind to activations and revocations until it runs one too).
+        let mut trouble: Option<&'static str> = None;
         loop {
             ticker.tick().await;
             match self.sync(None).await {
                 Ok(changed) => {
-                    if !was_up {
+                    if trouble.take().is_some() {
                         tracing::info!("database reachable again");
                     }
                     if changed > 0 {
                         tracing::info!(tenants = changed, "poll found new activations");
                     }
-                    was_up = true;
+                }
+                Err(sqlx::Error::Migrate(refused)) => {
+                    if trouble.replace("refused") != Some("refused") {
+                        tracing::error!(
+                            error = %explain_migrate_error(&refused),
+                            "the database's migrations refuse this build; serving the running \
+                             policies, blind to activations and revocations"
+                        );
+                    }
                 }
                 Err(error) => {
-                    if was_up {
+                    if trouble.replace("away") != Some("away") {
                         let error = self.db.explain(&error).await;
                         tracing::warn!(error = %error, "poll failed; serving the running policies");
                     }
-                    was_up = false;
                 }
             }
         }

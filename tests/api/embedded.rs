@@ -687,3 +687,61 @@ async fn serve_refuses_a_database_url_it_does_not_know() {
         "{stderr}"
     );
 }
+
+/// A replica that started while its database was away, and finds it back migrated by a newer
+/// build, says so as an error (it is blind to activations and revocations from then on), not as
+/// one more "poll failed" among the outage's.
+#[tokio::test]
+async fn a_database_back_migrated_by_a_newer_build_is_an_error_in_the_log() {
+    let server_url = std::env::var("DATABASE_URL").expect("DATABASE_URL: run scripts/test");
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).unwrap();
+    let name = format!("test_late_{}", hex::encode(bytes));
+    let url = crate::helpers::with_database(&server_url, &name);
+    let dir = tempfile::tempdir().unwrap();
+    let env = [
+        ("DATABASE_URL", url.as_str()),
+        ("TOOLGATE_POLL_INTERVAL", "200ms"),
+        ("RUST_LOG", "info"),
+    ];
+    // The database does not exist yet: the replica starts on its (empty) cache.
+    let server = Server::start(dir.path(), &env).await;
+    server.lines_until("poll failed");
+
+    // It appears, migrated by a build that knows one migration more than this one.
+    let admin = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(1)
+        .connect(&server_url)
+        .await
+        .unwrap();
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(&admin)
+        .await
+        .unwrap();
+    admin.close().await;
+    let pool = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(1)
+        .connect(&url)
+        .await
+        .unwrap();
+    toolgate::store::postgres::MIGRATOR
+        .run(&pool)
+        .await
+        .unwrap();
+    sqlx::query(
+        "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
+         VALUES (29990101000000, 'a newer build', TRUE, $1, 0)",
+    )
+    .bind(vec![0_u8; 48])
+    .execute(&pool)
+    .await
+    .unwrap();
+    pool.close().await;
+
+    let lines = server.lines_until("migrations refuse this build");
+    let line = lines.last().unwrap();
+    assert!(line.contains("ERROR"), "{line}");
+    for said in ["29990101000000", "--no-migrate"] {
+        assert!(line.contains(said), "{line}");
+    }
+}
