@@ -145,6 +145,8 @@ pub struct Caller {
     pub tenant: String,
     /// Let in without a token from loopback.
     pub anonymous: bool,
+    /// When the caller's token expires (`None`: never, or no stored token).
+    pub expires_at: Option<DateTime<Utc>>,
 }
 
 impl Caller {
@@ -205,6 +207,7 @@ impl Caller {
             role: info.role,
             tenant: info.tenant.clone(),
             anonymous: false,
+            expires_at: info.expires_at,
         })
     }
 
@@ -280,6 +283,7 @@ pub fn authenticate_in_memory(state: &AppState, parts: &Parts) -> Result<Known, 
                 role: Role::Agent,
                 tenant: GLOBAL_TENANT.to_owned(),
                 anonymous: true,
+                expires_at: None,
             }));
         }
         return Err(ApiError::Unauthorized("a bearer token is required".into()));
@@ -293,6 +297,7 @@ pub fn authenticate_in_memory(state: &AppState, parts: &Parts) -> Result<Known, 
             role: Role::Admin,
             tenant: GLOBAL_TENANT.to_owned(),
             anonymous: false,
+            expires_at: None,
         }));
     }
     match state.store.tokens().get(&hash) {
@@ -514,6 +519,7 @@ mod tests {
             role: Role::Agent,
             tenant: GLOBAL_TENANT.to_owned(),
             anonymous: true,
+            expires_at: None,
         };
         assert!(anonymous.require(Role::Agent).is_ok());
         for role in [Role::Admin, Role::Auditor] {

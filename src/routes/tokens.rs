@@ -43,15 +43,45 @@ struct TokenRequest {
     expires_at: Option<DateTime<Utc>>,
 }
 
+/// The latest a new token may expire, and what sets it.
+#[derive(Debug, Clone, Copy)]
+struct Latest {
+    at: DateTime<Utc>,
+    because: &'static str,
+}
+
+impl Latest {
+    /// The earlier of `now` + `--token-max-lifetime` and the expiry of the token making it: a
+    /// token made through the API never outlives either, so a leaked admin token that expires
+    /// tomorrow cannot make one that lives for ever.
+    fn of(
+        now: DateTime<Utc>,
+        max_lifetime: Option<std::time::Duration>,
+        maker_expires: Option<DateTime<Utc>>,
+    ) -> Option<Self> {
+        let server = max_lifetime
+            .and_then(|max| chrono::Duration::from_std(max).ok())
+            .and_then(|max| now.checked_add_signed(max))
+            .map(|at| Latest {
+                at,
+                because: "this server's longest token lifetime (`--token-max-lifetime`)",
+            });
+        let maker = maker_expires.map(|at| Latest {
+            at,
+            because: "the expiry of the token making it",
+        });
+        match (server, maker) {
+            (Some(server), Some(maker)) if maker.at < server.at => Some(maker),
+            (server, maker) => server.or(maker),
+        }
+    }
+}
+
 impl TokenRequest {
     /// Reads a body, naming the member that is wrong and how; `now` is when an `expires_in`
-    /// counts from, and `max_lifetime` (`--token-max-lifetime`) how long a token may live at
-    /// most: a token asked for without an expiry gets that long.
-    fn parse(
-        body: &[u8],
-        now: DateTime<Utc>,
-        max_lifetime: Option<chrono::Duration>,
-    ) -> Result<Self, ApiError> {
+    /// counts from, and `latest` the latest a token may expire: a token asked for without an
+    /// expiry expires then.
+    fn parse(body: &[u8], now: DateTime<Utc>, latest: Option<Latest>) -> Result<Self, ApiError> {
         let value: Value = serde_json::from_slice(body)
             .map_err(|error| ApiError::bad_request("invalid_body", format!("not JSON: {error}")))?;
         let Value::Object(members) = value else {
@@ -94,7 +124,6 @@ impl TokenRequest {
                 ));
             }
         }
-        let latest = max_lifetime.and_then(|max| now.checked_add_signed(max));
         let (member, expires_at) = match (text("expires_in")?, text("expires_at")?) {
             (Some(_), Some(_)) => {
                 return Err(invalid(
@@ -103,15 +132,16 @@ impl TokenRequest {
             }
             (Some(after), None) => ("expires_in", Some(expires_after(after, now)?)),
             (None, Some(at)) => ("expires_at", Some(expires_at(at, now)?)),
-            (None, None) => ("", latest),
+            (None, None) => ("", latest.map(|latest| latest.at)),
         };
         if let (Some(at), Some(latest)) = (expires_at, latest)
-            && at > latest
+            && at > latest.at
         {
             return Err(invalid(format!(
-                "`{member}` asks for a token that lives past this server's longest token \
-                 lifetime (`--token-max-lifetime`): it may expire at {} at the latest",
-                latest.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                "`{member}` asks for a token that lives past {}: it may expire at {} at the \
+                 latest",
+                latest.because,
+                latest.at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
             )));
         }
         Ok(TokenRequest {
@@ -189,10 +219,9 @@ pub async fn create_token(
 ) -> Result<Response, ApiError> {
     authorize(&caller, &tenant)?;
     let body = body.map_err(|rejection| body_rejection(state.max_body_bytes, rejection))?;
-    let max_lifetime = state
-        .token_max_lifetime
-        .and_then(|max| chrono::Duration::from_std(max).ok());
-    let request = TokenRequest::parse(&body, Utc::now(), max_lifetime)?;
+    let now = Utc::now();
+    let latest = Latest::of(now, state.token_max_lifetime, caller.expires_at);
+    let request = TokenRequest::parse(&body, now, latest)?;
     let token = generate_token()
         .map_err(|error| ApiError::Internal(format!("no randomness for a token: {error}")))?;
     let hash = hash_token(&token);
@@ -293,9 +322,10 @@ mod tests {
     /// With `--token-max-lifetime 90d`: no expiry is 90 days, more is refused, less is kept.
     #[test]
     fn the_longest_lifetime_is_the_default_and_the_limit() {
-        let max = Some(chrono::Duration::days(90));
+        let max = Some(std::time::Duration::from_secs(90 * 24 * 3600));
+        let latest = Latest::of(now(), max, None);
         let parse = |body: &str| {
-            TokenRequest::parse(body.as_bytes(), now(), max).map_err(|error| error.to_string())
+            TokenRequest::parse(body.as_bytes(), now(), latest).map_err(|error| error.to_string())
         };
         let request = parse(r#"{"role":"agent"}"#).unwrap();
         assert_eq!(request.expires_at, Some(now() + chrono::Duration::days(90)));
@@ -313,6 +343,34 @@ mod tests {
             error.contains("`expires_at`") && error.contains("--token-max-lifetime"),
             "{error}"
         );
+    }
+
+    /// The earlier limit wins: a maker expiring in 10 days under a 90-day server limit caps its
+    /// tokens at 10 days, and one expiring in a year leaves the server's 90.
+    #[test]
+    fn a_token_made_never_outlives_its_maker() {
+        let max = Some(std::time::Duration::from_secs(90 * 24 * 3600));
+        let soon = now() + chrono::Duration::days(10);
+        let latest = Latest::of(now(), max, Some(soon)).unwrap();
+        assert_eq!(latest.at, soon);
+        let request = TokenRequest::parse(br#"{"role":"admin"}"#, now(), Some(latest)).unwrap();
+        assert_eq!(request.expires_at, Some(soon));
+        let error = TokenRequest::parse(
+            br#"{"role":"admin","expires_in":"30d"}"#,
+            now(),
+            Some(latest),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            error.contains("the expiry of the token making it"),
+            "{error}"
+        );
+        let later = now() + chrono::Duration::days(365);
+        let latest = Latest::of(now(), max, Some(later)).unwrap();
+        assert_eq!(latest.at, now() + chrono::Duration::days(90));
+        assert_eq!(Latest::of(now(), None, Some(later)).unwrap().at, later);
+        assert!(Latest::of(now(), None, None).is_none());
     }
 
     #[test]

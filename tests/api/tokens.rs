@@ -322,3 +322,26 @@ async fn a_revoked_admin_token_a_replica_still_knows_makes_no_token(backend: Bac
     let response = app.get_as(&admin, path).await;
     assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
 }
+
+/// A token made through the API never outlives the token that made it: an admin token that
+/// expires in a day makes tokens that expire with it, and cannot make one that lives longer.
+#[tokio::test]
+async fn a_token_made_through_the_api_never_outlives_its_maker() {
+    let app = spawn_app().await;
+    let maker_expires = Utc::now() + Duration::days(1);
+    let admin = app
+        .create_token_expiring("admin", "team", Some(maker_expires))
+        .await;
+    let made = make_token(&app, &admin, "team", json!({"role": "admin"})).await;
+    let expires = chrono::DateTime::parse_from_rfc3339(made["expires_at"].as_str().unwrap())
+        .unwrap()
+        .with_timezone(&Utc);
+    assert!(
+        (expires - maker_expires).num_milliseconds().abs() < 1000,
+        "{made}"
+    );
+    let body = json!({"role": "agent", "expires_in": "30d"});
+    let response = post_as(&app, &admin, "/v1/tenants/team/tokens", &body).await;
+    let message = assert_error(response, StatusCode::BAD_REQUEST, "invalid_token_request").await;
+    assert!(message.contains("the token making it"), "{message}");
+}
