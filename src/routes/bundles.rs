@@ -30,6 +30,26 @@ pub(crate) fn authorize(caller: &Caller, tenant: &str) -> Result<(), ApiError> {
     caller.require_tenant(tenant)
 }
 
+/// [`authorize`], for a route that changes what is stored, and the caller's token still active
+/// in the database: a replica accepts a revoked token until it reads the tokens again (at once
+/// on the `NOTIFY`, at its next poll when it missed it), and a leaked admin token must not push
+/// or activate a bundle, nor revoke a token, once its revocation has committed. A token found
+/// revoked makes this replica read the tokens again; the caller gets the 401 of a revoked token.
+pub(crate) async fn authorize_write(
+    state: &AppState,
+    caller: &Caller,
+    tenant: &str,
+) -> Result<(), ApiError> {
+    authorize(caller, tenant)?;
+    if let Some(id) = caller.token_id
+        && !state.pool.token_is_active(id).await?
+    {
+        state.reloader.reload_tokens().await;
+        return Err(ApiError::Unauthorized("unknown or revoked token".into()));
+    }
+    Ok(())
+}
+
 /// The `{id}` of a bundle route: an integer (the ids `bundle list` shows), else a 400 that
 /// says so, not the extractor's "cannot parse value at index 1".
 fn parse_bundle_id(id: &str) -> Result<i64, ApiError> {
@@ -189,7 +209,7 @@ pub async fn create_bundle(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    authorize(&caller, &tenant)?;
+    authorize_write(&state, &caller, &tenant).await?;
     let (text, format) = bundle_text(state.max_body_bytes, &headers, body)?;
     let (bundle, tests_passed) = tokio::task::spawn_blocking(move || check_bundle(&text, format))
         .await
@@ -308,7 +328,7 @@ pub async fn activate_bundle(
     caller: Caller,
     Path((tenant, id)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
-    authorize(&caller, &tenant)?;
+    authorize_write(&state, &caller, &tenant).await?;
     let id = parse_bundle_id(&id)?;
     let (activation, created) = state.pool.activate(&tenant, id, caller.token_id).await?;
     if created {
@@ -329,7 +349,7 @@ pub async fn rollback_policy(
     caller: Caller,
     Path(tenant): Path<String>,
 ) -> Result<Response, ApiError> {
-    authorize(&caller, &tenant)?;
+    authorize_write(&state, &caller, &tenant).await?;
     let activation = state.pool.rollback(&tenant, caller.token_id).await?;
     state.reloader.reload_after_commit(&tenant).await;
     tracing::info!(tenant = %tenant, bundle.id = activation.bundle_id, activation.id = activation.id, "policy rolled back");

@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use super::bundles::authorize;
+use super::bundles::{authorize, authorize_write};
 use super::evaluate::body_rejection;
 use crate::auth::{Caller, Role, generate_token, hash_token};
 use crate::error::ApiError;
@@ -280,7 +280,7 @@ pub async fn revoke_token(
     caller: Caller,
     Path((tenant, id)): Path<(String, String)>,
 ) -> Result<Json<Value>, ApiError> {
-    authorize(&caller, &tenant)?;
+    authorize_write(&state, &caller, &tenant).await?;
     let id: i64 = id.parse().map_err(|_| {
         let shown: String = id.chars().take(64).collect();
         ApiError::bad_request(

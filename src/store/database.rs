@@ -484,6 +484,17 @@ impl Database {
         .await)
     }
 
+    /// Whether the token `id` is not revoked (expired or not).
+    pub async fn token_is_active(&self, id: i64) -> Result<bool, sqlx::Error> {
+        on_pool!(self, |pool| sqlx::query_scalar::<_, i64>(
+            "SELECT id FROM tokens WHERE id = $1 AND revoked_at IS NULL"
+        )
+        .bind(id)
+        .fetch_optional(pool)
+        .await
+        .map(|found| found.is_some()))
+    }
+
     /// The id of the token with this hash, revoked or not.
     pub async fn token_id_by_hash(&self, hash: &[u8]) -> Result<Option<i64>, sqlx::Error> {
         on_pool!(self, |pool| sqlx::query_scalar(

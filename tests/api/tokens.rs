@@ -8,9 +8,9 @@ use reqwest::{Response, StatusCode};
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    Backend, TestApp, assert_error, assert_refused, bash, decision_of, eventually,
+    Backend, TestApp, assert_error, assert_refused, bash, decision_of, deny_bundle, eventually,
     on_both_backends, sample, scrape, spawn_app, spawn_app_on, spawn_app_on_with, spawn_app_with,
-    spawn_replica,
+    spawn_replica, tool,
 };
 
 on_both_backends!(an_expired_token_is_refused_as_a_revoked_one_is);
@@ -301,11 +301,7 @@ on_both_backends!(a_revoked_admin_token_a_replica_still_knows_makes_no_token);
 /// reconnecting, the CLI on the embedded store). Until then it accepts the revoked admin token:
 /// that token must not make a token that outlives its revocation.
 async fn a_revoked_admin_token_a_replica_still_knows_makes_no_token(backend: Backend) {
-    let app = spawn_app_on_with(backend, |config| {
-        config.poll_interval = std::time::Duration::from_secs(600);
-        config.listen_notifications = false;
-    })
-    .await;
+    let app = stale_replica(backend).await;
     let admin = app.create_token("admin", "team").await;
     let listed = app.get_as(&admin, "/v1/tenants/team/tokens").await;
     let listed: Value = listed.json().await.unwrap();
@@ -344,4 +340,63 @@ async fn a_token_made_through_the_api_never_outlives_its_maker() {
     let response = post_as(&app, &admin, "/v1/tenants/team/tokens", &body).await;
     let message = assert_error(response, StatusCode::BAD_REQUEST, "invalid_token_request").await;
     assert!(message.contains("the token making it"), "{message}");
+}
+
+/// A replica that neither listens for revocations nor polls within a test's time: it learns
+/// of a revocation only when it looks.
+async fn stale_replica(backend: Backend) -> TestApp {
+    spawn_app_on_with(backend, |config| {
+        config.poll_interval = std::time::Duration::from_secs(600);
+        config.listen_notifications = false;
+    })
+    .await
+}
+
+on_both_backends!(a_revoked_admin_token_a_replica_still_knows_changes_nothing);
+
+/// The same stale replica: the revoked admin token can neither push nor activate nor roll back
+/// a bundle, nor revoke a token, and nothing it asked for is stored.
+async fn a_revoked_admin_token_a_replica_still_knows_changes_nothing(backend: Backend) {
+    let app = stale_replica(backend).await;
+    let first = app.push("team", &deny_bundle("first", "WebFetch")).await;
+    let second = app.push("team", &deny_bundle("second", "mcp__s")).await;
+    app.activate("team", first).await;
+    let live = app.activate("team", second).await;
+    let other = make_token(&app, &app.admin_token, "team", json!({"role": "agent"})).await;
+    let admin = app.create_token("admin", "team").await;
+    let listed = app.get_json("/v1/tenants/team/tokens").await;
+    let id = listed["tokens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["role"] == "admin")
+        .unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    // Known to this replica, then revoked past it.
+    let response = app.get_as(&admin, "/v1/tenants/team/bundles").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(app.db.revoke_token(id, None, None).await.unwrap());
+
+    let response = app
+        .push_as(&admin, "team", &deny_bundle("third", "mcp__t"))
+        .await;
+    assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    let response = app.activate_as(&admin, "team", first).await;
+    assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    let response = post_as(&app, &admin, "/v1/tenants/team/rollback", &json!(null)).await;
+    assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    let response = revoke(&app, &admin, "team", &other["id"]).await;
+    assert_error(response, StatusCode::UNAUTHORIZED, "unauthorized").await;
+
+    assert_eq!(
+        app.list_bundles("team").await["bundles"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    assert_eq!(app.policy("team").await["live"]["id"], json!(live));
+    let other = other["token"].as_str().unwrap();
+    assert_eq!(app.decide(other, &tool("WebFetch")).await, "none");
 }
