@@ -53,15 +53,19 @@ pub(crate) async fn authorize_write(
 /// The `{id}` of a bundle route: an integer (the ids `bundle list` shows), else a 400 that
 /// says so, not the extractor's "cannot parse value at index 1".
 fn parse_bundle_id(id: &str) -> Result<i64, ApiError> {
+    parse_row_id(
+        id,
+        "invalid_bundle_id",
+        "a bundle id is an integer (`toolgate bundle list` shows them)",
+    )
+}
+
+/// The `{id}` of a route: an integer, else a 400 `code` saying `what` and showing (the first 64
+/// characters of) what was given.
+pub(crate) fn parse_row_id(id: &str, code: &'static str, what: &str) -> Result<i64, ApiError> {
     id.parse().map_err(|_| {
         let shown: String = id.chars().take(64).collect();
-        ApiError::bad_request(
-            "invalid_bundle_id",
-            format!(
-                "a bundle id is an integer (`toolgate bundle list` shows them); got `{}`",
-                shown.escape_debug()
-            ),
-        )
+        ApiError::bad_request(code, format!("{what}; got `{}`", shown.escape_debug()))
     })
 }
 

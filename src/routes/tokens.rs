@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use super::bundles::{authorize, authorize_write};
+use super::bundles::{authorize, authorize_write, parse_row_id};
 use super::evaluate::body_rejection;
 use crate::auth::{Caller, Role, generate_token, hash_token};
 use crate::error::ApiError;
@@ -281,16 +281,11 @@ pub async fn revoke_token(
     Path((tenant, id)): Path<(String, String)>,
 ) -> Result<Json<Value>, ApiError> {
     authorize_write(&state, &caller, &tenant).await?;
-    let id: i64 = id.parse().map_err(|_| {
-        let shown: String = id.chars().take(64).collect();
-        ApiError::bad_request(
-            "invalid_token_id",
-            format!(
-                "a token id is an integer (`GET /v1/tenants/{tenant}/tokens` lists them); got `{}`",
-                shown.escape_debug()
-            ),
-        )
-    })?;
+    let id = parse_row_id(
+        &id,
+        "invalid_token_id",
+        &format!("a token id is an integer (`GET /v1/tenants/{tenant}/tokens` lists them)"),
+    )?;
     if !state
         .pool
         .revoke_token(id, Some(&tenant), caller.token_id)
